@@ -1,0 +1,27 @@
+# Each target creates .venv on first use and installs what it needs.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.demo: $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.test: $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e ".[test]"
+	touch $@
+
+demo: $(VENV)/.demo
+	$(BIN)/python examples/demo.py
+
+test: $(VENV)/.test
+	$(BIN)/python -m pytest -n 2 tests
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,72 @@
+"""glassgrad: PyTorch's API and semantics on NumPy, with a backward graph you can see through.
+
+``import glassgrad as torch`` -- then ordinary PyTorch code runs and prints what PyTorch prints.
+"""
+from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8, bool, half, float,
+                     double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
+                     can_cast)
+from ._device import device
+from ._tensor import Tensor, Size
+from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor, CharTensor,
+                      ByteTensor, BoolTensor)
+from ._tensor_str import set_printoptions, get_printoptions
+from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+                                 is_inference_mode_enabled)
+from . import autograd
+from .ops import _ns as _ns  # noqa: F401  (wires the backward namespaces)
+from .ops.creation import *  # noqa: F401,F403
+from .ops.conversion import clone
+from .ops.elementwise import *  # noqa: F401,F403
+from .ops.compare import *  # noqa: F401,F403
+from .ops.reduction import *  # noqa: F401,F403
+from .ops.sorting import *  # noqa: F401,F403
+from .ops.views import *  # noqa: F401,F403
+from .ops.shape import *  # noqa: F401,F403
+from .ops.indexing import *  # noqa: F401,F403
+from .ops.linalg import *  # noqa: F401,F403
+from . import backend
+
+strided = "torch.strided"
+__version__ = "0.1.0"
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def numel(input):
+    return input.numel()
+
+
+def typename(obj):
+    if isinstance(obj, Tensor):
+        return f"torch.{obj.dtype._legacy}"
+    return type(obj).__name__
+
+
+class cuda:
+    """torch.cuda: whether a CuPy GPU is present."""
+
+    @staticmethod
+    def is_available():
+        return backend.cuda_available()
+
+    @staticmethod
+    def device_count():
+        return 1 if backend.cuda_available() else 0
+
+    @staticmethod
+    def synchronize(device=None):
+        backend.synchronize(device)
+
+    @staticmethod
+    def manual_seed(seed):
+        pass
+
+    @staticmethod
+    def manual_seed_all(seed):
+        pass

@@ -1,0 +1,183 @@
+"""dtype objects (glassgrad.float32, ...) and PyTorch's type-promotion rules.
+
+A dtype wraps a NumPy dtype.  Printing says ``torch.float32`` so that programs written
+with ``import glassgrad as torch`` print what PyTorch prints.
+"""
+import numpy as np
+
+__all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
+           "uint8", "bool", "get_default_dtype", "set_default_dtype", "promote_types",
+           "result_type", "can_cast"]
+
+_builtin_bool = bool
+
+
+class dtype:
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_cat", "_legacy")
+
+    def __init__(self, name, np_dtype, cat, legacy):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = cat == 2
+        self.is_signed = name not in ("uint8", "bool")
+        self.itemsize = self.np.itemsize
+        self._cat = cat          # 0 bool, 1 integer, 2 floating
+        self._legacy = legacy    # legacy tensor type name, e.g. FloatTensor
+
+    is_complex = False
+
+    @property
+    def name_c(self):
+        """The C++ scalar type name PyTorch's messages use (Float, Double, Long, ...)."""
+        return _C_NAMES[self.name]
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+    def to_real(self):
+        return self
+
+    def to_complex(self):
+        raise RuntimeError("complex dtypes are not supported by glassgrad")
+
+
+float16 = dtype("float16", np.float16, 2, "HalfTensor")
+float32 = dtype("float32", np.float32, 2, "FloatTensor")
+float64 = dtype("float64", np.float64, 2, "DoubleTensor")
+int8 = dtype("int8", np.int8, 1, "CharTensor")
+int16 = dtype("int16", np.int16, 1, "ShortTensor")
+int32 = dtype("int32", np.int32, 1, "IntTensor")
+int64 = dtype("int64", np.int64, 1, "LongTensor")
+uint8 = dtype("uint8", np.uint8, 1, "ByteTensor")
+bool = dtype("bool", np.bool_, 0, "BoolTensor")
+
+_C_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
+            "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+_BY_NAME = {d.name: d for d in ALL}
+_FROM_NP = {d.np: d for d in ALL}
+_FROM_NP_TYPE = {d.np.type: d for d in ALL}
+
+
+def _by_name(name):
+    return _BY_NAME[name]
+
+
+def from_numpy_dtype(npdt):
+    """glassgrad dtype for a NumPy dtype; TypeError for dtypes torch has no equivalent of."""
+    try:
+        return _FROM_NP[npdt]
+    except KeyError:
+        pass
+    try:
+        return _FROM_NP[np.dtype(npdt)]
+    except (KeyError, TypeError):
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(npdt).name}. The only supported types "
+            "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def to_dtype(d):
+    """Accept a glassgrad dtype, a NumPy dtype/type or a Python type (float, int, bool)."""
+    if d.__class__ is dtype:
+        return d
+    if d is _pyfloat:
+        return _default[0]
+    if d is _pyint:
+        return int64
+    if d is _builtin_bool:
+        return bool
+    return from_numpy_dtype(d)
+
+
+_pyfloat = __builtins__["float"] if isinstance(__builtins__, dict) else __builtins__.float
+_pyint = __builtins__["int"] if isinstance(__builtins__, dict) else __builtins__.int
+
+_default = [float32]
+
+
+def get_default_dtype():
+    return _default[0]
+
+
+def set_default_dtype(d):
+    if d.__class__ is not dtype or not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type")
+    _default[0] = d
+
+
+def promote_types(a, b):
+    """torch.promote_types: the category order is bool < integer < floating."""
+    if a is b:
+        return a
+    if a._cat == 2 or b._cat == 2:
+        if a._cat == 2 and b._cat == 2:
+            return a if a.itemsize >= b.itemsize else b
+        return a if a._cat == 2 else b
+    return _FROM_NP[np.promote_types(a.np, b.np)]
+
+
+def _combine(higher, lower):
+    # PyTorch's combine_categories: a lower-priority operand may only raise the category.
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher._cat == 2:
+        return higher
+    if higher is bool or lower._cat == 2:
+        return promote_types(higher, lower)
+    return higher
+
+
+def scalar_dtype(x):
+    """dtype a Python number takes when it stands alone (wrapped number)."""
+    t = x.__class__
+    if t is _builtin_bool:
+        return bool
+    if t is _pyint:
+        return int64
+    if t is _pyfloat:
+        return _default[0]
+    if isinstance(x, (np.bool_,)):
+        return bool
+    if isinstance(x, np.integer):
+        return int64
+    if isinstance(x, np.floating):
+        return _default[0]
+    raise TypeError(f"unsupported scalar type {t.__name__}")
+
+
+def result_type(*operands):
+    """torch.result_type over tensors and Python scalars.
+
+    Dimensioned tensors take priority over 0-d tensors, which take priority over Python
+    numbers; a lower-priority operand only matters if it is of a higher category.
+    """
+    dim_r = zero_r = wrap_r = None
+    for x in operands:
+        dt = getattr(x, "dtype", None)
+        if dt.__class__ is dtype:
+            if x.ndim:
+                dim_r = dt if dim_r is None else promote_types(dim_r, dt)
+            else:
+                zero_r = dt if zero_r is None else promote_types(zero_r, dt)
+        else:
+            d = scalar_dtype(x)
+            wrap_r = d if wrap_r is None else promote_types(wrap_r, d)
+    return _combine(dim_r, _combine(zero_r, wrap_r))
+
+
+def can_cast(from_, to):
+    """torch.can_cast: casting to a lower category is not allowed."""
+    return from_._cat <= to._cat

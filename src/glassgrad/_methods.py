@@ -1,0 +1,634 @@
+"""The Tensor methods of every op family, each a one-line delegation to its op module.
+
+``Tensor`` inherits these; find where a method's work happens with ``grep "def exp" ops/``.
+This file was written once from a list and is edited by hand since.
+"""
+from . import ops as _ops
+
+
+class TensorMethods:
+    __slots__ = ()
+
+    # -- ops/elementwise.py -----------------------------------------------------------
+    def add(self, other, *, alpha=1):
+        return _ops.elementwise.add(self, other, alpha=alpha)
+    def add_(self, other, *, alpha=1):
+        return _ops.elementwise.add_(self, other, alpha=alpha)
+    def sub(self, other, *, alpha=1):
+        return _ops.elementwise.sub(self, other, alpha=alpha)
+    def sub_(self, other, *, alpha=1):
+        return _ops.elementwise.sub_(self, other, alpha=alpha)
+    def subtract(self, other, *, alpha=1):
+        return _ops.elementwise.subtract(self, other, alpha=alpha)
+    def mul(self, other):
+        return _ops.elementwise.mul(self, other)
+    def mul_(self, other):
+        return _ops.elementwise.mul_(self, other)
+    def multiply(self, other):
+        return _ops.elementwise.multiply(self, other)
+    def div(self, other, *, rounding_mode=None):
+        return _ops.elementwise.div(self, other, rounding_mode=rounding_mode)
+    def div_(self, other, *, rounding_mode=None):
+        return _ops.elementwise.div_(self, other, rounding_mode=rounding_mode)
+    def divide(self, other, *, rounding_mode=None):
+        return _ops.elementwise.divide(self, other, rounding_mode=rounding_mode)
+    def true_divide(self, other):
+        return _ops.elementwise.true_divide(self, other)
+    def true_divide_(self, other):
+        return _ops.elementwise.true_divide_(self, other)
+    def floor_divide(self, other):
+        return _ops.elementwise.floor_divide(self, other)
+    def floor_divide_(self, other):
+        return _ops.elementwise.floor_divide_(self, other)
+    def remainder(self, other):
+        return _ops.elementwise.remainder(self, other)
+    def remainder_(self, other):
+        return _ops.elementwise.remainder_(self, other)
+    def fmod(self, other):
+        return _ops.elementwise.fmod(self, other)
+    def fmod_(self, other):
+        return _ops.elementwise.fmod_(self, other)
+    def pow(self, exponent):
+        return _ops.elementwise.pow(self, exponent)
+    def pow_(self, exponent):
+        return _ops.elementwise.pow_(self, exponent)
+    def float_power(self, exponent):
+        return _ops.elementwise.float_power(self, exponent)
+    def neg(self):
+        return _ops.elementwise.neg(self)
+    def neg_(self):
+        return _ops.elementwise.neg_(self)
+    def negative(self):
+        return _ops.elementwise.negative(self)
+    def abs(self):
+        return _ops.elementwise.abs(self)
+    def abs_(self):
+        return _ops.elementwise.abs_(self)
+    def absolute(self):
+        return _ops.elementwise.absolute(self)
+    def sign(self):
+        return _ops.elementwise.sign(self)
+    def sign_(self):
+        return _ops.elementwise.sign_(self)
+    def sgn(self):
+        return _ops.elementwise.sgn(self)
+    def exp(self):
+        return _ops.elementwise.exp(self)
+    def exp_(self):
+        return _ops.elementwise.exp_(self)
+    def exp2(self):
+        return _ops.elementwise.exp2(self)
+    def expm1(self):
+        return _ops.elementwise.expm1(self)
+    def log(self):
+        return _ops.elementwise.log(self)
+    def log_(self):
+        return _ops.elementwise.log_(self)
+    def log2(self):
+        return _ops.elementwise.log2(self)
+    def log10(self):
+        return _ops.elementwise.log10(self)
+    def log1p(self):
+        return _ops.elementwise.log1p(self)
+    def sqrt(self):
+        return _ops.elementwise.sqrt(self)
+    def sqrt_(self):
+        return _ops.elementwise.sqrt_(self)
+    def rsqrt(self):
+        return _ops.elementwise.rsqrt(self)
+    def rsqrt_(self):
+        return _ops.elementwise.rsqrt_(self)
+    def sin(self):
+        return _ops.elementwise.sin(self)
+    def sin_(self):
+        return _ops.elementwise.sin_(self)
+    def cos(self):
+        return _ops.elementwise.cos(self)
+    def cos_(self):
+        return _ops.elementwise.cos_(self)
+    def tan(self):
+        return _ops.elementwise.tan(self)
+    def asin(self):
+        return _ops.elementwise.asin(self)
+    def acos(self):
+        return _ops.elementwise.acos(self)
+    def atan(self):
+        return _ops.elementwise.atan(self)
+    def arcsin(self):
+        return _ops.elementwise.arcsin(self)
+    def arccos(self):
+        return _ops.elementwise.arccos(self)
+    def arctan(self):
+        return _ops.elementwise.arctan(self)
+    def atan2(self, other):
+        return _ops.elementwise.atan2(self, other)
+    def arctan2(self, other):
+        return _ops.elementwise.arctan2(self, other)
+    def sinh(self):
+        return _ops.elementwise.sinh(self)
+    def cosh(self):
+        return _ops.elementwise.cosh(self)
+    def tanh(self):
+        return _ops.elementwise.tanh(self)
+    def tanh_(self):
+        return _ops.elementwise.tanh_(self)
+    def asinh(self):
+        return _ops.elementwise.asinh(self)
+    def acosh(self):
+        return _ops.elementwise.acosh(self)
+    def atanh(self):
+        return _ops.elementwise.atanh(self)
+    def sigmoid(self):
+        return _ops.elementwise.sigmoid(self)
+    def sigmoid_(self):
+        return _ops.elementwise.sigmoid_(self)
+    def logit(self, eps=None):
+        return _ops.elementwise.logit(self, eps)
+    def erf(self):
+        return _ops.elementwise.erf(self)
+    def erfc(self):
+        return _ops.elementwise.erfc(self)
+    def erfinv(self):
+        return _ops.elementwise.erfinv(self)
+    def reciprocal(self):
+        return _ops.elementwise.reciprocal(self)
+    def reciprocal_(self):
+        return _ops.elementwise.reciprocal_(self)
+    def square(self):
+        return _ops.elementwise.square(self)
+    def square_(self):
+        return _ops.elementwise.square_(self)
+    def clamp(self, min=None, max=None):
+        return _ops.elementwise.clamp(self, min, max)
+    def clamp_(self, min=None, max=None):
+        return _ops.elementwise.clamp_(self, min, max)
+    def clip(self, min=None, max=None):
+        return _ops.elementwise.clip(self, min, max)
+    def clip_(self, min=None, max=None):
+        return _ops.elementwise.clip_(self, min, max)
+    def clamp_min(self, min):
+        return _ops.elementwise.clamp_min(self, min)
+    def clamp_min_(self, min):
+        return _ops.elementwise.clamp_min_(self, min)
+    def clamp_max(self, max):
+        return _ops.elementwise.clamp_max(self, max)
+    def clamp_max_(self, max):
+        return _ops.elementwise.clamp_max_(self, max)
+    def minimum(self, other):
+        return _ops.elementwise.minimum(self, other)
+    def maximum(self, other):
+        return _ops.elementwise.maximum(self, other)
+    def fmin(self, other):
+        return _ops.elementwise.fmin(self, other)
+    def fmax(self, other):
+        return _ops.elementwise.fmax(self, other)
+    def floor(self):
+        return _ops.elementwise.floor(self)
+    def floor_(self):
+        return _ops.elementwise.floor_(self)
+    def ceil(self):
+        return _ops.elementwise.ceil(self)
+    def ceil_(self):
+        return _ops.elementwise.ceil_(self)
+    def round(self, *, decimals=0):
+        return _ops.elementwise.round(self, decimals=decimals)
+    def round_(self, *, decimals=0):
+        return _ops.elementwise.round_(self, decimals=decimals)
+    def trunc(self):
+        return _ops.elementwise.trunc(self)
+    def trunc_(self):
+        return _ops.elementwise.trunc_(self)
+    def fix(self):
+        return _ops.elementwise.fix(self)
+    def frac(self):
+        return _ops.elementwise.frac(self)
+    def frac_(self):
+        return _ops.elementwise.frac_(self)
+    def lerp(self, end, weight):
+        return _ops.elementwise.lerp(self, end, weight)
+    def lerp_(self, end, weight):
+        return _ops.elementwise.lerp_(self, end, weight)
+    def hypot(self, other):
+        return _ops.elementwise.hypot(self, other)
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return _ops.elementwise.nan_to_num(self, nan, posinf, neginf)
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        return _ops.elementwise.nan_to_num_(self, nan, posinf, neginf)
+    def relu(self):
+        return _ops.elementwise.relu(self)
+    def relu_(self):
+        return _ops.elementwise.relu_(self)
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        return _ops.elementwise.addcmul(self, tensor1, tensor2, value=value)
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        return _ops.elementwise.addcmul_(self, tensor1, tensor2, value=value)
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        return _ops.elementwise.addcdiv(self, tensor1, tensor2, value=value)
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        return _ops.elementwise.addcdiv_(self, tensor1, tensor2, value=value)
+    def xlogy(self, other):
+        return _ops.elementwise.xlogy(self, other)
+    def deg2rad(self):
+        return _ops.elementwise.deg2rad(self)
+    def rad2deg(self):
+        return _ops.elementwise.rad2deg(self)
+    def copysign(self, other):
+        return _ops.elementwise.copysign(self, other)
+    def log_softmax(self, dim=None, dtype=None):
+        return _ops.elementwise.log_softmax(self, dim, dtype)
+    def softmax(self, dim=None, dtype=None):
+        return _ops.elementwise.softmax(self, dim, dtype)
+
+
+    # -- ops/compare.py ---------------------------------------------------------------
+    def eq(self, other):
+        return _ops.compare.eq(self, other)
+    def ne(self, other):
+        return _ops.compare.ne(self, other)
+    def lt(self, other):
+        return _ops.compare.lt(self, other)
+    def le(self, other):
+        return _ops.compare.le(self, other)
+    def gt(self, other):
+        return _ops.compare.gt(self, other)
+    def ge(self, other):
+        return _ops.compare.ge(self, other)
+    def eq_(self, other):
+        return _ops.compare.eq_(self, other)
+    def ne_(self, other):
+        return _ops.compare.ne_(self, other)
+    def lt_(self, other):
+        return _ops.compare.lt_(self, other)
+    def le_(self, other):
+        return _ops.compare.le_(self, other)
+    def gt_(self, other):
+        return _ops.compare.gt_(self, other)
+    def ge_(self, other):
+        return _ops.compare.ge_(self, other)
+    def greater(self, other):
+        return _ops.compare.greater(self, other)
+    def greater_equal(self, other):
+        return _ops.compare.greater_equal(self, other)
+    def less(self, other):
+        return _ops.compare.less(self, other)
+    def less_equal(self, other):
+        return _ops.compare.less_equal(self, other)
+    def not_equal(self, other):
+        return _ops.compare.not_equal(self, other)
+    def isnan(self):
+        return _ops.compare.isnan(self)
+    def isinf(self):
+        return _ops.compare.isinf(self)
+    def isfinite(self):
+        return _ops.compare.isfinite(self)
+    def isposinf(self):
+        return _ops.compare.isposinf(self)
+    def isneginf(self):
+        return _ops.compare.isneginf(self)
+    def isreal(self):
+        return _ops.compare.isreal(self)
+    def signbit(self):
+        return _ops.compare.signbit(self)
+    def logical_and(self, other):
+        return _ops.compare.logical_and(self, other)
+    def logical_or(self, other):
+        return _ops.compare.logical_or(self, other)
+    def logical_xor(self, other):
+        return _ops.compare.logical_xor(self, other)
+    def logical_not(self):
+        return _ops.compare.logical_not(self)
+    def logical_and_(self, other):
+        return _ops.compare.logical_and_(self, other)
+    def logical_or_(self, other):
+        return _ops.compare.logical_or_(self, other)
+    def logical_xor_(self, other):
+        return _ops.compare.logical_xor_(self, other)
+    def logical_not_(self):
+        return _ops.compare.logical_not_(self)
+    def bitwise_and(self, other):
+        return _ops.compare.bitwise_and(self, other)
+    def bitwise_or(self, other):
+        return _ops.compare.bitwise_or(self, other)
+    def bitwise_xor(self, other):
+        return _ops.compare.bitwise_xor(self, other)
+    def bitwise_not(self):
+        return _ops.compare.bitwise_not(self)
+    def bitwise_and_(self, other):
+        return _ops.compare.bitwise_and_(self, other)
+    def bitwise_or_(self, other):
+        return _ops.compare.bitwise_or_(self, other)
+    def bitwise_xor_(self, other):
+        return _ops.compare.bitwise_xor_(self, other)
+    def bitwise_not_(self):
+        return _ops.compare.bitwise_not_(self)
+    def bitwise_left_shift(self, other):
+        return _ops.compare.bitwise_left_shift(self, other)
+    def bitwise_right_shift(self, other):
+        return _ops.compare.bitwise_right_shift(self, other)
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _ops.compare.allclose(self, other, rtol, atol, equal_nan)
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _ops.compare.isclose(self, other, rtol, atol, equal_nan)
+    def equal(self, other):
+        return _ops.compare.equal(self, other)
+
+
+    # -- ops/reduction.py -------------------------------------------------------------
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.reduction.sum(self, dim, keepdim, dtype=dtype)
+    def nansum(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.reduction.nansum(self, dim, keepdim, dtype=dtype)
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.reduction.mean(self, dim, keepdim, dtype=dtype)
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.reduction.nanmean(self, dim, keepdim, dtype=dtype)
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.reduction.prod(self, dim, keepdim, dtype=dtype)
+    def max(self, dim=None, keepdim=False):
+        return _ops.reduction.max(self, dim, keepdim)
+    def min(self, dim=None, keepdim=False):
+        return _ops.reduction.min(self, dim, keepdim)
+    def amax(self, dim=(), keepdim=False):
+        return _ops.reduction.amax(self, dim, keepdim)
+    def amin(self, dim=(), keepdim=False):
+        return _ops.reduction.amin(self, dim, keepdim)
+    def aminmax(self, *, dim=None, keepdim=False):
+        return _ops.reduction.aminmax(self, dim=dim, keepdim=keepdim)
+    def argmax(self, dim=None, keepdim=False):
+        return _ops.reduction.argmax(self, dim, keepdim)
+    def argmin(self, dim=None, keepdim=False):
+        return _ops.reduction.argmin(self, dim, keepdim)
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _ops.reduction.var(self, dim, unbiased, keepdim, correction=correction)
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _ops.reduction.std(self, dim, unbiased, keepdim, correction=correction)
+    def norm(self, p='fro', dim=None, keepdim=False, dtype=None):
+        return _ops.reduction.norm(self, p, dim, keepdim, dtype)
+    def logsumexp(self, dim, keepdim=False):
+        return _ops.reduction.logsumexp(self, dim, keepdim)
+    def cumsum(self, dim, *, dtype=None):
+        return _ops.reduction.cumsum(self, dim, dtype=dtype)
+    def cumsum_(self, dim, *, dtype=None):
+        return _ops.reduction.cumsum_(self, dim, dtype=dtype)
+    def cumprod(self, dim, *, dtype=None):
+        return _ops.reduction.cumprod(self, dim, dtype=dtype)
+    def cummax(self, dim):
+        return _ops.reduction.cummax(self, dim)
+    def cummin(self, dim):
+        return _ops.reduction.cummin(self, dim)
+    def all(self, dim=None, keepdim=False):
+        return _ops.reduction.all(self, dim, keepdim)
+    def any(self, dim=None, keepdim=False):
+        return _ops.reduction.any(self, dim, keepdim)
+    def median(self, dim=None, keepdim=False):
+        return _ops.reduction.median(self, dim, keepdim)
+    def nanmedian(self, dim=None, keepdim=False):
+        return _ops.reduction.nanmedian(self, dim, keepdim)
+    def mode(self, dim=-1, keepdim=False):
+        return _ops.reduction.mode(self, dim, keepdim)
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        return _ops.reduction.kthvalue(self, k, dim, keepdim)
+    def count_nonzero(self, dim=None):
+        return _ops.reduction.count_nonzero(self, dim)
+
+
+    # -- ops/sorting.py ---------------------------------------------------------------
+    def sort(self, dim=-1, descending=False, stable=False):
+        return _ops.sorting.sort(self, dim, descending, stable)
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return _ops.sorting.argsort(self, dim, descending, stable)
+    def msort(self):
+        return _ops.sorting.msort(self)
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        return _ops.sorting.topk(self, k, dim, largest, sorted)
+
+
+    # -- ops/views.py -----------------------------------------------------------------
+    def view(self, *shape):
+        return _ops.views.view(self, *shape)
+    def view_as(self, other):
+        return _ops.views.view_as(self, other)
+    def reshape(self, *shape):
+        return _ops.views.reshape(self, *shape)
+    def reshape_as(self, other):
+        return _ops.views.reshape_as(self, other)
+    def permute(self, *dims):
+        return _ops.views.permute(self, *dims)
+    def transpose(self, dim0, dim1):
+        return _ops.views.transpose(self, dim0, dim1)
+    def swapaxes(self, axis0, axis1):
+        return _ops.views.swapaxes(self, axis0, axis1)
+    def swapdims(self, dim0, dim1):
+        return _ops.views.swapdims(self, dim0, dim1)
+    def t(self):
+        return _ops.views.t(self)
+    def expand(self, *sizes):
+        return _ops.views.expand(self, *sizes)
+    def expand_as(self, other):
+        return _ops.views.expand_as(self, other)
+    def broadcast_to(self, size):
+        return _ops.views.broadcast_to(self, size)
+    def squeeze(self, dim=None):
+        return _ops.views.squeeze(self, dim)
+    def unsqueeze(self, dim):
+        return _ops.views.unsqueeze(self, dim)
+    def narrow(self, dim, start, length):
+        return _ops.views.narrow(self, dim, start, length)
+    def select(self, dim, index):
+        return _ops.views.select(self, dim, index)
+    def unfold(self, dimension, size, step):
+        return _ops.views.unfold(self, dimension, size, step)
+    def as_strided(self, size, stride, storage_offset=None):
+        return _ops.views.as_strided(self, size, stride, storage_offset)
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return _ops.views.diagonal(self, offset, dim1, dim2)
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _ops.views.flatten(self, start_dim, end_dim)
+    def unflatten(self, dim, sizes):
+        return _ops.views.unflatten(self, dim, sizes)
+    def movedim(self, source, destination):
+        return _ops.views.movedim(self, source, destination)
+    def moveaxis(self, source, destination):
+        return _ops.views.moveaxis(self, source, destination)
+    def split(self, split_size_or_sections, dim=0):
+        return _ops.views.split(self, split_size_or_sections, dim)
+    def chunk(self, chunks, dim=0):
+        return _ops.views.chunk(self, chunks, dim)
+    def unbind(self, dim=0):
+        return _ops.views.unbind(self, dim)
+    def tensor_split(self, indices_or_sections, dim=0):
+        return _ops.views.tensor_split(self, indices_or_sections, dim)
+    def squeeze_(self, dim=None):
+        return _ops.views.squeeze_(self, dim)
+    def unsqueeze_(self, dim):
+        return _ops.views.unsqueeze_(self, dim)
+    def t_(self):
+        return _ops.views.t_(self)
+    def transpose_(self, dim0, dim1):
+        return _ops.views.transpose_(self, dim0, dim1)
+    def ravel(self):
+        return _ops.views.ravel(self)
+    def view_as_real(self):
+        return _ops.views.view_as_real(self)
+
+
+    # -- ops/shape.py -----------------------------------------------------------------
+    def flip(self, dims):
+        return _ops.shape.flip(self, dims)
+    def fliplr(self):
+        return _ops.shape.fliplr(self)
+    def flipud(self):
+        return _ops.shape.flipud(self)
+    def roll(self, shifts, dims=None):
+        return _ops.shape.roll(self, shifts, dims)
+    def repeat(self, *sizes):
+        return _ops.shape.repeat(self, *sizes)
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+        return _ops.shape.repeat_interleave(self, repeats, dim, output_size=output_size)
+    def tile(self, dims):
+        return _ops.shape.tile(self, dims)
+    def tril(self, diagonal=0):
+        return _ops.shape.tril(self, diagonal)
+    def triu(self, diagonal=0):
+        return _ops.shape.triu(self, diagonal)
+    def tril_(self, diagonal=0):
+        return _ops.shape.tril_(self, diagonal)
+    def triu_(self, diagonal=0):
+        return _ops.shape.triu_(self, diagonal)
+    def diag(self, diagonal=0):
+        return _ops.shape.diag(self, diagonal)
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        return _ops.shape.diag_embed(self, offset, dim1, dim2)
+    def trace(self):
+        return _ops.shape.trace(self)
+
+
+    # -- ops/indexing.py --------------------------------------------------------------
+    def gather(self, dim, index):
+        return _ops.indexing.gather(self, dim, index)
+    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+        return _ops.indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        return _ops.indexing.scatter_(self, dim, index, src, value=value, reduce=reduce)
+    def scatter_add(self, dim, index, src):
+        return _ops.indexing.scatter_add(self, dim, index, src)
+    def scatter_add_(self, dim, index, src):
+        return _ops.indexing.scatter_add_(self, dim, index, src)
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        return _ops.indexing.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+    def index_select(self, dim, index):
+        return _ops.indexing.index_select(self, dim, index)
+    def index_add(self, dim, index, source, *, alpha=1):
+        return _ops.indexing.index_add(self, dim, index, source, alpha=alpha)
+    def index_add_(self, dim, index, source, *, alpha=1):
+        return _ops.indexing.index_add_(self, dim, index, source, alpha=alpha)
+    def index_copy(self, dim, index, source):
+        return _ops.indexing.index_copy(self, dim, index, source)
+    def index_copy_(self, dim, index, source):
+        return _ops.indexing.index_copy_(self, dim, index, source)
+    def index_fill(self, dim, index, value):
+        return _ops.indexing.index_fill(self, dim, index, value)
+    def index_fill_(self, dim, index, value):
+        return _ops.indexing.index_fill_(self, dim, index, value)
+    def masked_fill(self, mask, value):
+        return _ops.indexing.masked_fill(self, mask, value)
+    def masked_fill_(self, mask, value):
+        return _ops.indexing.masked_fill_(self, mask, value)
+    def masked_select(self, mask):
+        return _ops.indexing.masked_select(self, mask)
+    def masked_scatter(self, mask, source):
+        return _ops.indexing.masked_scatter(self, mask, source)
+    def masked_scatter_(self, mask, source):
+        return _ops.indexing.masked_scatter_(self, mask, source)
+    def take(self, index):
+        return _ops.indexing.take(self, index)
+    def take_along_dim(self, indices, dim=None):
+        return _ops.indexing.take_along_dim(self, indices, dim)
+    def nonzero(self, *, as_tuple=False):
+        return _ops.indexing.nonzero(self, as_tuple=as_tuple)
+    def index_put(self, indices, values, accumulate=False):
+        return _ops.indexing.index_put(self, indices, values, accumulate)
+    def index_put_(self, indices, values, accumulate=False):
+        return _ops.indexing.index_put_(self, indices, values, accumulate)
+    def where(self, condition, other):
+        return _ops.indexing.where(self, condition, other)
+    def put_(self, index, source, accumulate=False):
+        return _ops.indexing.put_(self, index, source, accumulate)
+
+
+    # -- ops/linalg.py ----------------------------------------------------------------
+    def matmul(self, other):
+        return _ops.linalg.matmul(self, other)
+    def mm(self, mat2):
+        return _ops.linalg.mm(self, mat2)
+    def bmm(self, mat2):
+        return _ops.linalg.bmm(self, mat2)
+    def mv(self, vec):
+        return _ops.linalg.mv(self, vec)
+    def dot(self, other):
+        return _ops.linalg.dot(self, other)
+    def vdot(self, other):
+        return _ops.linalg.vdot(self, other)
+    def inner(self, other):
+        return _ops.linalg.inner(self, other)
+    def outer(self, vec2):
+        return _ops.linalg.outer(self, vec2)
+    def ger(self, vec2):
+        return _ops.linalg.ger(self, vec2)
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _ops.linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+        return _ops.linalg.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        return _ops.linalg.addmv(self, mat, vec, beta=beta, alpha=alpha)
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _ops.linalg.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _ops.linalg.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    def kron(self, other):
+        return _ops.linalg.kron(self, other)
+
+
+    # -- ops/creation.py --------------------------------------------------------------
+    def fill_(self, value):
+        return _ops.creation.fill_(self, value)
+    def zero_(self):
+        return _ops.creation.zero_(self)
+    def uniform_(self, a=0, b=1, *, generator=None):
+        return _ops.creation.uniform_(self, a, b, generator=generator)
+    def normal_(self, mean=0, std=1, *, generator=None):
+        return _ops.creation.normal_(self, mean, std, generator=generator)
+    def random_(self, *args, generator=None):
+        return _ops.creation.random_(self, *args, generator)
+    def bernoulli_(self, p=0.5, *, generator=None):
+        return _ops.creation.bernoulli_(self, p, generator=generator)
+    def bernoulli(self, p=None, *, generator=None):
+        return _ops.creation.bernoulli(self, p, generator=generator)
+    def exponential_(self, lambd=1, *, generator=None):
+        return _ops.creation.exponential_(self, lambd, generator=generator)
+    def geometric_(self, p, *, generator=None):
+        return _ops.creation.geometric_(self, p, generator=generator)
+    def log_normal_(self, mean=1, std=2, *, generator=None):
+        return _ops.creation.log_normal_(self, mean, std, generator=generator)
+    def cauchy_(self, median=0, sigma=1, *, generator=None):
+        return _ops.creation.cauchy_(self, median, sigma, generator=generator)
+    def copy_(self, src, non_blocking=False):
+        return _ops.creation.copy_(self, src, non_blocking)
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return _ops.creation.multinomial(self, num_samples, replacement, generator=generator)
+
+    @property
+    def T(self):
+        return _ops.views.T(self)
+
+    @property
+    def mT(self):
+        return _ops.views.mT(self)
+
+    @property
+    def H(self):
+        return _ops.views.T(self)
+
+    @property
+    def mH(self):
+        return _ops.views.mT(self)

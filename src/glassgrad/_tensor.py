@@ -1,0 +1,652 @@
+"""Tensor: a NumPy (or CuPy) array + autograd metadata.  Thin: every op delegates to ops/.
+
+Slots (all set by ``_make``; keep this list short, it is paid for on every op):
+  _data      the array (always an ndarray, never a NumPy scalar)
+  _rg        requires_grad
+  _grad_fn   the Node that made it (None for leaves)
+  _out_nr    which output of _grad_fn it is
+  _grad      .grad (leaves, and non-leaves that retain_grad())
+  _vc        version counter: a one-element list shared by all views of one memory
+  _base      for views: the tensor whose memory this views (its root base)
+  _view_fn   for views: array-of-base -> this view (replays the view on gradients)
+  _acc       weakref to this leaf's AccumulateGrad node, while a graph holds one
+  _extra     None or a dict for rare things (hooks, retains_grad, inference flag)
+"""
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from ._dtype import _FROM_NP
+from ._methods import TensorMethods
+from .autograd.grad_mode import state as _grad_state
+
+_ndarray = np.ndarray
+_generic = np.generic
+_new = object.__new__
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as ``torch.Size([2, 3])``."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+
+def _make(data, rg=False, fn=None, nr=0):
+    """Wrap an array as a Tensor (the fast constructor every op uses)."""
+    if data.__class__ is not _ndarray and isinstance(data, _generic):
+        data = np.asarray(data)
+    t = _new(Tensor)
+    t._data = data
+    t._rg = rg
+    t._grad_fn = fn
+    t._out_nr = nr
+    t._grad = None
+    t._vc = [0]
+    t._base = None
+    t._view_fn = None
+    t._acc = None
+    t._extra = None
+    if fn is not None and _grad_state.anomaly:
+        from .autograd.anomaly import record_trace
+        record_trace(fn)
+    return t
+
+
+_NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+    "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated for "
+    "a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+    "mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for "
+    "more informations. (Triggered internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:499.)")
+
+
+class Tensor(TensorMethods):
+    __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_grad", "_vc", "_base", "_view_fn", "_acc",
+                 "_extra", "__weakref__", "__dict__")
+    __array_priority__ = 1000
+
+    def __new__(cls, *args, **kwargs):
+        # legacy constructor torch.Tensor(2, 3) / torch.Tensor([1, 2])
+        from .ops.creation import legacy_new
+        return legacy_new(cls, _dtype._default[0], args, kwargs.get("device"))
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    # -- metadata ---------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def ndimension(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        return _FROM_NP[self._data.dtype]
+
+    @property
+    def device(self):
+        from .backend import device_of
+        return device_of(self._data)
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    is_mkldnn = False
+    is_nested = False
+    is_complex = staticmethod(lambda: False)
+    layout = "torch.strided"
+
+    def get_device(self):
+        d = self.device
+        return -1 if d.type == "cpu" else d.index
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    def stride(self, dim=None):
+        isz = self._data.itemsize
+        st = tuple(s // isz for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def storage_offset(self):
+        if self._base is None:
+            return 0
+        return (_addr(self._data) - _addr(self._base._data)) // self._data.itemsize
+
+    def data_ptr(self):
+        return _addr(self._data)
+
+    def is_contiguous(self, memory_format=None):
+        return self._data.flags.c_contiguous
+
+    def _is_view(self):
+        return self._base is not None
+
+    @property
+    def _version(self):
+        return self._vc[0]
+
+    @property
+    def output_nr(self):
+        return self._out_nr
+
+    # -- autograd attributes ------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        requires_grad = bool(requires_grad)
+        if self._grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if requires_grad and self._extra is not None and self._extra.get("inference") \
+                and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
+        self._rg = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self.retains_grad:
+            warnings.warn(_NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        fn = self._grad_fn
+        if fn is None or fn._hooks is None:
+            return False
+        return fn._hooks.retain.get(self._out_nr) is self
+
+    def retain_grad(self):
+        if self._grad_fn is None:
+            if not self._rg:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        self._grad_fn._get_hooks().retain[self._out_nr] = self
+
+    def register_hook(self, hook):
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._register_tensor_hook(self._out_nr, hook)
+        from .autograd.graph import RemovableHandle
+        d = self._extra_dict().setdefault("hooks", {})
+        h = RemovableHandle(d)
+        d[h.id] = hook
+        return h
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .autograd.graph import RemovableHandle
+        d = self._extra_dict().setdefault("post_acc_hooks", {})
+        h = RemovableHandle(d)
+        d[h.id] = hook
+        return h
+
+    def _extra_dict(self):
+        if self._extra is None:
+            self._extra = {}
+        return self._extra
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    @property
+    def data(self):
+        t = _make(self._data)
+        return t
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+
+    def detach(self):
+        t = _make(self._data)
+        t._vc = self._vc            # shares the version counter (unlike .data)
+        return t
+
+    def detach_(self):
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                               "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
+                               "is set as True, gradients are views of DDP buckets, and hence detach_() "
+                               "cannot be called on these gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self._grad_fn = None
+        self._rg = False
+        return self
+
+    # -- Python protocol -------------------------------------------------------------------
+    __hash__ = object.__hash__
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import tensor_repr
+        from .backend import to_host
+        dt = self.dtype
+        dev = self.device
+        fn = self._grad_fn
+        return tensor_repr(
+            to_host(self._data), dtype_name=repr(dt),
+            dtype_is_default=dt is _dtype._default[0] or dt is _dtype.int64 or dt is _dtype.bool,
+            device=None if dev.type == "cpu" else str(dev),
+            grad_fn_name=None if fn is None else fn.name(),
+            requires_grad=self._rg,
+            is_parameter=getattr(self, "_is_param", False))
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __array__(self, dtype=None, copy=None):
+        if self._rg:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        from .backend import to_host
+        a = to_host(self._data)
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __reduce_ex__(self, proto):
+        from .ops.creation import _rebuild
+        return (_rebuild, (np.array(self._data), self._rg))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = _make(self._data.copy(), self._rg)
+        new.__class__ = self.__class__
+        if self.__dict__:
+            import copy
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+    # -- conversions --------------------------------------------------------------------
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        from .backend import to_host
+        return to_host(self._data).tolist()
+
+    def numpy(self, *, force=False):
+        if self._rg and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._data.__class__ is not _ndarray:
+            if not force:
+                raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
+                                "to copy the tensor to host memory first.")
+            from .backend import to_host
+            return to_host(self._data)
+        return self._data
+
+    def to(self, *args, **kwargs):
+        from .ops.conversion import to
+        return to(self, *args, **kwargs)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        from .ops.conversion import type_
+        return type_(self, dtype)
+
+    def float(self, memory_format=None):
+        return _C.to_dtype(self, _dtype.float32)
+
+    def double(self, memory_format=None):
+        return _C.to_dtype(self, _dtype.float64)
+
+    def half(self, memory_format=None):
+        return _C.to_dtype(self, _dtype.float16)
+
+    def long(self, memory_format=None):
+        return _C.to_dtype(self, _dtype.int64)
+
+    def int(self, memory_format=None):
+        return _C.to_dtype(self, _dtype.int32)
+
+    def short(self, memory_format=None):
+        return _C.to_dtype(self, _dtype.int16)
+
+    def char(self, memory_format=None):
+        return _C.to_dtype(self, _dtype.int8)
+
+    def byte(self, memory_format=None):
+        return _C.to_dtype(self, _dtype.uint8)
+
+    def bool(self, memory_format=None):
+        return _C.to_dtype(self, _dtype.bool)
+
+    def type_as(self, other):
+        return _C.to_dtype(self, other.dtype)
+
+    def cpu(self, memory_format=None):
+        return _C.to_device(self, "cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        return _C.to_device(self, "cuda" if device is None else device)
+
+    def clone(self, *, memory_format=None):
+        return _C.clone(self)
+
+    def contiguous(self, memory_format=None):
+        return self if self._data.flags.c_contiguous else _C.clone(self)
+
+    def new(self, *args, **kwargs):
+        from .ops.creation import legacy_new
+        return legacy_new(Tensor, self.dtype, args, kwargs.get("device", self.device))
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        from .ops.creation import tensor
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        from .ops.creation import zeros
+        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        from .ops.creation import ones
+        return ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        from .ops.creation import empty
+        return empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        from .ops.creation import full
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)
+
+    # -- arithmetic operators (ops/elementwise.py) ----------------------------------------
+    def __add__(self, other):
+        return _E.add(self, other)
+
+    def __radd__(self, other):
+        return _E.add(self, other)
+
+    def __iadd__(self, other):
+        return _E.add_(self, other)
+
+    def __sub__(self, other):
+        return _E.sub(self, other)
+
+    def __rsub__(self, other):
+        return _E.rsub(self, other)
+
+    def __isub__(self, other):
+        return _E.sub_(self, other)
+
+    def __mul__(self, other):
+        return _E.mul(self, other)
+
+    def __rmul__(self, other):
+        return _E.mul(self, other)
+
+    def __imul__(self, other):
+        return _E.mul_(self, other)
+
+    def __truediv__(self, other):
+        return _E.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _E.rdiv(self, other)
+
+    def __itruediv__(self, other):
+        return _E.div_(self, other)
+
+    def __floordiv__(self, other):
+        return _E.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _E.floor_divide(_C.scalar_like(other, self), self)
+
+    def __ifloordiv__(self, other):
+        return _E.floor_divide_(self, other)
+
+    def __mod__(self, other):
+        return _E.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _E.remainder(_C.scalar_like(other, self), self)
+
+    def __imod__(self, other):
+        return _E.remainder_(self, other)
+
+    def __pow__(self, other):
+        return _E.pow(self, other)
+
+    def __rpow__(self, other):
+        return _E.rpow(self, other)
+
+    def __ipow__(self, other):
+        return _E.pow_(self, other)
+
+    def __neg__(self):
+        return _E.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _E.abs(self)
+
+    def __matmul__(self, other):
+        return _L.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _L.matmul(_C.as_tensor_arg(other, self), self)
+
+    def __imatmul__(self, other):
+        raise RuntimeError("In-place matmul is not supported. Use 'a = a @ b' instead of 'a @= b'.")
+
+    # comparisons and logic (ops/compare.py)
+    def __eq__(self, other):
+        return _Cmp.eq(self, other)
+
+    def __ne__(self, other):
+        return _Cmp.ne(self, other)
+
+    def __lt__(self, other):
+        return _Cmp.lt(self, other)
+
+    def __le__(self, other):
+        return _Cmp.le(self, other)
+
+    def __gt__(self, other):
+        return _Cmp.gt(self, other)
+
+    def __ge__(self, other):
+        return _Cmp.ge(self, other)
+
+    def __and__(self, other):
+        return _Cmp.bitwise_and(self, other)
+
+    __rand__ = __and__
+
+    def __or__(self, other):
+        return _Cmp.bitwise_or(self, other)
+
+    __ror__ = __or__
+
+    def __xor__(self, other):
+        return _Cmp.bitwise_xor(self, other)
+
+    __rxor__ = __xor__
+
+    def __invert__(self):
+        return _Cmp.bitwise_not(self)
+
+    def __iand__(self, other):
+        return _Cmp.bitwise_and_(self, other)
+
+    def __ior__(self, other):
+        return _Cmp.bitwise_or_(self, other)
+
+    def __ixor__(self, other):
+        return _Cmp.bitwise_xor_(self, other)
+
+    def __lshift__(self, other):
+        return _Cmp.bitwise_left_shift(self, other)
+
+    def __rshift__(self, other):
+        return _Cmp.bitwise_right_shift(self, other)
+
+    # indexing (ops/indexing.py)
+    def __getitem__(self, index):
+        return _I.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _I.setitem(self, index, value)
+
+    # -- everything else is a method of one op family: see _methods.py ---------------------
+
+
+def _wrap_dim(dim, ndim):
+    """Normalise a possibly negative dim, with PyTorch's IndexError."""
+    n = ndim if ndim else 1
+    if dim < -n or dim >= n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def _addr(a):
+    return a.__array_interface__["data"][0] if a.__class__ is _ndarray else a.data.ptr
+
+
+# The op families (imported last: they import Tensor and _make from here).
+from .ops import conversion as _C  # noqa: E402
+from .ops import elementwise as _E  # noqa: E402
+from .ops import compare as _Cmp  # noqa: E402
+from .ops import linalg as _L  # noqa: E402
+from .ops import indexing as _I  # noqa: E402

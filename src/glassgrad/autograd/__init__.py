@@ -1,0 +1,193 @@
+"""torch.autograd: backward, grad, Function, grad modes, functional API, checks."""
+import warnings
+
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+                        is_inference_mode_enabled)
+from .function import Function, FunctionCtx, once_differentiable
+from .engine import run_backward
+from .graph import Node
+from . import graph
+from . import anomaly
+from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
+
+__all__ = ["backward", "grad", "Variable", "Function", "no_grad", "enable_grad", "set_grad_enabled",
+           "inference_mode", "detect_anomaly", "set_detect_anomaly", "gradcheck", "gradgradcheck", "functional"]
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        from .._tensor import Tensor
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """Legacy ``Variable(tensor, requires_grad=False)``: returns a tensor sharing the data."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        from .._tensor import Tensor, _make
+        if data is None:
+            from ..ops.creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        t = _make(data._data)
+        t._vc = data._vc
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+
+def _as_tuple(x):
+    from .._tensor import Tensor
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs, grads, create_graph):
+    """Check the seed gradients and turn them into what the engine carries (arrays or Tensors)."""
+    import numpy as np
+    from .._tensor import Tensor, _make
+    out = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if o._rg:
+                if o._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if o._data.dtype.kind != "f":
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
+                                       f"{o.dtype}")
+                arr = np.ones_like(o._data)
+                out.append(_make(arr) if create_graph else arr)
+            else:
+                out.append(None)
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        if g._data.shape != o._data.shape:
+            from .._tensor import Size
+            if g._data.size == o._data.size and False:
+                pass
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
+                               f"output[{i}] has a shape of {Size(o._data.shape)}.")
+        if g._data.dtype.kind == "b" or (g._data.dtype.kind in "iu") != (o._data.dtype.kind in "iu"):
+            raise RuntimeError(f"Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] has "
+                               f"a dtype of {o.dtype}.")
+        if create_graph:
+            out.append(g)
+        else:
+            arr = g._data
+            if arr.dtype != o._data.dtype:
+                arr = arr.astype(o._data.dtype)
+            out.append(arr)
+    return out
+
+
+def _roots(outputs, grads):
+    from ..ops._core import edge
+    roots, seeds = [], []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if not o._rg:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        roots.append(edge(o))
+        seeds.append(g)
+    return roots, seeds
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Accumulate d(tensors)/d(leaves) . grad_tensors into the leaves' .grad."""
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
+                               "backward(). Please only use 'grad_tensors'.")
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", stacklevel=2)
+        grad_tensors = grad_variables
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    tensors = _as_tuple(tensors)
+    grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
+    if retain_graph is None:
+        retain_graph = create_graph
+    seeds = _make_grads(tensors, grads, create_graph)
+    roots, seeds = _roots(tensors, seeds)
+    if inputs is not None:
+        for t in inputs:
+            if not t._rg:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Gradients of outputs w.r.t. inputs (a tuple); .grad is not touched."""
+    from .._tensor import Tensor, _make
+    import numpy as np
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    single_input = isinstance(inputs, Tensor)
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("grad requires non-empty inputs.")
+    grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad_outputs and outputs must have the same length: got {len(grads)} and "
+                           f"{len(outputs)}")
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad(): argument 'inputs' must be tuple of Tensors, not {type(t).__name__}")
+        if not t._rg:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if is_grads_batched:
+        per = [grad(outputs, inputs, tuple(g[b] for g in grads), retain_graph=True, create_graph=create_graph,
+                    allow_unused=allow_unused, materialize_grads=materialize_grads)
+               for b in range(grads[0].shape[0])]
+        from ..ops.shape import stack
+        return tuple(None if per[0][k] is None else stack([p[k] for p in per]) for k in range(len(inputs)))
+    seeds = _make_grads(outputs, grads, create_graph)
+    roots, seeds = _roots(outputs, seeds)
+    res = run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs, accumulate=False)
+    out = []
+    for t, g in zip(inputs, res):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+            out.append(_make(np.zeros_like(t._data)) if materialize_grads else None)
+            continue
+        if isinstance(g, Tensor):
+            if g._data.dtype != t._data.dtype:
+                g = g.to(t.dtype)
+            out.append(g)
+        else:
+            if g.dtype != t._data.dtype:
+                g = g.astype(t._data.dtype)
+            if g.shape != t._data.shape:
+                g = np.broadcast_to(g, t._data.shape).copy()
+            elif not g.flags.writeable or g.base is not None:
+                g = g.copy()
+            out.append(_make(g))
+    return tuple(out)
+
+
+def __getattr__(name):
+    # lazily imported submodules (they need the op families)
+    if name == "functional":
+        from . import functional
+        return functional
+    if name in ("gradcheck", "gradgradcheck"):
+        from . import gradcheck as _gc
+        return getattr(_gc, name)
+    raise AttributeError(f"module 'glassgrad.autograd' has no attribute '{name}'")

@@ -1,0 +1,94 @@
+"""detect_anomaly / set_detect_anomaly: remember where each node was made; on a failing or
+NaN-producing backward, show that forward traceback."""
+import traceback
+import warnings
+
+from .grad_mode import state
+
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
+
+_ENABLE_WARNING = ("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+                   "enabled for debugging.")
+
+
+def is_anomaly_enabled():
+    return state.anomaly
+
+
+def is_anomaly_check_nan_enabled():
+    return state.anomaly_check_nan
+
+
+def record_trace(node):
+    node._trace = "".join(traceback.format_stack()[:-3])
+
+
+class detect_anomaly:
+    def __init__(self, check_nan=True):
+        self.prev = state.anomaly
+        self.prev_nan = state.anomaly_check_nan
+        self.check_nan = check_nan
+        warnings.warn(_ENABLE_WARNING, UserWarning, stacklevel=2)
+
+    def __enter__(self):
+        state.anomaly = True
+        state.anomaly_check_nan = self.check_nan
+
+    def __exit__(self, *exc):
+        state.anomaly = self.prev
+        state.anomaly_check_nan = self.prev_nan
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*a, **k):
+            with self.__class__(self.check_nan):
+                return fn(*a, **k)
+        return wrapper
+
+
+class set_detect_anomaly:
+    def __init__(self, mode, check_nan=True):
+        self.prev = state.anomaly
+        self.prev_nan = state.anomaly_check_nan
+        if mode and not state.anomaly:
+            warnings.warn(_ENABLE_WARNING, UserWarning, stacklevel=2)
+        state.anomaly = bool(mode)
+        state.anomaly_check_nan = check_nan
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        state.anomaly = self.prev
+        state.anomaly_check_nan = self.prev_nan
+
+
+def run_with_anomaly(node, grads, F):
+    """Run node's backward; on error print the forward trace; with check_nan, raise on NaN output."""
+    import numpy as np
+    from .graph import freed_error
+    try:
+        if node._saved is None:
+            raise freed_error()
+        out = node.backward(F, grads[0]) if node.n_outputs == 1 else node.backward(F, grads)
+    except Exception:
+        _warn_trace(node)
+        raise
+    if state.anomaly_check_nan:
+        for i, g in enumerate(out):
+            if g is None:
+                continue
+            arr = F.data(g)
+            if arr.dtype.kind == "f" and np.isnan(arr).any():
+                _warn_trace(node)
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    return out
+
+
+def _warn_trace(node):
+    tr = node._trace
+    if tr:
+        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{tr}",
+                      UserWarning, stacklevel=3)

@@ -1,0 +1,254 @@
+"""The backward engine: dependency counts + a ready queue ordered like PyTorch's.
+
+``run_backward`` is the one entry point for both ``Tensor.backward`` (accumulate into
+``.grad``) and ``autograd.grad`` (capture the gradients of ``inputs``, touch no ``.grad``).
+
+1. Walk the graph from the roots once, counting for each node how many edges lead to it.
+2. If only some gradients are wanted (``inputs=``), mark the nodes that lie on a path to
+   them; the rest are never run.
+3. Pop ready nodes (all their incoming gradients summed) in decreasing sequence number --
+   the order PyTorch uses, so hooks fire and float sums add up in the same order -- run
+   their hooks and backward, add the results into the children's buffers.
+
+Gradients flow as raw arrays; with ``create_graph=True`` they flow as Tensors, and each
+backward runs through glassgrad's own differentiable ops (see ``ops/_ns.py``).  Nothing
+here recurses, so a 100,000-op chain is fine.
+"""
+import heapq
+import warnings
+
+from .graph import AccumulateGrad, GraphRoot, freed_error
+from .grad_mode import state
+
+_heappush, _heappop = heapq.heappush, heapq.heappop
+
+
+def _namespaces():
+    from ..ops._ns import ARR, TEN
+    return ARR, TEN
+
+
+def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow_unused=True,
+                 accumulate=True):
+    """Backpropagate from `roots` (edges ``(node, nr)``) seeded with `grad_roots`.
+
+    If `inputs` is a sequence of Tensors, returns their gradients (a list, None where no
+    gradient reached them) and -- if `accumulate` -- also accumulates into their ``.grad``
+    (``backward(inputs=...)``); otherwise accumulates into every reachable leaf.
+    """
+    ARR, TEN = _namespaces()
+    F = TEN if create_graph else ARR
+    root = GraphRoot(tuple(roots), grad_roots)
+
+    # -- 1. dependency counts ------------------------------------------------------
+    deps = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            c = deps.get(nxt)
+            if c is None:
+                deps[nxt] = 1
+                stack.append(nxt)
+            else:
+                deps[nxt] = c + 1
+
+    # -- 2. targets (autograd.grad / backward(inputs=...)) -----------------------------
+    captures = None
+    needed = None
+    if inputs is not None:
+        captures = {}      # (node, nr) -> index into results
+        results = [None] * len(inputs)
+        for i, t in enumerate(inputs):
+            fn = t._grad_fn
+            if fn is not None:
+                key = (fn, t._out_nr)
+            else:
+                acc = t._acc() if t._acc is not None else None
+                if acc is None:
+                    continue      # this leaf was never used in a graph
+                key = (acc, 0)
+            captures.setdefault(key, []).append(i)
+        needed = _needed_nodes(root, deps, {k[0] for k in captures})
+        # recount dependencies restricted to needed nodes
+        deps = {}
+        for node in needed:
+            for nxt, _ in node.next_functions:
+                if nxt is not None and nxt in needed:
+                    deps[nxt] = deps.get(nxt, 0) + 1
+
+    # -- 3. run --------------------------------------------------------------------
+    prev_grad_mode = state.enabled
+    state.enabled = bool(create_graph)
+    buffers = {}
+    ready = [(-root._seq, root)]
+    try:
+        while ready:
+            node = _heappop(ready)[1]
+            if node is root:
+                out_grads = root.grads
+            else:
+                grads = buffers.pop(node, None)
+                if grads is None:
+                    grads = [None] * node.n_outputs
+                hooks = node._hooks
+                if hooks is not None:
+                    grads = _call_pre_hooks(node, hooks, grads, F)
+                if captures is not None:
+                    for nr in range(node.n_outputs):
+                        idxs = captures.get((node, nr))
+                        if idxs is not None:
+                            for i in idxs:
+                                results[i] = grads[nr]
+                if node.__class__ is AccumulateGrad:
+                    if captures is None or accumulate:
+                        if captures is None or (node, 0) in captures:
+                            _accumulate(node.variable, grads[0], create_graph, F)
+                    continue
+                if captures is not None and (node, 0) in captures and accumulate:
+                    # backward(inputs=[non_leaf]) fills the non-leaf's .grad too
+                    for i in captures[(node, 0)]:
+                        if grads[0] is not None:
+                            _accumulate(inputs[i], grads[0], create_graph, F)
+                if all(g is None for g in grads):
+                    out_grads = (None,) * len(node.next_functions)
+                else:
+                    out_grads = _call_node(node, grads, F)
+                if hooks is not None and hooks.post:
+                    out_grads = _call_post_hooks(node, hooks, out_grads, grads, F)
+                if not keep_graph:
+                    node._release()
+            # hand the gradients to the children
+            for (nxt, nr), g in zip(node.next_functions, out_grads):
+                if nxt is None:
+                    continue
+                if needed is not None and nxt not in needed:
+                    continue
+                if g is not None:
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt.n_outputs
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
+                c = deps[nxt] - 1
+                deps[nxt] = c
+                if c == 0:
+                    _heappush(ready, (-nxt._seq, nxt))
+    finally:
+        state.enabled = prev_grad_mode
+    if captures is not None:
+        return results
+    return None
+
+
+def _needed_nodes(root, deps, targets):
+    """Nodes on some path from `root` to a node in `targets` (iterative post-order)."""
+    needed = set()
+    done = set()
+    stack = [(root, 0)]
+    while stack:
+        node, i = stack.pop()
+        nf = node.next_functions
+        if i < len(nf):
+            stack.append((node, i + 1))
+            nxt = nf[i][0]
+            if nxt is not None and nxt not in done:
+                stack.append((nxt, 0))
+            continue
+        if node in done:
+            continue
+        done.add(node)
+        if node in targets or any(n is not None and n in needed for n, _ in nf):
+            needed.add(node)
+    return needed
+
+
+def _call_node(node, grads, F):
+    if state.anomaly:
+        from .anomaly import run_with_anomaly
+        return run_with_anomaly(node, grads, F)
+    if node._saved is None:
+        raise freed_error()
+    if node.n_outputs == 1:
+        return node.backward(F, grads[0])
+    return node.backward(F, grads)
+
+
+def _call_pre_hooks(node, hooks, grads, F):
+    grads = list(grads)
+    for nr, fns in hooks.tensor_pre.items():
+        for fn in tuple(fns.values()):
+            if grads[nr] is None:
+                continue
+            r = fn(F.to_tensor(grads[nr]))
+            if r is not None:
+                grads[nr] = F.from_tensor(r)
+    for nr, t in hooks.retain.items():
+        g = grads[nr]
+        if g is not None:
+            _retain(t, g, F)
+    if hooks.pre:
+        for fn in tuple(hooks.pre.values()):
+            r = fn(tuple(F.to_tensor(g) for g in grads))
+            if r is not None:
+                grads = [F.from_tensor(g) for g in r]
+    return grads
+
+
+def _call_post_hooks(node, hooks, out_grads, grads, F):
+    for fn in tuple(hooks.post.values()):
+        r = fn(tuple(F.to_tensor(g) for g in out_grads), tuple(F.to_tensor(g) for g in grads))
+        if r is not None:
+            out_grads = tuple(F.from_tensor(g) for g in r)
+    return out_grads
+
+
+def _retain(t, g, F):
+    """retain_grad(): a non-leaf keeps (and accumulates) its gradient like a leaf."""
+    from .._tensor import _make
+    if F.is_tensor_mode:
+        g = F.to_tensor(g)
+        t._grad = g if t._grad is None else t._grad + g
+    else:
+        t._grad = _make(g.copy()) if t._grad is None else _make(t._grad._data + g)
+
+
+def _accumulate(var, g, create_graph, F):
+    """AccumulateGrad: tensor hooks, then ``.grad += g``, then post-accumulate hooks."""
+    from .._tensor import _make
+    extra = var._extra
+    if extra is not None:
+        hooks = extra.get("hooks")
+        if hooks:
+            for fn in tuple(hooks.values()):
+                r = fn(F.to_tensor(g))
+                if r is not None:
+                    g = F.from_tensor(r)
+    if create_graph:
+        g = F.to_tensor(g)
+        if g.dtype is not var.dtype:
+            g = g.to(var.dtype)
+        if var._grad is None:
+            var._grad = g
+        else:
+            var._grad = var._grad + g
+    else:
+        if g.dtype != var._data.dtype:
+            g = g.astype(var._data.dtype)
+        if g.shape != var._data.shape:
+            g = F.sum_to(g, var._data.shape)
+        cur = var._grad
+        if cur is None:
+            var._grad = _make(g.copy())
+        elif cur._grad_fn is None:
+            cur._data += g
+            cur._vc[0] += 1
+        else:
+            var._grad = _make(cur._data + g)
+    if extra is not None:
+        post = extra.get("post_acc_hooks")
+        if post:
+            for fn in tuple(post.values()):
+                fn(var)

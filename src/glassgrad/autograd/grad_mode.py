@@ -1,0 +1,137 @@
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode.
+
+The state lives in one small object read on every op (`state.enabled`).  Each context
+manager also works as a decorator, as in PyTorch.
+"""
+import functools
+import inspect
+
+
+class _State:
+    __slots__ = ("enabled", "inference", "anomaly", "anomaly_check_nan")
+
+    def __init__(self):
+        self.enabled = True
+        self.inference = False
+        self.anomaly = False
+        self.anomaly_check_nan = True
+
+
+state = _State()
+
+
+def is_grad_enabled():
+    return state.enabled
+
+
+def is_inference_mode_enabled():
+    return state.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that is also usable as ``@decorator`` and ``@decorator()``."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise RuntimeError("Decorating classes is deprecated and will be disabled in future versions.")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen_wrapper(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as e:
+                        with self.clone():
+                            response = gen.throw(e)
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+            return gen_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    def __init__(self, orig_func=None):
+        self.prev = None
+        if orig_func is not None:  # used as a bare decorator: @no_grad
+            self._wrapped = self(orig_func)
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = False
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+
+class enable_grad(no_grad):
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = True
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets grad mode on construction (function use) and restores it on exit (with-block use)."""
+
+    def __init__(self, mode):
+        self.prev = state.enabled
+        self.mode = bool(mode)
+        state.enabled = self.mode
+
+    def __call__(self, func):
+        state.enabled = self.prev
+        return super().__call__(func)
+
+    def __enter__(self):
+        state.enabled = self.mode
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    def __init__(self, mode=True):
+        self.mode = mode
+        self.prev = None
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
+
+    def __enter__(self):
+        self.prev = (state.enabled, state.inference)
+        if self.mode:
+            state.enabled = False
+            state.inference = True
+        else:
+            state.inference = False
+
+    def __exit__(self, *exc):
+        state.enabled, state.inference = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)

@@ -1,0 +1,188 @@
+"""The backward graph: Node (what ``tensor.grad_fn`` is), AccumulateGrad, saved tensors, hooks.
+
+A Node keeps only what its backward needs: ``next_functions`` (one ``(node, input_nr)``
+edge per differentiable input, ``(None, 0)`` for inputs that need no gradient), the
+tensors it saved, and plain attributes such as a dim or a shape.  It never holds its
+input Tensors except as saved tensors.
+
+Saved tensors are tuples, cheap to make on the hot path:
+  * an input:  ``(tensor, version)``
+  * an output: ``(array, version_counter, version, output_nr)`` -- the output Tensor itself
+    is not stored (that would be a reference cycle output -> grad_fn -> output).
+They are unpacked through the backward namespace ``F`` (``F.unpack(node)``), which checks
+the version counter and raises PyTorch's errors for modified or freed tensors.
+"""
+import itertools
+
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "freed_error", "version_error"]
+
+_seq = itertools.count()
+_ACC_SEQ = 1 << 62   # AccumulateGrad runs as soon as it is ready, as in PyTorch
+
+FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
+    "a second time or if you need to access saved tensors after calling backward.")
+
+
+def freed_error():
+    return RuntimeError(FREED_MSG)
+
+
+def version_error(desc, found, expected):
+    from .grad_mode import state
+    hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+            "The variable in question was changed in there or anywhere later. Good luck!"
+            if state.anomaly else
+            "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+            "with torch.autograd.set_detect_anomaly(True).")
+    return RuntimeError(
+        f"one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: {desc} is at version {found}; expected version {expected} instead. {hint}")
+
+
+class RemovableHandle:
+    """Handle returned by every register_*hook; ``remove()`` unregisters the hook."""
+    __slots__ = ("_store", "_key", "id")
+    _ids = itertools.count()
+
+    def __init__(self, store, key=None):
+        self._store = store
+        self._key = key
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self):
+        store = self._store
+        if store is not None:
+            store.pop(self.id, None)
+            self._store = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _Hooks:
+    """Hooks of one node; created only when a hook is registered."""
+    __slots__ = ("pre", "post", "tensor_pre", "retain")
+
+    def __init__(self):
+        self.pre = {}          # id -> fn(grad_outputs)
+        self.post = {}         # id -> fn(grad_inputs, grad_outputs)
+        self.tensor_pre = {}   # output_nr -> {id: fn(grad)}
+        self.retain = {}       # output_nr -> tensor (weak-free: a strong ref, as PyTorch's retains_grad hook)
+
+
+class Node:
+    """Base of every backward node.  ``type(node).__name__`` is PyTorch's name (MulBackward0)."""
+    __slots__ = ("next_functions", "_seq", "_saved", "_hooks", "_meta", "_trace", "__weakref__")
+    n_outputs = 1          # number of forward outputs (grads this node receives)
+    _saved_names = ()      # names for the _saved_<name> attributes, in _saved order
+
+    def __init__(self, next_functions=()):
+        self.next_functions = next_functions
+        self._seq = next(_seq)
+        self._saved = ()
+        self._hooks = None
+        self._meta = None
+        self._trace = None
+
+    # -- the public Node surface -------------------------------------------------
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self):
+        if self._meta is None:
+            self._meta = {}
+        return self._meta
+
+    def _sequence_nr(self):
+        return self._seq
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) -> new grad_inputs or None; runs after this node."""
+        h = self._get_hooks().post
+        handle = RemovableHandle(h)
+        h[handle.id] = fn
+        return handle
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) -> new grad_outputs or None; runs before this node."""
+        h = self._get_hooks().pre
+        handle = RemovableHandle(h)
+        h[handle.id] = fn
+        return handle
+
+    def _get_hooks(self):
+        if self._hooks is None:
+            self._hooks = _Hooks()
+        return self._hooks
+
+    def _register_tensor_hook(self, output_nr, fn):
+        d = self._get_hooks().tensor_pre.setdefault(output_nr, {})
+        handle = RemovableHandle(d)
+        d[handle.id] = fn
+        return handle
+
+    # -- saved tensors --------------------------------------------------------------
+    def _release(self):
+        """Free saved tensors (after backward without retain_graph)."""
+        if self._saved:
+            self._saved = None
+
+    def __getattr__(self, name):
+        # _saved_self, _saved_other, _saved_result, ... (as PyTorch's generated nodes expose)
+        if name.startswith("_saved_"):
+            key = name[7:]
+            names = type(self)._saved_names
+            if key in names:
+                saved = object.__getattribute__(self, "_saved")
+                if saved is None:
+                    raise freed_error()
+                from ..ops._ns import TEN
+                return TEN.unpack_one(self, saved[names.index(key)])
+            try:
+                return object.__getattribute__(self, key)
+            except AttributeError:
+                pass
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def backward(self, F, grad):  # pragma: no cover - every node overrides it
+        raise NotImplementedError
+
+    # the engine calls this; a Python-level Node subclass may override
+    def __call__(self, *grads):
+        from ..ops._ns import TEN
+        from .grad_mode import state
+        res = self.backward(TEN, *grads) if self.n_outputs == 1 else self.backward(TEN, list(grads))
+        return res
+
+
+class AccumulateGrad(Node):
+    """Leaf node: adds the incoming gradient into ``variable.grad``."""
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.next_functions = ()
+        self._seq = _ACC_SEQ + next(_seq)
+        self._saved = ()
+        self._hooks = None
+        self._meta = None
+        self._trace = None
+        self.variable = variable
+
+
+class GraphRoot(Node):
+    """The virtual root of one backward call; its 'backward' hands out the initial grads."""
+    __slots__ = ("grads",)
+
+    def __init__(self, edges, grads):
+        Node.__init__(self, edges)
+        self.grads = grads

@@ -1,0 +1,66 @@
+"""The one module that knows NumPy from CuPy.
+
+Ops are written once against the NumPy API.  CuPy arrays implement NumPy's
+``__array_ufunc__``/``__array_function__`` protocols, so ``np.exp(cupy_array)`` runs on the
+GPU; only array *creation* needs to be told where to put memory, and that goes through
+``xp_for(device)`` here.
+"""
+import numpy as np
+
+try:  # optional GPU backend
+    import cupy as _cupy  # noqa: F401
+except Exception:  # pragma: no cover - no GPU on CI
+    _cupy = None
+
+
+def cuda_available():
+    if _cupy is None:
+        return False
+    try:
+        return _cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def xp_for(device):
+    """Array module for a glassgrad device."""
+    if device.type == "cpu":
+        return np
+    if _cupy is None:
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    return _cupy
+
+
+def xp_of(arr):
+    """Array module that owns `arr`."""
+    if arr.__class__ is np.ndarray:
+        return np
+    return _cupy if _cupy is not None and isinstance(arr, _cupy.ndarray) else np
+
+
+def device_of(arr):
+    from ._device import cpu, device
+    if arr.__class__ is np.ndarray or _cupy is None or not isinstance(arr, _cupy.ndarray):
+        return cpu
+    return device("cuda", arr.device.id)
+
+
+def to_device(arr, dev):
+    """Copy `arr` to `dev` (no copy when it is already there)."""
+    if dev.type == "cpu":
+        if arr.__class__ is np.ndarray:
+            return arr
+        return _cupy.asnumpy(arr)
+    if _cupy is None:
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    with _cupy.cuda.Device(dev.index or 0):
+        return _cupy.asarray(arr)
+
+
+def to_host(arr):
+    return arr if arr.__class__ is np.ndarray else _cupy.asnumpy(arr)
+
+
+def synchronize(device=None):
+    if _cupy is not None:
+        _cupy.cuda.runtime.deviceSynchronize()

@@ -1,0 +1,206 @@
+"""What every op needs: edges to the graph, output wrapping, scalar handling, broadcasting
+checks, in-place bookkeeping.  Kept small and branch-light: this is the hot path.
+
+The pattern of an op (see elementwise.py):
+
+    def exp(x):                                  # y = exp(x); dx = gy * y
+        y = np.exp(x._data)
+        if x._rg and grad.enabled:               # cheap test first
+            n = ExpBackward0((edge(x),))
+            out = make(y, True, n)
+            n._saved = (save_out(out),)
+            return out
+        return make(y)
+
+    class ExpBackward0(Node):
+        __slots__ = ()
+        _saved_names = ("result",)
+        def backward(self, F, gy):
+            y, = F.unpack(self)
+            return (gy * y,)
+"""
+import weakref
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, _make
+from ..autograd.graph import AccumulateGrad
+from ..autograd.grad_mode import state as grad  # grad.enabled is read on every op
+
+__all__ = ["np", "Tensor", "make", "edge", "NO_EDGE", "save_in", "save_out", "grad", "as_tensor_arg",
+           "binary_operands", "check_inplace", "commit_inplace", "broadcast_error", "sum_to"]
+
+NO_EDGE = (None, 0)
+_ndarray = np.ndarray
+_FROM_NP = _dtype._FROM_NP
+
+
+def edge(t):
+    """The edge an op's node gets for input `t`: its grad_fn, its AccumulateGrad, or nothing."""
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._out_nr)
+    if t._rg:
+        ref = t._acc
+        acc = ref() if ref is not None else None
+        if acc is None:
+            acc = AccumulateGrad(t)
+            t._acc = weakref.ref(acc)
+        return (acc, 0)
+    return NO_EDGE
+
+
+def make(data, rg=False, fn=None, nr=0):
+    return _make(data, rg, fn, nr)
+
+
+def save_in(t):
+    """Save input tensor `t` for backward (version-checked when unpacked)."""
+    return (t, t._vc[0])
+
+
+def save_out(out):
+    """Save an op's own output for backward without keeping the output Tensor alive."""
+    return (out._data, out._vc, out._vc[0], out._out_nr)
+
+
+def broadcast_error(a_shape, b_shape):
+    """PyTorch's message for two shapes that do not broadcast."""
+    na, nb = len(a_shape), len(b_shape)
+    n = max(na, nb)
+    for i in range(1, n + 1):
+        da = a_shape[-i] if i <= na else 1
+        db = b_shape[-i] if i <= nb else 1
+        if da != db and da != 1 and db != 1:
+            return RuntimeError(
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) "
+                f"at non-singleton dimension {n - i}")
+    return RuntimeError(f"shapes {tuple(a_shape)} and {tuple(b_shape)} cannot be broadcast")
+
+
+def sum_to(g, shape):
+    """Sum array `g` down to `shape` (undo broadcasting)."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
+
+
+_scalar_types = (int, float, bool)
+
+
+def as_tensor_arg(x, like):
+    """Turn a Python number or array-like operand into a Tensor (no grad) next to `like`."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _make(np.asarray(x))
+    dt = _dtype.scalar_dtype(x) if isinstance(x, _scalar_types) else None
+    if dt is None:
+        from .creation import tensor
+        return tensor(x)
+    return _make(np.asarray(x, dtype=dt.np))
+
+
+def binary_operands(a, b):
+    """Arrays for a binary elementwise op, cast to PyTorch's result dtype.
+
+    Returns (a_arr, b_arr_or_scalar, b_tensor_or_None).  A Python number stays a Python
+    number (NumPy 2 treats it as weakly typed, as PyTorch does) unless it must raise the
+    category (int tensor * 2.5).
+    """
+    ad = a._data
+    if b.__class__ is Tensor:
+        bd = b._data
+        if ad.dtype is bd.dtype or ad.dtype == bd.dtype:
+            return ad, bd, b
+        rt = _dtype.result_type(a, b).np
+        return (ad if ad.dtype == rt else ad.astype(rt)), (bd if bd.dtype == rt else bd.astype(rt)), b
+    t = b.__class__
+    if t is float:
+        if ad.dtype.kind == "f":
+            return ad, b, None
+        return ad.astype(_dtype._default[0].np), b, None
+    if t is int:
+        if ad.dtype.kind in "fiu":
+            if ad.dtype.kind == "u" and b < 0 or ad.dtype.kind in "iu" and not _fits(b, ad.dtype):
+                return ad, np.array(b).astype(ad.dtype)[()], None
+            return ad, b, None
+        return ad.astype(np.int64), b, None   # bool tensor + int -> int64
+    if t is bool:
+        return ad, b, None
+    if isinstance(b, Tensor):
+        return binary_operands(a, b)  # subclass (Parameter)
+    if isinstance(b, (np.ndarray, np.generic, list, tuple)):
+        return binary_operands(a, as_tensor_arg(b, a))
+    raise TypeError(f"unsupported operand type: '{type(b).__name__}'")
+
+
+def _fits(v, npdt):
+    info = np.iinfo(npdt)
+    return info.min <= v <= info.max
+
+
+# -- in-place ops ---------------------------------------------------------------------
+LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def check_inplace(t):
+    """PyTorch's checks before writing into `t` while grad mode is on."""
+    if grad.enabled:
+        if t._rg and t._grad_fn is None:
+            raise RuntimeError(LEAF_MSG)
+        base = t._base
+        if base is not None and base._rg and base._grad_fn is None:
+            raise RuntimeError(VIEW_LEAF_MSG)
+    if t._extra is not None and t._extra.get("inference") and not grad.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
+                           "You can make a clone to get a normal tensor before doing inplace update."
+                           "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def commit_inplace(t, out):
+    """Make `t` hold the result `out` of an op applied to `t` (out-of-place result).
+
+    The values are written into t's memory (so views and NumPy arrays sharing it see them),
+    the version counter is bumped, and t takes over out's place in the graph -- through
+    CopySlices on its base when `t` is a view.
+    """
+    src = out._data
+    if src.dtype != t._data.dtype:
+        src = src.astype(t._data.dtype)
+    if src.shape != t._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(t._data.shape)} doesn't match the broadcast shape {list(src.shape)}")
+    np.copyto(t._data, src)
+    t._vc[0] += 1
+    fn = out._grad_fn
+    if fn is None:
+        return t
+    # a saved output now lives in t's memory and version counter
+    saved = fn._saved
+    if saved:
+        fn._saved = tuple((t._data, t._vc, t._vc[0], s[3]) if len(s) == 4 and s[0] is out._data else s
+                          for s in saved)
+    base = t._base
+    if base is None:
+        t._grad_fn = fn
+        t._out_nr = out._out_nr
+        t._rg = True
+        return t
+    from .views import CopySlices, ViewFromBase
+    cs = CopySlices((edge(base),) + fn.next_functions[1:], base._data.shape, t._view_fn, fn)
+    base._grad_fn = cs
+    base._out_nr = 0
+    base._rg = True
+    t._grad_fn = ViewFromBase(((cs, 0),), base._data.shape, base._data.dtype, t._view_fn)
+    t._out_nr = 0
+    t._rg = True
+    return t

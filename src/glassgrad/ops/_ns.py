@@ -1,0 +1,385 @@
+"""The two namespaces a backward formula runs in.
+
+Every op's backward is written once, as ``backward(self, F, grad)``, with Python operators
+(``*  +  -  /  **  @``) and the functions of ``F``.  The engine passes
+
+  * ``ARR`` -- gradients are raw arrays; the formula is plain NumPy (the fast, usual case);
+  * ``TEN`` -- gradients are Tensors; the formula is built from glassgrad's own
+    differentiable ops, so it is recorded and can be differentiated again
+    (``create_graph=True``, higher-order gradients, gradgradcheck).
+
+Both namespaces offer the same functions with the same signatures.  Add a function to
+both, in the section of your op family, when a formula needs one.
+"""
+import numpy as np
+
+from ..autograd.graph import freed_error, version_error
+from .._tensor import Tensor, _make
+
+
+def _desc(t_or_arr, fn, nr):
+    from .._dtype import _FROM_NP
+    a = t_or_arr
+    legacy = _FROM_NP[a.dtype]._legacy
+    shape = list(a.shape)
+    if fn is None:
+        return f"[torch.{legacy} {shape}]"
+    return f"[torch.{legacy} {shape}], which is output {nr} of {fn.name()},"
+
+
+def _check(node, s):
+    """Version check of one saved entry; returns the array."""
+    if len(s) == 2:
+        t, v = s
+        if t._vc[0] != v:
+            raise version_error(_desc(t._data, t._grad_fn, t._out_nr), t._vc[0], v)
+        return t._data
+    arr, vc, v, nr = s
+    if vc[0] != v:
+        raise version_error(_desc(arr, node, nr), vc[0], v)
+    return arr
+
+
+class _ArrayNS:
+    """Backward on raw arrays."""
+    is_tensor_mode = False
+
+    # -- saved tensors and hooks ---------------------------------------------------
+    @staticmethod
+    def unpack(node):
+        saved = node._saved
+        if saved is None:
+            raise freed_error()
+        return tuple([_check(node, s) for s in saved])
+
+    @staticmethod
+    def unpack_one(node, s):
+        return _check(node, s)
+
+    @staticmethod
+    def to_tensor(g):
+        return None if g is None else _make(g)
+
+    @staticmethod
+    def from_tensor(t):
+        return None if t is None else t._data
+
+    @staticmethod
+    def data(g):
+        return g
+
+    # -- shapes ----------------------------------------------------------------------
+    @staticmethod
+    def sum_to(g, shape):
+        if g.shape == shape:
+            return g
+        lead = g.ndim - len(shape)
+        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                          if s == 1 and g.shape[i + lead] != 1)
+        if axes:
+            g = g.sum(axis=axes, keepdims=True)
+        if lead:
+            g = g.reshape(shape)
+        return g
+
+    @staticmethod
+    def expand(g, shape):
+        return np.broadcast_to(g, shape)
+
+    @staticmethod
+    def reshape(g, shape):
+        return g.reshape(shape)
+
+    @staticmethod
+    def permute(g, dims):
+        return g.transpose(dims)
+
+    @staticmethod
+    def transpose(g, d0, d1):
+        return g.swapaxes(d0, d1)
+
+    @staticmethod
+    def mT(g):
+        return g.swapaxes(-1, -2)
+
+    @staticmethod
+    def unsqueeze(g, dim):
+        return np.expand_dims(g, dim)
+
+    @staticmethod
+    def squeeze(g, dims):
+        return g.squeeze(dims)
+
+    @staticmethod
+    def sum(g, dims, keepdim=False):
+        return g.sum(axis=dims, keepdims=keepdim)
+
+    @staticmethod
+    def cast(g, npdtype):
+        return g if g.dtype == npdtype else g.astype(npdtype)
+
+    # -- values ----------------------------------------------------------------------
+    @staticmethod
+    def zeros(shape, like):
+        return np.zeros(shape, like.dtype)
+
+    @staticmethod
+    def zeros_like(g):
+        return np.zeros_like(g)
+
+    @staticmethod
+    def ones_like(g):
+        return np.ones_like(g)
+
+    @staticmethod
+    def full_like(g, v):
+        return np.full_like(g, v)
+
+    @staticmethod
+    def where(c, a, b):
+        return np.where(c, a, b)
+
+    @staticmethod
+    def matmul(a, b):
+        return np.matmul(a, b)
+
+    @staticmethod
+    def outer(a, b):
+        return np.multiply.outer(a, b)
+
+    exp = staticmethod(np.exp)
+    log = staticmethod(np.log)
+    sqrt = staticmethod(np.sqrt)
+    sin = staticmethod(np.sin)
+    cos = staticmethod(np.cos)
+    tanh = staticmethod(np.tanh)
+    abs = staticmethod(np.abs)
+    sign = staticmethod(np.sign)
+    square = staticmethod(np.square)
+    reciprocal = staticmethod(np.reciprocal)
+
+    @staticmethod
+    def sigmoid(x):
+        return 1 / (1 + np.exp(-x))
+
+    @staticmethod
+    def pow(a, b):
+        return np.power(a, b)
+
+    @staticmethod
+    def mask(cond, g):
+        """g where cond else 0 (cond is a boolean array, never differentiated)."""
+        return np.where(cond, g, np.zeros((), g.dtype))
+
+    @staticmethod
+    def index_add_zeros(shape, index, g):
+        """Zeros of `shape` with g added at an index (repeated indices accumulate)."""
+        out = np.zeros(shape, g.dtype)
+        np.add.at(out, index, g)
+        return out
+
+    @staticmethod
+    def view_scatter(shape, view_fn, g, dtype=None):
+        """Zeros of `shape` with g written into the view that view_fn selects."""
+        out = np.zeros(shape, g.dtype if dtype is None else dtype)
+        view_fn(out)[...] = g
+        return out
+
+    @staticmethod
+    def view_fill(g, view_fn, value):
+        """A copy of g with value written into view_fn's region."""
+        out = g.copy()
+        view_fn(out)[...] = value
+        return out
+
+    @staticmethod
+    def apply_view(g, view_fn):
+        return view_fn(g)
+
+    @staticmethod
+    def const(x, like):
+        """A non-differentiable array (mask, index) in this namespace's form."""
+        return x
+
+
+class _TensorNS:
+    """Backward with glassgrad Tensors: the formula is itself recorded (create_graph)."""
+    is_tensor_mode = True
+
+    @staticmethod
+    def unpack(node):
+        saved = node._saved
+        if saved is None:
+            raise freed_error()
+        return tuple([_TensorNS.unpack_one(node, s) for s in saved])
+
+    @staticmethod
+    def unpack_one(node, s):
+        _check(node, s)
+        if len(s) == 2:
+            return s[0]
+        arr, vc, v, nr = s
+        t = _make(arr, True, node, nr)   # a saved output is differentiable through its own node
+        t._vc = vc
+        return t
+
+    @staticmethod
+    def to_tensor(g):
+        return g
+
+    @staticmethod
+    def from_tensor(t):
+        return t
+
+    @staticmethod
+    def data(g):
+        return g._data
+
+    @staticmethod
+    def sum_to(g, shape):
+        if g._data.shape == tuple(shape):
+            return g
+        return V.sum_to_size(g, shape)
+
+    @staticmethod
+    def expand(g, shape):
+        return V.expand(g, shape)
+
+    @staticmethod
+    def reshape(g, shape):
+        return V.reshape(g, shape)
+
+    @staticmethod
+    def permute(g, dims):
+        return V.permute(g, dims)
+
+    @staticmethod
+    def transpose(g, d0, d1):
+        return V.transpose(g, d0, d1)
+
+    @staticmethod
+    def mT(g):
+        return V.transpose(g, -1, -2)
+
+    @staticmethod
+    def unsqueeze(g, dim):
+        return V.unsqueeze(g, dim)
+
+    @staticmethod
+    def squeeze(g, dims):
+        return V.squeeze(g, dims)
+
+    @staticmethod
+    def sum(g, dims, keepdim=False):
+        return R.sum(g, dims, keepdim)
+
+    @staticmethod
+    def cast(g, npdtype):
+        return g if g._data.dtype == npdtype else C.to_dtype(g, C.dtype_of_np(npdtype))
+
+    @staticmethod
+    def zeros(shape, like):
+        return _make(np.zeros(shape, like.dtype if isinstance(like, np.ndarray) else like._data.dtype))
+
+    @staticmethod
+    def zeros_like(g):
+        return _make(np.zeros_like(g._data))
+
+    @staticmethod
+    def ones_like(g):
+        return _make(np.ones_like(g._data))
+
+    @staticmethod
+    def full_like(g, v):
+        return _make(np.full_like(g._data, v))
+
+    @staticmethod
+    def where(c, a, b):
+        return E.where(c if isinstance(c, Tensor) else _make(np.asarray(c)), a, b)
+
+    @staticmethod
+    def matmul(a, b):
+        return L.matmul(a, b)
+
+    @staticmethod
+    def outer(a, b):
+        return L.outer(a, b)
+
+    @staticmethod
+    def exp(x):
+        return E.exp(x)
+
+    @staticmethod
+    def log(x):
+        return E.log(x)
+
+    @staticmethod
+    def sqrt(x):
+        return E.sqrt(x)
+
+    @staticmethod
+    def sin(x):
+        return E.sin(x)
+
+    @staticmethod
+    def cos(x):
+        return E.cos(x)
+
+    @staticmethod
+    def tanh(x):
+        return E.tanh(x)
+
+    @staticmethod
+    def abs(x):
+        return E.abs(x)
+
+    @staticmethod
+    def sign(x):
+        return E.sign(x)
+
+    @staticmethod
+    def square(x):
+        return E.square(x)
+
+    @staticmethod
+    def reciprocal(x):
+        return E.reciprocal(x)
+
+    @staticmethod
+    def sigmoid(x):
+        return E.sigmoid(x)
+
+    @staticmethod
+    def pow(a, b):
+        return E.pow(a, b)
+
+    @staticmethod
+    def mask(cond, g):
+        c = cond._data if isinstance(cond, Tensor) else cond
+        return E.where(_make(np.asarray(c)), g, _make(np.zeros((), g._data.dtype)))
+
+    @staticmethod
+    def index_add_zeros(shape, index, g):
+        return I.index_put_zeros(shape, index, g)
+
+    @staticmethod
+    def view_scatter(shape, view_fn, g, dtype=None):
+        return V.view_scatter(shape, view_fn, g)
+
+    @staticmethod
+    def view_fill(g, view_fn, value):
+        return V.view_fill(g, view_fn, value)
+
+    @staticmethod
+    def apply_view(g, view_fn):
+        return V.apply_view(g, view_fn)
+
+    @staticmethod
+    def const(x, like):
+        return x if isinstance(x, Tensor) else _make(np.asarray(x))
+
+
+ARR = _ArrayNS()
+TEN = _TensorNS()
+
+from . import elementwise as E, reduction as R, views as V, linalg as L, conversion as C, indexing as I  # noqa: E402

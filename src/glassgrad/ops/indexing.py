@@ -1,0 +1,190 @@
+"""Indexing: x[i], x[i] = v, and the gather/scatter family.
+
+ops: getitem (basic indexing as a chain of views, as PyTorch does; advanced indexing as
+     IndexBackward0), setitem (more in later sections: gather scatter scatter_add index_select
+     index_add index_copy index_fill masked_fill masked_select masked_scatter take
+     take_along_dim nonzero index_put ...)
+"""
+import warnings
+
+import numpy as np
+
+from .._tensor import _wrap_dim
+from ._core import Tensor, make, edge, grad, as_tensor_arg
+from ..autograd.graph import Node
+from . import views as V
+
+__all__ = ["nonzero", "index_put_zeros"]
+
+_UINT8_WARNING = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. "
+                  "(Triggered internally at /pytorch/aten/src/ATen/native/IndexingUtils.h:29.)")
+
+
+def _is_basic(item):
+    return item is None or item is Ellipsis or isinstance(item, (int, np.integer, slice)) and not isinstance(item, bool)
+
+
+def _expand_ellipsis(index, ndim):
+    n_real = sum(1 for it in index if it is not None and it is not Ellipsis and not
+                 (isinstance(it, Tensor) and it._data.dtype in (np.bool_, np.uint8)))
+    n_real += sum(it._data.ndim - 1 for it in index if isinstance(it, Tensor) and it._data.dtype in (np.bool_, np.uint8))
+    if sum(1 for it in index if it is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    out = []
+    for it in index:
+        if it is Ellipsis:
+            out.extend([slice(None)] * max(ndim - n_real, 0))
+        else:
+            out.append(it)
+    return out
+
+
+def _basic_getitem(x, index):
+    """Apply ints, slices and None one at a time, the way PyTorch does (Select/Slice/Unsqueeze nodes)."""
+    nd = x._data.ndim
+    n_real = sum(1 for it in index if it is not None and it is not Ellipsis)
+    if n_real > nd:
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
+    index = _expand_ellipsis(index, nd)
+    out = x
+    dim = 0
+    for it in index:
+        if it is None:
+            out = V.unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(it, slice):
+            size = out._data.shape[dim]
+            start, stop, step = it.start, it.stop, it.step
+            if step is not None and step <= 0:
+                raise ValueError("step must be greater than zero")
+            s, e, st = slice(start, stop, step).indices(size)
+            if e < s:
+                e = s
+            if not (s == 0 and e == size and st == 1):
+                out = V.slice_dim(out, dim, s, e, st)
+            dim += 1
+        else:
+            i = int(it)
+            size = out._data.shape[dim]
+            if i < -size or i >= size:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+            out = V.select(out, dim, i)
+    if out is x:
+        out = V._view_op(x, x._data.view(), _AliasBackward0, lambda b: b)
+    return out
+
+
+class _AliasBackward0(V._ViewNode):
+    __slots__ = ()
+
+    def backward(self, F, g):
+        return (g,)
+
+
+_AliasBackward0.__name__ = "AliasBackward0"
+
+
+def _to_np_index(index, x):
+    """Convert an index containing tensors/lists into a NumPy index; checks bounds."""
+    out = []
+    for it in index:
+        if isinstance(it, Tensor):
+            a = it._data
+            if a.dtype == np.uint8:
+                warnings.warn(_UINT8_WARNING, UserWarning, stacklevel=4)
+                a = a.astype(bool)
+            elif a.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(a)
+        elif isinstance(it, (list, tuple)):
+            a = np.asarray(it)
+            if a.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(a)
+        elif isinstance(it, bool):
+            out.append(it)
+        else:
+            out.append(it)
+    return tuple(out)
+
+
+def _check_adv(x, npidx):
+    """Turn NumPy's IndexError into PyTorch's wording."""
+    try:
+        return x._data[npidx]
+    except IndexError as e:
+        msg = str(e)
+        if "out of bounds" in msg:
+            import re
+            m = re.search(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", msg)
+            if m:
+                raise IndexError(f"index {m.group(1)} is out of bounds for dimension {m.group(2)} with size "
+                                 f"{m.group(3)}") from None
+        if "boolean index did not match" in msg:
+            import re
+            m = re.search(r"axis (\d+); size of axis is (\d+) but size of corresponding boolean axis is (\d+)", msg)
+            if m:
+                raise IndexError(f"The shape of the mask [{m.group(3)}] at index {m.group(1)} does not match the "
+                                 f"shape of the indexed tensor [{m.group(2)}] at index {m.group(1)}") from None
+        raise IndexError(msg) from None
+
+
+class IndexBackward0(Node):         # y = x[idx]; dx = zeros with gy added at idx (repeats accumulate)
+    __slots__ = ("in_shape", "index", "dtype")
+
+    def backward(self, F, g):
+        return (F.index_add_zeros(self.in_shape, self.index, g),)
+
+
+def getitem(x, index):
+    if not isinstance(index, tuple):
+        index = (index,)
+    if all(_is_basic(it) for it in index):
+        return _basic_getitem(x, index)
+    npidx = _to_np_index(index, x)
+    y = _check_adv(x, npidx)
+    if not isinstance(y, np.ndarray) or y.base is not None and np.shares_memory(y, x._data):
+        y = np.array(y)
+    if x._rg and grad.enabled:
+        n = IndexBackward0((edge(x),))
+        n.in_shape = x._data.shape
+        n.index = npidx
+        n.dtype = x._data.dtype
+        return make(y, True, n)
+    return make(y)
+
+
+def setitem(x, index, value):
+    from . import indexing_more
+    return indexing_more.setitem(x, index, value)
+
+
+class _IndexPutZerosBackward(Node):
+    __slots__ = ("index",)
+
+    def backward(self, F, g):
+        idx = tuple(i._data if isinstance(i, Tensor) else i for i in self.index)
+        return (g[idx] if F.is_tensor_mode is False else getitem(g, self.index),)
+
+
+def index_put_zeros(shape, index, g):
+    """Differentiable: zeros of `shape` with tensor g added at `index` (used by double backward)."""
+    idx = tuple(i._data if isinstance(i, Tensor) else i for i in (index if isinstance(index, tuple) else (index,)))
+    out = np.zeros(shape, g._data.dtype)
+    np.add.at(out, idx, g._data)
+    if g._rg and grad.enabled:
+        n = _IndexPutZerosBackward((edge(g),))
+        n.index = tuple(make(np.asarray(i)) if isinstance(i, np.ndarray) else i for i in idx)
+        return make(out, True, n)
+    return make(out)
+
+
+def nonzero(input, *, as_tuple=False, out=None):
+    nz = np.nonzero(input._data)
+    if as_tuple:
+        if input._data.ndim == 0:
+            return (make(np.zeros(int(bool(input._data)), np.int64)),)
+        return tuple(make(a.astype(np.int64)) for a in nz)
+    if input._data.ndim == 0:
+        return make(np.zeros((int(bool(input._data)), 0), np.int64))
+    return make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
