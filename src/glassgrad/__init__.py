@@ -2,7 +2,14 @@
 
 ``import glassgrad as torch`` -- then ordinary PyTorch code runs and prints what PyTorch prints.
 """
-from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8, bool, half, float,
+import warnings as _warnings
+
+# PyTorch computes inf/nan silently; NumPy warns. Silence NumPy's floating-point warnings raised
+# from inside glassgrad's own ops only (the user's own NumPy code keeps its warnings).
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"glassgrad\.")
+
+from ._dtype import (dtype, float16,  # noqa: E402
+                     float32, float64, int8, int16, int32, int64, uint8, bool, half, float,
                      double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
                      can_cast)
 from ._device import device
