@@ -68,15 +68,11 @@ def _make_grads(outputs, grads, create_graph):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         if g._data.shape != o._data.shape:
             from .._tensor import Size
-            if g._data.size == o._data.size and False:
-                pass
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
                                f"output[{i}] has a shape of {Size(o._data.shape)}.")
-        if g._data.dtype.kind == "b" or (g._data.dtype.kind in "iu") != (o._data.dtype.kind in "iu"):
-            raise RuntimeError(f"Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] has "
-                               f"a dtype of {o.dtype}.")
+        # (torch 2.13 accepts any real dtype here -- int and bool included -- and casts it)
         if create_graph:
-            out.append(g)
+            out.append(g if g._data.dtype == o._data.dtype else g.to(o.dtype))
         else:
             arr = g._data
             if arr.dtype != o._data.dtype:
@@ -108,19 +104,18 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if len(inputs) == 0:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     tensors = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
     if len(grads) != len(tensors):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
     seeds = _make_grads(tensors, grads, create_graph)
     roots, seeds = _roots(tensors, seeds)
     if inputs is not None:
         for t in inputs:
-            if not t._rg:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            t.retain_grad()     # as PyTorch: a non-leaf input keeps its .grad (retains_grad is True)
     run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs, accumulate=True)
 
 
@@ -138,14 +133,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if not inputs:
-        raise RuntimeError("grad requires non-empty inputs.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if len(grads) != len(outputs):
-        raise RuntimeError(f"grad_outputs and outputs must have the same length: got {len(grads)} and "
-                           f"{len(outputs)}")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     for t in inputs:
         if not isinstance(t, Tensor):
-            raise TypeError(f"grad(): argument 'inputs' must be tuple of Tensors, not {type(t).__name__}")
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
         if not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
@@ -160,11 +154,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     roots, seeds = _roots(outputs, seeds)
     res = run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs, accumulate=False)
     out = []
-    for t, g in zip(inputs, res):
+    for i, (t, g) in enumerate(zip(inputs, res)):
         if g is None:
             if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
             out.append(_make(np.zeros_like(t._data)) if materialize_grads else None)
             continue
         if isinstance(g, Tensor):
@@ -182,12 +176,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(out)
 
 
-def __getattr__(name):
-    # lazily imported submodules (they need the op families)
-    if name == "functional":
-        from . import functional
-        return functional
-    if name in ("gradcheck", "gradgradcheck"):
-        from . import gradcheck as _gc
-        return getattr(_gc, name)
-    raise AttributeError(f"module 'glassgrad.autograd' has no attribute '{name}'")
+from . import functional  # noqa: E402  (light: imports only grad_mode at load time)
+from . import function  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402  (torch binds the functions, not the module)
+
+

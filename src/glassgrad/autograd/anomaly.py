@@ -19,8 +19,13 @@ def is_anomaly_check_nan_enabled():
     return state.anomaly_check_nan
 
 
+_PKG_DIR = __file__.rsplit("autograd", 1)[0]   # .../glassgrad/
+
+
 def record_trace(node):
-    node._trace = "".join(traceback.format_stack()[:-3])
+    """Remember the user's forward stack (PyTorch shows it when this node's backward fails)."""
+    frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PKG_DIR)]
+    node._trace = "".join(traceback.format_list(frames))
 
 
 class detect_anomaly:
@@ -52,8 +57,6 @@ class set_detect_anomaly:
     def __init__(self, mode, check_nan=True):
         self.prev = state.anomaly
         self.prev_nan = state.anomaly_check_nan
-        if mode and not state.anomaly:
-            warnings.warn(_ENABLE_WARNING, UserWarning, stacklevel=2)
         state.anomaly = bool(mode)
         state.anomaly_check_nan = check_nan
 
@@ -90,5 +93,6 @@ def run_with_anomaly(node, grads, F):
 def _warn_trace(node):
     tr = node._trace
     if tr:
-        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{tr}",
+        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{tr} "
+                      "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)",
                       UserWarning, stacklevel=3)

@@ -15,6 +15,8 @@ backward runs through glassgrad's own differentiable ops (see ``ops/_ns.py``).  
 here recurses, so a 100,000-op chain is fine.
 """
 import heapq
+
+import numpy as _np
 import warnings
 
 from .graph import AccumulateGrad, GraphRoot, freed_error
@@ -23,9 +25,15 @@ from .grad_mode import state
 _heappush, _heappop = heapq.heappush, heapq.heappop
 
 
+_NS = None
+
+
 def _namespaces():
-    from ..ops._ns import ARR, TEN
-    return ARR, TEN
+    global _NS
+    if _NS is None:
+        from ..ops._ns import ARR, TEN
+        _NS = (ARR, TEN)
+    return _NS
 
 
 def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow_unused=True,
@@ -84,6 +92,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     state.enabled = bool(create_graph)
     buffers = {}
     ready = [(-root._seq, root)]
+    errstate = _np.errstate(all="ignore")    # torch never warns about inf/nan in a backward
+    errstate.__enter__()
     try:
         while ready:
             node = _heappop(ready)[1]
@@ -93,29 +103,40 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                 grads = buffers.pop(node, None)
                 if grads is None:
                     grads = [None] * node.n_outputs
+                is_acc = node.__class__ is AccumulateGrad
+                # run this node's backward? (not for a target of autograd.grad whose inputs are unwanted)
+                execute = (needed is None or
+                           any(n is not None and n in needed for n, _ in node.next_functions)
+                           or (is_acc and (captures is None or (accumulate and (node, 0) in captures))))
+                if is_acc:
+                    extra = node.variable._extra
+                    if extra is not None and grads[0] is not None:
+                        th = extra.get("hooks")     # a leaf's tensor hooks: AccumulateGrad's tensor pre-hooks
+                        if th:
+                            grads = [_run_tensor_hooks(th, grads[0], F)]
                 hooks = node._hooks
                 if hooks is not None:
-                    grads = _call_pre_hooks(node, hooks, grads, F)
+                    grads = _call_pre_hooks(node, hooks, grads, F, execute)
                 if captures is not None:
                     for nr in range(node.n_outputs):
                         idxs = captures.get((node, nr))
                         if idxs is not None:
                             for i in idxs:
                                 results[i] = grads[nr]
-                if node.__class__ is AccumulateGrad:
-                    if captures is None or accumulate:
-                        if captures is None or (node, 0) in captures:
-                            _accumulate(node.variable, grads[0], create_graph, F)
+                if not execute:
                     continue
-                if captures is not None and (node, 0) in captures and accumulate:
-                    # backward(inputs=[non_leaf]) fills the non-leaf's .grad too
-                    for i in captures[(node, 0)]:
-                        if grads[0] is not None:
-                            _accumulate(inputs[i], grads[0], create_graph, F)
-                if all(g is None for g in grads):
+                if is_acc:
+                    if grads[0] is not None:
+                        _accumulate(node.variable, grads[0], create_graph, F)
+                    if hooks is not None and hooks.post:
+                        _call_post_hooks(node, hooks, (), grads, F)
+                    continue
+                for g in grads:
+                    if g is not None:
+                        out_grads = _call_node(node, grads, F)
+                        break
+                else:       # no gradient reached this node
                     out_grads = (None,) * len(node.next_functions)
-                else:
-                    out_grads = _call_node(node, grads, F)
                 if hooks is not None and hooks.post:
                     out_grads = _call_post_hooks(node, hooks, out_grads, grads, F)
                 if not keep_graph:
@@ -138,6 +159,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                     _heappush(ready, (-nxt._seq, nxt))
     finally:
         state.enabled = prev_grad_mode
+        errstate.__exit__(None, None, None)
     if captures is not None:
         return results
     return None
@@ -176,24 +198,61 @@ def _call_node(node, grads, F):
     return node.backward(F, grads)
 
 
-def _call_pre_hooks(node, hooks, grads, F):
+def _hook_name(fn):
+    return getattr(fn, "__name__", "<unknown>")
+
+
+def _check_one(fn, orig, r, F):
+    """PyTorch's checks on one value a hook returned (orig: the value it replaces)."""
+    from .._tensor import Tensor
+    if r is None:
+        return None
+    if orig is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(r, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    o = F.data(orig)
+    if r._data.dtype != o.dtype:
+        from .._dtype import _FROM_NP
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the type of value (was "
+                           f"torch.{_FROM_NP[o.dtype]._legacy} got torch.{_FROM_NP[r._data.dtype]._legacy})")
+    if r._data.shape != o.shape:
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the size of value")
+    return F.from_tensor(r)
+
+
+def _check_tuple(fn, origs, r, F):
+    if not isinstance(r, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(r).__name__}'")
+    if len(r) != len(origs):
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number of values (got {len(r)}, "
+                           f"but expected {len(origs)})")
+    return [_check_one(fn, o, v, F) for o, v in zip(origs, r)]
+
+
+def _run_tensor_hooks(fns, g, F):
+    for fn in tuple(fns.values()):
+        r = fn(F.to_tensor(g))
+        if r is not None:
+            g = _check_one(fn, g, r, F)
+    return g
+
+
+def _call_pre_hooks(node, hooks, grads, F, execute=True):
+    """Tensor hooks, then retain_grad, then (if the node runs) the node's pre-hooks -- torch's order."""
     grads = list(grads)
     for nr, fns in hooks.tensor_pre.items():
-        for fn in tuple(fns.values()):
-            if grads[nr] is None:
-                continue
-            r = fn(F.to_tensor(grads[nr]))
-            if r is not None:
-                grads[nr] = F.from_tensor(r)
+        if grads[nr] is not None:
+            grads[nr] = _run_tensor_hooks(fns, grads[nr], F)
     for nr, t in hooks.retain.items():
         g = grads[nr]
         if g is not None:
             _retain(t, g, F)
-    if hooks.pre:
+    if hooks.pre and execute:
         for fn in tuple(hooks.pre.values()):
             r = fn(tuple(F.to_tensor(g) for g in grads))
             if r is not None:
-                grads = [F.from_tensor(g) for g in r]
+                grads = _check_tuple(fn, grads, r, F)
     return grads
 
 
@@ -201,7 +260,7 @@ def _call_post_hooks(node, hooks, out_grads, grads, F):
     for fn in tuple(hooks.post.values()):
         r = fn(tuple(F.to_tensor(g) for g in out_grads), tuple(F.to_tensor(g) for g in grads))
         if r is not None:
-            out_grads = tuple(F.from_tensor(g) for g in r)
+            out_grads = _check_tuple(fn, out_grads, r, F)
     return out_grads
 
 
@@ -216,16 +275,9 @@ def _retain(t, g, F):
 
 
 def _accumulate(var, g, create_graph, F):
-    """AccumulateGrad: tensor hooks, then ``.grad += g``, then post-accumulate hooks."""
+    """AccumulateGrad: ``.grad += g``, then post-accumulate hooks (tensor hooks ran before)."""
     from .._tensor import _make
     extra = var._extra
-    if extra is not None:
-        hooks = extra.get("hooks")
-        if hooks:
-            for fn in tuple(hooks.values()):
-                r = fn(F.to_tensor(g))
-                if r is not None:
-                    g = F.from_tensor(r)
     if create_graph:
         g = F.to_tensor(g)
         if g.dtype is not var.dtype:

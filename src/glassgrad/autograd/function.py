@@ -16,9 +16,9 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         from .._tensor import Tensor
-        for t in tensors:
+        for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
-                raise TypeError("save_for_backward can only save variables, but argument 0 is of type "
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
                                 f"{type(t).__name__}")
         self._to_save = tensors
 
@@ -48,7 +48,13 @@ class FunctionCtx:
                 out.append(None)
                 continue
             _check(self, s)
-            out.append(s[0])
+            if len(s) == 2:
+                out.append(s[0])
+            else:                       # a saved output: a Tensor whose grad_fn is this node again
+                from .._tensor import _make
+                t = _make(s[0], True, self, s[3])
+                t._vc = s[1]
+                out.append(t)
         return tuple(out)
 
     saved_variables = saved_tensors
@@ -107,7 +113,7 @@ class BackwardCFunction(Node, FunctionCtx):
             shape, dt = self._in_meta[k]
             from .._tensor import Tensor
             if not isinstance(r, Tensor):
-                raise TypeError(f"expected Tensor or None as the gradient (got {type(r).__name__})")
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
             if tuple(r._data.shape) != tuple(shape):
                 try:
                     np.broadcast_shapes(tuple(shape), r._data.shape)
@@ -209,9 +215,11 @@ class Function(metaclass=_FunctionMeta):
             if id(o) in dirty:
                 from ..ops._core import check_inplace
                 if any_rg:
+                    if o._rg and o._grad_fn is None:
+                        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                                           "operation.")
                     check_inplace(o)
-                if o._vc[0] == versions.get(id(o), -1):
-                    o._vc[0] += 1
+                o._vc[0] += 1
             if any_rg and id(o) not in non_diff and o._data.dtype.kind == "f":
                 o._grad_fn = ctx
                 o._out_nr = i
@@ -223,9 +231,15 @@ class Function(metaclass=_FunctionMeta):
         ctx._n_out = len(outs)
         ctx._out_meta = tuple((s, d if d is not None else __import__("numpy").float32) for s, d in out_meta)
         if ctx._to_save is not None:
-            ctx._saved = tuple(None if t is None else (t, t._vc[0]) for t in ctx._to_save)
+            # an output is saved without the Tensor itself (output -> ctx -> output would be a cycle)
+            outs_nr = {id(o): i for i, o in enumerate(result) if isinstance(o, Tensor) and o._grad_fn is ctx}
+            ctx._saved = tuple(None if t is None else
+                               (t._data, t._vc, t._vc[0], outs_nr[id(t)]) if id(t) in outs_nr else
+                               (t, t._vc[0]) for t in ctx._to_save)
         else:
             ctx._saved = ()
+        ctx._to_save = None          # drop the references to outputs (no cycle through ctx)
+        ctx._dirty = ctx._non_diff = ()
         if not any_rg:
             ctx.next_functions = tuple((None, 0) for _ in tensor_pos)
         return result[0] if single else tuple(result)
@@ -245,7 +259,8 @@ def once_differentiable(fn):
             marked = []
             for o in outs:
                 if isinstance(o, Tensor):
-                    o = _DelayedError.apply(o)
+                    # as PyTorch: an alias that requires grad feeds the error node
+                    o = _DelayedError.apply(o.detach().requires_grad_(o._data.dtype.kind == "f"))
                 marked.append(o)
             return tuple(marked) if isinstance(outputs, tuple) else marked[0]
         return outputs

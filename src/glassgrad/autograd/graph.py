@@ -13,11 +13,13 @@ They are unpacked through the backward namespace ``F`` (``F.unpack(node)``), whi
 the version counter and raises PyTorch's errors for modified or freed tensors.
 """
 import itertools
+import weakref as _weakref
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "freed_error", "version_error"]
 
 _seq = itertools.count()
-_ACC_SEQ = 1 << 62   # AccumulateGrad runs as soon as it is ready, as in PyTorch
+_ACC_SEQ = (1 << 64) - 1   # AccumulateGrad: UINT64_MAX, as in PyTorch (runs as soon as it is ready;
+                           # ties among them are broken by the heap exactly as std::priority_queue does)
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -31,15 +33,23 @@ def freed_error():
 
 
 def version_error(desc, found, expected):
+    import re
     from .grad_mode import state
+    # torch 2.13 names the forward op: "which is output 0 of Exp," (not ExpBackward0)
+    desc = re.sub(r"(which is output \d+ of [\w:]+?)Backward\d*,$", r"\1,", desc)
     hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
             "The variable in question was changed in there or anywhere later. Good luck!"
             if state.anomaly else
             "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-            "with torch.autograd.set_detect_anomaly(True).")
+            "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return RuntimeError(
         f"one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: {desc} is at version {found}; expected version {expected} instead. {hint}")
+
+
+# nodes PyTorch implements in C++ under torch::autograd (their name() carries the namespace)
+_CPP_NODES = frozenset(("AccumulateGrad", "CopySlices", "GraphRoot", "Error", "DelayedError", "Identity",
+                        "NotImplemented", "UndefinedGrad", "UndefinedGradBackward"))
 
 
 class RemovableHandle:
@@ -73,7 +83,8 @@ class _Hooks:
         self.pre = {}          # id -> fn(grad_outputs)
         self.post = {}         # id -> fn(grad_inputs, grad_outputs)
         self.tensor_pre = {}   # output_nr -> {id: fn(grad)}
-        self.retain = {}       # output_nr -> tensor (weak-free: a strong ref, as PyTorch's retains_grad hook)
+        self.retain = _weakref.WeakValueDictionary()   # output_nr -> tensor; weak, as PyTorch's retains_grad
+        #                                                 hook (a strong ref would be a cycle t -> node -> t)
 
 
 class Node:
@@ -92,7 +103,8 @@ class Node:
 
     # -- the public Node surface -------------------------------------------------
     def name(self):
-        return type(self).__name__
+        n = type(self).__name__
+        return "torch::autograd::" + n if n in _CPP_NODES else n
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -105,6 +117,11 @@ class Node:
 
     def _sequence_nr(self):
         return self._seq
+
+    def __lt__(self, other):
+        # the engine's heap holds (-seq, node); equal seqs (AccumulateGrad) must compare equal, so
+        # that heapq breaks ties like libstdc++'s priority_queue (same sift algorithm)
+        return False
 
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) -> new grad_inputs or None; runs after this node."""
@@ -171,7 +188,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.next_functions = ()
-        self._seq = _ACC_SEQ + next(_seq)
+        self._seq = _ACC_SEQ
         self._saved = ()
         self._hooks = None
         self._meta = None

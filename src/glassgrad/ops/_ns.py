@@ -201,6 +201,24 @@ class _ArrayNS:
         """A non-differentiable array (mask, index) in this namespace's form."""
         return x
 
+    # -- linalg --
+    @staticmethod
+    def einsum(eq, *ops):
+        return L._np_einsum(eq, *ops)
+
+    # -- reduction --
+    @staticmethod
+    def cumsum(g, dim, reverse=False):
+        if reverse:
+            return np.flip(np.cumsum(np.flip(g, dim), axis=dim), dim)
+        return np.cumsum(g, axis=dim)
+
+    # -- elementwise (more) --
+    @staticmethod
+    def erfinv(x):
+        from .elementwise_more import erfinv_array
+        return erfinv_array(x).astype(x.dtype)
+
 
 class _TensorNS:
     """Backward with glassgrad Tensors: the formula is itself recorded (create_graph)."""
@@ -377,6 +395,22 @@ class _TensorNS:
     @staticmethod
     def const(x, like):
         return x if isinstance(x, Tensor) else _make(np.asarray(x))
+
+    # -- linalg --
+    @staticmethod
+    def einsum(eq, *ops):
+        return L.einsum(eq, *ops)
+
+    # -- reduction --
+    @staticmethod
+    def cumsum(g, dim, reverse=False):
+        from .reduction_more import _cumsum
+        return _cumsum(g, dim, None, reverse)
+
+    # -- elementwise (more) --
+    @staticmethod
+    def erfinv(x):
+        return E.erfinv(x)
 
 
 ARR = _ArrayNS()

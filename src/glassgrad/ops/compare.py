@@ -1,13 +1,20 @@
 """Comparisons and logic: results never require grad.
 
-ops: eq ne lt le gt ge (more in later sections: isnan isinf isfinite logical_* bitwise_* allclose
-     isclose equal ...)
+ops: eq ne lt le gt ge (+ in-place forms and the aliases greater less not_equal ...),
+     isnan isinf isfinite isposinf isneginf isreal signbit, logical_and/or/xor/not (+_),
+     bitwise_and/or/xor/not (+_), bitwise_left_shift bitwise_right_shift, allclose isclose equal
 """
 import numpy as np
 
-from ._core import Tensor, make, binary_operands, broadcast_error, as_tensor_arg
+from .. import _dtype
+from ._core import Tensor, make, edge, grad, binary_operands, broadcast_error, as_tensor_arg
+from ..autograd.graph import Node
 
-__all__ = ["eq", "ne", "lt", "le", "gt", "ge"]
+__all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal",
+           "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "signbit",
+           "logical_and", "logical_or", "logical_xor", "logical_not",
+           "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+           "bitwise_left_shift", "bitwise_right_shift", "allclose", "isclose", "equal"]
 
 
 def _cmp(fn, a, b):
@@ -46,3 +53,316 @@ def gt(input, other, *, out=None):
 
 def ge(input, other, *, out=None):
     return _cmp(np.greater_equal, input, other)
+
+
+greater = gt
+greater_equal = ge
+less = lt
+less_equal = le
+not_equal = ne
+
+
+def _inplace_nograd(fn, x, *args):
+    """x.op_(other): the result written into x, cast to x's dtype (PyTorch's in-place semantics)."""
+    from .elementwise import _inplace
+    return _inplace(fn, x, *args)
+
+
+def _check_result_cast(x, res_dt):
+    rd = _dtype.from_numpy_dtype(res_dt)
+    xd = _dtype.from_numpy_dtype(x._data.dtype)
+    if not _dtype.can_cast(rd, xd):
+        raise RuntimeError(f"result type {rd.name_c} can't be cast to the desired output type {xd.name_c}")
+
+
+class _CmpInplaceBackward(Node):
+    """x.eq_(other) on a tensor that requires grad: the result is piecewise constant, zero gradient."""
+    __slots__ = ("shapes",)
+
+    def backward(self, F, g):
+        return tuple(None if s is None else F.zeros(s, g) for s in self.shapes)
+
+
+def _make_cmp_nodes():
+    out = {}
+    for nm in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge"):
+        for k in "01":
+            out[nm + k] = type(f"{nm}Backward{k}", (_CmpInplaceBackward,), {"__slots__": ()})
+    return out
+
+
+_CMP_NODES = _make_cmp_nodes()
+
+
+def _cmp_inplace(fn, nm, x, other):
+    def op(a, b):
+        r = fn(a, b)
+        bt = b if isinstance(b, Tensor) else None
+        if grad.enabled and (a._rg or (bt is not None and bt._rg)):
+            if bt is None:
+                n = _CMP_NODES[nm + "0"]((edge(a),))
+                n.shapes = (a._data.shape,)
+            else:
+                n = _CMP_NODES[nm + "1"]((edge(a), edge(bt)))
+                n.shapes = (a._data.shape, bt._data.shape)
+            return make(r._data.astype(a._data.dtype), True, n)
+        return r
+    return _inplace_nograd(op, x, other)
+
+
+def eq_(x, other):
+    return _cmp_inplace(eq, "Eq", x, other)
+
+
+def ne_(x, other):
+    return _cmp_inplace(ne, "Ne", x, other)
+
+
+def lt_(x, other):
+    return _cmp_inplace(lt, "Lt", x, other)
+
+
+def le_(x, other):
+    return _cmp_inplace(le, "Le", x, other)
+
+
+def gt_(x, other):
+    return _cmp_inplace(gt, "Gt", x, other)
+
+
+def ge_(x, other):
+    return _cmp_inplace(ge, "Ge", x, other)
+
+
+# -- classification -----------------------------------------------------------------------------
+def _kind(x):
+    return x._data.dtype.kind
+
+
+def isnan(input):
+    a = input._data
+    return make(np.isnan(a) if a.dtype.kind in "fc" else np.zeros(a.shape, bool))
+
+
+def isinf(input):
+    a = input._data
+    return make(np.isinf(a) if a.dtype.kind in "fc" else np.zeros(a.shape, bool))
+
+
+def isfinite(input):
+    a = input._data
+    return make(np.isfinite(a) if a.dtype.kind in "fc" else np.ones(a.shape, bool))
+
+
+def isposinf(input, *, out=None):
+    a = input._data
+    return make(np.isposinf(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool))
+
+
+def isneginf(input, *, out=None):
+    a = input._data
+    return make(np.isneginf(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool))
+
+
+def isreal(input):
+    a = input._data
+    return make(np.asarray(a.imag == 0) if a.dtype.kind == "c" else np.ones(a.shape, bool))
+
+
+def signbit(input, *, out=None):
+    a = input._data
+    if a.dtype.kind == "b":
+        return make(np.zeros(a.shape, bool))
+    if a.dtype.kind == "u":
+        return make(np.zeros(a.shape, bool))
+    return make(np.asarray(np.signbit(a)))
+
+
+# -- logical ----------------------------------------------------------------------------------------
+def _tensor_other(name, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+
+
+def _logical(name, fn, input, other):
+    _tensor_other(name, other)
+    try:
+        return make(np.asarray(fn(input._data, other._data)))
+    except ValueError:
+        raise broadcast_error(input._data.shape, other._data.shape) from None
+
+
+def logical_and(input, other, *, out=None):
+    return _logical("logical_and", np.logical_and, input, other)
+
+
+def logical_or(input, other, *, out=None):
+    return _logical("logical_or", np.logical_or, input, other)
+
+
+def logical_xor(input, other, *, out=None):
+    return _logical("logical_xor", np.logical_xor, input, other)
+
+
+def logical_not(input, *, out=None):
+    return make(np.asarray(np.logical_not(input._data)))
+
+
+def logical_and_(x, other):
+    return _inplace_nograd(logical_and, x, other)
+
+
+def logical_or_(x, other):
+    return _inplace_nograd(logical_or, x, other)
+
+
+def logical_xor_(x, other):
+    return _inplace_nograd(logical_xor, x, other)
+
+
+def logical_not_(x):
+    return _inplace_nograd(logical_not, x)
+
+
+# -- bitwise ----------------------------------------------------------------------------------------
+_CNAME = {"f": "Float", "d": "Double", "e": "Half"}
+
+
+def _not_impl(kernel, a):
+    nm = _dtype.from_numpy_dtype(a.dtype).name_c
+    raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{nm}\'')
+
+
+def _bitwise(kernel, fn, input, other):
+    if not isinstance(input, Tensor):
+        input, other = as_tensor_arg(input, other), other
+    ad, bd, bt = binary_operands(input, other)
+    if ad.dtype.kind in "fc":
+        _not_impl(kernel, ad)
+    if isinstance(bd, float):
+        _not_impl(kernel, np.asarray(bd, _dtype._default[0].np))
+    try:
+        return ad, bd, np.asarray(fn(ad, bd))
+    except ValueError:
+        raise broadcast_error(ad.shape, getattr(bd, "shape", ())) from None
+
+
+def bitwise_and(input, other, *, out=None):
+    return make(_bitwise("bitwise_and", np.bitwise_and, input, other)[2])
+
+
+def bitwise_or(input, other, *, out=None):
+    return make(_bitwise("bitwise_or", np.bitwise_or, input, other)[2])
+
+
+def bitwise_xor(input, other, *, out=None):
+    return make(_bitwise("bitwise_xor", np.bitwise_xor, input, other)[2])
+
+
+def bitwise_not(input, *, out=None):
+    a = input._data
+    if a.dtype.kind in "fc":
+        _not_impl("bitwise_not", a)
+    return make(np.asarray(np.invert(a)))
+
+
+def _bitwise_inplace(fn, x, other):
+    if isinstance(other, Tensor):
+        rd = _dtype.result_type(x, other).np
+        _check_result_cast(x, rd)
+    return _inplace_nograd(fn, x, other)
+
+
+def bitwise_and_(x, other):
+    return _bitwise_inplace(bitwise_and, x, other)
+
+
+def bitwise_or_(x, other):
+    return _bitwise_inplace(bitwise_or, x, other)
+
+
+def bitwise_xor_(x, other):
+    return _bitwise_inplace(bitwise_xor, x, other)
+
+
+def bitwise_not_(x):
+    return _inplace_nograd(bitwise_not, x)
+
+
+def _lshift(a, b):
+    a = np.asarray(a)
+    bits = a.dtype.itemsize * 8
+    b = np.asarray(b)
+    bad = (b < 0) | (b >= bits)
+    with np.errstate(all="ignore"):
+        r = np.left_shift(a, np.where(bad, 0, b).astype(b.dtype)).astype(a.dtype)
+    return np.where(bad, np.zeros((), r.dtype), r)
+
+
+def _rshift(a, b):
+    a = np.asarray(a)
+    bits = a.dtype.itemsize * 8
+    b = np.asarray(b)
+    bad = (b < 0) | (b >= bits)
+    with np.errstate(all="ignore"):
+        r = np.right_shift(a, np.where(bad, 0, b).astype(b.dtype)).astype(a.dtype)
+    fill = np.where(a < 0, -1, 0).astype(r.dtype) if a.dtype.kind == "i" else np.zeros((), r.dtype)
+    return np.where(bad, fill, r)
+
+
+def bitwise_left_shift(input, other, *, out=None):
+    return make(_bitwise("lshift", _lshift, input, other)[2])
+
+
+def bitwise_right_shift(input, other, *, out=None):
+    return make(_bitwise("rshift", _rshift, input, other)[2])
+
+
+def bitwise_left_shift_(x, other):
+    return _bitwise_inplace(bitwise_left_shift, x, other)
+
+
+def bitwise_right_shift_(x, other):
+    return _bitwise_inplace(bitwise_right_shift, x, other)
+
+
+# -- closeness ---------------------------------------------------------------------------------------
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _tensor_other("isclose", other)
+    a, b = input._data, other._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{_dtype.from_numpy_dtype(a.dtype).name_c} did not match "
+                           f"{_dtype.from_numpy_dtype(b.dtype).name_c}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise broadcast_error(a.shape, b.shape) from None
+    if a.dtype.kind == "b":
+        return make(np.asarray(a == b))
+    if a.dtype.kind in "iu":
+        a = a.astype(np.float64)
+        b = b.astype(np.float64)
+    with np.errstate(all="ignore"):
+        close = a == b
+        fin = np.isfinite(a) & np.isfinite(b)
+        close = close | (fin & (np.abs(a - b) <= atol + rtol * np.abs(b)))
+        if equal_nan:
+            close = close | (np.isnan(a) & np.isnan(b))
+    return make(np.asarray(close))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.all(isclose(input, other, rtol, atol, equal_nan)._data))
+
+
+def equal(input, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"equal(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    a, b = input._data, other._data
+    if a.shape != b.shape:
+        return False
+    return bool(np.array_equal(a, b))

@@ -15,7 +15,7 @@ from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary
 from ..autograd.graph import Node
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "neg",
-           "negative", "exp", "log", "sqrt", "pow", "where"]
+           "negative", "exp", "log", "sqrt", "pow"]
 
 
 # -- shared machinery ------------------------------------------------------------------------
@@ -79,12 +79,23 @@ def _inplace(fn, x, *args, **kw):
         snap = make(x._data, x._rg, x._grad_fn, x._out_nr)
         snap._vc = [x._vc[0]]
         out = fn(snap, *args, **kw)
+        _check_cast(out, x)
         saved = out._grad_fn._saved if out._grad_fn is not None else None
         if saved and any(s[0] is snap for s in saved if len(s) == 2):
             snap._data = x._data.copy()
         return commit_inplace(x, out)
     out = fn(x, *args, **kw)
+    _check_cast(out, x)
     return commit_inplace(x, out)
+
+
+def _check_cast(out, x):
+    """PyTorch refuses to write a result into a tensor of a lower dtype category (float into long)."""
+    rd, xd = out._data.dtype, x._data.dtype
+    if rd != xd:
+        r, t = _dtype.from_numpy_dtype(rd), _dtype.from_numpy_dtype(xd)
+        if not _dtype.can_cast(r, t):
+            raise RuntimeError(f"result type {r.name_c} can't be cast to the desired output type {t.name_c}")
 
 
 def _detached_overwrite(x, arr):
@@ -349,7 +360,8 @@ class ExpBackward0(Node):           # y = exp(x); dx = gy * y
 
 
 def exp(input, *, out=None):
-    y = np.exp(_float_input(input))
+    with np.errstate(all="ignore"):       # PyTorch is silent about inf / nan
+        y = np.exp(_float_input(input))
     if input._rg and grad.enabled:
         n = ExpBackward0((edge(input),))
         out = make(y, True, n)
@@ -368,7 +380,8 @@ class LogBackward0(Node):           # y = log(x); dx = gy / x
 
 
 def log(input, *, out=None):
-    y = np.log(_float_input(input))
+    with np.errstate(all="ignore"):       # PyTorch is silent about inf / nan
+        y = np.log(_float_input(input))
     if input._rg and grad.enabled:
         n = LogBackward0((edge(input),))
         n._saved = (save_in(input),)
@@ -386,7 +399,8 @@ class SqrtBackward0(Node):          # y = sqrt(x); dx = gy / (2 y)
 
 
 def sqrt(input, *, out=None):
-    y = np.sqrt(_float_input(input))
+    with np.errstate(all="ignore"):       # PyTorch is silent about inf / nan
+        y = np.sqrt(_float_input(input))
     if input._rg and grad.enabled:
         n = SqrtBackward0((edge(input),))
         out = make(y, True, n)
@@ -480,75 +494,6 @@ def rpow(input, other):
     return make(y)
 
 
-# -- where -------------------------------------------------------------------------------------------
-class WhereBackward0(Node):         # y = where(c, a, b); da = where(c, gy, 0); db = where(c, 0, gy)
-    __slots__ = ("cond", "ashape", "bshape", "adt", "bdt")
-    _saved_names = ("condition",)
-
-    def backward(self, F, g):
-        c = self.cond
-        z = F.zeros_like(g)
-        ga = gb = None
-        if self.next_functions[0][0] is not None:
-            ga = F.sum_to(F.where(F.const(c, g), g, z), self.ashape)
-            if ga.dtype != self.adt:
-                ga = F.cast(ga, self.adt)
-        if self.next_functions[1][0] is not None:
-            gb = F.sum_to(F.where(F.const(c, g), z, g), self.bshape)
-            if gb.dtype != self.bdt:
-                gb = F.cast(gb, self.bdt)
-        return (ga, gb)
-
-
-def where(condition, input=None, other=None, *, out=None):
-    if input is None and other is None:
-        from .indexing import nonzero
-        return nonzero(condition, as_tuple=True)
-    c = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
-    if c.dtype != np.bool_:
-        if c.dtype == np.uint8:
-            import warnings
-            warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be "
-                          "removed in a future version of PyTorch. Use a boolean condition instead.",
-                          UserWarning, stacklevel=2)
-            c = c.astype(bool)
-        else:
-            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                               f"{_dtype.from_numpy_dtype(c.dtype).name.capitalize()}")
-    if not isinstance(input, Tensor):
-        if not isinstance(other, Tensor):
-            input = as_tensor_arg(input, None)
-            other = as_tensor_arg(other, None)
-        else:
-            input = as_tensor_arg(input, other)
-    if not isinstance(other, Tensor):
-        other = as_tensor_arg(other, input)
-    rt = _dtype.result_type(input, other).np
-    ad = input._data if input._data.dtype == rt else input._data.astype(rt)
-    bd = other._data if other._data.dtype == rt else other._data.astype(rt)
-    try:
-        y = np.where(c, ad, bd)
-    except ValueError:
-        shapes = [c.shape, ad.shape, bd.shape]
-        raise broadcast_error(np.broadcast_shapes(ad.shape, bd.shape) if _bc_ok(ad, bd) else ad.shape,
-                              c.shape if _bc_ok(ad, bd) else bd.shape) from None
-    if grad.enabled and (input._rg or other._rg):
-        n = WhereBackward0((edge(input), edge(other)))
-        n.cond = c
-        n.ashape, n.bshape = ad.shape, bd.shape
-        n.adt, n.bdt = input._data.dtype, other._data.dtype
-        return make(y, True, n)
-    return make(y)
-
-
-def _bc_ok(a, b):
-    try:
-        np.broadcast_shapes(a.shape, b.shape)
-        return True
-    except ValueError:
-        return False
-
-
 # -- copy_ and in-place arithmetic ------------------------------------------------------------------
 class CopyBackwards(Node):          # x.copy_(src); dsrc = gy (summed to src's shape, cast to its dtype)
     __slots__ = ("src_shape", "src_dt")
@@ -621,3 +566,11 @@ def neg_(x):
 
 
 true_divide_ = div_
+
+
+# -- the rest of the family lives in elementwise_more.py (unary math) and elementwise_binary.py --------
+from . import elementwise_more as _more, elementwise_binary as _binary  # noqa: E402
+from .elementwise_more import *  # noqa: E402,F401,F403
+from .elementwise_binary import *  # noqa: E402,F401,F403
+
+__all__ += ["true_divide_", "neg_", "exp_", "log_", "sqrt_"] + _more.__all__ + _binary.__all__

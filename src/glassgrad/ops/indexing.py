@@ -17,7 +17,7 @@ from . import views as V
 __all__ = ["nonzero", "index_put_zeros"]
 
 _UINT8_WARNING = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. "
-                  "(Triggered internally at /pytorch/aten/src/ATen/native/IndexingUtils.h:29.)")
+                  "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)")
 
 
 def _is_basic(item):
@@ -39,7 +39,7 @@ def _expand_ellipsis(index, ndim):
     return out
 
 
-def _basic_getitem(x, index):
+def _basic_getitem(x, index, single=False):
     """Apply ints, slices and None one at a time, the way PyTorch does (Select/Slice/Unsqueeze nodes)."""
     nd = x._data.ndim
     n_real = sum(1 for it in index if it is not None and it is not Ellipsis)
@@ -60,7 +60,7 @@ def _basic_getitem(x, index):
             s, e, st = slice(start, stop, step).indices(size)
             if e < s:
                 e = s
-            if not (s == 0 and e == size and st == 1):
+            if single or not (s == 0 and e == size and st == 1):   # x[:] alone is still a SliceBackward0
                 out = V.slice_dim(out, dim, s, e, st)
             dim += 1
         else:
@@ -68,7 +68,11 @@ def _basic_getitem(x, index):
             size = out._data.shape[dim]
             if i < -size or i >= size:
                 raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
-            out = V.select(out, dim, i)
+            if i < 0:
+                i += size
+            # V.select's view fn gives a NumPy scalar for a 0-d result; `(i, ...)` keeps a writable 0-d view
+            fn = (lambda b, k=(slice(None),) * dim + (i, Ellipsis): b[k])
+            out = V._view_op(out, fn(out._data), V.SelectBackward0, fn, fn)
     if out is x:
         out = V._view_op(x, x._data.view(), _AliasBackward0, lambda b: b)
     return out
@@ -129,6 +133,27 @@ def _check_adv(x, npidx):
         raise IndexError(msg) from None
 
 
+def _check_masks(npidx, shape):
+    """PyTorch's message for a bool mask whose shape does not match the dims it indexes."""
+    n_real = sum(1 if not isinstance(it, np.ndarray) else (it.ndim if it.dtype == np.bool_ else 1)
+                 for it in npidx if it is not None and it is not Ellipsis)
+    dim = 0
+    for it in npidx:
+        if it is None:
+            continue
+        if it is Ellipsis:
+            dim += max(len(shape) - n_real, 0)
+            continue
+        if isinstance(it, np.ndarray) and it.dtype == np.bool_ and it.ndim:
+            for k in range(it.ndim):
+                if dim + k < len(shape) and it.shape[k] != shape[dim + k]:
+                    raise IndexError(f"The shape of the mask {list(it.shape)} at index {k} does not match the shape "
+                                     f"of the indexed tensor {list(shape)} at index {dim + k}")
+            dim += it.ndim
+        else:
+            dim += 1
+
+
 class IndexBackward0(Node):         # y = x[idx]; dx = zeros with gy added at idx (repeats accumulate)
     __slots__ = ("in_shape", "index", "dtype")
 
@@ -136,12 +161,30 @@ class IndexBackward0(Node):         # y = x[idx]; dx = zeros with gy added at id
         return (F.index_add_zeros(self.in_shape, self.index, g),)
 
 
+_SEQ_WARNING = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
+                "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor "
+                "index, x[torch.tensor(seq)], which will result either in an error or a different result (Triggered "
+                "internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_variable_indexing.cpp:349.)")
+
+
+def _legacy_sequence(index):
+    """A list holding sequences, slices, None or Ellipsis is read as a tuple (NumPy's old rule), with a warning."""
+    if isinstance(index, list) and len(index) < 32 and any(
+            isinstance(it, (list, tuple, slice, Tensor)) or it is None or it is Ellipsis for it in index):
+        warnings.warn(_SEQ_WARNING, UserWarning, stacklevel=4)
+        return tuple(index)
+    return index
+
+
 def getitem(x, index):
+    index = _legacy_sequence(index)
+    single = isinstance(index, slice)
     if not isinstance(index, tuple):
         index = (index,)
     if all(_is_basic(it) for it in index):
-        return _basic_getitem(x, index)
+        return _basic_getitem(x, index, single)
     npidx = _to_np_index(index, x)
+    _check_masks(npidx, x._data.shape)
     y = _check_adv(x, npidx)
     if not isinstance(y, np.ndarray) or y.base is not None and np.shares_memory(y, x._data):
         y = np.array(y)
@@ -180,7 +223,7 @@ def index_put_zeros(shape, index, g):
 
 
 def nonzero(input, *, as_tuple=False, out=None):
-    nz = np.nonzero(input._data)
+    nz = np.nonzero(input._data) if input._data.ndim else ()
     if as_tuple:
         if input._data.ndim == 0:
             return (make(np.zeros(int(bool(input._data)), np.int64)),)
@@ -188,3 +231,10 @@ def nonzero(input, *, as_tuple=False, out=None):
     if input._data.ndim == 0:
         return make(np.zeros((int(bool(input._data)), 0), np.int64))
     return make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
+
+
+from .indexing_more import *  # noqa: E402,F401,F403
+from .indexing_more import __all__ as _more_all, setitem, scatter_, scatter_add_, index_add_, index_copy_, \
+    index_fill_, masked_fill_, masked_scatter_, put_, where  # noqa: E402,F401
+
+__all__ += _more_all

@@ -1,8 +1,11 @@
 """Reductions.
 
-ops: sum mean (more in later sections: prod max min amax amin argmax argmin var std norm
-     logsumexp cumsum cumprod all any median mode kthvalue count_nonzero ...)
+ops: sum mean nansum nanmean prod max min amax amin aminmax argmax argmin all any count_nonzero
+     (continued in reduction_more.py: var std norm logsumexp cumsum cumprod cummax cummin median
+     nanmedian mode kthvalue)
 """
+import builtins
+
 import numpy as np
 
 from .. import _dtype
@@ -10,13 +13,19 @@ from .._tensor import _wrap_dim
 from ._core import Tensor, make, edge, save_in, save_out, grad
 from ..autograd.graph import Node
 
-__all__ = ["sum", "mean", "norm"]
+__all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax",
+           "argmin", "all", "any", "count_nonzero", "var", "std", "norm", "logsumexp", "cumsum", "cumprod",
+           "cummax", "cummin", "median", "nanmedian", "mode", "kthvalue"]
 
 
 def _dims(dim, ndim):
     """Normalise dim (None, int, or sequence) to a sorted tuple of axes."""
     if dim is None:
         return tuple(range(ndim))
+    if ndim == 0:                      # a 0-d tensor accepts dim 0 / -1 and reduces nothing
+        for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+            _wrap_dim(d, 0)
+        return ()
     if isinstance(dim, (tuple, list)):
         if len(dim) == 0:
             return tuple(range(ndim))
@@ -65,7 +74,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dt = _sum_dtype(a, dtype)
     if dt is not None:
         a = a.astype(dt)
-    if dim is None:
+    if dim is None and not keepdim:
         y = np.sum(a)
         if input._rg and grad.enabled:
             n = SumBackward0((edge(input),))
@@ -113,7 +122,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     for ax in axes:
         cnt *= a.shape[ax]
     if input._rg and grad.enabled:
-        if dim is None:
+        if dim is None and not keepdim:
             n = MeanBackward0((edge(input),))
         else:
             n = MeanBackward1((edge(input),))
@@ -125,25 +134,349 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return make(y)
 
 
-class NormBackward1(Node):          # y = ||x||_2; dx = gy * x / y (0 where y == 0)
+# -- helpers shared with reduction_more.py ---------------------------------------------------------
+def _count(shape, axes):
+    c = 1
+    for ax in axes:
+        c *= shape[ax]
+    return c
+
+
+def _keep(y, in_shape, axes, keepdim):
+    """An array reduced over axes, reshaped to the keepdim form (for comparisons with the input)."""
+    if keepdim or not axes:
+        return y
+    shp = list(in_shape)
+    for a in axes:
+        shp[a] = 1
+    return np.reshape(y, shp)
+
+
+def _float_np(a):
+    """The dtype a float-only reduction computes in (ints -> the default float)."""
+    return a.dtype if a.dtype.kind in "fc" else _dtype._default[0].np
+
+
+def _name_c(a):
+    return _dtype.from_numpy_dtype(a.dtype).name_c
+
+
+class _MaskScale(Node):
+    """dx = gy (expanded back) * w, with w a constant weight array (ties split evenly, masks)."""
+    __slots__ = ("in_shape", "axes", "keepdim", "w")
+
+    def backward(self, F, g):
+        return (_expand_back(F, g, self.in_shape, self.axes, self.keepdim) * F.const(self.w, g),)
+
+
+def _mask_node(cls, x, y, axes, keepdim, w):
+    if x._rg and grad.enabled:
+        n = cls((edge(x),))
+        n.in_shape = x._data.shape
+        n.axes = axes
+        n.keepdim = keepdim
+        n.w = w
+        return make(y, True, n)
+    return make(y)
+
+
+def _even_weights(a, yk, axes):
+    """Ties split evenly: mask(x == y) / count along the reduced axes (NaN matches NaN)."""
+    m = (a == yk)
+    if a.dtype.kind == "f":
+        m = m | (np.isnan(a) & np.isnan(yk))
+    cnt = m.sum(axis=axes, keepdims=True) if axes else m.astype(np.int64)
+    with np.errstate(all="ignore"):
+        return (m / np.maximum(cnt, 1)).astype(a.dtype)
+
+
+# -- nansum / nanmean ----------------------------------------------------------------------------------
+class NansumBackward0(_MaskScale):
     __slots__ = ()
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    a = input._data
+    dt = _sum_dtype(a, dtype)
+    if dt is not None:
+        a = a.astype(dt)
+    axes = _dims(dim, a.ndim)
+    y = np.asarray(np.nansum(a, axis=axes, keepdims=keepdim))
+    if a.dtype.kind in "fc":
+        w = (~np.isnan(input._data)).astype(input._data.dtype)
+    else:
+        w = np.ones(a.shape, input._data.dtype)
+    return _mask_node(NansumBackward0, input, y, axes, keepdim, w)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    a = input._data
+    if dtype is not None:
+        input = input.to(_dtype.to_dtype(dtype))
+        a = input._data
+    if a.dtype.kind not in "fc":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{_name_c(a)}")
+    from .elementwise import div
+    axes = _dims(dim, a.ndim)
+    cnt = np.asarray((~np.isnan(a)).sum(axis=axes, keepdims=keepdim))
+    return div(nansum(input, dim, keepdim), make(cnt))
+
+
+# -- prod -------------------------------------------------------------------------------------------------
+def _prod_others(a, axes):
+    """For each element, the product of the other elements of its reduction group (exact with zeros)."""
+    rest = [i for i in range(a.ndim) if i not in axes]
+    perm = rest + list(axes)
+    t = np.transpose(a, perm)
+    lead = t.shape[:len(rest)]
+    t2 = t.reshape(lead + (-1,))
+    ones = np.ones(lead + (1,), a.dtype)
+    left = np.concatenate([ones, np.cumprod(t2, axis=-1)[..., :-1]], axis=-1)
+    right = np.flip(np.concatenate([ones, np.cumprod(np.flip(t2, -1), axis=-1)[..., :-1]], axis=-1), -1)
+    o = (left * right).reshape(t.shape)
+    return np.transpose(o, np.argsort(perm))
+
+
+class ProdBackward0(Node):          # y = prod(x); dx = gy * y / x (exact product of the others with zeros)
+    __slots__ = ("in_shape", "axes", "keepdim", "others")
     _saved_names = ("self", "result")
 
     def backward(self, F, g):
         x, y = F.unpack(self)
-        scale = F.where(F.const(F.data(y) == 0, g), F.zeros_like(y), g / y)
-        return (x * scale,)
+        if self.others is None:
+            return (_expand_back(F, g * y, self.in_shape, self.axes, self.keepdim) / x,)
+        gk = _expand_back(F, g, self.in_shape, self.axes, self.keepdim)
+        if not F.is_tensor_mode:
+            return (gk * self.others,)
+        return (gk * self._others_differentiable(F, x),)
+
+    def _others_differentiable(self, F, x):
+        """The product of the other elements of each group, as a function of x (double backward with
+        zeros): others = P / x' * factor, P the product of the group's non-zero elements, x' = x with
+        its zeros replaced by 1, and factor restoring the (first-order) dependence on the zeros."""
+        xd = F.data(x)
+        ax = self.axes
+        z = (xd == 0).astype(xd.dtype)
+        cnt = z.sum(axis=ax, keepdims=True) if ax else z
+        xp = x * F.const(1 - z, x) + F.const(z, x)
+        P = prod(xp, ax, True) if ax else xp
+        S = F.sum(x * F.const(z, x), ax, True) if ax else x * F.const(z, x)
+        one = F.const(np.broadcast_to(cnt == 1, xd.shape).astype(xd.dtype), x)
+        two = F.const(np.broadcast_to(cnt == 2, xd.shape).astype(xd.dtype), x)
+        none = F.const(np.broadcast_to(cnt == 0, xd.shape).astype(xd.dtype), x)
+        zc = F.const(z, x)
+        factor = none + one * (zc + (1 - zc) * S) + two * zc * (S - x)
+        return P / xp * factor
 
 
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
-    if (p in ("fro", 2, 2.0)) and dim is None:
-        a = input._data
-        y = np.asarray(np.sqrt(np.sum(a * a)), dtype=a.dtype)
-        if input._rg and grad.enabled:
-            n = NormBackward1((edge(input),))
-            out = make(y, True, n)
-            n._saved = (save_in(input), save_out(out))
-            return out
-        return make(y)
-    from . import reduction_more
-    return reduction_more.norm_general(input, p, dim, keepdim, dtype)
+class ProdBackward1(ProdBackward0):
+    __slots__ = ()
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    a = input._data
+    dt = _sum_dtype(a, dtype)
+    if dt is not None:
+        a = a.astype(dt)
+    axes = _dims(dim, a.ndim)
+    y = np.asarray(np.prod(a, axis=axes, keepdims=keepdim if dim is not None else False))
+    if input._rg and grad.enabled:
+        n = (ProdBackward0 if dim is None else ProdBackward1)((edge(input),))
+        n.in_shape = a.shape
+        n.axes = axes
+        n.keepdim = keepdim if dim is not None else False
+        n.others = _prod_others(a, axes) if (a == 0).any() else None
+        out = make(y, True, n)
+        n._saved = (save_in(input), save_out(out))
+        return out
+    return make(y)
+
+
+# -- max / min / amax / amin / aminmax / argmax / argmin --------------------------------------------------
+class MaxBackward1(_MaskScale):
+    __slots__ = ()
+
+
+class MinBackward1(_MaskScale):
+    __slots__ = ()
+
+
+class AmaxBackward0(_MaskScale):
+    __slots__ = ()
+
+
+class AminBackward0(_MaskScale):
+    __slots__ = ()
+
+
+def _full_extreme(name, fn, cls, input):
+    a = input._data
+    if a.size == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    y = np.asarray(fn(a))
+    axes = tuple(range(a.ndim))
+    w = _even_weights(a, y, axes) if input._rg and grad.enabled else None
+    return _mask_node(cls, input, y, axes, False, w)
+
+
+def _check_nonempty(name, a, axes):
+    for ax in axes:
+        if a.ndim and a.shape[ax] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {ax} to have non-zero size.")
+
+
+def _dim_extreme(name, argfn, input, dim, keepdim):
+    from .sorting import named, selected, _SelectNode
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+    _check_nonempty(name, a, (d,))
+    if a.ndim == 0:
+        idx = np.zeros((), np.int64)
+        vals = a.copy()
+    else:
+        idx = np.expand_dims(argfn(a, axis=d).astype(np.int64), d)
+        vals = np.take_along_axis(a, idx, d)
+        if not keepdim:
+            idx = idx.squeeze(d)
+            vals = vals.squeeze(d)
+    cls = MaxBackward0 if name == "max" else MinBackward0
+    return named(name, selected(cls, input, vals, idx, d, keepdim or a.ndim == 0), make(idx))
+
+
+def max(input, dim=None, keepdim=False, *, out=None):
+    if isinstance(dim, Tensor):
+        from .elementwise import maximum
+        return maximum(input, dim)
+    if dim is None:
+        return _full_extreme("max", np.max, MaxBackward1, input)
+    return _dim_extreme("max", np.argmax, input, dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False, *, out=None):
+    if isinstance(dim, Tensor):
+        from .elementwise import minimum
+        return minimum(input, dim)
+    if dim is None:
+        return _full_extreme("min", np.min, MinBackward1, input)
+    return _dim_extreme("min", np.argmin, input, dim, keepdim)
+
+
+def _amax_like(name, fn, cls, input, dim, keepdim):
+    a = input._data
+    axes = _dims(dim, a.ndim)
+    if a.size == 0 and (dim is None or dim == () or dim == []):
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    _check_nonempty(name, a, axes)
+    y = np.asarray(fn(a, axis=axes, keepdims=keepdim))
+    w = None
+    if input._rg and grad.enabled:
+        w = _even_weights(a, _keep(y, a.shape, axes, keepdim), axes)
+    return _mask_node(cls, input, y, axes, keepdim, w)
+
+
+def amax(input, dim=(), keepdim=False, *, out=None):
+    return _amax_like("amax", np.max, AmaxBackward0, input, dim, keepdim)
+
+
+def amin(input, dim=(), keepdim=False, *, out=None):
+    return _amax_like("amin", np.min, AminBackward0, input, dim, keepdim)
+
+
+class AminmaxBackward0(Node):
+    __slots__ = ("in_shape", "axes", "keepdim", "wmin", "wmax")
+    n_outputs = 2
+
+    def backward(self, F, grads):
+        gmin, gmax = grads
+        res = None
+        for g, w in ((gmin, self.wmin), (gmax, self.wmax)):
+            if g is not None:
+                t = _expand_back(F, g, self.in_shape, self.axes, self.keepdim) * F.const(w, g)
+                res = t if res is None else res + t
+        return (res,)
+
+
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    from .sorting import named
+    a = input._data
+    axes = _dims(dim, a.ndim)
+    if a.size == 0 and (dim is None or (a.ndim and a.shape[axes[0]] == 0)):
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                           "has no identity.")
+    mn = np.asarray(np.min(a, axis=axes, keepdims=keepdim))
+    mx = np.asarray(np.max(a, axis=axes, keepdims=keepdim))
+    if input._rg and grad.enabled:
+        n = AminmaxBackward0((edge(input),))
+        n.in_shape = a.shape
+        n.axes = axes
+        n.keepdim = keepdim
+        n.wmin = _even_weights(a, _keep(mn, a.shape, axes, keepdim), axes)
+        n.wmax = _even_weights(a, _keep(mx, a.shape, axes, keepdim), axes)
+        return named("aminmax", make(mn, True, n, 0), make(mx, True, n, 1), ("min", "max"))
+    return named("aminmax", make(mn), make(mx), ("min", "max"))
+
+
+def _arg(name, fn, input, dim, keepdim):
+    a = input._data
+    if dim is None:
+        if a.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        i = np.asarray(fn(a.reshape(-1)), np.int64)
+        if keepdim:
+            i = i.reshape((1,) * a.ndim)
+        return make(i)
+    d = _wrap_dim(dim, a.ndim)
+    _check_nonempty(name, a, (d,))
+    if a.ndim == 0:
+        return make(np.zeros((), np.int64))
+    return make(np.asarray(fn(a, axis=d, keepdims=keepdim), np.int64))
+
+
+def argmax(input, dim=None, keepdim=False, *, out=None):
+    return _arg("argmax", np.argmax, input, dim, keepdim)
+
+
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    return _arg("argmin", np.argmin, input, dim, keepdim)
+
+
+# -- all / any / count_nonzero ------------------------------------------------------------------------------
+def _logic_red(fn, input, dim, keepdim):
+    a = input._data
+    axes = _dims(dim, a.ndim)
+    y = np.asarray(fn(a, axis=axes, keepdims=keepdim))
+    if a.dtype == np.uint8:
+        y = y.astype(np.uint8)
+    return make(y)
+
+
+def all(input, dim=None, keepdim=False, *, out=None):
+    return _logic_red(np.all, input, dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False, *, out=None):
+    return _logic_red(np.any, input, dim, keepdim)
+
+
+def count_nonzero(input, dim=None):
+    a = input._data
+    axes = _dims(dim, a.ndim)
+    return make(np.asarray(np.count_nonzero(a, axis=axes) if a.ndim else int(a != 0), np.int64))
+
+
+from .sorting import _SelectNode as _Sel  # noqa: E402
+
+
+class MaxBackward0(_Sel):
+    __slots__ = ()
+
+
+class MinBackward0(_Sel):
+    __slots__ = ()
+
+
+from .reduction_more import (var, std, norm, logsumexp, cumsum, cumsum_, cumprod,  # noqa
+                             cummax, cummin, median, nanmedian, mode, kthvalue)

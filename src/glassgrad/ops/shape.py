@@ -102,3 +102,410 @@ def stack(tensors, dim=0, *, out=None):
         n.dts = [t._data.dtype for t in tensors]
         return make(y, True, n)
     return make(y)
+
+
+# -- flip roll repeat tile tril triu diag trace meshgrid stacks atleast broadcast_tensors -------
+from . import views as V  # noqa: E402
+
+__all__ += ["flip", "fliplr", "flipud", "roll", "repeat_interleave", "tile", "tril", "triu", "diag",
+            "diag_embed", "trace", "meshgrid", "hstack", "vstack", "dstack", "column_stack", "atleast_1d",
+            "atleast_2d", "atleast_3d", "broadcast_tensors", "broadcast_shapes"]
+
+
+def _dims_arg(dims, ndim, name="dims"):
+    if isinstance(dims, (int, np.integer)):
+        dims = (dims,)
+    out = []
+    for d in dims:
+        w = _wrap_dim(int(d), ndim)
+        if w in out:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        out.append(w)
+    return tuple(out)
+
+
+def _unary(x, y, cls, **attrs):
+    if x._rg and grad.enabled:
+        n = cls((edge(x),))
+        for k, v in attrs.items():
+            setattr(n, k, v)
+        return make(y, True, n)
+    return make(y)
+
+
+class FlipBackward0(Node):          # y = flip(x, d); dx = flip(gy, d)
+    __slots__ = ("dims",)
+
+    def backward(self, F, g):
+        if F.is_tensor_mode:
+            return (flip(g, self.dims),)
+        return (np.flip(g, self.dims).copy(),)
+
+
+def flip(x, dims):
+    d = _dims_arg(dims, x._data.ndim)
+    y = np.flip(x._data, d).copy() if d else x._data.copy()
+    return _unary(x, y, FlipBackward0, dims=d)
+
+
+def fliplr(x):
+    if x._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(x, (1,))
+
+
+def flipud(x):
+    if x._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(x, (0,))
+
+
+class RollBackward0(Node):          # y = roll(x, s, d); dx = roll(gy, -s, d)
+    __slots__ = ("shifts", "dims")
+
+    def backward(self, F, g):
+        neg = tuple(-s for s in self.shifts)
+        if F.is_tensor_mode:
+            return (roll(g, neg, self.dims),)
+        if self.dims is None:
+            return (np.roll(g.reshape(-1), neg).reshape(g.shape),)
+        return (np.roll(g, neg, self.dims),)
+
+
+def roll(x, shifts, dims=None):
+    sh = (int(shifts),) if isinstance(shifts, (int, np.integer)) else tuple(int(s) for s in shifts)
+    if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
+        if len(sh) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:0")
+        y = np.roll(x._data.reshape(-1), sh[0]).reshape(x._data.shape)
+        return _unary(x, y, RollBackward0, shifts=sh, dims=None)
+    dd = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
+    if len(sh) != len(dd):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:{len(dd)}")
+    dd = tuple(_wrap_dim(d, x._data.ndim) for d in dd)
+    y = np.roll(x._data, sh, dd) if x._data.ndim else x._data.copy()
+    return _unary(x, y, RollBackward0, shifts=sh, dims=dd)
+
+
+class RepeatBackward0(Node):        # y = x.repeat(r); dx = gy summed over the repeated copies
+    __slots__ = ("reps", "in_shape")
+
+    def backward(self, F, g):
+        reps = self.reps
+        pad = (1,) * (len(reps) - len(self.in_shape)) + tuple(self.in_shape)
+        inter = []
+        for r, s in zip(reps, pad):
+            inter += [r, s]
+        g = F.reshape(g, tuple(inter))
+        g = F.sum(g, tuple(range(0, 2 * len(reps), 2)))
+        return (F.reshape(g, tuple(self.in_shape)),)
+
+
+def repeat(x, *sizes):
+    if len(sizes) == 1 and not isinstance(sizes[0], (int, np.integer)):
+        sizes = tuple(sizes[0])
+    reps = tuple(int(s) for s in sizes)
+    if len(reps) < x._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
+                           "of tensor")
+    if any(r < 0 for r in reps):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(reps)}: {list(reps)}")
+    y = np.tile(x._data, reps) if reps else x._data.copy()
+    return _unary(x, np.ascontiguousarray(y), RepeatBackward0, reps=reps, in_shape=x._data.shape)
+
+
+def tile(x, dims):
+    if isinstance(dims, (int, np.integer)):
+        dims = (dims,)
+    dims = tuple(int(d) for d in dims)
+    if len(dims) < x._data.ndim:
+        dims = (1,) * (x._data.ndim - len(dims)) + dims
+    return repeat(x, dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:        # torch.repeat_interleave(repeats_tensor)
+        r = input._data.reshape(-1).astype(np.int64)
+        return make(np.repeat(np.arange(r.shape[0], dtype=np.int64), r))
+    x = input
+    if dim is None:
+        x = V.flatten(x) if x._data.ndim != 1 else x
+        d = 0
+    else:
+        d = _wrap_dim(dim, x._data.ndim)
+    if isinstance(repeats, Tensor) and repeats._data.ndim > 0 and repeats._data.size != 1:
+        r = repeats._data.astype(np.int64)
+        if r.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if (r < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        if r.shape[0] != x._data.shape[d]:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{r.shape[0]} and input.size({d}) = {x._data.shape[d]}")
+        idx = make(np.repeat(np.arange(r.shape[0], dtype=np.int64), r))
+        from .indexing import index_select
+        return index_select(x, d, idx)
+    r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
+    if r < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    if x._data.ndim == 0:
+        x = V.reshape(x, (1,))
+    from .conversion import clone
+    shp = x._data.shape
+    e = V.expand(V.unsqueeze(x, d + 1), shp[:d + 1] + (r,) + shp[d + 1:])
+    return V.view(clone(e), shp[:d] + (shp[d] * r,) + shp[d + 1:])
+
+
+def _tri_mask(shape, k, lower):
+    m, n = shape[-2], shape[-1]
+    return np.tri(m, n, k, dtype=bool) if lower else ~np.tri(m, n, k - 1, dtype=bool)
+
+
+class TrilBackward0(Node):          # y = tril(x, k); dx = tril(gy, k)
+    __slots__ = ("mask",)
+
+    def backward(self, F, g):
+        return (F.mask(F.const(self.mask, g), g),)
+
+
+class TriuBackward0(TrilBackward0):
+    __slots__ = ()
+
+
+def _tri(x, diagonal, lower):
+    a = x._data
+    if a.ndim < 2:
+        raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
+    m = _tri_mask(a.shape, int(diagonal), lower)
+    y = np.where(m, a, np.zeros((), a.dtype))
+    return _unary(x, y, TrilBackward0 if lower else TriuBackward0, mask=m)
+
+
+def tril(input, diagonal=0, *, out=None):
+    return _tri(input, diagonal, True)
+
+
+def triu(input, diagonal=0, *, out=None):
+    return _tri(input, diagonal, False)
+
+
+def tril_(x, diagonal=0):
+    from .elementwise import _inplace
+    return _inplace(tril, x, diagonal)
+
+
+def triu_(x, diagonal=0):
+    from .elementwise import _inplace
+    return _inplace(triu, x, diagonal)
+
+
+def _diag_view_fn(offset, d1, d2):
+    def fn(b):
+        return _diag_at(b, offset, d1, d2) if b.flags.writeable else np.diagonal(b, offset, d1, d2)
+    return fn
+
+
+def _diag_at(b, offset, d1, d2):
+    m = np.moveaxis(b, (d1, d2), (-2, -1))
+    start = (0, offset) if offset >= 0 else (-offset, 0)
+    sub = m[..., start[0]:, start[1]:]
+    k = max(min(sub.shape[-2], sub.shape[-1]), 0)
+    st = sub.strides
+    return np.lib.stride_tricks.as_strided(sub, sub.shape[:-2] + (k,), st[:-2] + (st[-2] + st[-1],),
+                                           writeable=True)
+
+
+class DiagEmbedBackward0(Node):     # y = diag_embed(x); dx = diagonal(gy)
+    __slots__ = ("fn",)
+
+    def backward(self, F, g):
+        return (F.apply_view(g, self.fn),)
+
+
+class _DiagonalCopyBackward(Node):  # y = diagonal(x).clone(); dx = zeros with gy on the diagonal
+    __slots__ = ("fn", "shape")
+
+    def backward(self, F, g):
+        return (F.view_scatter(self.shape, self.fn, g),)
+
+
+_DiagonalCopyBackward.__name__ = "DiagonalBackward0_copy"
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    a = input._data
+    nd = a.ndim + 1
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = (a.shape[-1] if a.ndim else 1) + abs(int(offset))
+    rest = list(a.shape[:-1]) if a.ndim else []
+    shape = []
+    it = iter(rest)
+    for i in range(nd):
+        shape.append(n if i in (d1, d2) else next(it))
+    out = np.zeros(shape, a.dtype)
+    fn = _diag_view_fn(int(offset), d1, d2)
+    _write_diag(out, int(offset), d1, d2, a.reshape(-1) if a.ndim == 0 else a)
+    return _unary(input, out, DiagEmbedBackward0, fn=fn)
+
+
+def _write_diag(out, offset, d1, d2, vals):
+    m = np.moveaxis(out, (d1, d2), (-2, -1))
+    k = vals.shape[-1]
+    i = np.arange(k)
+    r, c = (i, i + offset) if offset >= 0 else (i - offset, i)
+    m[..., r, c] = vals
+
+
+def diag(input, diagonal=0, *, out=None):
+    a = input._data
+    if a.ndim == 1:
+        return diag_embed(input, diagonal, 0, 1)
+    if a.ndim != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
+    fn = _diag_view_fn(int(diagonal), 0, 1)
+    y = np.ascontiguousarray(fn(a))
+    return _unary(input, y, _DiagonalCopyBackward, fn=fn, shape=a.shape)
+
+
+class TraceBackward0(Node):         # y = trace(x); dx = gy * eye
+    __slots__ = ("shape",)
+
+    def backward(self, F, g):
+        e = np.eye(self.shape[0], self.shape[1], dtype=bool)
+        return (F.mask(F.const(e, g), F.expand(F.reshape(g, (1, 1)), self.shape)),)
+
+
+def trace(input):
+    a = input._data
+    if a.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
+    if a.dtype == np.bool_:
+        raise NotImplementedError('"trace" not implemented for \'Bool\'')
+    y = np.asarray(np.trace(a), dtype=a.dtype if a.dtype.kind == "f" else np.int64)
+    return _unary(input, y, TraceBackward0, shape=a.shape)
+
+
+def _tensor_list(tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return list(tensors[0])
+    return list(tensors)
+
+
+def meshgrid(*tensors, indexing=None):
+    ts = _tensor_list(tensors)
+    if indexing is None:
+        import warnings
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument. "
+                      "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)",
+                      UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    if not ts:
+        return ()
+    for t in ts:
+        if t._data.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
+                               f"{t}")
+    order = list(ts)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        order[0], order[1] = order[1], order[0]
+    shape = tuple(t._data.size for t in order)
+    outs = []
+    for i, t in enumerate(order):
+        vs = [1] * len(order)
+        vs[i] = -1
+        outs.append(V.expand(V.view(t, tuple(vs)), shape))
+    if swap:
+        outs[0], outs[1] = outs[1], outs[0]
+    return tuple(outs)
+
+
+def atleast_1d(*tensors):
+    ts = _tensor_list(tensors)
+    res = [V.reshape(t, (1,)) if t._data.ndim == 0 else t for t in ts]
+    return res[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else tuple(res)
+
+
+def atleast_2d(*tensors):
+    ts = _tensor_list(tensors)
+    res = []
+    for t in ts:
+        nd = t._data.ndim
+        res.append(V.reshape(t, (1, 1)) if nd == 0 else V.unsqueeze(t, 0) if nd == 1 else t)
+    return res[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else tuple(res)
+
+
+def atleast_3d(*tensors):
+    ts = _tensor_list(tensors)
+    res = []
+    for t in ts:
+        nd = t._data.ndim
+        if nd == 0:
+            t = V.reshape(t, (1, 1, 1))
+        elif nd == 1:
+            t = V.unsqueeze(V.unsqueeze(t, 0), -1)
+        elif nd == 2:
+            t = V.unsqueeze(t, -1)
+        res.append(t)
+    return res[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else tuple(res)
+
+
+def _nonempty(tensors, name):
+    ts = list(tensors)
+    if not ts:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return ts
+
+
+def hstack(tensors, *, out=None):
+    ts = list(atleast_1d(_nonempty(tensors, "hstack")))
+    return cat(ts, 0 if ts[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors, *, out=None):
+    return cat(list(atleast_2d(_nonempty(tensors, "vstack"))), 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out=None):
+    return cat(list(atleast_3d(_nonempty(tensors, "dstack"))), 2)
+
+
+def column_stack(tensors, *, out=None):
+    ts = _nonempty(tensors, "column_stack")
+    ts = [V.reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in ts]
+    return cat(ts, 1)
+
+
+__all__ += ["row_stack"]
+
+
+def broadcast_shapes(*shapes):
+    from .._tensor import Size
+    out = ()
+    for s in shapes:
+        s = (int(s),) if isinstance(s, (int, np.integer)) else tuple(s)
+        try:
+            out = np.broadcast_shapes(out, s)
+        except ValueError:
+            from ._core import broadcast_error
+            raise broadcast_error(out, s) from None
+    return Size(out)
+
+
+def broadcast_tensors(*tensors):
+    ts = _tensor_list(tensors)
+    shape = ()
+    from ._core import broadcast_error
+    for t in ts:
+        try:
+            shape = np.broadcast_shapes(shape, t._data.shape)
+        except ValueError:
+            raise broadcast_error(shape, t._data.shape) from None
+    return tuple(t if t._data.shape == shape else V.expand(t, shape) for t in ts)

@@ -238,6 +238,8 @@ def transpose(x, dim0, dim1):
     nd = x._data.ndim
     d0 = _wrap_dim(dim0, nd)
     d1 = _wrap_dim(dim1, nd)
+    if nd == 0:
+        return _view_op(x, x._data.view(), TransposeBackward0, lambda b: b, 0, 0)
     return _view_op(x, x._data.swapaxes(d0, d1), TransposeBackward0, lambda b, p=(d0, d1): b.swapaxes(*p),
                     d0, d1)
 
@@ -254,10 +256,7 @@ def t(x):
 
 
 def T(x):
-    nd = x._data.ndim
-    if nd == 2:
-        return _view_op(x, x._data.T, TBackward0, lambda b: b.T)
-    return permute(x, tuple(range(nd - 1, -1, -1)))
+    return permute(x, tuple(range(x._data.ndim - 1, -1, -1)))
 
 
 def mT(x):
@@ -416,7 +415,8 @@ class AsStridedBackward0(SliceBackward0):
 
 
 def _slice_fn(dim, sl):
-    key = (slice(None),) * dim + (sl,)
+    # the trailing Ellipsis keeps an integer index a (writable) 0-d view, not a NumPy scalar
+    key = (slice(None),) * dim + (sl, Ellipsis)
     return lambda b: b[key]
 
 
@@ -468,8 +468,18 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
 
     def fn(b, o=offset, a1=d1, a2=d2):
-        return np.diagonal(b, o, a1, a2)
+        return _diag_view(b, o, a1, a2)
     return _view_op(x, fn(x._data), DiagonalBackward0, fn, fn)
+
+
+def _diag_view(b, o, a1, a2):
+    """A writable strided view of b's diagonal (np.diagonal's is read-only)."""
+    from numpy.lib.stride_tricks import as_strided as _as
+    bb = np.moveaxis(b, (a1, a2), (-2, -1))
+    start = bb[..., :, o:] if o >= 0 else bb[..., -o:, :]
+    m = max(0, min(start.shape[-2], start.shape[-1]))
+    st = start.strides
+    return _as(start, start.shape[:-2] + (m,), st[:-2] + (st[-2] + st[-1],), writeable=True)
 
 
 def as_strided(x, size, stride, storage_offset=None):
@@ -509,7 +519,9 @@ class _AsStridedAccum(AsStridedBackward0):
         n = 1
         for s in self.in_shape:
             n *= s
-        idx = self.args[0](np.arange(n).reshape(self.in_shape))
+        # the view fn uses byte strides of the input's itemsize: index with an int of that size
+        idt = {2: np.int16, 4: np.int32, 8: np.int64}[g.dtype.itemsize]
+        idx = self.args[0](np.arange(n, dtype=idt).reshape(self.in_shape)).astype(np.int64)
         out = np.zeros(n, g.dtype)
         np.add.at(out, idx.reshape(-1), g.reshape(-1))
         return (out.reshape(self.in_shape),)
@@ -566,6 +578,8 @@ class _MultiViewNode(Node):
         return len(self.fns)
 
     def backward(self, F, grads):
+        if len(self.fns) == 1:      # the engine hands a single-output node its bare gradient
+            grads = (grads,)
         shape = self.in_shape
         acc = None
         for g, fn in zip(grads, self.fns):
@@ -657,11 +671,11 @@ def tensor_split(x, indices_or_sections, dim=0):
             i = max(min(i, size), prev)
             secs.append(i - prev)
             prev = i
-    bounds, start = [], 0
-    for v in secs:
-        bounds.append((start, start + v))
+    out, start = [], 0
+    for v in secs:                   # PyTorch: each piece is its own slice (SliceBackward0)
+        out.append(slice_dim(x, d, start, start + v))
         start += v
-    return _multi_view(x, [_slice_fn(d, slice(a, b)) for a, b in bounds], SplitWithSizesBackward0)
+    return tuple(out)
 
 
 def unbind(x, dim=0):

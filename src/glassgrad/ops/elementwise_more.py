@@ -1,0 +1,470 @@
+"""Elementwise math, part 2: unary functions, clamps, min/max, rounding, binary math.
+
+ops: abs sign sgn exp2 expm1 log2 log10 log1p rsqrt sin cos tan asin acos atan sinh cosh tanh
+     asinh acosh atanh sigmoid logit erf erfc erfinv reciprocal square relu deg2rad rad2deg
+     floor ceil round trunc frac nan_to_num (+ aliases and in-place forms), where, lerp,
+     softmax, log_softmax
+The binary ops (clamp, minimum, atan2, lerp, addcmul, ...) and softmax live in
+elementwise_binary.py.
+
+Most unary ops are built by `_unary` from (forward on arrays, backward formula, what to save):
+the Node class gets PyTorch's grad_fn name, the backward is written once with F (arrays or
+Tensors, so it is itself differentiable).
+"""
+import builtins
+import math
+
+import numpy as np
+
+from .. import _dtype
+from ._core import Tensor, make, edge, save_in, save_out, grad, as_tensor_arg, broadcast_error
+from ..autograd.graph import Node
+from .elementwise import _inplace, _float_input, pow as _pow
+from .elementwise_binary import _red_n, _want
+
+__all__ = []
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_2_SQRTPI = 2.0 / math.sqrt(math.pi)
+
+
+class _Unary(Node):
+    __slots__ = ()
+
+    def backward(self, F, g):
+        v, = F.unpack(self)
+        return (self._f(F, g, v),)
+
+
+class _NoSave(Node):
+    __slots__ = ()
+
+    def backward(self, F, g):
+        return (self._f(F, g, None),)
+
+
+def _unary(name, node, fwd, bwd, save="self", keep_int=False, inplace=True, aliases=(), reject=None):
+    """Define `name(input)` (and `name_`) computing fwd on arrays; backward bwd(F, g, saved)."""
+    base = _NoSave if save is None else _Unary
+    cls = type(node, (base,), {"__slots__": (), "_saved_names": () if save is None else (save,),
+                               "_f": staticmethod(bwd), "__module__": __name__})
+
+    def fn(input, *, out=None):
+        if reject is not None and input._data.dtype.kind in reject[0]:
+            raise reject[1](reject[2].format(_dtype.from_numpy_dtype(input._data.dtype).name_c))
+        a = input._data if keep_int else _float_input(input)
+        if keep_int == "bool_copy" and a.dtype == np.bool_:
+            return make(a.copy())
+        with np.errstate(all="ignore"):
+            y = np.asarray(fwd(a))
+        if y.dtype != a.dtype and a.dtype.kind in "f":
+            y = y.astype(a.dtype)
+        if input._rg and grad.enabled and y.dtype.kind == "f":
+            n = cls((edge(input),))
+            res = make(y, True, n)
+            if save == "self":
+                n._saved = (save_in(input),)
+            elif save == "result":
+                n._saved = (save_out(res),)
+            return res
+        return make(y)
+    fn.__name__ = fn.__qualname__ = name
+
+    def fn_(x):
+        return _inplace(fn, x)
+    fn_.__name__ = fn_.__qualname__ = name + "_"
+    g = globals()
+    g[node] = cls
+    for nm in (name,) + tuple(aliases):
+        g[nm] = fn
+        __all__.append(nm)
+        if inplace:
+            g[nm + "_"] = fn_
+            __all__.append(nm + "_")
+    return fn
+
+
+def _sq(x):
+    return x * x
+
+
+def _erf_arr(a):
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(a), dtype=np.float64)
+
+
+def _erfc_arr(a):
+    return np.asarray(np.frompyfunc(math.erfc, 1, 1)(a), dtype=np.float64)
+
+
+def erfinv_array(a):
+    """erfinv on an array: Giles' approximation polished with Newton steps (float64)."""
+    y = np.asarray(a, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        w = -np.log((1.0 - y) * (1.0 + y))
+        ws = w - 2.5
+        p1 = 2.81022636e-08
+        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                  -0.00417768164, 0.246640727, 1.50140941):
+            p1 = c + p1 * ws
+        wl = np.sqrt(w) - 3.0
+        p2 = -0.000200214257
+        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                  0.00943887047, 1.00167406, 2.83297682):
+            p2 = c + p2 * wl
+        x = np.where(w < 5.0, p1, p2) * y
+        for _ in range(3):
+            fin = np.isfinite(x)
+            xs = np.where(fin, x, 0.0)
+            err = _erf_arr(xs) - y
+            x = np.where(fin, xs - err / (_2_SQRTPI * np.exp(-xs * xs)), x)
+        x = np.where(y == 1, np.inf, np.where(y == -1, -np.inf, x))
+        x = np.where(np.abs(y) > 1, np.nan, x)
+    return x
+
+
+def _zero(F, g, v):
+    return g * 0
+
+
+_unary("abs", "AbsBackward0", np.abs, lambda F, g, x: g * F.sign(x), keep_int=True, aliases=("absolute",),
+       reject=("b", NotImplementedError, '"abs_cpu" not implemented for \'{}\''))
+_unary("sign", "SignBackward0", np.sign, _zero, save=None, keep_int="bool_copy")
+_unary("sgn", "SgnBackward0", np.sign, _zero, save=None, keep_int="bool_copy")
+_unary("exp2", "Exp2Backward0", np.exp2, lambda F, g, y: g * (y * _LN2), save="result")
+_unary("expm1", "Expm1Backward0", np.expm1, lambda F, g, y: g * (y + 1), save="result")
+_unary("log2", "Log2Backward0", np.log2, lambda F, g, x: g / (x * _LN2))
+_unary("log10", "Log10Backward0", np.log10, lambda F, g, x: g / (x * _LN10))
+_unary("log1p", "Log1PBackward0", np.log1p, lambda F, g, x: g / (x + 1))
+_unary("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a), lambda F, g, y: g * (y * y * y) * -0.5, save="result")
+_unary("sin", "SinBackward0", np.sin, lambda F, g, x: g * F.cos(x))
+_unary("cos", "CosBackward0", np.cos, lambda F, g, x: g * -F.sin(x))
+_unary("tan", "TanBackward0", np.tan, lambda F, g, y: g * (y * y + 1), save="result")
+_unary("asin", "AsinBackward0", np.arcsin, lambda F, g, x: g / F.sqrt(1 - x * x), aliases=("arcsin",))
+_unary("acos", "AcosBackward0", np.arccos, lambda F, g, x: -g / F.sqrt(1 - x * x), aliases=("arccos",))
+_unary("atan", "AtanBackward0", np.arctan, lambda F, g, x: g / (x * x + 1), aliases=("arctan",))
+_unary("sinh", "SinhBackward0", np.sinh, lambda F, g, x: g * ((F.exp(x) + F.exp(-x)) * 0.5))
+_unary("cosh", "CoshBackward0", np.cosh, lambda F, g, x: g * ((F.exp(x) - F.exp(-x)) * 0.5))
+_unary("tanh", "TanhBackward0", np.tanh, lambda F, g, y: g * (1 - y * y), save="result")
+_unary("asinh", "AsinhBackward0", np.arcsinh, lambda F, g, x: g / F.sqrt(x * x + 1), aliases=("arcsinh",))
+_unary("acosh", "AcoshBackward0", np.arccosh, lambda F, g, x: g / F.sqrt(x * x - 1), aliases=("arccosh",))
+_unary("atanh", "AtanhBackward0", np.arctanh, lambda F, g, x: g / (1 - x * x), aliases=("arctanh",))
+_unary("sigmoid", "SigmoidBackward0", lambda a: _sigmoid_arr(a.astype(np.float32) if a.dtype == np.float16 else a),
+       lambda F, g, y: g * ((1 - y) * y), save="result")
+
+
+def _sigmoid_arr(a):
+    return 1 / (1 + np.exp(-a))     # PyTorch's formula (exp overflow gives exactly 0 / 1)
+
+
+_unary("erf", "ErfBackward0", _erf_arr, lambda F, g, x: g * (F.exp(-(x * x)) * _2_SQRTPI))
+_unary("erfc", "ErfcBackward0", _erfc_arr, lambda F, g, x: g * (F.exp(-(x * x)) * -_2_SQRTPI))
+_unary("erfinv", "ErfinvBackward0", erfinv_array,
+       lambda F, g, x: g * (F.exp(F.square(F.erfinv(x))) * (0.5 * math.sqrt(math.pi))))
+_unary("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda F, g, y: g * -(y * y), save="result")
+_unary("deg2rad", "Deg2RadBackward0", np.deg2rad, lambda F, g, v: g * (math.pi / 180), save=None, inplace=False)
+_unary("rad2deg", "Rad2DegBackward0", np.rad2deg, lambda F, g, v: g * (180 / math.pi), save=None, inplace=False)
+_unary("floor", "FloorBackward0", np.floor, _zero, save=None, keep_int=True,
+       reject=("b", NotImplementedError, '"floor_vml_cpu" not implemented for \'{}\''))
+_unary("ceil", "CeilBackward0", np.ceil, _zero, save=None, keep_int=True,
+       reject=("b", NotImplementedError, '"ceil_vml_cpu" not implemented for \'{}\''))
+_unary("trunc", "TruncBackward0", np.trunc, _zero, save=None, keep_int=True, aliases=("fix",),
+       reject=("b", NotImplementedError, '"trunc_vml_cpu" not implemented for \'{}\''))
+_unary("frac", "FracBackward0", lambda a: a - np.trunc(a), lambda F, g, v: g, save=None,
+       reject=("biu", NotImplementedError, '"frac_cpu" not implemented for \'{}\''))
+
+
+def _relu_bwd(F, g, y):
+    if F.is_tensor_mode:        # keep the dependence on the result (PyTorch's gradient is differentiable)
+        return F.where(F.const(F.data(y) > 0, g), g, y * 0)
+    return F.mask(y > 0, g)
+
+
+_unary("relu", "ReluBackward0", lambda a: np.maximum(a, np.zeros((), a.dtype)), _relu_bwd, save="result",
+       keep_int=True, reject=("b", RuntimeError, "Boolean inputs not supported for relu"))
+
+
+def square(input, *, out=None):
+    if input._data.dtype == np.bool_:
+        from .conversion import to_dtype
+        input = to_dtype(input, _dtype.int64)
+    return _pow(input, 2)
+
+
+def square_(x):
+    return _inplace(square, x)
+
+
+class RoundBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, F, g):
+        return (g * 0,)
+
+
+class RoundBackward1(RoundBackward0):
+    __slots__ = ()
+    _saved_names = ("decimals",)
+
+
+def round(input, *, decimals=0, out=None):
+    a = input._data
+    if a.dtype == np.bool_:
+        raise NotImplementedError('"round_vml_cpu" not implemented for \'Bool\'')
+    if decimals == 0 or a.dtype.kind not in "f":
+        y = np.round(a) if a.dtype.kind == "f" else a.copy()
+    else:
+        p = 10.0 ** builtins.abs(decimals)
+        y = (np.round(a * p) / p if decimals > 0 else np.round(a / p) * p).astype(a.dtype)
+    if input._rg and grad.enabled:
+        return make(y, True, (RoundBackward0 if decimals == 0 else RoundBackward1)((edge(input),)))
+    return make(y)
+
+
+def round_(x, *, decimals=0):
+    return _inplace(round, x, decimals=decimals)
+
+
+class LogitBackward0(Node):         # dx = gy / (x (1 - x)), 0 outside [eps, 1 - eps]
+    __slots__ = ("eps",)
+    _saved_names = ("self",)
+
+    def backward(self, F, g):
+        x, = F.unpack(self)
+        r = g / (x * (1 - x))
+        xd = F.data(x)
+        if self.eps is None:
+            bad = (xd < 0) | (xd > 1)
+            return (F.where(F.const(bad, g), r * np.nan, r) if np.any(bad) else r,)
+        return (F.mask(~((xd < self.eps) | (xd > 1 - self.eps)), r),)
+
+
+def logit(input, eps=None, *, out=None):
+    a = _float_input(input)
+    z = a if eps is None else np.clip(a, eps, 1 - eps)
+    with np.errstate(all="ignore"):
+        y = np.log(z / (1 - z)).astype(a.dtype)
+    if input._rg and grad.enabled:
+        n = LogitBackward0((edge(input),))
+        n.eps = eps
+        n._saved = (save_in(input),)
+        return make(y, True, n)
+    return make(y)
+
+
+def logit_(x, eps=None):
+    return _inplace(logit, x, eps)
+
+
+class NanToNumBackward0(Node):      # dx = gy where x is finite, else 0
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, F, g):
+        x, = F.unpack(self)
+        return (F.mask(np.isfinite(F.data(x)), g),)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    a = input._data
+    if a.dtype.kind != "f":
+        y = a.copy()
+    else:
+        fi = np.finfo(a.dtype)
+        y = np.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=fi.max if posinf is None else posinf,
+                          neginf=fi.min if neginf is None else neginf)
+    if input._rg and grad.enabled:
+        n = NanToNumBackward0((edge(input),))
+        n._saved = (save_in(input),)
+        return make(y, True, n)
+    return make(y)
+
+
+def nan_to_num_(x, nan=0.0, posinf=None, neginf=None):
+    return _inplace(nan_to_num, x, nan, posinf, neginf)
+
+
+__all__ += ["square", "square_", "round", "round_", "logit", "logit_", "nan_to_num", "nan_to_num_"]
+
+
+# -- where -------------------------------------------------------------------------------------------
+class WhereBackward0(Node):         # y = where(c, a, b); da = where(c, gy, 0); db = where(c, 0, gy)
+    __slots__ = ("cond", "ashape", "bshape", "adt", "bdt")
+    _saved_names = ("condition",)
+
+    def backward(self, F, g):
+        c = self.cond
+        z = F.zeros_like(g)
+        ga = gb = None
+        if self.next_functions[0][0] is not None:
+            ga = F.sum_to(F.where(F.const(c, g), g, z), self.ashape)
+            if ga.dtype != self.adt:
+                ga = F.cast(ga, self.adt)
+        if self.next_functions[1][0] is not None:
+            gb = F.sum_to(F.where(F.const(c, g), z, g), self.bshape)
+            if gb.dtype != self.bdt:
+                gb = F.cast(gb, self.bdt)
+        return (ga, gb)
+
+
+def where(condition, input=None, other=None, *, out=None):
+    if input is None and other is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    c = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if c.dtype != np.bool_:
+        if c.dtype == np.uint8:
+            import warnings
+            warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be "
+                          "removed in a future version of PyTorch. Use a boolean condition instead.",
+                          UserWarning, stacklevel=2)
+            c = c.astype(bool)
+        else:
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                               f"{_dtype.from_numpy_dtype(c.dtype).name.capitalize()}")
+    if not isinstance(input, Tensor):
+        if not isinstance(other, Tensor):
+            input = as_tensor_arg(input, None)
+            other = as_tensor_arg(other, None)
+        else:
+            input = as_tensor_arg(input, other)
+    if not isinstance(other, Tensor):
+        other = as_tensor_arg(other, input)
+    rt = _dtype.result_type(input, other).np
+    ad = input._data if input._data.dtype == rt else input._data.astype(rt)
+    bd = other._data if other._data.dtype == rt else other._data.astype(rt)
+    try:
+        y = np.where(c, ad, bd)
+    except ValueError:
+        shapes = [c.shape, ad.shape, bd.shape]
+        raise broadcast_error(np.broadcast_shapes(ad.shape, bd.shape) if _bc_ok(ad, bd) else ad.shape,
+                              c.shape if _bc_ok(ad, bd) else bd.shape) from None
+    if grad.enabled and (input._rg or other._rg):
+        n = WhereBackward0((edge(input), edge(other)))
+        n.cond = c
+        n.ashape, n.bshape = ad.shape, bd.shape
+        n.adt, n.bdt = input._data.dtype, other._data.dtype
+        return make(y, True, n)
+    return make(y)
+
+
+def _bc_ok(a, b):
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+        return True
+    except ValueError:
+        return False
+
+
+# -- lerp / addcmul / addcdiv --------------------------------------------------------------------------
+class LerpBackward0(Node):          # y = s + w (e - s); ds = gy (1 - w); de = gy w; dw = gy (e - s)
+    __slots__ = ("w", "shapes", "dts")
+    _saved_names = ("weight",)
+
+    def backward(self, F, g):
+        w = self.w
+        return _red_n(F, [g * (1 - w) if _want(self, 0) else None, g * w if _want(self, 1) else None],
+                      self.shapes, self.dts)
+
+
+class LerpBackward1(Node):
+    __slots__ = ("shapes", "dts")
+    _saved_names = ("self", "end", "weight")
+
+    def backward(self, F, g):
+        s, e, w = F.unpack(self)
+        return _red_n(F, [g * (1 - w) if _want(self, 0) else None, g * w if _want(self, 1) else None,
+                          g * (e - s) if _want(self, 2) else None], self.shapes, self.dts)
+
+
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int"}
+
+
+def lerp(input, end, weight, *, out=None):
+    s, e = input._data, end._data
+    wt = isinstance(weight, Tensor)
+    for nm, t in (("end", end), ("weight", weight if wt else None)):
+        if t is not None and t._data.dtype != s.dtype:
+            raise RuntimeError(f"expected dtype {_C_TYPES.get(s.dtype.name, s.dtype.name)} for `{nm}` but got dtype "
+                               f"{_C_TYPES.get(t._data.dtype.name, t._data.dtype.name)}")
+    w = weight._data if wt else weight
+    try:
+        with np.errstate(all="ignore"):
+            y = np.where(np.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w)).astype(s.dtype)
+    except ValueError:
+        from ._core import broadcast_error
+        raise broadcast_error(s.shape, e.shape) from None
+    ts = [input, end] + ([weight] if wt else [])
+    if grad.enabled and any(t._rg for t in ts):
+        n = (LerpBackward1 if wt else LerpBackward0)(tuple(edge(t) for t in ts))
+        n.shapes = [t._data.shape for t in ts]
+        n.dts = [t._data.dtype for t in ts]
+        if wt:
+            n._saved = tuple(save_in(t) for t in ts)
+        else:
+            n.w = weight
+        return make(y, True, n)
+    return make(y)
+
+
+def lerp_(x, end, weight):
+    return _inplace(lerp, x, end, weight)
+
+
+# -- softmax / log_softmax -----------------------------------------------------------------------------
+class SoftmaxBackward0(Node):       # dx = y (gy - sum(gy y, dim))
+    __slots__ = ("dim",)
+    _saved_names = ("result",)
+
+    def backward(self, F, g):
+        y, = F.unpack(self)
+        return (y * (g - F.sum(g * y, self.dim, True)),)
+
+
+class LogSoftmaxBackward0(Node):    # dx = gy - exp(y) sum(gy, dim)
+    __slots__ = ("dim",)
+    _saved_names = ("result",)
+
+    def backward(self, F, g):
+        y, = F.unpack(self)
+        return (g - F.exp(y) * F.sum(g, self.dim, True),)
+
+
+def _softmax(input, dim, dtype, log):
+    from .reduction import _dims
+    from .conversion import to_dtype
+    if dtype is not None:
+        input = to_dtype(input, _dtype.to_dtype(dtype))
+    a = input._data
+    if dim is None:
+        dim = 0 if a.ndim in (0, 1, 3) else 1
+    d = _dims(dim, a.ndim) if a.ndim else (_dims(dim, 0), ())[1]
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f"\"{'log_' if log else ''}softmax_lastdim_kernel_impl\" not implemented for "
+                           f"'{_dtype.from_numpy_dtype(a.dtype).name_c}'")
+    if a.size == 0:
+        y = a.copy()
+    else:
+        with np.errstate(all="ignore"):
+            m = np.max(a, axis=d, keepdims=True)
+            m = np.where(np.isfinite(m), m, 0)
+            z = a - m
+            e = np.exp(z)
+            s = e.sum(axis=d, keepdims=True)
+            y = (z - np.log(s) if log else e / s).astype(a.dtype)
+    if input._rg and grad.enabled:
+        n = (LogSoftmaxBackward0 if log else SoftmaxBackward0)((edge(input),))
+        n.dim = d
+        out = make(y, True, n)
+        n._saved = (save_out(out),)
+        return out
+    return make(y)
+
+
+def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+    return _softmax(input, dim, dtype, False)
+
+
+def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+    return _softmax(input, dim, dtype, True)
+
+
+__all__ += ["where", "lerp", "lerp_", "softmax", "log_softmax"]

@@ -1,0 +1,476 @@
+"""Indexing, continued: x[i] = v, gather/scatter, index_*, masked_*, take, put, index_put.
+
+Backward formulas are written once; the few helpers below (_gather, _scatter_add, ...) run the
+NumPy form on arrays and the differentiable glassgrad op on Tensors (create_graph).
+"""
+import numpy as np
+
+from .. import _dtype
+from .._tensor import _wrap_dim
+from ._core import Tensor, make, edge, grad, as_tensor_arg, save_in, save_out, broadcast_error
+from ..autograd.graph import Node
+from .indexing import getitem, _to_np_index, _is_basic, _check_adv
+
+__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add", "index_copy",
+           "index_fill"]
+
+
+# -- helpers ------------------------------------------------------------------------------
+def _ix(idx, dim):
+    grids = list(np.indices(idx.shape, sparse=True))
+    grids[dim] = idx
+    return tuple(grids)
+
+
+def _part(src, shape):
+    return src[tuple(slice(0, s) for s in shape)]
+
+
+def _gather(F, g, dim, idx):
+    if F.is_tensor_mode:
+        return gather(g, dim, make(idx))
+    return g[_ix(idx, dim)]
+
+
+def _scatter_add(F, shape, dim, idx, src):
+    if F.is_tensor_mode:
+        return scatter_add(make(np.zeros(shape, src._data.dtype)), dim, make(idx), src)
+    out = np.zeros(shape, src.dtype)
+    np.add.at(out, _ix(idx, dim), _part(src, idx.shape))
+    return out
+
+
+def _scatter_fill(F, g, dim, idx, v):
+    if F.is_tensor_mode:
+        return scatter(g, dim, make(idx), value=v)
+    out = g.copy()
+    out[_ix(idx, dim)] = v
+    return out
+
+
+def _along(dim, idx):
+    return (slice(None),) * dim + (idx,)
+
+
+def _index_select(F, g, dim, idx):
+    if F.is_tensor_mode:
+        return index_select(g, dim, make(idx))
+    return np.take(g, idx, axis=dim)
+
+
+def _index_add_zeros(F, shape, dim, idx, g):
+    if F.is_tensor_mode:
+        return index_add(make(np.zeros(shape, g._data.dtype)), dim, make(idx), g)
+    out = np.zeros(shape, g.dtype)
+    np.add.at(out, _along(dim, idx), g)
+    return out
+
+
+def _index_fill0(F, g, dim, idx):
+    if F.is_tensor_mode:
+        return index_fill(g, dim, make(idx), 0)
+    out = g.copy()
+    out[_along(dim, idx)] = 0
+    return out
+
+
+def _node(cls, inputs, **attrs):
+    n = cls(tuple(edge(t) if isinstance(t, Tensor) else (None, 0) for t in inputs))
+    for k, v in attrs.items():
+        setattr(n, k, v)
+    return n
+
+
+def _needs(*ts):
+    return grad.enabled and any(isinstance(t, Tensor) and t._rg for t in ts)
+
+
+def _long_index(index, name):
+    if not isinstance(index, Tensor):
+        index = as_tensor_arg(index, None)
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    return index._data.astype(np.int64)
+
+
+def _inplace(fn, x, *args, **kw):
+    from .elementwise import _inplace as ip
+    return ip(fn, x, *args, **kw)
+
+
+def _dim_checks(x, dim, idx, src, name):
+    nd = max(x._data.ndim, 1)
+    d = _wrap_dim(dim, x._data.ndim)
+    if idx.ndim != x._data.ndim and not (idx.ndim <= 1 and x._data.ndim <= 1):
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {name} tensor")
+    xs = x._data.shape if x._data.ndim else (1,)
+    ishape = idx.shape if idx.ndim else (1,)
+    for k in range(nd):
+        if k != d and ishape[k] > xs[k]:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(ishape)} to be no "
+                               f"larger than self {list(xs)} apart from dimension {d}")
+    if idx.size:
+        bad = (idx < -xs[d]) | (idx >= xs[d])
+        if bad.any():
+            v = int(idx[bad].reshape(-1)[0])
+            raise RuntimeError(f"index {v} is out of bounds for dimension {d} with size {xs[d]}")
+    return d
+
+
+def _as1(a):
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+# -- gather / scatter ---------------------------------------------------------------------------
+class GatherBackward0(Node):        # y = x.gather(d, i); dx = zeros.scatter_add(d, i, gy)
+    __slots__ = ("dim", "index", "shape", "oshape")
+
+    def backward(self, F, g):
+        r = _scatter_add(F, self.shape, self.dim, self.index, F.reshape(g, self.index.shape))
+        return (F.reshape(r, self.oshape),)
+
+
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    idx = _long_index(index, "gather")
+    d = _dim_checks(input, dim, idx, None, "input")
+    a = _as1(input._data)
+    i1 = _as1(idx)
+    y = a[_ix(i1, d)].reshape(idx.shape)
+    if _needs(input):
+        return make(y, True, _node(GatherBackward0, (input,), dim=d, index=i1, shape=a.shape,
+                                   oshape=input._data.shape))
+    return make(y)
+
+
+class ScatterBackward0(Node):       # y = x.scatter(d, i, src); dx = gy.scatter(d, i, 0); dsrc = gy.gather(d, i)
+    __slots__ = ("dim", "index", "xshape", "sshape")
+
+    def backward(self, F, g):
+        g = F.reshape(g, self.xshape)
+        gx = _scatter_fill(F, g, self.dim, self.index, 0)
+        gs = None
+        if self.sshape is not None:
+            gs = _pad_to(F, _gather(F, g, self.dim, self.index), self.sshape)
+        return (gx, gs)
+
+
+class ScatterBackward1(ScatterBackward0):
+    __slots__ = ()
+
+
+class _ScatterNotImplemented(Node):
+    __slots__ = ()
+
+    def backward(self, F, g):
+        raise RuntimeError("the derivative for 'scatter' with reduce is not implemented.")
+
+
+_ScatterNotImplemented.__name__ = "torch::autograd::NotImplemented"
+
+
+def _pad_to(F, part, shape):
+    """gradient for src of shape `shape` when only part (index-shaped) was used: zero-pad."""
+    shape = tuple(shape) if len(shape) else (1,)
+    if tuple(part.shape) == shape:
+        return part
+    if F.is_tensor_mode:
+        from .indexing import index_put_zeros
+        sl = tuple(np.arange(s).reshape((-1,) + (1,) * (len(part.shape) - k - 1)) for k, s in enumerate(part.shape))
+        return index_put_zeros(shape, sl, part)
+    out = np.zeros(shape, part.dtype)
+    out[tuple(slice(0, s) for s in part.shape)] = part
+    return out
+
+
+def _scatter_impl(input, dim, index, src, value, reduce):
+    idx = _long_index(index, "scatter")
+    d = _dim_checks(input, dim, idx, src, "self")
+    a = _as1(input._data).copy()
+    i1 = _as1(idx)
+    ix = _ix(i1, d)
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if src is not None:
+        if not isinstance(src, Tensor):
+            src = as_tensor_arg(src, input)
+        if reduce is not None:
+            import warnings
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in "
+                          "a future PyTorch release. Use torch.scatter_reduce instead for more reduction options. "
+                          "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                          "TensorAdvancedIndexing.cpp:225.)", UserWarning, stacklevel=4)
+        if src._data.dtype != a.dtype:
+            raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype")
+        s = _as1(src._data)
+        vals = _part(s, i1.shape)
+    else:
+        vals = np.asarray(value).astype(a.dtype) if not isinstance(value, Tensor) else value._data.astype(a.dtype)
+    if reduce == "add":
+        np.add.at(a, ix, vals)
+    elif reduce == "multiply":
+        np.multiply.at(a, ix, vals)
+    else:
+        a[ix] = vals
+    a = a.reshape(input._data.shape)
+    if _needs(input, src):
+        if reduce is not None:
+            return make(a, True, _node(_ScatterNotImplemented, (input, src) if src is not None else (input,)))
+        if src is not None:
+            n = _node(ScatterBackward0, (input, src), dim=d, index=i1, xshape=_as1(input._data).shape,
+                      sshape=_as1(src._data).shape)
+            return make(a, True, n)
+        n = _node(ScatterBackward1, (input,), dim=d, index=i1, xshape=_as1(input._data).shape, sshape=None)
+        return make(a, True, n)
+    return make(a)
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
+    if src is not None and not isinstance(src, Tensor):
+        value, src = src, None
+    return _scatter_impl(input, dim, index, src, value, reduce)
+
+
+def scatter_(x, dim, index, src=None, *, value=None, reduce=None):
+    return _inplace(scatter, x, dim, index, src, value=value, reduce=reduce)
+
+
+class ScatterAddBackward0(Node):    # y = x.scatter_add(d, i, src); dx = gy; dsrc = gy.gather(d, i)
+    __slots__ = ("dim", "index", "xshape", "sshape")
+
+    def backward(self, F, g):
+        g1 = F.reshape(g, self.xshape)
+        return (g, _pad_to(F, _gather(F, g1, self.dim, self.index), self.sshape))
+
+
+def scatter_add(input, dim, index, src):
+    idx = _long_index(index, "scatter")
+    d = _dim_checks(input, dim, idx, src, "self")
+    a = _as1(input._data).copy()
+    i1 = _as1(idx)
+    s = _as1(src._data)
+    np.add.at(a, _ix(i1, d), _part(s, i1.shape).astype(a.dtype))
+    a = a.reshape(input._data.shape)
+    if _needs(input, src):
+        n = _node(ScatterAddBackward0, (input, src), dim=d, index=i1, xshape=_as1(input._data).shape, sshape=s.shape)
+        return make(a, True, n)
+    return make(a)
+
+
+def scatter_add_(x, dim, index, src):
+    return _inplace(scatter_add, x, dim, index, src)
+
+
+_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+class ScatterReduceBackward0(Node):
+    __slots__ = ("dim", "index", "reduce", "include_self", "consts")
+    _saved_names = ("self", "src", "result")
+
+    def backward(self, F, g):
+        d, idx, red = self.dim, self.index, self.reduce
+        x, src, res = F.unpack(self)
+        hit, cnt, self_eq, src_eq = self.consts[:4]
+        if red == "sum":
+            gx = g if self.include_self else F.mask(F.const(~hit, g), g)
+            gs = _gather(F, g, d, idx)
+        elif red == "mean":
+            gc = g / F.const(cnt.astype(self.consts[4]), g)
+            gx = F.where(F.const(hit, g), gc, g) if self.include_self else F.mask(F.const(~hit, g), g)
+            gs = _gather(F, gc, d, idx)
+        elif red == "prod":
+            gr = g * res
+            gx = F.where(F.const(hit, g), gr / x, g) if self.include_self else F.mask(F.const(~hit, g), g)
+            gs = _gather(F, gr, d, idx) / src
+        else:
+            gc = g / F.const(cnt.astype(self.consts[4]), g)
+            gx = F.where(F.const(hit, g), F.mask(F.const(self_eq, g), gc), g)
+            gs = F.mask(F.const(src_eq, g), _gather(F, gc, d, idx))
+        return (gx, _pad_to(F, gs, self.consts[5]))
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    if reduce not in _REDUCES:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    idx = _long_index(index, "scatter_reduce")
+    d = _dim_checks(input, dim, idx, src, "self")
+    x = _as1(input._data)
+    i1 = _as1(idx)
+    s = _part(_as1(src._data), i1.shape)
+    ix = _ix(i1, d)
+    hit = np.zeros(x.shape, bool)
+    hit[ix] = True
+    cnt = np.zeros(x.shape, np.int64)
+    np.add.at(cnt, ix, 1)
+    a = x.copy()
+    red_init = {"sum": 0, "prod": 1, "mean": 0, "amax": -np.inf, "amin": np.inf}[reduce]
+    if not include_self:
+        a[hit] = red_init if a.dtype.kind == "f" or abs(red_init) != np.inf else \
+            (np.iinfo(a.dtype).min if red_init < 0 else np.iinfo(a.dtype).max)
+    ufunc = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
+    ufunc.at(a, ix, s)
+    if reduce == "mean":
+        c = cnt + (1 if include_self else 0)
+        c = np.where(c == 0, 1, c)
+        a = np.where(hit, a / c, a) if a.dtype.kind == "f" else np.where(hit, a // c, a)
+        cnt = c
+    self_eq = src_eq = None
+    if reduce in ("amax", "amin"):
+        self_eq = (x == a) & include_self
+        src_eq = s == a[ix]
+        c = self_eq.astype(np.int64)
+        np.add.at(c, ix, src_eq.astype(np.int64))
+        cnt = np.where(c == 0, 1, c)
+        self_eq = self_eq | ~hit
+    y = a.astype(x.dtype).reshape(input._data.shape)
+    if _needs(input, src):
+        n = _node(ScatterReduceBackward0, (input, src), dim=d, index=i1, reduce=reduce, include_self=include_self,
+                  consts=(hit, cnt, self_eq, src_eq, x.dtype, _as1(src._data).shape))
+        out = make(y, True, n)
+        n._saved = (save_in(input), save_in(src), save_out(out))
+        return out
+    return make(y)
+
+
+# -- index_select / index_add / index_copy / index_fill -----------------------------------------
+def _index_arg(x, dim, index, name, err=IndexError):
+    if not isinstance(index, Tensor):
+        index = as_tensor_arg(index, x)
+    idx = index._data
+    if idx.dtype not in (np.int64, np.int32):
+        if name == "index_select":
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+        raise IndexError(f"{name}(): Expected dtype int64 for index.")
+    if idx.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    d = _wrap_dim(dim, x._data.ndim)
+    size = x._data.shape[d] if x._data.ndim else 1
+    idx = idx.reshape(-1).astype(np.int64)
+    if idx.size and ((idx < -size) | (idx >= size)).any():
+        if name == "index_select":
+            raise IndexError("index out of range in self")
+        v = int(idx[(idx < -size) | (idx >= size)][0])
+        raise IndexError(f"index {v} is out of bounds for dimension {d} with size {size}")
+    return d, idx
+
+
+class IndexSelectBackward0(Node):   # y = x.index_select(d, i); dx = zeros.index_add(d, i, gy)
+    __slots__ = ("dim", "index", "shape", "oshape")
+
+    def backward(self, F, g):
+        g = F.reshape(g, tuple(self.shape[:self.dim]) + (len(self.index),) + tuple(self.shape[self.dim + 1:]))
+        return (F.reshape(_index_add_zeros(F, self.shape, self.dim, self.index, g), self.oshape),)
+
+
+def index_select(input, dim, index, *, out=None):
+    d, idx = _index_arg(input, dim, index, "index_select")
+    a = _as1(input._data)
+    y = np.take(a, idx, axis=d)
+    if input._data.ndim == 0:
+        y = y.reshape(() if index._data.ndim == 0 else (-1,))
+    if _needs(input):
+        return make(y, True, _node(IndexSelectBackward0, (input,), dim=d, index=idx, shape=a.shape,
+                                   oshape=input._data.shape))
+    return make(y)
+
+
+class IndexAddBackward0(Node):      # y = x.index_add(d, i, s, alpha); dx = gy; ds = alpha * gy.index_select(d, i)
+    __slots__ = ("dim", "index", "alpha", "sshape")
+
+    def backward(self, F, g):
+        gs = _index_select(F, g, self.dim, self.index)
+        if self.alpha != 1:
+            gs = gs * self.alpha
+        return (g, F.reshape(gs, self.sshape))
+
+
+def _src_check(x, d, idx, source, name):
+    ss = source._data.shape[d] if source._data.ndim else 1
+    if idx.shape[0] != ss:
+        if name == "index_copy_":
+            raise IndexError(f"index_copy_(): Number of indices ({idx.shape[0]}) should be equal to "
+                             f"source.size(dim) ({ss})")
+        raise RuntimeError(f"{name}(): Number of indices ({idx.shape[0]}) should be equal to source.size(dim): "
+                           f"({ss}), for dim: {d}")
+
+
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    d, idx = _index_arg(input, dim, index, "index_add_")
+    _src_check(input, d, idx, source, "index_add_")
+    a = _as1(input._data).copy()
+    s = source._data.reshape(a.shape[:d] + (idx.shape[0],) + a.shape[d + 1:])
+    np.add.at(a, _along(d, idx), (s * alpha).astype(a.dtype) if alpha != 1 else s.astype(a.dtype))
+    a = a.reshape(input._data.shape)
+    if _needs(input, source):
+        return make(a, True, _node(IndexAddBackward0, (input, source), dim=d, index=idx, alpha=alpha,
+                                   sshape=source._data.shape))
+    return make(a)
+
+
+def index_add_(x, dim, index, source, *, alpha=1):
+    return _inplace(index_add, x, dim, index, source, alpha=alpha)
+
+
+class IndexCopyBackward0(Node):     # dx = gy.index_fill(d, i, 0); ds = gy.index_select(d, i)
+    __slots__ = ("dim", "index", "sshape")
+
+    def backward(self, F, g):
+        return (_index_fill0(F, g, self.dim, self.index),
+                F.reshape(_index_select(F, g, self.dim, self.index), self.sshape))
+
+
+def index_copy(input, dim, index, source, *, out=None):
+    d, idx = _index_arg(input, dim, index, "index_copy_")
+    _src_check(input, d, idx, source, "index_copy_")
+    a = _as1(input._data).copy()
+    a[_along(d, idx)] = source._data.reshape(a.shape[:d] + (idx.shape[0],) + a.shape[d + 1:])
+    a = a.reshape(input._data.shape)
+    if _needs(input, source):
+        return make(a, True, _node(IndexCopyBackward0, (input, source), dim=d, index=idx,
+                                   sshape=source._data.shape))
+    return make(a)
+
+
+def index_copy_(x, dim, index, source):
+    return _inplace(index_copy, x, dim, index, source)
+
+
+class IndexFillBackward0(Node):     # dx = gy.index_fill(d, i, 0)
+    __slots__ = ("dim", "index")
+
+    def backward(self, F, g):
+        return (_index_fill0(F, g, self.dim, self.index),)
+
+
+class IndexFillBackward1(Node):     # value is a 0-d tensor: dvalue = gy.index_select(d, i).sum()
+    __slots__ = ("dim", "index")
+
+    def backward(self, F, g):
+        return (_index_fill0(F, g, self.dim, self.index), F.sum(_index_select(F, g, self.dim, self.index), None))
+
+
+def index_fill(input, dim, index, value):
+    d, idx = _index_arg(input, dim, index, "index_fill_")
+    a = _as1(input._data).copy()
+    vt = isinstance(value, Tensor)
+    if vt and value._data.ndim != 0:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value._data.ndim} dimension(s).")
+    a[_along(d, idx)] = value._data if vt else value
+    a = a.reshape(input._data.shape)
+    if _needs(input, value if vt else None):
+        if vt:
+            return make(a, True, _node(IndexFillBackward1, (input, value), dim=d, index=idx))
+        return make(a, True, _node(IndexFillBackward0, (input,), dim=d, index=idx))
+    return make(a)
+
+
+def index_fill_(x, dim, index, value):
+    return _inplace(index_fill, x, dim, index, value)
+
+
+from .indexing_masked import *  # noqa: E402,F401,F403
+from .indexing_masked import __all__ as _masked_all, masked_fill_, masked_scatter_, put_, setitem, where  # noqa
+from .indexing_masked import masked_scatter, masked_select, put, take  # noqa: E402,F401
+
+__all__ += _masked_all

@@ -1,0 +1,505 @@
+"""Reductions, continued: var std norm logsumexp cumsum cumprod cummax cummin median nanmedian mode
+kthvalue (imported by reduction.py, which exports them)."""
+import warnings
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import _wrap_dim
+from ._core import make, edge, save_in, save_out, grad
+from ..autograd.graph import Node
+from .reduction import (_dims, _expand_back, _keep, _count, _even_weights, _mask_node, _MaskScale,
+                        _check_nonempty, _name_c)
+from .sorting import named, selected, _SelectNode, select_backward
+
+__all__ = []
+
+
+# -- var / std ----------------------------------------------------------------------------------------
+def _var_args(name, input, dim, unbiased, correction):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    a = input._data
+    if a.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    axes = _dims(dim, a.ndim)
+    n = _count(a.shape, axes)
+    if n - correction <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    return a, axes, correction, n
+
+
+def _centered(F, x, axes, n):
+    return x - F.sum(x, axes, True) / n
+
+
+class VarBackward0(Node):           # y = sum((x - mean)^2) / (n - c); dx = gy * 2 (x - mean) / (n - c)
+    __slots__ = ("in_shape", "axes", "keepdim", "n", "corr")
+    _saved_names = ("self",)
+
+    def backward(self, F, g):
+        x, = F.unpack(self)
+        gk = _expand_back(F, g, self.in_shape, self.axes, self.keepdim)
+        return (gk * _centered(F, x, self.axes, self.n) * (2.0 / (self.n - self.corr)),)
+
+
+class StdBackward0(Node):           # y = sqrt(var); dx = gy (x - mean) / ((n - c) y), 0 where y == 0
+    __slots__ = ("in_shape", "axes", "keepdim", "n", "corr")
+    _saved_names = ("self", "result")
+
+    def backward(self, F, g):
+        x, y = F.unpack(self)
+        yk = _expand_back(F, y, self.in_shape, self.axes, self.keepdim)
+        gk = _expand_back(F, g, self.in_shape, self.axes, self.keepdim)
+        nz = np.broadcast_to(_keep(F.data(y), self.in_shape, self.axes, self.keepdim) != 0, self.in_shape)
+        with np.errstate(all="ignore"):
+            scale = F.mask(nz, gk / yk)
+        return (scale * _centered(F, x, self.axes, self.n) * (1.0 / (self.n - self.corr)),)
+
+
+def _var_out(cls, input, a, y, axes, keepdim, corr, n, save_result):
+    y = np.asarray(y, a.dtype)
+    if input._rg and grad.enabled:
+        nd = cls((edge(input),))
+        nd.in_shape = a.shape
+        nd.axes = axes
+        nd.keepdim = keepdim
+        nd.n = n
+        nd.corr = corr
+        out = make(y, True, nd)
+        nd._saved = (save_in(input), save_out(out)) if save_result else (save_in(input),)
+        return out
+    return make(y)
+
+
+def _var_values(a, axes, c, n, keepdim):
+    with np.errstate(all="ignore"):
+        m = np.mean(a, axis=axes, keepdims=True) if n else 0
+        ss = np.sum((a - m) ** 2, axis=axes, keepdims=keepdim)
+        return np.asarray(ss / np.asarray(n - c, a.dtype) if n - c != 0 else ss / 0.0, a.dtype)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    a, axes, c, n = _var_args("var", input, dim, unbiased, correction)
+    return _var_out(VarBackward0, input, a, _var_values(a, axes, c, n, keepdim), axes, keepdim, c, n, False)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    a, axes, c, n = _var_args("std", input, dim, unbiased, correction)
+    with np.errstate(all="ignore"):
+        y = np.sqrt(_var_values(a, axes, c, n, keepdim))
+    return _var_out(StdBackward0, input, a, y, axes, keepdim, c, n, True)
+
+
+# -- norm (torch.linalg.vector_norm underneath) -----------------------------------------------------------
+class LinalgVectorNormBackward0(Node):
+    __slots__ = ("in_shape", "axes", "keepdim", "p")
+    _saved_names = ("self", "result")
+
+    def backward(self, F, g):
+        x, y = F.unpack(self)
+        p = self.p
+        sh, ax, kd = self.in_shape, self.axes, self.keepdim
+        gk = _expand_back(F, g, sh, ax, kd)
+        with np.errstate(all="ignore"):
+            if p == 0:
+                return (gk * F.const(np.zeros(sh, F.data(x).dtype), g),)
+            if p == 1:
+                return (F.sign(x) * gk,)
+            ydat = np.broadcast_to(_keep(F.data(y), sh, ax, kd), sh)
+            yk = _expand_back(F, y, sh, ax, kd)
+            if p == 2:
+                return (x * F.mask(ydat != 0, gk / yk),)
+            if p in (float("inf"), float("-inf")):
+                w = _even_weights(np.abs(F.data(x)), _keep(F.data(y), sh, ax, kd), ax)
+                return (F.sign(x) * gk * F.const(w, g),)
+            xd = F.data(x)
+            if p < 1:
+                sx = F.mask(xd != 0, F.sign(x) * F.pow(F.abs(x), p - 1))
+                return (sx * gk * F.pow(yk, 1 - p),)
+            sx = x * F.pow(F.abs(x), p - 2) if p != 2 else x
+            return (sx * F.mask(ydat != 0, gk / F.pow(yk, p - 1)),)
+
+
+def _vector_norm(a, p, axes, keepdim):
+    ab = np.abs(a)
+    if p == 2:
+        return np.sqrt(np.sum(ab * ab, axis=axes, keepdims=keepdim))
+    if p == 1:
+        return np.sum(ab, axis=axes, keepdims=keepdim)
+    if p == 0:
+        return np.sum(ab != 0, axis=axes, keepdims=keepdim).astype(a.dtype)
+    if p == float("inf"):
+        return np.max(ab, axis=axes, keepdims=keepdim)
+    if p == float("-inf"):
+        return np.min(ab, axis=axes, keepdims=keepdim)
+    with np.errstate(all="ignore"):
+        return np.power(np.sum(np.power(ab, p), axis=axes, keepdims=keepdim), 1.0 / p)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
+    if dtype is not None:
+        d = _dtype.to_dtype(dtype)
+        if input._data.dtype != d.np:
+            input = input.to(d)
+    a = input._data
+    if isinstance(p, str):
+        if p != "fro":
+            if p == "nuc":
+                raise NotImplementedError("norm(p='nuc') is not supported by glassgrad")
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        p = 2
+    if p is None:
+        p = 2
+    p = float(p)
+    if a.dtype.kind not in "fc":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {_name_c(a)}")
+    if isinstance(dim, int):
+        dim = (dim,)
+    axes = _dims(dim, a.ndim)
+    if p in (float("inf"), float("-inf")) or p < 0:
+        if a.size == 0 and dim is None:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on an empty tensor because the "
+                               "operation does not have an identity")
+        for ax in axes:
+            if a.shape[ax] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on the dimension {ax}"
+                                   "because this dimension is empty and the operation does not have an identity")
+    y = np.asarray(_vector_norm(a, p, axes, keepdim), a.dtype)
+    if input._rg and grad.enabled:
+        n = LinalgVectorNormBackward0((edge(input),))
+        n.in_shape = a.shape
+        n.axes = axes
+        n.keepdim = keepdim
+        n.p = p
+        out = make(y, True, n)
+        n._saved = (save_in(input), save_out(out))
+        return out
+    return make(y)
+
+
+norm_general = norm
+
+
+# -- logsumexp -----------------------------------------------------------------------------------------------
+class LogsumexpBackward0(Node):     # y = log(sum(exp(x))); dx = gy * exp(x - y)
+    __slots__ = ("in_shape", "axes", "keepdim")
+    _saved_names = ("self", "result")
+
+    def backward(self, F, g):
+        x, y = F.unpack(self)
+        sh, ax, kd = self.in_shape, self.axes, self.keepdim
+        return (_expand_back(F, g, sh, ax, kd) * F.exp(x - _expand_back(F, y, sh, ax, kd)),)
+
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    if input._data.dtype.kind not in "fc":
+        input = input.to(_dtype._default[0])
+    a = input._data
+    if isinstance(dim, int):
+        dim = (dim,)
+    axes = _dims(dim, a.ndim)
+    with np.errstate(all="ignore"):
+        if a.size:
+            m = np.max(a, axis=axes, keepdims=True)
+            m = np.where(np.isfinite(m), m, 0).astype(a.dtype)
+        else:
+            m = np.zeros(np.sum(a, axis=axes, keepdims=True).shape, a.dtype)
+        y = np.log(np.sum(np.exp(a - m), axis=axes, keepdims=True)) + m
+    if not keepdim:
+        y = y.reshape(np.sum(a, axis=axes).shape)
+    y = np.asarray(y, a.dtype)
+    if input._rg and grad.enabled:
+        n = LogsumexpBackward0((edge(input),))
+        n.in_shape = a.shape
+        n.axes = axes
+        n.keepdim = keepdim
+        out = make(y, True, n)
+        n._saved = (save_in(input), save_out(out))
+        return out
+    return make(y)
+
+
+# -- cumsum / cumprod -------------------------------------------------------------------------------------------
+def _cum_dtype(a, dtype):
+    if dtype is not None:
+        return _dtype.to_dtype(dtype).np
+    return np.int64 if a.dtype.kind in "iub" else a.dtype
+
+
+class CumsumBackward0(Node):        # y = cumsum(x); dx = reversed cumsum of gy
+    __slots__ = ("dim", "in_dt", "reverse")
+
+    def backward(self, F, g):
+        if g.ndim == 0:
+            return (F.cast(g, self.in_dt),)
+        return (F.cast(F.cumsum(g, self.dim, not self.reverse), self.in_dt),)
+
+
+def _cumsum_arr(a, d, reverse):
+    if a.ndim == 0:
+        return a.copy()
+    if reverse:
+        return np.flip(np.cumsum(np.flip(a, d), axis=d), d)
+    return np.cumsum(a, axis=d)
+
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    return _cumsum(input, dim, dtype, False)
+
+
+def _cumsum(input, dim, dtype=None, reverse=False):
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+    dt = _cum_dtype(a, dtype)
+    y = np.asarray(_cumsum_arr(a.astype(dt, copy=False), d, reverse), dt)
+    if input._rg and grad.enabled:
+        n = CumsumBackward0((edge(input),))
+        n.dim = d
+        n.in_dt = a.dtype
+        n.reverse = reverse
+        return make(y, True, n)
+    return make(y)
+
+
+def cumsum_(x, dim, *, dtype=None):
+    from .elementwise import _inplace
+    return _inplace(cumsum, x, dim, dtype=dtype)
+
+
+class CumprodBackward0(Node):       # y = cumprod(x); dx = revcumsum(gy * y) / x (exact matrix with zeros)
+    __slots__ = ("dim", "W")
+    _saved_names = ("self", "result")
+
+    def backward(self, F, g):
+        x, y = F.unpack(self)
+        if g.ndim == 0:
+            return (g,)
+        d = self.dim
+        if self.W is None:
+            return (F.cumsum(g * y, d, True) / x,)
+        if F.is_tensor_mode:
+            return (self._grad_differentiable(F, g, x),)
+        last = g.ndim - 1
+        gm = F.transpose(g, d, last)
+        r = F.squeeze(F.matmul(F.const(self.W, g), F.unsqueeze(gm, last + 1)), last + 1)
+        return (F.transpose(r, d, last),)
+
+
+    def _grad_differentiable(self, F, g, x):
+        """dx_k = sum_{j >= k} g_j prod_{i <= j, i != k} x_i, built from differentiable ops (zeros)."""
+        d = self.dim
+        xd = F.data(x)
+        n = xd.shape[d]
+        shp = [1] * xd.ndim
+        shp[d] = n
+        pos = np.arange(n).reshape(shp)
+        res = None
+        for k in range(n):
+            ek = (pos == k).astype(xd.dtype)
+            c = cumprod(x * F.const(1 - ek, x) + F.const(np.broadcast_to(ek, xd.shape).copy(), x), d)
+            dk = F.sum(g * c * F.const((pos >= k).astype(xd.dtype), x), (d,), True) * F.const(ek, x)
+            res = dk if res is None else res + dk
+        return res
+
+
+def _cumprod_matrix(a, d):
+    """W[..., k, j] = d y_j / d x_k = prod_{i <= j, i != k} x_i for j >= k (exact with zeros)."""
+    xm = np.swapaxes(a, d, -1)
+    n = xm.shape[-1]
+    W = np.zeros(xm.shape + (n,), a.dtype)
+    for k in range(n):
+        xk = xm.copy()
+        xk[..., k] = 1
+        c = np.cumprod(xk, axis=-1)
+        c[..., :k] = 0
+        W[..., k, :] = c
+    return W
+
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+    dt = _cum_dtype(a, dtype)
+    a2 = a.astype(dt, copy=False)
+    y = np.asarray(a2.copy() if a.ndim == 0 else np.cumprod(a2, axis=d), dt)
+    if input._rg and grad.enabled:
+        n = CumprodBackward0((edge(input),))
+        n.dim = d
+        n.W = _cumprod_matrix(a2, d) if a.ndim and (a2 == 0).any() else None
+        out = make(y, True, n)
+        n._saved = (save_in(input), save_out(out))
+        return out
+    return make(y)
+
+
+# -- cummax / cummin ---------------------------------------------------------------------------------------------------
+class CummaxBackward0(_SelectNode):
+    __slots__ = ()
+
+    def backward(self, F, g):
+        if self._saved:                  # empty input: PyTorch hands back the input itself
+            return F.unpack(self)
+        return (select_backward(F, g, self.idx, self.in_shape, self.dim, self.keepdim),)
+
+
+class CumminBackward0(CummaxBackward0):
+    __slots__ = ()
+
+
+def _cum_extreme(name, cls, input, dim, better):
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+    if a.ndim == 0:
+        idx = np.zeros((), np.int64)
+        return named(name, selected(cls, input, a.copy(), idx, d), make(idx))
+    am = np.moveaxis(a, d, -1)
+    vals = np.empty_like(am)
+    idx = np.zeros(am.shape, np.int64)
+    isf = a.dtype.kind == "f"
+    n = am.shape[-1]
+    if n:
+        cur = am[..., 0].copy()
+        ci = np.zeros(cur.shape, np.int64)
+        for j in range(n):
+            v = am[..., j]
+            if j:
+                take = better(v, cur)
+                if isf:
+                    take = np.isnan(v) | (~np.isnan(cur) & take)
+                cur = np.where(take, v, cur)
+                ci = np.where(take, j, ci)
+            vals[..., j] = cur
+            idx[..., j] = ci
+    vals = np.ascontiguousarray(np.moveaxis(vals, -1, d))
+    idx = np.ascontiguousarray(np.moveaxis(idx, -1, d))
+    v = selected(cls, input, vals, idx, d)
+    if a.size == 0 and v._grad_fn is not None:
+        v._grad_fn._saved = (save_in(input),)
+    return named(name, v, make(idx))
+
+
+def cummax(input, dim, *, out=None):
+    return _cum_extreme("cummax", CummaxBackward0, input, dim, np.greater_equal)
+
+
+def cummin(input, dim, *, out=None):
+    return _cum_extreme("cummin", CumminBackward0, input, dim, np.less_equal)
+
+
+# -- median / nanmedian / mode / kthvalue ------------------------------------------------------------------------------
+class MedianBackward0(_MaskScale):
+    __slots__ = ()
+
+
+class NanmedianBackward0(_MaskScale):
+    __slots__ = ()
+
+
+class MedianBackward1(_SelectNode):
+    __slots__ = ()
+
+
+class NanmedianBackward1(_SelectNode):
+    __slots__ = ()
+
+
+class ModeBackward0(_SelectNode):
+    __slots__ = ()
+
+
+class KthvalueBackward0(_SelectNode):
+    __slots__ = ()
+
+
+def _median_pos(s, ignore_nan):
+    """Position in the stably sorted last axis of the (lower) median; NaN rows pick their first NaN."""
+    n = s.shape[-1]
+    if s.dtype.kind != "f":
+        return np.full(s.shape[:-1], (n - 1) // 2, np.int64)
+    cnt = (~np.isnan(s)).sum(axis=-1)
+    if ignore_nan:
+        return np.where(cnt > 0, (cnt - 1) // 2, 0).astype(np.int64)
+    return np.where(cnt < n, cnt, (n - 1) // 2).astype(np.int64)
+
+
+def _full_median(name, cls, input, ignore_nan):
+    a = input._data
+    flat = np.sort(a.reshape(-1), kind="stable")
+    if flat.size == 0:
+        y = np.asarray(np.nan, a.dtype) if a.dtype.kind == "f" else np.asarray(0, a.dtype)
+        return _mask_node(cls, input, y, tuple(range(a.ndim)), False, np.zeros(a.shape, a.dtype))
+    y = np.asarray(flat[_median_pos(flat, ignore_nan)], a.dtype)
+    axes = tuple(range(a.ndim))
+    w = _even_weights(a, y, axes) if input._rg and grad.enabled else None
+    return _mask_node(cls, input, y, axes, False, w)
+
+
+def _select_pos(name, cls, input, dim, keepdim, posfn):
+    """values/indices of the element at sorted position posfn(sorted_rows) along dim."""
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+    _check_nonempty(name, a, (d,))
+    if a.ndim == 0:
+        posfn(np.sort(a.reshape(1)))
+        idx = np.zeros((), np.int64)
+        return named(name, selected(cls, input, a.copy(), idx, d), make(idx))
+    order = np.argsort(a, axis=d, kind="stable")
+    s = np.moveaxis(np.take_along_axis(a, order, d), d, -1)
+    pos = np.expand_dims(posfn(s) if a.shape[d] else np.zeros(s.shape[:-1], np.int64), d)
+    idx = np.take_along_axis(order, pos, d).astype(np.int64)
+    vals = np.take_along_axis(a, idx, d)
+    if not keepdim:
+        idx, vals = idx.squeeze(d), vals.squeeze(d)
+    return named(name, selected(cls, input, vals, idx, d, keepdim), make(idx))
+
+
+def median(input, dim=None, keepdim=False, *, out=None):
+    if dim is None:
+        return _full_median("median", MedianBackward0, input, False)
+    return _select_pos("median", MedianBackward1, input, dim, keepdim, lambda s: _median_pos(s, False))
+
+
+def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    if dim is None:
+        return _full_median("nanmedian", NanmedianBackward0, input, True)
+    return _select_pos("nanmedian", NanmedianBackward1, input, dim, keepdim, lambda s: _median_pos(s, True))
+
+
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+
+    def pos(s):
+        n = s.shape[-1]
+        if k < 1 or k > n:
+            raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+        return np.full(s.shape[:-1], k - 1, np.int64)
+    return _select_pos("kthvalue", KthvalueBackward0, input, dim, keepdim, pos)
+
+
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+    _check_nonempty("mode", a, (d,))
+    if a.ndim == 0:
+        idx = np.zeros((), np.int64)
+        return named("mode", selected(ModeBackward0, input, a.copy(), idx, d), make(idx))
+    am = np.moveaxis(a, d, -1)
+    rows = am.reshape(-1, am.shape[-1])
+    idx = np.zeros(rows.shape[0], np.int64)
+    for r in range(rows.shape[0]):
+        row = rows[r]
+        u, c = np.unique(row, return_counts=True)
+        v = u[np.argmax(c)]
+        idx[r] = np.nonzero(row == v)[0][-1] if not (isinstance(v, float) and np.isnan(v)) else \
+            np.nonzero(np.isnan(row))[0][-1]
+    idx = np.expand_dims(idx.reshape(am.shape[:-1]), d)
+    vals = np.take_along_axis(a, idx, d)
+    if not keepdim:
+        idx, vals = idx.squeeze(d), vals.squeeze(d)
+    return named("mode", selected(ModeBackward0, input, vals, idx, d, keepdim), make(idx))

@@ -1,0 +1,154 @@
+"""Version counters and in-place checks, differential against torch."""
+from test_autograd_engine import diff
+
+
+def _x(T, vals=(1.0, 2.0, 3.0), rg=True):
+    return T.tensor(list(vals), requires_grad=rg)
+
+
+def test_version_bumps():
+    def f(T):
+        a = T.tensor([1.0, 2.0, 3.0])
+        v = [a._version]
+        a.add_(1)
+        v.append(a._version)
+        a.mul_(2)
+        v.append(a._version)
+        b = a[1:]
+        b.add_(1)
+        v += [a._version, b._version]
+        a[0:1] = 5.0
+        v += [a._version, b._version]
+        return v, a
+    diff(f)
+
+
+def test_leaf_inplace_error():
+    diff(lambda T: _x(T).mul_(2))
+    diff(lambda T: _x(T).add_(1))
+
+
+def test_view_of_leaf_inplace_error():
+    diff(lambda T: _x(T)[0:2].mul_(2))
+
+
+def test_leaf_inplace_under_no_grad_ok():
+    def f(T):
+        x = _x(T)
+        with T.no_grad():
+            x.mul_(2)
+        return x, x._version, x.requires_grad, x.is_leaf
+    diff(f)
+
+
+def test_modified_saved_output():
+    def f(T):
+        x = _x(T)
+        y = x.exp()
+        y.mul_(2)
+        y.sum().backward()
+    diff(f)
+
+
+def test_modified_saved_nonleaf_input():
+    def f(T):
+        x = _x(T)
+        h = x * 1
+        y = h * h
+        h.add_(1)
+        y.sum().backward()
+    diff(f)
+
+
+def test_modified_saved_leaf_input():
+    def f(T):
+        x = _x(T)
+        w = T.tensor([1.0, 2.0, 3.0])
+        y = x * w
+        w.add_(1)
+        y.sum().backward()
+    diff(f)
+
+
+def test_modified_saved_output_exp_then_mul():
+    def f(T):
+        x = _x(T)
+        h = x * 1
+        y = h.exp()
+        h.add_(1)            # exp saved its result, not h: fine
+        y.sum().backward()
+        return x.grad
+    diff(f)
+
+
+def test_version_error_under_anomaly():
+    def f(T):
+        x = _x(T)
+        with T.autograd.set_detect_anomaly(True):
+            h = x.exp()
+            h.add_(1)
+            h.sum().backward()
+    diff(f, warns=False)
+
+
+def test_inplace_nonleaf_works():
+    def f(T):
+        x = _x(T)
+        y = x * 2
+        y.add_(1)
+        y.mul_(3)
+        (y * y).sum().backward()
+        return x.grad, y.grad_fn, y._version
+    diff(f)
+
+
+def test_inplace_through_view_of_nonleaf():
+    def f(T):
+        x = _x(T)
+        y = x.clone()
+        y[0:2].mul_(2)
+        z = (y * y).sum()
+        z.backward()
+        return y.grad_fn.name(), x.grad, y._version
+    diff(f)
+
+
+def test_setitem_nonleaf():
+    def f(T):
+        x = _x(T)
+        y = x * 1
+        y[1:2] = 0.0
+        y.sum().backward()
+        return x.grad, y.grad_fn.name()
+    diff(f)
+
+
+def test_data_vs_detach_versions():
+    def f(T):
+        x = _x(T)
+        d = x.data
+        e = x.detach()
+        d.add_(0)
+        v1 = x._version
+        e.add_(0)
+        return v1, x._version, e._version, d._version, d.requires_grad, e.requires_grad
+    diff(f)
+
+
+def test_detach_modification_detected():
+    def f(T):
+        x = _x(T)
+        y = x.exp()
+        y.detach().zero_()
+        y.sum().backward()
+    diff(f)
+
+
+def test_data_modification_not_detected():
+    def f(T):
+        x = _x(T)
+        y = x.exp()
+        y.data.zero_()
+        y.sum().backward()
+        return x.grad
+    diff(f)
