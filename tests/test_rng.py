@@ -138,6 +138,23 @@ def test_normal_uniform_params(seed, dtype):
     same_state(G, g)
 
 
+def test_non_contiguous_targets():
+    """torch fills a non-contiguous tensor in memory order; normal_ then uses the
+    scalar path for every element (our ``contiguous=False``)."""
+    g, G = pair(0)
+    x = torch.empty(5, 8).t()
+    x.uniform_(generator=g)
+    same(_rng.rand(G, (5, 8)).T, x)
+    for dtype in FLOATS:
+        x = torch.empty(5, 8, dtype=TD[dtype]).t()
+        x.normal_(1.0, 2.0, generator=g)
+        same(_rng.normal(G, (5, 8), 1.0, 2.0, dtype, contiguous=False).T, x)
+        x = torch.empty(6, 8, dtype=TD[dtype])[:, ::2]
+        x.normal_(generator=g)
+        same(_rng.randn(G, (6, 4), dtype, contiguous=False), x)
+    same_state(G, g)
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_large_fills(dtype):
     n = 1_000_003 if dtype == np.float32 else 100_003
@@ -159,6 +176,24 @@ def test_exponential(dtype):
         for lam in (1.0, 0.7, 25.0):
             same(_rng.exponential(G, shape, lam, dtype),
                  torch.empty(shape, dtype=TD[dtype]).exponential_(lam, generator=g))
+    same_state(G, g)
+
+
+@pytest.mark.parametrize("seed", [0, 2809, -7])
+def test_log_normal_cauchy_geometric(seed):
+    g, G = pair(seed)
+    for dtype in FLOATS:
+        td = TD[dtype]
+        for shape in [(), (1,), (5,), (16,), (17,), (1000,), (3, 7)]:
+            same(_rng.log_normal(G, shape, 0.5, 0.75, dtype),
+                 torch.empty(shape, dtype=td).log_normal_(0.5, 0.75, generator=g))
+            same(_rng.randn(G, shape, dtype), torch.randn(shape, generator=g, dtype=td))  # shares the cache
+            same(_rng.cauchy(G, shape, 1.5, 2.5, dtype), torch.empty(shape, dtype=td).cauchy_(1.5, 2.5, generator=g))
+    for dtype in FLOATS + [np.int64, np.int32, np.int16, np.uint8]:
+        for shape in [(), (5,), (1000,)]:
+            for p in (0.2, 0.9, 1e-3):
+                same(_rng.geometric(G, shape, p, dtype),
+                     torch.empty(shape, dtype=TD[dtype]).geometric_(p, generator=g))
     same_state(G, g)
 
 

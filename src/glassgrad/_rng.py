@@ -3,10 +3,11 @@
 The module reproduces, element for element, what ``torch`` (x86-64 Linux CPU
 build, glibc) writes into a contiguous tensor when it is filled by ``rand``,
 ``uniform_``, ``randn``/``normal_``, ``randint``/``random_``, ``randperm``,
-``bernoulli``/``bernoulli_`` (incl. dropout masks), ``exponential_`` and
-``multinomial`` -- and it consumes the generator state exactly like torch, so
-any interleaving of calls stays in lock-step with torch after the same seed,
-and ``get_state()`` is byte-identical to ``torch.Generator.get_state()``.
+``bernoulli``/``bernoulli_`` (incl. dropout masks), ``exponential_``,
+``geometric_``, ``log_normal_``, ``cauchy_`` and ``multinomial`` -- and it
+consumes the generator state exactly like torch, so any interleaving of calls
+stays in lock-step with torch after the same seed, and ``get_state()`` is
+byte-identical to ``torch.Generator.get_state()``.
 
 How torch does it (each point verified against torch 2.13 CPU):
 
@@ -774,9 +775,15 @@ def _normal_scalar_path(gen, n, mean, std, dt):
     return _to_float(_affine_double(z, std, mean), dt)
 
 
-def normal(gen, shape, mean=0.0, std=1.0, dtype=np.float32):
+def normal(gen, shape, mean=0.0, std=1.0, dtype=np.float32, *, contiguous=True):
     """``torch.empty(shape, dtype).normal_(mean, std, generator=gen)``
-    (== ``torch.normal(mean, std, shape)`` for float mean/std)."""
+    (== ``torch.normal(mean, std, shape)`` for float mean/std).
+
+    torch uses the 16-wide fill only for contiguous tensors; ``normal_`` on a
+    non-contiguous view takes the scalar path for every element, in memory
+    order -- pass ``contiguous=False`` (and the memory-order shape) for that.
+    As for every op here, values are produced in memory order of the tensor.
+    """
     gen = _gen(gen)
     dt = _float_dtype(dtype, "normal")
     shape = _shape(shape)
@@ -787,7 +794,7 @@ def normal(gen, shape, mean=0.0, std=1.0, dtype=np.float32):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     if n == 0:
         return np.empty(shape, dtype=dt)
-    if n < 16:
+    if n < 16 or not contiguous:
         return _normal_scalar_path(gen, n, mean, std, dt).reshape(shape)
     full = n // 16
     tail = n % 16
@@ -811,9 +818,9 @@ def normal(gen, shape, mean=0.0, std=1.0, dtype=np.float32):
     return out.astype(dt, copy=False).reshape(shape)
 
 
-def randn(gen, shape, dtype=np.float32):
+def randn(gen, shape, dtype=np.float32, *, contiguous=True):
     """``torch.randn(shape, dtype=dtype, generator=gen)``."""
-    return normal(gen, shape, 0.0, 1.0, dtype)
+    return normal(gen, shape, 0.0, 1.0, dtype, contiguous=contiguous)
 
 
 # --- integers ---------------------------------------------------------------
@@ -943,7 +950,8 @@ def random_(gen, shape, dtype=np.int64, low=None, high=None):
             to_inc = 1 << _DIGITS[dt]
             frm = _update_from(frm, dt)
             if not frm < to_inc:
-                raise RuntimeError("random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to dtype")
+                raise RuntimeError("random_ expects 'from' casted to dtype to be less than or "
+                                   "equal to 'to_inc' casted to dtype")
         else:
             to_inc = _dtype_limits(dt)[1]
         _check_range(frm, to_inc, dt)

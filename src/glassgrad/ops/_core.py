@@ -195,7 +195,7 @@ def commit_inplace(t, out):
         t._out_nr = out._out_nr
         t._rg = True
         return t
-    from .views import CopySlices, ViewFromBase
+    from .view_writes import CopySlices, ViewFromBase
     cs = CopySlices((edge(base),) + fn.next_functions[1:], base._data.shape, t._view_fn, fn)
     base._grad_fn = cs
     base._out_nr = 0

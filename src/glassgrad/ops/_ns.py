@@ -382,15 +382,15 @@ class _TensorNS:
 
     @staticmethod
     def view_scatter(shape, view_fn, g, dtype=None):
-        return V.view_scatter(shape, view_fn, g)
+        return W.view_scatter(shape, view_fn, g)
 
     @staticmethod
     def view_fill(g, view_fn, value):
-        return V.view_fill(g, view_fn, value)
+        return W.view_fill(g, view_fn, value)
 
     @staticmethod
     def apply_view(g, view_fn):
-        return V.apply_view(g, view_fn)
+        return W.apply_view(g, view_fn)
 
     @staticmethod
     def const(x, like):
@@ -416,4 +416,5 @@ class _TensorNS:
 ARR = _ArrayNS()
 TEN = _TensorNS()
 
+from . import view_writes as W  # noqa: E402
 from . import elementwise as E, reduction as R, views as V, linalg as L, conversion as C, indexing as I  # noqa: E402

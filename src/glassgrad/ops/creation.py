@@ -46,6 +46,7 @@ class Generator(_rng.Generator):
 
 
 default_generator = Generator()
+default_generator.seed()      # torch 2.13 seeds its default CPU generator randomly at start-up
 
 
 def manual_seed(seed):
