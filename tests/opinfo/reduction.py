@@ -155,6 +155,11 @@ OPS = [
     OpInfo("amin_ties", lambda T, a, *d, **k: T.amin(a, *d, **k),
            lambda rng, dt: [s for s in red_samples(gen=_with_ties)(rng, dt) if "empty" not in s.name],
            gradcheck=False),
+    OpInfo("amax_nan", lambda T, a, *d: T.amax(a, *d),
+           lambda rng, dt: [Sample(_with_nan(rng, (3, 4), dt)), Sample(_with_nan(rng, (3, 4), dt), 1)],
+           gradcheck=False),   # PyTorch: NaN weights (nothing matches a NaN maximum)
+    OpInfo("max_full_nan", lambda T, a: T.max(a), lambda rng, dt: [Sample(_with_nan(rng, (3, 4), dt))],
+           gradcheck=False),
     OpInfo("aminmax", lambda T, a, **k: T.aminmax(a, **k),
            lambda rng, dt: [Sample(distinct(rng, (3, 4), dt), name="full"),
                             Sample(distinct(rng, (3, 4), dt), dim=1, name="dim"),

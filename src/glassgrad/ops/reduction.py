@@ -180,14 +180,18 @@ def _mask_node(cls, x, y, axes, keepdim, w):
     return make(y)
 
 
-def _even_weights(a, yk, axes):
-    """Ties split evenly: mask(x == y) / count along the reduced axes (NaN matches NaN)."""
+def _even_weights(a, yk, axes, nan_matches=True):
+    """Ties split evenly: mask(x == y) / count along the reduced axes.  With nan_matches (max, median)
+    a NaN result selects the NaN inputs; without (amax, amin: PyTorch's scale_grad_by_count) nothing
+    matches a NaN and the weights become 0/0 = NaN, as in PyTorch."""
     m = (a == yk)
-    if a.dtype.kind == "f":
+    if nan_matches and a.dtype.kind == "f":
         m = m | (np.isnan(a) & np.isnan(yk))
     cnt = m.sum(axis=axes, keepdims=True) if axes else m.astype(np.int64)
     with np.errstate(all="ignore"):
-        return (m / np.maximum(cnt, 1)).astype(a.dtype)
+        if nan_matches:
+            cnt = np.maximum(cnt, 1)
+        return (m / cnt).astype(a.dtype)
 
 
 # -- nansum / nanmean ----------------------------------------------------------------------------------
@@ -373,7 +377,7 @@ def _amax_like(name, fn, cls, input, dim, keepdim):
     y = np.asarray(fn(a, axis=axes, keepdims=keepdim))
     w = None
     if input._rg and grad.enabled:
-        w = _even_weights(a, _keep(y, a.shape, axes, keepdim), axes)
+        w = _even_weights(a, _keep(y, a.shape, axes, keepdim), axes, False)
     return _mask_node(cls, input, y, axes, keepdim, w)
 
 
@@ -413,8 +417,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
         n.in_shape = a.shape
         n.axes = axes
         n.keepdim = keepdim
-        n.wmin = _even_weights(a, _keep(mn, a.shape, axes, keepdim), axes)
-        n.wmax = _even_weights(a, _keep(mx, a.shape, axes, keepdim), axes)
+        n.wmin = _even_weights(a, _keep(mn, a.shape, axes, keepdim), axes, False)
+        n.wmax = _even_weights(a, _keep(mx, a.shape, axes, keepdim), axes, False)
         return named("aminmax", make(mn, True, n, 0), make(mx, True, n, 1), ("min", "max"))
     return named("aminmax", make(mn), make(mx), ("min", "max"))
 

@@ -43,7 +43,9 @@ class VarBackward0(Node):           # y = sum((x - mean)^2) / (n - c); dx = gy *
     def backward(self, F, g):
         x, = F.unpack(self)
         gk = _expand_back(F, g, self.in_shape, self.axes, self.keepdim)
-        return (gk * _centered(F, x, self.axes, self.n) * (2.0 / (self.n - self.corr)),)
+        with np.errstate(all="ignore"):
+            k = np.float64(2.0) / (self.n - self.corr)
+        return (gk * _centered(F, x, self.axes, self.n) * float(k),)
 
 
 class StdBackward0(Node):           # y = sqrt(var); dx = gy (x - mean) / ((n - c) y), 0 where y == 0
@@ -57,7 +59,8 @@ class StdBackward0(Node):           # y = sqrt(var); dx = gy (x - mean) / ((n - 
         nz = np.broadcast_to(_keep(F.data(y), self.in_shape, self.axes, self.keepdim) != 0, self.in_shape)
         with np.errstate(all="ignore"):
             scale = F.mask(nz, gk / yk)
-        return (scale * _centered(F, x, self.axes, self.n) * (1.0 / (self.n - self.corr)),)
+            k = np.float64(1.0) / (self.n - self.corr)
+        return (scale * _centered(F, x, self.axes, self.n) * float(k),)
 
 
 def _var_out(cls, input, a, y, axes, keepdim, corr, n, save_result):

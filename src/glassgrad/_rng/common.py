@@ -1,0 +1,91 @@
+"""Shared helpers of the torch CPU RNG replica: the float dtypes, the detection
+of which torch CPU kernel build to mimic (``CPU_KERNEL``), shape/numel checks,
+the double-to-dtype cast, the float dtype check, and the 24-/53-bit uniform
+draws in [0, 1) (``_u24``/``_u53``) that every sampler builds on."""
+
+from __future__ import annotations
+
+import operator
+import os
+import platform
+
+import numpy as np
+
+_f16 = np.dtype(np.float16)
+_f32 = np.dtype(np.float32)
+_f64 = np.dtype(np.float64)
+_FLOATS = (_f16, _f32, _f64)
+
+
+def _detect_cpu_kernel():
+    """Which of torch's CPU kernel builds torch itself would run here.
+
+    "avx2": torch's AVX2/AVX512 kernels (x86-64 with AVX2+FMA): the float32
+    normal fill uses avx_mathfun and GCC contracted ``a*b + c`` into FMAs.
+    "default": the baseline build (``ATEN_CPU_CAPABILITY=default`` or no
+    AVX2/FMA): scalar glibc ``logf``/``cosf``/``sinf`` and no contraction.
+    """
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").strip().lower() == "default":
+        return "default"
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return "default"  # not verified against torch on non-x86 builds
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return "avx2" if {"avx2", "fma"} <= flags else "default"
+    except OSError:
+        pass
+    return "avx2"
+
+
+#: "avx2" or "default"; may be overridden (e.g. to mimic another machine).
+CPU_KERNEL = _detect_cpu_kernel()
+
+
+# ----------------------------------------------------------------------------
+# helpers
+# ----------------------------------------------------------------------------
+
+def _shape(shape):
+    if shape is None:
+        return ()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(operator.index(s) for s in shape)
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        if s < 0:
+            raise ValueError(f"negative dimension {s}")
+        n *= s
+    return n
+
+
+def _to_float(x64, dtype):
+    """static_cast<scalar_t>(double): float16 goes double -> float -> half."""
+    if dtype == _f16:
+        return x64.astype(np.float32).astype(np.float16)
+    return x64.astype(dtype)
+
+
+def _u24(gen, n):
+    """uniform_real_distribution<float>(0, 1): n float32 in [0, 1)."""
+    r = gen._raw32(n)
+    return (r & np.uint64(0xFFFFFF)).astype(np.float32) * np.float32(2.0 ** -24)
+
+
+def _u53(gen, n):
+    """uniform_real_distribution<double>(0, 1): n float64 in [0, 1)."""
+    r = gen._raw64(n)
+    return (r & np.uint64((1 << 53) - 1)).astype(np.float64) * (2.0 ** -53)
+
+
+def _float_dtype(dtype, what):
+    dt = np.dtype(np.float32 if dtype is None else dtype)
+    if dt not in _FLOATS:
+        raise TypeError(f"{what}: unsupported dtype {dt} (expected float16/32/64)")
+    return dt
