@@ -393,7 +393,7 @@ class TensorMethods:
 
 
     # -- ops/sorting.py ---------------------------------------------------------------
-    def sort(self, dim=-1, descending=False, stable=False):
+    def sort(self, dim=-1, descending=False, stable=None):
         return _ops.sorting.sort(self, dim, descending, stable)
     def argsort(self, dim=-1, descending=False, stable=False):
         return _ops.sorting.argsort(self, dim, descending, stable)

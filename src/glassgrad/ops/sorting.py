@@ -138,9 +138,8 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
     d = _wrap_dim(dim, a.ndim)
     idx = _argsort(a, d, descending)
     vals = _take(a, idx, d)
-    # PyTorch names the node after the overload: SortBackward1 when `stable` is passed.  Tensor.sort
-    # always hands stable=False on, so only stable=True is told apart here.
-    cls = SortBackward1 if stable else SortBackward0
+    # PyTorch names the node after the overload: SortBackward1 when `stable` is passed at all
+    cls = SortBackward0 if stable is None else SortBackward1
     return named("sort", selected(cls, input, vals, idx, d), make(idx))
 
 
