@@ -67,6 +67,8 @@ def _make(data, rg=False, fn=None, nr=0):
     if fn is not None and _grad_state.anomaly:
         from .autograd.anomaly import record_trace
         record_trace(fn)
+    if _grad_state.inference:
+        t._extra = {"inference": True}
     return t
 
 
@@ -75,7 +77,7 @@ _NONLEAF_GRAD_WARNING = (
     "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated for "
     "a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
     "mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for "
-    "more informations. (Triggered internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:499.)")
+    "more information. (Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
 class Tensor(TensorMethods):
@@ -173,6 +175,9 @@ class Tensor(TensorMethods):
 
     def is_contiguous(self, memory_format=None):
         return self._data.flags.c_contiguous
+
+    def is_inference(self):
+        return self._extra is not None and self._extra.get("inference", False)
 
     def _is_view(self):
         return self._base is not None

@@ -98,8 +98,6 @@ def _finish(arr, requires_grad, device=None):
     t = _make(arr)
     if requires_grad:
         t.requires_grad_(True)
-    if grad.inference:
-        t._extra = {"inference": True}
     return t
 
 
