@@ -137,9 +137,9 @@ def test_backward_no_grad_fn_error():
 
 
 def test_integer_requires_grad():
-    # TODO(lead, _tensor.py/creation.py): torch words these two differently:
-    # 'Only Tensors of floating point and complex dtype ...' (constructor) vs
-    # 'only Tensors of floating point dtype can require gradients' (requires_grad_)
+    # Known gap (_tensor.py/creation.py, not this file's owner): torch words these two differently --
+    # 'Only Tensors of floating point and complex dtype can require gradients' (constructor) and
+    # 'only Tensors of floating point dtype can require gradients' (requires_grad_); type checked only.
     diff(lambda T: T.tensor([1, 2], requires_grad=True), msg=None)
     diff(lambda T: T.tensor([1, 2]).requires_grad_(), msg=None)
 
@@ -256,7 +256,14 @@ def test_autograd_backward_several():
         T.autograd.backward([a, b], [None, T.tensor([1.0, 0.0, 2.0])])
         return x.grad
     diff(f)
-    diff(lambda T: T.autograd.backward([_x(T).sum(), _x(T).sum()], [T.tensor(1.)]), msg=None)
+    diff(lambda T: T.autograd.backward([_x(T).sum(), _x(T).sum()], [T.tensor(1.)]))
+
+
+def test_argument_errors():
+    diff(lambda T: T.autograd.grad([_x(T).sum(), _x(T).sum()], [_x(T)], [T.tensor(1.)]))
+    diff(lambda T: T.autograd.grad(_x(T).sum(), []))
+    diff(lambda T: T.autograd.grad(_x(T).sum(), [3]))
+    diff(lambda T: _x(T).sum().backward(T.ones(1)))
 
 
 def test_grad_basic_and_no_accumulate():
@@ -337,12 +344,6 @@ def _nonleaf_grad(T):
 
 
 def test_nonleaf_grad_warning():
-    diff(_nonleaf_grad, warn_map=lambda m: m[:m.index("(Triggered")].replace("informations", "information"))
-
-
-@pytest.mark.xfail(reason="_tensor.py (lead): torch 2.13 says 'more information.' and "
-                   "'/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.'", strict=False)
-def test_nonleaf_grad_warning_exact_text():
     diff(_nonleaf_grad)
 
 
@@ -753,3 +754,20 @@ def test_more_edge_cases():
         x = _x(T)
         return (x * 2).grad_fn.next_functions[0][0]._sequence_nr()
     diff(sequence_nr_acc)
+
+
+def test_create_graph_backward_warns_once():
+    import subprocess
+    import sys
+    import os
+    code = ("import warnings, sys; warnings.simplefilter('always'); import {m} as T\n"
+            "for _ in range(2):\n"
+            "    a = T.tensor([1., 2.], requires_grad=True)\n"
+            "    with warnings.catch_warnings(record=True) as w:\n"
+            "        warnings.simplefilter('always')\n"
+            "        (a ** 2).sum().backward(create_graph=True)\n"
+            "    print([str(m.message) for m in w])\n")
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "src"))
+    outs = [subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True, text=True, env=env).stdout
+            for m in ("torch", "glassgrad")]
+    assert outs[0] == outs[1] and "reference cycle" in outs[0]

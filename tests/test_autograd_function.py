@@ -353,3 +353,37 @@ def test_custom_function_graph_freed():
         assert r_node() is None and r_arr() is None
     finally:
         gc.enable()
+
+
+def test_grad_for_non_tensor_input():
+    def f(T):
+        class K(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, k):
+                ctx.foo = k
+                return a * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.foo, g
+        x = _x(T)
+        K.apply(x, 2.0).sum().backward()
+    diff(f)
+
+
+def test_ctx_attributes_and_grad_dtype_cast():
+    def f(T):
+        class K(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.foo = 5
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return (g * ctx.foo).double()
+        x = _x(T)
+        y = K.apply(x)
+        y.sum().backward()
+        return x.grad, y.grad_fn.foo, y.grad_fn.next_functions[0][0].name()
+    diff(f)

@@ -56,7 +56,9 @@ def test_jacobian(vectorize):
         b = F.jacobian(f2(T), (x, w), vectorize=vectorize)
         c = F.jacobian(lambda x: x.sum(), x, vectorize=vectorize)
         d = F.jacobian(f1(T), x, create_graph=True)
-        return a, b, c, d
+        e = F.jacobian(f1(T), x, vectorize=True, strategy="forward-mode")
+        h = F.hessian(fs(T), x, vectorize=True, outer_jacobian_strategy="forward-mode")
+        return a, b, c, d, e, h
     diff(f)
 
 

@@ -1,6 +1,4 @@
 """Grad modes (no_grad, enable_grad, set_grad_enabled, inference_mode), differential against torch."""
-import pytest
-
 from test_autograd_engine import diff
 
 
@@ -74,8 +72,6 @@ def test_decorators():
     diff(f)
 
 
-@pytest.mark.xfail(reason="grad_mode.py (lead): gen_wrapper lets StopIteration escape (PEP 479 -> "
-                   "RuntimeError); torch returns e.value", strict=True)
 def test_generator_decorator():
     def f(T):
         x = _x(T)
@@ -101,7 +97,6 @@ def test_inference_mode():
     diff(f)
 
 
-@pytest.mark.xfail(reason="_tensor.py (lead): Tensor.is_inference() missing", strict=True)
 def test_is_inference():
     def f(T):
         x = T.ones(2)

@@ -20,6 +20,7 @@ from ._tensor_str import set_printoptions, get_printoptions
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled)
 from . import autograd
+from .autograd.anomaly import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_detect_anomaly  # noqa: E402
 from .ops import _ns as _ns  # noqa: F401  (wires the backward namespaces)
 from .ops.creation import *  # noqa: F401,F403
 from .ops.conversion import clone

@@ -197,9 +197,13 @@ class Tensor(TensorMethods):
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self.requires_grad_(value)
+        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
 
     def requires_grad_(self, requires_grad=True):
+        # PyTorch words the integer-dtype error differently for each entry point
+        return self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
+
+    def _set_requires_grad(self, requires_grad, int_msg):
         requires_grad = bool(requires_grad)
         if self._grad_fn is not None:
             if requires_grad:
@@ -208,7 +212,7 @@ class Tensor(TensorMethods):
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
         if requires_grad and self._data.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(int_msg)
         if requires_grad and self._extra is not None and self._extra.get("inference") \
                 and not _grad_state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")

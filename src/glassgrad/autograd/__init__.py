@@ -92,6 +92,14 @@ def _roots(outputs, grads):
     return roots, seeds
 
 
+_CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
+_warned_create_graph = [False]
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None):
     """Accumulate d(tensors)/d(leaves) . grad_tensors into the leaves' .grad."""
@@ -116,6 +124,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None:
         for t in inputs:
             t.retain_grad()     # as PyTorch: a non-leaf input keeps its .grad (retains_grad is True)
+    if create_graph and not _warned_create_graph[0]:
+        _warned_create_graph[0] = True      # TORCH_WARN_ONCE: once per process
+        warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs, accumulate=True)
 
 

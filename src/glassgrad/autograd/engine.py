@@ -8,7 +8,13 @@
    them; the rest are never run.
 3. Pop ready nodes (all their incoming gradients summed) in decreasing sequence number --
    the order PyTorch uses, so hooks fire and float sums add up in the same order -- run
-   their hooks and backward, add the results into the children's buffers.
+   their hooks and backward, add the results into the children's buffers.  AccumulateGrad
+   nodes all have sequence number UINT64_MAX as in PyTorch; ``heapq`` uses the same sift
+   algorithm as libstdc++'s priority_queue, so ties among them break the same way.
+
+Hooks, in PyTorch's order: tensor hooks (a leaf's hooks are AccumulateGrad's tensor
+pre-hooks), retain_grad, then Node pre-hooks; the gradient is captured for autograd.grad;
+the backward runs; then Node post-hooks.  Hook results are checked with torch's messages.
 
 Gradients flow as raw arrays; with ``create_graph=True`` they flow as Tensors, and each
 backward runs through glassgrad's own differentiable ops (see ``ops/_ns.py``).  Nothing
@@ -17,7 +23,6 @@ here recurses, so a 100,000-op chain is fine.
 import heapq
 
 import numpy as _np
-import warnings
 
 from .graph import AccumulateGrad, GraphRoot, freed_error
 from .grad_mode import state

@@ -104,6 +104,12 @@ class BackwardCFunction(Node, FunctionCtx):
             else:
                 raise RuntimeError(f"function {name} returned an incorrect number of gradients (expected "
                                    f"{self._n_args}, got {len(res)})")
+        if len(self._arg_pos) != self._n_args:
+            tpos = set(self._arg_pos)
+            for i, r in enumerate(res):
+                if r is not None and i not in tpos:
+                    raise RuntimeError(f"function {name} returned a gradient different than None at position {i + 1}, "
+                                       "but the corresponding forward input was not a Variable")
         out = []
         for k, pos in enumerate(self._arg_pos):
             r = res[pos]

@@ -200,7 +200,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of func at inputs: out.shape + inp.shape blocks, nested like torch's."""
     T = _T()
-    assert strategy in ("forward-mode", "reverse-mode"), (
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(  # PyTorch raises AssertionError here
         'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more outputs '
         'than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use "reverse-mode".')
     if strategy == "forward-mode":
@@ -259,8 +260,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar function: the jacobian of its jacobian."""
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
-    assert outer_jacobian_strategy in ("forward-mode", "reverse-mode"), (
-        'Expected strategy to be either "forward-mode" or "reverse-mode".')
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def ensure_single_output_function(*inp):
         out = func(*inp)
@@ -279,8 +280,10 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         _check_requires_grad(jac, "jacobian", strict=strict)
         return jac
 
-    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
-                   strategy=outer_jacobian_strategy)
+    # (torch's forward-over-reverse result keeps requires_grad=True: mimic it with create_graph)
+    fwd = outer_jacobian_strategy == "forward-mode"
+    res = jacobian(jac_func, inputs, create_graph=create_graph or fwd, strict=strict, vectorize=vectorize,
+                   strategy="reverse-mode" if fwd and not create_graph else outer_jacobian_strategy)
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
 
 

@@ -97,7 +97,7 @@ def _finish(arr, requires_grad, device=None):
             arr = backend.to_device(arr, dev)
     t = _make(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        t._set_requires_grad(True, "Only Tensors of floating point and complex dtype can require gradients")
     return t
 
 
