@@ -193,3 +193,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 from . import function  # noqa: E402
 
 
+from . import functional  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: E402
