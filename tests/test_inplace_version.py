@@ -152,3 +152,21 @@ def test_data_modification_not_detected():
         y.sum().backward()
         return x.grad
     diff(f)
+
+
+def test_view_taken_before_an_inplace_write_to_its_base():
+    """A view whose base is rewritten in place afterwards sees the new history (no stale gradient)."""
+    import glassgrad as gg
+    import torch as th
+    res = []
+    for T in (th, gg):
+        x = T.ones(3, requires_grad=True)
+        y = x.clone()
+        v = y[0]
+        y.mul_(2)
+        (v * 3).backward()
+        buf = T.zeros(3)
+        w = buf[1:]
+        buf.add_(x)
+        res.append((x.grad.tolist(), v.grad_fn.name(), w.requires_grad, w.grad_fn.name()))
+    assert res[0] == res[1]

@@ -11,6 +11,8 @@ Slots (all set by ``_make``; keep this list short, it is paid for on every op):
   _view_fn   for views: array-of-base -> this view (replays the view on gradients)
   _acc       weakref to this leaf's AccumulateGrad node, while a graph holds one
   _extra     None or a dict for rare things (hooks, retains_grad, inference flag)
+  _vbase_fn  for views: the base's grad_fn when this view's grad_fn was made; if the base is
+             later rewritten in place, the view's grad_fn is remade from the base (as PyTorch does)
 """
 import warnings
 
@@ -64,6 +66,7 @@ def _make(data, rg=False, fn=None, nr=0):
     t._view_fn = None
     t._acc = None
     t._extra = None
+    t._vbase_fn = None
     if fn is not None and _grad_state.anomaly:
         from .autograd.anomaly import record_trace
         record_trace(fn)
@@ -82,7 +85,7 @@ _NONLEAF_GRAD_WARNING = (
 
 class Tensor(TensorMethods):
     __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_grad", "_vc", "_base", "_view_fn", "_acc",
-                 "_extra", "__weakref__", "__dict__")
+                 "_extra", "_vbase_fn", "__weakref__", "__dict__")
     __array_priority__ = 1000
 
     def __new__(cls, *args, **kwargs):
@@ -193,6 +196,10 @@ class Tensor(TensorMethods):
     # -- autograd attributes ------------------------------------------------------------
     @property
     def requires_grad(self):
+        b = self._base
+        if b is not None and self._vbase_fn is not b._grad_fn:
+            from .ops.view_writes import refresh_view
+            refresh_view(self, b)
         return self._rg
 
     @requires_grad.setter
@@ -225,6 +232,10 @@ class Tensor(TensorMethods):
 
     @property
     def grad_fn(self):
+        b = self._base
+        if b is not None and self._vbase_fn is not b._grad_fn:
+            from .ops.view_writes import refresh_view
+            refresh_view(self, b)
         return self._grad_fn
 
     @property

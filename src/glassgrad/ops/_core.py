@@ -38,6 +38,9 @@ _FROM_NP = _dtype._FROM_NP
 
 def edge(t):
     """The edge an op's node gets for input `t`: its grad_fn, its AccumulateGrad, or nothing."""
+    b = t._base
+    if b is not None and t._vbase_fn is not b._grad_fn:
+        refresh_view(t, b)     # the base was rewritten in place since this view was taken
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._out_nr)
@@ -91,6 +94,8 @@ def sum_to(g, shape):
         g = g.reshape(shape)
     return g
 
+
+from .view_writes import refresh_view  # noqa: E402
 
 _scalar_types = (int, float, bool)
 
@@ -203,4 +208,5 @@ def commit_inplace(t, out):
     t._grad_fn = ViewFromBase(((cs, 0),), base._data.shape, base._data.dtype, t._view_fn)
     t._out_nr = 0
     t._rg = True
+    t._vbase_fn = cs
     return t

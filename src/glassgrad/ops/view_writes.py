@@ -57,6 +57,17 @@ class ViewFromBase(Node):
 ViewFromBase.__name__ = "AsStridedBackward0"
 
 
+def refresh_view(t, base):
+    """Remake view t's grad_fn from its base's current grad_fn (the base was rewritten in place)."""
+    fn = base._grad_fn
+    t._vbase_fn = fn
+    if fn is None:
+        return
+    t._grad_fn = ViewFromBase(((fn, base._out_nr),), base._data.shape, base._data.dtype, t._view_fn)
+    t._out_nr = 0
+    t._rg = True
+
+
 # differentiable helpers used by the TEN namespace (create_graph through views)
 class _ViewScatterBackward(Node):   # y = scatter g into zeros through view_fn; dg = view_fn(gy)
     __slots__ = ("view_fn",)

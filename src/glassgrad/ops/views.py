@@ -30,6 +30,7 @@ def _make_view(x, arr, node, view_fn):
         base = x
     out._base = base
     out._vc = base._vc
+    out._vbase_fn = base._grad_fn
     xf = x._view_fn
     out._view_fn = view_fn if xf is None else (lambda a, f=xf, g=view_fn: g(f(a)))
     return out
@@ -505,6 +506,7 @@ def as_strided(x, size, stride, storage_offset=None):
         out = make(arr)
     out._base = base
     out._vc = base._vc
+    out._vbase_fn = base._grad_fn
     out._view_fn = fn
     return out
 
