@@ -79,6 +79,8 @@ def _np(t):
     if isinstance(t, gg.Tensor):
         return t.detach().numpy()
     if isinstance(t, torch.Tensor):
+        if t._is_zerotensor():          # torch's symbolic zero gradient: compare as real zeros
+            return torch.zeros(t.shape, dtype=t.dtype).numpy()
         return t.detach().numpy()
     return np.asarray(t)
 
