@@ -78,19 +78,27 @@ def _check_v(v, outputs, fn):
     return v
 
 
+_V_NONE_OUTPUT = ("The vector v can only be None if the user-provided function returns a single Tensor with a "
+                  "single element.")
+_V_NONE_INPUT = ("The vector v can only be None if the input to the user-provided function is a single Tensor "
+                 "with a single element.")
+
+
+def _cotangent(v, like, fn, none_msg):
+    """v checked against `like` (outputs or inputs); None means ones for a single one-element tensor."""
+    if v is None:
+        if len(like) != 1 or like[0].numel() != 1:
+            raise RuntimeError(none_msg)
+        return (_T().ones_like(like[0]),)
+    return _check_v(v, like, fn)
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
-    T = _T()
     with enable_grad():
         was_tuple, xs = _tupled(inputs, "inputs", "vjp")
         xs = _fresh(xs, create_graph)
         out_tuple, outs = _tupled(func(*xs), "outputs of the user-provided function", "vjp")
-        if v is None:
-            if len(outs) != 1 or outs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
-                                   "Tensor with a single element.")
-            v = (T.ones_like(outs[0]),)
-        else:
-            v = _check_v(v, outs, "vjp")
+        v = _cotangent(v, outs, "vjp", _V_NONE_OUTPUT)
         res = _grads(outs, xs, v, create_graph, strict, "vjp")
     return _untuple(out_tuple, _finish(outs, create_graph)), _untuple(was_tuple, _finish(res, create_graph))
 
@@ -100,13 +108,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         was_tuple, xs = _tupled(inputs, "inputs", "jvp")
         xs = _fresh(xs, create_graph)
-        if v is None:
-            if len(xs) != 1 or xs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                                   "single Tensor with a single element.")
-            v = (T.ones_like(xs[0]),)
-        else:
-            v = _check_v(v, xs, "jvp")
+        v = _cotangent(v, xs, "jvp", _V_NONE_INPUT)
         out_tuple, outs = _tupled(func(*xs), "outputs of the user-provided function", "jvp")
         us = tuple(T.zeros_like(o).requires_grad_(True) for o in outs)
         g = _grads(outs, xs, us, True, strict, "jvp")
@@ -179,13 +181,7 @@ def _scalar_grad(func, inputs, v, create_graph, strict, fn):
     out = func(*xs)
     out_tuple = isinstance(out, tuple)
     outs = (_single_scalar(out, fn),)
-    if v is None:
-        if len(xs) != 1 or xs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                               "single Tensor with a single element.")
-        v = (T.ones_like(xs[0]),)
-    else:
-        v = _check_v(v, xs, fn)
+    v = _cotangent(v, xs, fn, _V_NONE_INPUT)
     g = _grads(outs, xs, (T.ones_like(outs[0]),), True, strict, fn)
     res = _grads(g, xs, v, create_graph, strict, fn)
     return _untuple(out_tuple, _finish(outs, create_graph)), _untuple(was_tuple, _finish(res, create_graph))
