@@ -78,3 +78,14 @@ class cuda:
     @staticmethod
     def manual_seed_all(seed):
         pass
+
+
+_SUBMODULES = ("nn", "optim", "utils")
+
+
+def __getattr__(name):
+    """nn, optim and utils load on first use (keeps `import glassgrad` fast)."""
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'glassgrad' has no attribute '{name}'")

@@ -122,11 +122,7 @@ def binary_operands(a, b):
     """
     ad = a._data
     if b.__class__ is Tensor:
-        bd = b._data
-        if ad.dtype is bd.dtype or ad.dtype == bd.dtype:
-            return ad, bd, b
-        rt = _dtype.result_type(a, b).np
-        return (ad if ad.dtype == rt else ad.astype(rt)), (bd if bd.dtype == rt else bd.astype(rt)), b
+        return _tensor_operands(a, ad, b)
     t = b.__class__
     if t is float:
         if ad.dtype.kind == "f":
@@ -141,10 +137,18 @@ def binary_operands(a, b):
     if t is bool:
         return ad, b, None
     if isinstance(b, Tensor):
-        return binary_operands(a, b)  # subclass (Parameter)
+        return _tensor_operands(a, ad, b)  # subclass (Parameter)
     if isinstance(b, (np.ndarray, np.generic, list, tuple)):
         return binary_operands(a, as_tensor_arg(b, a))
     raise TypeError(f"unsupported operand type: '{type(b).__name__}'")
+
+
+def _tensor_operands(a, ad, b):
+    bd = b._data
+    if ad.dtype is bd.dtype or ad.dtype == bd.dtype:
+        return ad, bd, b
+    rt = _dtype.result_type(a, b).np
+    return (ad if ad.dtype == rt else ad.astype(rt)), (bd if bd.dtype == rt else bd.astype(rt)), b
 
 
 def _fits(v, npdt):

@@ -1,0 +1,2 @@
+"""nn.functional: _activation (being written)"""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn.functional: _attention (being written)"""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn.functional: _conv (being written)"""
+__all__ = []

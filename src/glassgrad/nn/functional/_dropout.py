@@ -1,0 +1,2 @@
+"""nn.functional: _dropout (being written)"""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn.functional: _pool (being written)"""
+__all__ = []

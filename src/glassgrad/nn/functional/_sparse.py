@@ -1,0 +1,2 @@
+"""nn.functional: _sparse (being written)"""
+__all__ = []

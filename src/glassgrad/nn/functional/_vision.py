@@ -1,0 +1,2 @@
+"""nn.functional: _vision (being written)"""
+__all__ = []

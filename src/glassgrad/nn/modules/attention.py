@@ -1,0 +1,2 @@
+"""nn.modules.attention (being written)"""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn.modules.loss (being written)"""
+__all__ = []

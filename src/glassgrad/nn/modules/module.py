@@ -1,0 +1,626 @@
+"""nn.Module: the base class of every layer, with PyTorch's contract.
+
+Attributes are routed on assignment: a Parameter goes to ``_parameters``, a Module to
+``_modules``, a registered buffer stays in ``_buffers``; ``__getattr__`` finds them again.
+Traversal, state_dict, train/eval, dtype/device moves and hooks follow PyTorch.
+"""
+import functools
+import itertools
+import warnings
+from collections import OrderedDict, namedtuple
+
+from ..._tensor import Tensor
+from ...autograd.graph import RemovableHandle
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter, Buffer
+
+__all__ = ["Module"]
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _tname(v):
+    """How PyTorch names a value's type in assignment errors (torch.FloatTensor for tensors)."""
+    if isinstance(v, Tensor):
+        return f"torch.{v.dtype._legacy}"
+    mod = type(v).__module__
+    return type(v).__name__ if mod == "builtins" else f"{mod}.{type(v).__name__}"
+
+
+def _addindent(s, n):
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
+
+
+def _handle(store, hook, prepend, key=None):
+    """Register `hook` in the ordered dict `store`, first or last; return its handle."""
+    h = RemovableHandle(store)
+    store[h.id] = hook
+    if prepend:
+        store.move_to_end(h.id, last=False)
+    return h
+
+
+class Module:
+    """Base class for all neural network modules."""
+    dump_patches = False
+    _version = 1
+    training: bool
+    call_super_init = False
+
+    def __init__(self, *args, **kwargs):
+        if not self.call_super_init and (args or kwargs):
+            extra = next(iter(kwargs)) if kwargs else None
+            if extra is not None:
+                raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument '{extra}'")
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                            f"{len(args) + 1} were given")
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = {}
+        d["_buffers"] = {}
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = {}
+        for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks",
+                     "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                     "_load_state_dict_post_hooks"):
+            d[name] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = {}
+        d["_forward_hooks_always_called"] = {}
+        d["_forward_pre_hooks_with_kwargs"] = {}
+
+    forward = None   # subclasses define forward
+
+    # -- registration ----------------------------------------------------------------
+    def register_buffer(self, name, tensor, persistent=True):
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_tname(tensor)}' object to buffer "
+                            f"'{name}' (torch Tensor or None required)")
+        if isinstance(tensor, Buffer):
+            persistent = tensor.persistent
+            tensor = tensor.detach() if not tensor._rg else tensor
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name, param):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            self._parameters[name] = None
+            return
+        if not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_tname(param)}' object to parameter "
+                            f"'{name}' (torch.nn.Parameter or None required)")
+        if param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                             f"created explicitly. To express '{name}' as a function of another Tensor, compute "
+                             "the value in the forward() method.")
+        self._parameters[name] = param
+
+    def add_module(self, name, module):
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{type(module).__module__}.{type(module).__name__} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {type(name).__name__}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target):
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return mod
+
+    def set_submodule(self, target, module, strict=False):
+        *path, last = target.split(".")
+        parent = self.get_submodule(".".join(path))
+        if strict and not hasattr(parent, last):
+            raise AttributeError(parent._get_name() + " has no attribute `" + last + "`")
+        setattr(parent, last, module)
+
+    def _get_owned(self, target, store, kind):
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        if name not in getattr(mod, store):
+            raise AttributeError("`" + name + "` is not " + kind)
+        return getattr(mod, name)
+
+    def get_parameter(self, target):
+        return self._get_owned(target, "_parameters", "an nn.Parameter")
+
+    def get_buffer(self, target):
+        return self._get_owned(target, "_buffers", "a buffer")
+
+    def get_extra_state(self):
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
+
+    # -- attribute routing -------------------------------------------------------------
+    def __getattr__(self, name):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            s = d.get(store)
+            if s is not None and name in s:
+                return s[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+
+        def drop(*stores):
+            for s in stores:
+                if s in d:
+                    d[s].pop(name, None) if isinstance(d[s], dict) else d[s].discard(name)
+
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            d.pop(name, None)
+            drop("_buffers", "_modules", "_non_persistent_buffers_set")
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_tname(value)}' as parameter "
+                                f"'{name}' (torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+            return
+        modules = d.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            d.pop(name, None)
+            drop("_parameters", "_buffers", "_non_persistent_buffers_set")
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_tname(value)}' as child module "
+                                f"'{name}' (torch.nn.Module or None expected)")
+            modules[name] = value
+            return
+        buffers = d.get("_buffers")
+        if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_tname(value)}' as buffer "
+                                f"'{name}' (torch.Tensor or None expected)")
+            if isinstance(value, Buffer):
+                persistent = value.persistent
+            else:
+                persistent = name not in self._non_persistent_buffers_set
+            d.pop(name, None)
+            self.register_buffer(name, value, persistent)
+            return
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            if name in d[store]:
+                del d[store][name]
+                d["_non_persistent_buffers_set"].discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = set(dir(type(self))) | set(self.__dict__)
+        keys |= set(self._parameters) | set(self._modules) | set(self._buffers)
+        return sorted(k for k in keys if not k[0].isdigit())
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    # -- traversal ----------------------------------------------------------------------
+    def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
+        seen = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for mod_prefix, mod in mods:
+            for k, v in get_members(mod):
+                if v is None or (remove_duplicate and id(v) in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(id(v))
+                yield (mod_prefix + ("." if mod_prefix else "") + k, v)
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is None:
+                continue
+            yield from m.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+    # -- modes --------------------------------------------------------------------------
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for m in self.children():
+            m.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                g = p.grad
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+    def apply(self, fn):
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    # -- moving between dtypes and devices ------------------------------------------------
+    def _apply(self, fn, recurse=True):
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
+        for key, p in self._parameters.items():
+            if p is None:
+                continue
+            with no_grad():
+                new = fn(p)
+            if new is not p:
+                p._data = new._data        # keep the Parameter object (optimizers hold it)
+            if p.grad is not None:
+                with no_grad():
+                    g = fn(p.grad)
+                if g is not p.grad:
+                    p.grad._data = g._data
+        for key, b in self._buffers.items():
+            if b is not None:
+                self._buffers[key] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        from ...ops.conversion import _parse_to
+        dtype, device, _ = _parse_to(args, kwargs)
+        from ... import _dtype
+        dtype = None if dtype is None else _dtype.to_dtype(dtype)
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                            f"dtype={dtype}")
+
+        def convert(t):
+            if dtype is not None and t.is_floating_point():
+                return t.to(device, dtype) if device is not None else t.to(dtype)
+            return t.to(device) if device is not None else t
+        return self._apply(convert)
+
+    def cpu(self):
+        return self._apply(lambda t: t.cpu())
+
+    def cuda(self, device=None):
+        return self._apply(lambda t: t.cuda(device))
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.type(dst_type))
+
+    def float(self):
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self):
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self):
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def share_memory(self):
+        return self
+
+    # -- state dict --------------------------------------------------------------------------
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + "_extra_state"] = self.get_extra_state()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        if args:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict"
+                          " for details.", FutureWarning, stacklevel=2)
+            names = ("destination", "prefix", "keep_vars")
+            vals = dict(zip(names, args))
+            destination = vals.get("destination", destination)
+            prefix = vals.get("prefix", prefix)
+            keep_vars = vals.get("keep_vars", keep_vars)
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        meta = getattr(destination, "_metadata", None)
+        if meta is not None:
+            meta[prefix[:-1]] = {"version": self._version}
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            r = hook(self, destination, prefix, {})
+            if r is not None:
+                destination = r
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
+        local = {k: v for k, v in itertools.chain(self._parameters.items(), persistent.items()) if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
+                                  f"Tensor-like object from checkpoint but received {type(value)}")
+                continue
+            if value.shape != param.shape:
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                                  f"checkpoint, the shape in current model is {param.shape}.")
+                continue
+            try:
+                with no_grad():
+                    if assign:
+                        if isinstance(param, Parameter):
+                            if not isinstance(value, Parameter):
+                                value = Parameter(value, requires_grad=param.requires_grad)
+                            else:
+                                value.requires_grad_(param.requires_grad)
+                        setattr(self, name, value)
+                    else:
+                        param.copy_(value)
+            except Exception as ex:  # noqa: BLE001  (reported the way PyTorch reports it)
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                                  f"{param.shape} and whose dimensions in the checkpoint are {value.shape}, an "
+                                  f"exception occurred : {ex.args}.")
+        extra = prefix + "_extra_state"
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra in state_dict:
+                self.set_extra_state(state_dict[extra])
+            elif strict:
+                missing_keys.append(extra)
+        if strict:
+            for key in state_dict:
+                if not key.startswith(prefix) or key == extra:
+                    continue
+                head, dot, _ = key[len(prefix):].partition(".")
+                if dot:
+                    if head not in self._modules:
+                        unexpected_keys.append(key)
+                elif head not in local:
+                    unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
+
+        def load(module, sd, prefix=""):
+            meta = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                meta["assign_to_params_buffers"] = True
+            module._load_from_state_dict(sd, prefix, meta, True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in sd.items() if k.startswith(child_prefix)}, child_prefix)
+            incompatible = _IncompatibleKeys(missing, unexpected)
+            for hook in module._load_state_dict_post_hooks.values():
+                hook(module, incompatible)
+
+        load(self, state_dict)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(errors)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def register_state_dict_pre_hook(self, hook):
+        return _handle(self._state_dict_pre_hooks, hook, False)
+
+    def register_state_dict_post_hook(self, hook):
+        return _handle(self._state_dict_hooks, hook, False)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        return _handle(self._load_state_dict_pre_hooks, functools.partial(hook, self), False)
+
+    def register_load_state_dict_post_hook(self, hook):
+        return _handle(self._load_state_dict_post_hooks, hook, False)
+
+    # -- hooks and calling ---------------------------------------------------------------------
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        h = _handle(self._forward_pre_hooks, hook, prepend)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[h.id] = True
+        return _MultiHandle(h, self._forward_pre_hooks_with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        h = _handle(self._forward_hooks, hook, prepend)
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[h.id] = True
+        if always_call:
+            self._forward_hooks_always_called[h.id] = True
+        return _MultiHandle(h, self._forward_hooks_with_kwargs, self._forward_hooks_always_called)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        return _handle(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        return _handle(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        warnings.warn("Using a non-full backward hook when the forward contains multiple autograd Nodes is "
+                      "deprecated and will be removed in future versions. This hook will be missing some "
+                      "grad_input. Please use register_full_backward_hook to get the documented behavior.",
+                      FutureWarning, stacklevel=2)
+        return _handle(self._backward_hooks, hook, False)
+
+    def _call_impl(self, *args, **kwargs):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        from ._hooks import call_with_hooks
+        return call_with_hooks(self, args, kwargs)
+
+    __call__ = _call_impl
+
+    # -- printing ----------------------------------------------------------------------------------
+    def _get_name(self):
+        return self.__class__.__name__
+
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = ["(" + k + "): " + _addindent(repr(m), 2) for k, m in self._modules.items()]
+        lines = extra_lines + child_lines
+        s = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                s += extra_lines[0]
+            else:
+                s += "\n  " + "\n  ".join(lines) + "\n"
+        return s + ")"
+
+    def __getstate__(self):
+        return self.__dict__.copy()
+
+
+class _MultiHandle(RemovableHandle):
+    """A handle that also removes the hook's flags (with_kwargs, always_call)."""
+    __slots__ = ("_inner", "_flags")
+
+    def __init__(self, inner, *flags):
+        self._inner = inner
+        self._flags = flags
+        self._store = inner._store
+        self._key = None
+        self.id = inner.id
+
+    def remove(self):
+        self._inner.remove()
+        for f in self._flags:
+            f.pop(self.id, None)

@@ -1,0 +1,2 @@
+"""nn.modules.padding (being written)"""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn.modules.rnn (being written)"""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn.modules.sparse (being written)"""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn.modules.transformer (being written)"""
+__all__ = []

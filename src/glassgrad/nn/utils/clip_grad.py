@@ -1,0 +1,81 @@
+"""Gradient clipping: clip_grad_norm_ (= get_total_norm + clip_grads_with_norm_) and clip_grad_value_.
+
+As in PyTorch: the total norm is the norm of the per-tensor norms, the scale is
+max_norm / (total + 1e-6) clamped at 1, and gradients are scaled in place.
+"""
+import math
+
+import numpy as np
+
+from ..._tensor import Tensor, _make
+from ...autograd.grad_mode import no_grad
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
+
+
+def _grads(parameters):
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    return [p.grad for p in parameters if p.grad is not None]
+
+
+def _norm(a, p):
+    a = np.abs(a.ravel())
+    if a.size == 0:
+        return np.zeros((), a.dtype)
+    if p == math.inf:
+        return a.max()
+    if p == -math.inf:
+        return a.min()
+    if p == 0:
+        return np.asarray(np.count_nonzero(a), a.dtype)
+    if p == 1:
+        return a.sum(dtype=a.dtype)
+    if p == 2:
+        return np.sqrt(np.dot(a, a)).astype(a.dtype)
+    return (a ** p).sum(dtype=a.dtype) ** (1.0 / p)
+
+
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    tensors = [t for t in tensors if t is not None]
+    norm_type = float(norm_type)
+    if not tensors:
+        return _make(np.zeros((), np.float32))
+    per = [_norm(t._data, norm_type) for t in tensors]
+    dt = np.result_type(*[np.asarray(n).dtype for n in per])
+    total = _norm(np.stack([np.asarray(n, dt) for n in per]), norm_type)
+    if error_if_nonfinite and not np.isfinite(total):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
+                           "cannot be clipped. To disable this error and scale the gradients by the non-finite norm "
+                           "anyway, set `error_if_nonfinite=False`")
+    return _make(np.asarray(total, dt))
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    grads = _grads(parameters)
+    if not grads:
+        return
+    tn = total_norm._data if isinstance(total_norm, Tensor) else np.asarray(total_norm)
+    coef = np.minimum(np.asarray(max_norm, tn.dtype) / (tn + np.asarray(1e-6, tn.dtype)), np.asarray(1.0, tn.dtype))
+    with no_grad():
+        for g in grads:
+            g.mul_(_make(coef.astype(g._data.dtype)))
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    else:
+        parameters = list(parameters)
+    total = get_total_norm(_grads(parameters), norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(parameters, max_norm, total, foreach)
+    return total
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    clip_value = float(clip_value)
+    with no_grad():
+        for g in _grads(parameters):
+            g.clamp_(min=-clip_value, max=clip_value)

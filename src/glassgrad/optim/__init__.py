@@ -1,0 +1,1 @@
+"""torch.optim (being written)"""

@@ -1,0 +1,2 @@
+"""torch.utils"""
+from . import data  # noqa: F401

@@ -1,0 +1,1 @@
+"""torch.utils.data (being written)"""
