@@ -35,3 +35,38 @@ for v in ([[1, 0]], [[0, 1]], [[1, 1]]):
     y.backward(torch.FloatTensor(v), retain_graph=True)
     print(f"v = {v}  ->  x.grad = {x.grad}")
 print("[1, 1] gives the sum of the two rows: backward is linear in v.")
+
+# -- 3. seeds 001/002: a small classifier with nn, optim and a DataLoader -------------------------
+import glassgrad.nn as nn  # noqa: E402
+import glassgrad.nn.functional as F  # noqa: E402
+from glassgrad.utils.data import DataLoader, TensorDataset  # noqa: E402
+
+print("\nseeds 001/002: nn.Module, a loss, optimizer.step() -- the usual training loop")
+torch.manual_seed(0)
+X = torch.randn(256, 2)
+labels = ((X[:, 0] * X[:, 1]) > 0).long()            # XOR-like quadrants
+model = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 2))
+opt = torch.optim.Adam(model.parameters(), lr=0.02)
+loader = DataLoader(TensorDataset(X, labels), batch_size=32, shuffle=True)
+for epoch in range(15):
+    for xb, yb in loader:
+        loss = F.cross_entropy(model(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    if epoch % 5 == 4:
+        acc = (model(X).argmax(1) == labels).float().mean()
+        print(f"epoch {epoch + 1:2d}  loss {loss.item():.4f}  accuracy {acc.item():.3f}")
+print(model)
+
+print("\nseed 001: two losses on one output -- separate backward() calls accumulate the summed loss's gradient")
+out = model(X[:4])
+loss1 = F.mse_loss(out, torch.zeros(4, 2))
+loss2 = F.nll_loss(F.log_softmax(out, 1), labels[:4])
+model.zero_grad()
+loss1.backward(retain_graph=True)
+loss2.backward(retain_graph=True)   # the summed loss below reuses the graph
+separate = model[0].weight.grad.clone()
+model.zero_grad()
+(loss1 + loss2).backward()
+print("max |separate - summed| =", (separate - model[0].weight.grad).abs().max().item())

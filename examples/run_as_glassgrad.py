@@ -7,8 +7,26 @@ exactly what `import glassgrad as torch` does); nothing in the script is edited.
 first: PyTorch 2.13 seeds it randomly at start-up, so an unseeded script (seed 003's first
 snippet) can only be compared between the two libraries from a common seed.
 """
+import importlib
+import importlib.abc
+import importlib.util
 import runpy
 import sys
+
+
+class _TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves `torch` and every `torch.<sub>` import with glassgrad's module of the same path."""
+
+    def find_spec(self, name, path, target=None):
+        if name == "torch" or name.startswith("torch."):
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        return importlib.import_module("glassgrad" + spec.name[len("torch"):])
+
+    def exec_module(self, module):
+        pass
 
 if __name__ == "__main__":
     args = sys.argv[1:]
@@ -22,9 +40,8 @@ if __name__ == "__main__":
     if use_torch:
         import torch as lib
     else:
-        import glassgrad as lib
-        sys.modules["torch"] = lib
-        sys.modules["torch.autograd"] = lib.autograd
+        sys.meta_path.insert(0, _TorchAlias())
+        import torch as lib
     if seed is not None:
         lib.manual_seed(seed)
     sys.argv = args

@@ -18,15 +18,17 @@ def _coverage():
     ops = {"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "**": "__pow__", "@": "__matmul__",
            "//": "__floordiv__", "%": "__mod__", "[": "__getitem__"}
     meths |= {m for sym, m in ops.items() if re.search(r"\w\s*" + re.escape(sym) + r"\s*[\w(\d]", src)}
-    return len(ALL_OPS), len(fns), len(meths)
+    nnf = {o.name.split(".")[2] for o in ALL_OPS if o.name.startswith("nn.functional.")}
+    nnf = {n for n in nnf if callable(getattr(torch.nn.functional, n, None))}
+    return len(ALL_OPS), len(fns), len(meths), len(nnf)
 
 
 def pytest_terminal_summary(terminalreporter):
     """Print how many torch functions / Tensor methods the op table covers."""
     try:
-        n, f, m = _coverage()
+        n, f, m, nnf = _coverage()
     except Exception as e:  # pragma: no cover
         terminalreporter.write_line(f"op table: not loaded ({e})")
         return
-    terminalreporter.write_line(f"op table: {n} entries (tests/opinfo) exercising {f} torch functions and {m} Tensor "
-                                f"methods, each checked against torch 2.13.0")
+    terminalreporter.write_line(f"op table: {n} entries (tests/opinfo) exercising {f} torch functions, {m} Tensor "
+                                f"methods and {nnf} nn.functional functions, each checked against torch 2.13.0")

@@ -41,3 +41,15 @@ def test_unseeded_start_is_random_like_torch():
 def test_demo_runs():
     out = _run([str(ROOT / "examples" / "demo.py")])
     assert "x.grad = tensor([[3., 7.]])" in out
+
+
+def test_seed001_summed_and_separate_losses_print_the_same_gradient():
+    """Seed 001's point: loss1.backward(); loss2.backward() accumulates exactly what (loss1 + loss2).backward()
+    gives.  Both printed gradients are identical to each other and to torch's printed text."""
+    path = str(ROOT / "examples" / "seeds" / "seed001_retinanet.py")
+    ours = _run([RUNNER, path])
+    theirs = _run([RUNNER, "--torch", path])
+    assert ours == theirs
+    lines = ours.strip().split("\n")
+    half = len(lines) // 2
+    assert lines[:half] == lines[half:] and lines[0].startswith("tensor([[")

@@ -32,6 +32,7 @@ from .ops.views import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
+from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, embedding, dropout, ...: torch's signatures)
 from . import backend
 
 strided = "torch.strided"
@@ -83,9 +84,21 @@ class cuda:
 _SUBMODULES = ("nn", "optim", "utils")
 
 
+# torch.* names that are nn.functional's functions
+_FROM_FUNCTIONAL = ("selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "prelu", "hardshrink", "threshold",
+                    "threshold_", "cosine_similarity", "pairwise_distance", "conv1d", "conv2d", "conv3d",
+                    "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
+                    "adaptive_avg_pool1d", "bilinear", "pixel_shuffle",
+                    "pixel_unshuffle")   # only those whose torch.* signature is the functional one
+
+
 def __getattr__(name):
     """nn, optim and utils load on first use (keeps `import glassgrad` fast)."""
+    import importlib
     if name in _SUBMODULES:
-        import importlib
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _FROM_FUNCTIONAL:
+        fn = getattr(importlib.import_module(f"{__name__}.nn.functional"), name, None)
+        if fn is not None:
+            return fn
     raise AttributeError(f"module 'glassgrad' has no attribute '{name}'")

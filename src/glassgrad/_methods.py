@@ -599,7 +599,7 @@ class TensorMethods:
     def normal_(self, mean=0, std=1, *, generator=None):
         return _ops.creation.normal_(self, mean, std, generator=generator)
     def random_(self, *args, generator=None):
-        return _ops.creation.random_(self, *args, generator)
+        return _ops.creation.random_(self, *args, generator=generator)
     def bernoulli_(self, p=0.5, *, generator=None):
         return _ops.creation.bernoulli_(self, p, generator=generator)
     def bernoulli(self, p=None, *, generator=None):

@@ -449,13 +449,13 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 
 # -- in-place initialisers (Tensor methods) ---------------------------------------------------------
-def _fill_inplace(x, arr):
+def _fill_inplace(x, arr, name="FillBackward2"):
     """Write `arr` into x (an initialiser: no history, version bumped)."""
     check_inplace(x)
     if x._rg and grad.enabled and x._grad_fn is not None:
-        # filling a non-leaf cuts its history (FillBackward: zero gradient upstream)
+        # filling a non-leaf cuts its history (node `name`: zero gradient upstream)
         from .elementwise import _detached_overwrite
-        return _detached_overwrite(x, arr)
+        return _detached_overwrite(x, arr, name)
     x._data[...] = arr
     x._vc[0] += 1
     return x
@@ -471,17 +471,19 @@ def fill_(x, value):
 
 
 def zero_(x):
-    return _fill_inplace(x, 0)
+    return _fill_inplace(x, 0, "ZeroBackward0")
 
 
 def uniform_(x, a=0, b=1, *, generator=None):
-    return _fill_inplace(x, _rng.uniform(_gen(generator), x._data.shape, float(a), float(b), x._data.dtype))
+    return _fill_inplace(x, _rng.uniform(_gen(generator), x._data.shape, float(a), float(b), x._data.dtype),
+                         "UniformBackward0")
 
 
 def normal_(x, mean=0, std=1, *, generator=None):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _fill_inplace(x, _rng.normal(_gen(generator), x._data.shape, float(mean), float(std), x._data.dtype))
+    return _fill_inplace(x, _rng.normal(_gen(generator), x._data.shape, float(mean), float(std), x._data.dtype),
+                         "NormalBackward0")
 
 
 def random_(x, *args, generator=None, **kw):
@@ -496,7 +498,8 @@ def random_(x, *args, generator=None, **kw):
         low, high = (None if args[0] is None else int(args[0])), (None if args[1] is None else int(args[1]))
         if low is None:
             low = 0
-    return _fill_inplace(x, _rng.random_(_gen(generator), x._data.shape, x._data.dtype, low, high))
+    return _fill_inplace(x, _rng.random_(_gen(generator), x._data.shape, x._data.dtype, low, high),
+                         f"RandomBackward{len(args)}")
 
 
 def bernoulli_(x, p=0.5, *, generator=None):
@@ -505,11 +508,12 @@ def bernoulli_(x, p=0.5, *, generator=None):
         arr = _rng.bernoulli_tensor(g, np.broadcast_to(p._data, x._data.shape), x._data.dtype)
     else:
         arr = _rng.bernoulli_scalar(g, x._data.shape, float(p), x._data.dtype)
-    return _fill_inplace(x, arr)
+    return _fill_inplace(x, arr, "BernoulliBackward1" if isinstance(p, Tensor) else "BernoulliBackward2")
 
 
 def exponential_(x, lambd=1, *, generator=None):
-    return _fill_inplace(x, _rng.exponential(_gen(generator), x._data.shape, float(lambd), x._data.dtype))
+    return _fill_inplace(x, _rng.exponential(_gen(generator), x._data.shape, float(lambd), x._data.dtype),
+                         "ExponentialBackward0")
 
 
 def geometric_(x, p, *, generator=None):

@@ -98,23 +98,32 @@ def _check_cast(out, x):
             raise RuntimeError(f"result type {r.name_c} can't be cast to the desired output type {t.name_c}")
 
 
-def _detached_overwrite(x, arr):
-    """Overwrite a non-leaf with constants: its values no longer depend on its history."""
+def _detached_overwrite(x, arr, name="FillBackward2"):
+    """Overwrite a non-leaf with constants: its values no longer depend on its history, so the node
+    (PyTorch's FillBackward2, ZeroBackward0, NormalBackward0, ...) passes a zero gradient back."""
+    e = edge(x)
     x._data[...] = arr
     x._vc[0] += 1
-    n = _FillBackward((NO_EDGE,) if x._base is None else (NO_EDGE,))
-    x._grad_fn = n
+    x._grad_fn = _overwrite_node(name)((e,))
+    x._out_nr = 0
     return x
 
 
-class _FillBackward(Node):
+class _OverwriteBackward(Node):
     __slots__ = ()
 
     def backward(self, F, g):
-        return (None,)
+        return (F.zeros_like(g),)
 
 
-_FillBackward.__name__ = "FillBackward0"
+_OVERWRITE_NODES = {}
+
+
+def _overwrite_node(name):
+    cls = _OVERWRITE_NODES.get(name)
+    if cls is None:
+        cls = _OVERWRITE_NODES[name] = type(name, (_OverwriteBackward,), {"__slots__": ()})
+    return cls
 
 
 # -- add / sub ----------------------------------------------------------------------------------
@@ -254,7 +263,7 @@ class DivBackward0(_Binary):        # y = a / b; da = gy / b; db = -gy * a / b**
         return self._red(F, ga, gb)
 
 
-class DivBackward1(DivBackward0):   # rounding_mode given: zero gradient (piecewise constant)
+class DivBackward2(DivBackward0):   # rounding_mode given: zero gradient (piecewise constant)
     __slots__ = ()
 
     def backward(self, F, g):
@@ -298,7 +307,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                            f"'{rounding_mode}'")
     if _needs_grad(input, bt) and y.dtype.kind == "f":
-        return make(y, True, _binary_node(DivBackward1, input, other, bt))
+        return make(y, True, _binary_node(DivBackward2, input, other, bt))
     return make(y)
 
 

@@ -174,8 +174,8 @@ _unary("frac", "FracBackward0", lambda a: a - np.trunc(a), lambda F, g, v: g, sa
 
 def _relu_bwd(F, g, y):
     if F.is_tensor_mode:        # keep the dependence on the result (PyTorch's gradient is differentiable)
-        return F.where(F.const(F.data(y) > 0, g), g, y * 0)
-    return F.mask(y > 0, g)
+        return F.where(F.const(~(F.data(y) <= 0), g), g, y * 0)
+    return F.mask(~(y <= 0), g)      # PyTorch's rule: zero where y <= 0, so a NaN passes the gradient
 
 
 _unary("relu", "ReluBackward0", lambda a: np.maximum(a, np.zeros((), a.dtype)), _relu_bwd, save="result",

@@ -12,3 +12,5 @@ from ._dropout import *  # noqa: F401,F403
 from ._sparse import *  # noqa: F401,F403
 from ._loss import *  # noqa: F401,F403
 from ._attention import *  # noqa: F401,F403
+from ._attention import (_canonical_mask, _none_or_dtype, _mha_shape_check, _in_projection_packed,  # noqa: F401
+                         _in_projection)

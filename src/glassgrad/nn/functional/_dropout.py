@@ -1,2 +1,83 @@
-"""nn.functional: _dropout (being written)"""
-__all__ = []
+"""nn.functional: dropout family (the mask is drawn in ops/norm.py exactly as PyTorch's CPU kernel draws
+it, so the same seed drops the same elements)."""
+import warnings
+
+from ...ops import norm as _N
+
+__all__ = ["dropout", "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"]
+
+_impl = _N._dropout_impl
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    return _impl(input, p, training, False, False, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _impl(input, p, training, False, True, inplace)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _impl(input, p, training, True, True, inplace)
+
+
+def _feature(input, p, training, inplace, unbatched):
+    if unbatched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _impl(input, p, training, True, False, inplace)
+    if unbatched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    d = input.dim()
+    if d not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {d}D input. "
+            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+            "spatial dimension, a channel dimension, and an optional batch dimension "
+            "(i.e. 2D or 3D inputs).")
+    return _feature(input, p, training, inplace, d == 2)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    d = input.dim()
+    if d not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {d}-D input to dropout2d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout2d "
+            "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if d == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+            "1D dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+            "is the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.", stacklevel=2)
+    return _impl(input, p, training, True, False, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    d = input.dim()
+    if d not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {d}-D input to dropout3d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout3d "
+            "exists to provide channel-wise dropout on inputs with 3 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    return _feature(input, p, training, inplace, d != 5)

@@ -1,2 +1,502 @@
-"""nn.functional: _loss (being written)"""
-__all__ = []
+"""nn.functional: loss functions (PyTorch 2.13 semantics).
+
+Losses with their own PyTorch backward node call the primitives of ops/loss.py; the others are
+composites of glassgrad ops written as PyTorch writes them, so grad_fn names (the last op) agree.
+"""
+import math
+import warnings
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor, _make
+from ...autograd.grad_mode import no_grad
+from ...ops import loss as _L
+from ...ops.loss_ctc import ctc_loss_per_sample
+
+__all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss",
+           "margin_ranking_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+           "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss",
+           "soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "ctc_loss"]
+
+
+def _G():
+    import glassgrad
+    return glassgrad
+
+
+# -- reduction arguments (torch.nn._reduction) ------------------------------------------------------
+def _legacy_get_string(size_average, reduce, emit_warning=True):
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                      UserWarning, stacklevel=3)
+    return ret
+
+
+def _get_enum(reduction):
+    """Validate a reduction string; returns 'none' | 'mean' | 'sum'."""
+    if reduction in ("none", "mean", "sum"):
+        return reduction
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                      UserWarning, stacklevel=3)
+        return "mean"
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _reduction(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    return _get_enum(reduction)
+
+
+def _apply(out, reduction):
+    if reduction == "mean":
+        return out.mean()
+    if reduction == "sum":
+        return out.sum()
+    return out
+
+
+def _size_warning(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
+                      f"({input.size()}). This will likely lead to incorrect results due to broadcasting. "
+                      f"Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+class _DivScalarBackward(_L.Node):
+    """y = x / c for a C++ Scalar c (PyTorch's DivBackward1)."""
+    __slots__ = ("c",)
+
+    def backward(self, F, g):
+        return (g / self.c,)
+
+
+_DivScalarBackward.__name__ = _DivScalarBackward.__qualname__ = "DivBackward1"
+
+
+def _div_scalar(x, c):
+    from ...ops._core import edge, grad as _grad
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.asarray(x._data / x._data.dtype.type(c))
+    if x._rg and _grad.enabled:
+        n = _DivScalarBackward((edge(x),))
+        n.c = c
+        return _make(y, True, n)
+    return _make(y)
+
+
+# -- cross entropy / nll ----------------------------------------------------------------------------
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _L.nll_loss_nd(input, target, weight, reduction, ignore_index)
+
+
+def _class_weight_view(weight, ndim, class_dim):
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _check_smoothing(ls):
+    if ls > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {ls}")
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    G = _G()
+    reduction = _reduction(size_average, reduce, reduction)
+    class_dim = 0 if input.dim() <= 1 else 1
+    if tuple(input.shape) == tuple(target.shape):
+        # class probabilities
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{_dtype.from_numpy_dtype(target._data.dtype).name_c}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        _check_smoothing(label_smoothing)
+        n_classes = input.shape[class_dim]
+        if weight is not None and weight.numel() != n_classes:
+            raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes "
+                               f"or no classes but got weight tensor of shape: {_L._shape_str(weight.shape)}")
+        lsm = G.log_softmax(input, class_dim)
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        prod = lsm * target
+        if weight is not None:
+            prod = prod * _class_weight_view(weight, input.dim(), class_dim)
+        if reduction == "none":
+            return -prod.sum(class_dim)
+        if reduction == "sum":
+            return -prod.sum()
+        if input.numel() == 0:
+            return -(prod.sum() * float("nan"))   # torch: -(sum.fill_(nan)); glassgrad fill_ cuts the graph
+        return _div_scalar(-prod.sum(), input.numel() / n_classes)
+    if label_smoothing > 0:
+        _check_smoothing(label_smoothing)
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    lsm = G.log_softmax(input, class_dim)
+    nll = _L.nll_loss_nd(lsm, target, weight, reduction, ignore_index)
+    if label_smoothing <= 0:
+        return nll
+    n_classes = input.shape[class_dim]
+    ign = target._data == ignore_index
+    if weight is not None:
+        smooth = -(lsm * _class_weight_view(weight, input.dim(), class_dim)).sum(class_dim)
+    else:
+        smooth = -lsm.sum(class_dim)
+    smooth = G.masked_fill(smooth, _make(ign), 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            tw = weight._data[target._data[~ign].reshape(-1).astype(np.int64)].sum()
+        else:
+            tw = (~ign).sum()
+        ret = smooth.sum() / _make(np.asarray(tw, dtype=smooth._data.dtype if weight is not None else np.int64))
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+
+
+# -- regression losses ------------------------------------------------------------------------------
+def _weighted(err, weight, input, reduction, plain_mean=False):
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    w = err * weight
+    if reduction == "none":
+        return w
+    if reduction == "sum":
+        return _G().sum(w)
+    if reduction == "mean":
+        return w.mean() if plain_mean else _G().sum(w) / _G().sum(weight)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def _l1(x, t, reduction):
+    return _apply(_G().abs(x - t), _get_enum(reduction))
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    G = _G()
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    x, t = G.broadcast_tensors(input, target)
+    if weight is not None:
+        return _weighted(G.pow(x - t, 2), weight, input, reduction)
+    return _L.mse_loss(x, t, _get_enum(reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    G = _G()
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    x, t = G.broadcast_tensors(input, target)
+    if weight is not None:
+        return _weighted(G.abs(x - t), weight, input, reduction)
+    return _l1(x, t, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    G = _G()
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    x, t = G.broadcast_tensors(input, target)
+    if beta == 0.0:
+        return _l1(x, t, reduction)
+    return _L.smooth_l1_loss(x, t, _get_enum(reduction), beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    G = _G()
+    _size_warning(input, target)
+    x, t = G.broadcast_tensors(input, target)
+    if weight is None:
+        return _L.huber_loss(x, t, _get_enum(reduction), delta)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    return _weighted(_L.huber_loss(x, t, "none", delta), weight, input, reduction, True)
+
+
+# -- binary / probabilistic losses ------------------------------------------------------------------
+def _broadcast_shapes_msg(*shapes):
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        pass
+    n = max(len(s) for s in shapes)
+    res = [1] * n
+    for s in shapes:
+        for i in range(-1, -len(s) - 1, -1):
+            if res[i] == 1 or s[i] == 1 or res[i] == s[i]:
+                res[i] = max(res[i], s[i])
+    for k, s in enumerate(shapes):
+        for i in range(-1, -len(s) - 1, -1):
+            if s[i] != 1 and s[i] != res[i]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at {i}! Mismatching "
+                                   f"argument at index {k} had torch.Size({list(s)}); but expected shape should be "
+                                   f"broadcastable to {list(res)}")
+    raise RuntimeError("shapes cannot be broadcast")
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        new = _broadcast_shapes_msg(tuple(target.shape), tuple(weight.shape))
+        weight = weight.expand(new)
+    return _L.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return _L.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    G = _G()
+    if size_average is not None or reduce is not None:
+        red = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          UserWarning, stacklevel=2)
+        red = "sum" if reduction == "batchmean" else _get_enum(reduction)
+    if log_target:
+        out = G.exp(target) * (target - input)
+    else:
+        out = G.xlogy(target, target) - target * input
+    reduced = _apply(out, red)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    G = _G()
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = G.exp(input) - target * input
+    else:
+        loss = input - target * G.log(input + eps)
+    if full:
+        st = target * G.log(target) - target + 0.5 * G.log(2 * math.pi * target)
+        loss = loss + G.masked_fill(st, target <= 1, 0)
+    return _apply(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    G = _G()
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * G.ones_like(input)
+    elif bool(np.any(var._data < 0)):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape)[:-1] == tuple(var.shape):
+            var = G.unsqueeze(var, -1)
+        elif input.dim() == var.dim() and sum(y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (G.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _apply(loss, reduction)
+
+
+# -- margin / embedding losses ----------------------------------------------------------------------
+def _pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    G = _G()
+    f = getattr(G.nn.functional, "pairwise_distance", None) or getattr(G, "pairwise_distance", None)
+    if f is not None:
+        return f(x1, x2, p, eps, keepdim)
+    dim = max(x1.dim(), x2.dim()) - 1
+    return G.norm(x1 - x2 + eps, p, dim, keepdim)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    G = _G()
+    reduction = _reduction(size_average, reduce, reduction)
+    td = target.dim()
+    if td not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if td == 1 and not (input1.dim() == 2 and input2.dim() == 2):
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with sizes "
+                           f"{_L._shape_str(input1.shape)} and {_L._shape_str(input2.shape)}.")
+    if td == 0 and not (input1.dim() == 1 and input2.dim() == 1):
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with sizes "
+                           f"{_L._shape_str(input1.shape)} and {_L._shape_str(input2.shape)}.")
+    eps = 1e-12
+    prod_sum = (input1 * input2).sum(td)
+    m1 = (input1 * input1).sum(td) + eps
+    m2 = (input2 * input2).sum(td) + eps
+    cos = prod_sum / G.sqrt(m1 * m2)
+    zeros = G.zeros_like(cos)
+    pos = 1 - cos
+    neg = G.clamp_min(cos - margin, 0)
+    out = G.where(target == 1, pos, zeros) + G.where(target == -1, neg, zeros)
+    return _apply(out, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    G = _G()
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _apply(G.clamp_min(-target * (input1 - input2) + margin, 0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    G = _G()
+    reduction = _reduction(size_average, reduce, reduction)
+    zeros = G.zeros_like(input)
+    mc = G.clamp_min(margin - input, 0)
+    out = G.where(target != 1, mc, zeros) + G.where(target != -1, input, zeros)
+    return _apply(out, reduction)
+
+
+def _triplet_dims(a, p, n):
+    if not (a.dim() == p.dim() == n.dim()):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a.dim()}D, positive {p.dim()}D, and negative "
+                           f"{n.dim()}D inputs")
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    G = _G()
+    reduction = _reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _triplet_dims(anchor, positive, negative)
+    dp = _pairwise_distance(anchor, positive, p, eps)
+    dn = _pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dn = G.minimum(dn, _pairwise_distance(positive, negative, p, eps))
+    return _apply(G.clamp_min(margin + dp - dn, 0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    G = _G()
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _triplet_dims(anchor, positive, negative)
+    dist = distance_function if distance_function is not None else _pairwise_distance
+    dp = dist(anchor, positive)
+    dn = dist(anchor, negative)
+    if swap:
+        dn = G.minimum(dn, dist(positive, negative))
+    return _apply(G.clamp_min(margin + dp - dn, 0), reduction)
+
+
+def _logsigmoid(x):
+    G = _G()
+    from . import _activation
+    f = getattr(_activation, "logsigmoid", None)
+    if f is not None:
+        return f(x)
+    return G.clamp_max(x, 0) - G.log1p(G.exp(-G.abs(x)))
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    loss = -(target * _logsigmoid(input) + (1 - target) * _logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    C = input.size(class_dim)
+    loss = loss.sum(dim=class_dim) / C
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _L.soft_margin_loss(input, target, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return _L.multi_margin_loss(input, target, p, margin, weight, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _L.multilabel_margin_loss(input, target, reduction)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    G = _G()
+    reduction = _get_enum(reduction)
+    for v in (input_lengths, target_lengths):
+        if not isinstance(v, (Tensor, tuple, list)):
+            raise TypeError(f"ctc_loss() received an invalid combination of arguments - got "
+                            f"({type(v).__name__} lengths), but expected tuple of ints or Tensor lengths")
+    batched = log_probs.dim() == 3
+    lp, tg = log_probs, targets
+    il, tl = input_lengths, target_lengths
+    if not batched:
+        lp = G.unsqueeze(log_probs, 1)
+        tg = G.unsqueeze(targets, 0)
+        il = [int(v) for v in np.asarray(il._data if isinstance(il, Tensor) else il).reshape(-1)]
+        tl = [int(v) for v in np.asarray(tl._data if isinstance(tl, Tensor) else tl).reshape(-1)]
+    res = ctc_loss_per_sample(lp, tg, il, tl, blank, zero_infinity)
+    if zero_infinity:
+        res = G.where(res == float("inf"), _make(np.zeros((), res._data.dtype)), res)
+    if reduction == "mean":
+        tlv = tl._data if isinstance(tl, Tensor) else np.asarray(list(tl) if not isinstance(tl, int) else [tl])
+        tlt = G.clamp_min(_make(np.asarray(tlv, dtype=res._data.dtype).reshape(-1)), 1)
+        return (res / tlt).mean()
+    if reduction == "sum":
+        return res.sum()
+    return res if batched else G.squeeze(res, 0)

@@ -1,2 +1,42 @@
-"""nn.modules.fold (being written)"""
-__all__ = []
+"""Fold (col2im) and Unfold (im2col) layers like PyTorch."""
+from .module import Module
+from .. import functional as F
+
+__all__ = ["Fold", "Unfold"]
+
+
+class Fold(Module):
+    __constants__ = ["output_size", "kernel_size", "dilation", "padding", "stride"]
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size = output_size
+        self.kernel_size = kernel_size
+        self.dilation = dilation
+        self.padding = padding
+        self.stride = stride
+
+    def forward(self, input):
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return ("output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
+                "stride={stride}".format(**self.__dict__))
+
+
+class Unfold(Module):
+    __constants__ = ["kernel_size", "dilation", "padding", "stride"]
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.dilation = dilation
+        self.padding = padding
+        self.stride = stride
+
+    def forward(self, input):
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return ("kernel_size={kernel_size}, dilation={dilation}, padding={padding}, stride={stride}"
+                .format(**self.__dict__))

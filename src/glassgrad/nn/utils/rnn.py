@@ -1,2 +1,223 @@
-"""nn.utils.rnn (being written)"""
-__all__ = []
+"""nn.utils.rnn: PackedSequence and the padding / packing helpers.
+
+A PackedSequence stores the time steps of a batch of sequences (sorted by decreasing length)
+one after another: step t holds the first batch_sizes[t] sequences' elements.  The packing
+and padding functions are composites of differentiable slicing / cat / stack, so gradients
+flow back to the padded or packed input.
+"""
+from collections.abc import Iterable
+from typing import NamedTuple
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...autograd.graph import Node
+from ...ops._core import make, edge, grad
+
+__all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
+           "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence"]
+
+
+def _G():
+    import glassgrad
+    return glassgrad
+
+
+class PackedSequence_(NamedTuple):
+    data: Tensor
+    batch_sizes: Tensor
+    sorted_indices: Tensor = None
+    unsorted_indices: Tensor = None
+
+
+class PackedSequence(PackedSequence_):
+    """(data, batch_sizes, sorted_indices, unsorted_indices); build it with pack_padded_sequence or
+    pack_sequence."""
+
+    def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
+        if unsorted_indices is None:
+            unsorted_indices = invert_permutation(sorted_indices)
+        if batch_sizes is None:
+            if not (isinstance(data, (list, tuple)) and len(data) == 2):
+                raise AssertionError("Expected data to be a list or tuple of length 2")
+            data, batch_sizes = data[0], data[1]
+        return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
+
+    def to(self, *args, **kwargs):
+        data = self.data.to(*args, **kwargs)
+        if data is self.data:
+            return self
+        return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
+
+    def cpu(self, *args, **kwargs):
+        return self
+
+    def double(self):
+        return self.to(dtype=_G().double)
+
+    def float(self):
+        return self.to(dtype=_G().float)
+
+    def half(self):
+        return self.to(dtype=_G().half)
+
+    def long(self):
+        return self.to(dtype=_G().long)
+
+    def int(self):
+        return self.to(dtype=_G().int)
+
+    @property
+    def is_cuda(self):
+        return False
+
+    def is_pinned(self):
+        return False
+
+
+def invert_permutation(permutation):
+    if permutation is None:
+        return None
+    p = permutation._data
+    inv = np.empty_like(p)
+    inv[p] = np.arange(p.size, dtype=p.dtype)
+    return _G().from_numpy(inv)
+
+
+def _batch_sizes_list(batch_sizes):
+    return [int(b) for b in batch_sizes._data.tolist()]
+
+
+def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
+    """Pack a padded (T, B, *) (or (B, T, *) with batch_first) tensor of sequences of `lengths`."""
+    G = _G()
+    if isinstance(lengths, Tensor):
+        lens = np.asarray(lengths._data, dtype=np.int64).reshape(-1)
+    else:
+        lens = np.asarray(list(lengths), dtype=np.int64).reshape(-1)
+    sorted_indices = None
+    if not enforce_sorted:
+        order = np.argsort(-lens, kind="stable")
+        lens = lens[order]
+        sorted_indices = G.from_numpy(order.astype(np.int64))
+        input = input.index_select(0 if batch_first else 1, sorted_indices)
+    tdim, bdim = (1, 0) if batch_first else (0, 1)
+    if lens.size and lens.min() <= 0:
+        raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' "
+                           "that is <= 0")
+    if np.any(lens[1:] > lens[:-1]):
+        raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
+                           "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence "
+                           "to sidestep this requirement if you do not need ONNX exportability.")
+    if lens.size != input.shape[bdim]:
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {lens.size} "
+                           f"(batch_size={input.shape[bdim]})")
+    T = int(lens[0]) if lens.size else 0
+    if T > input.shape[tdim]:
+        raise RuntimeError(f"Expected sequence length to be larger than or equal to the maximum length "
+                           f"in `lengths`, but got {input.shape[tdim]} and {T}")
+    bs = [int((lens > t).sum()) for t in range(T)]
+    data = _pack(input, bs, batch_first)
+    return PackedSequence(data, G.tensor(bs, dtype=G.int64), sorted_indices, None)
+
+
+class PackPaddedSequenceBackward0(Node):
+    """The packed rows' gradient scattered back into zeros of the padded input's shape."""
+    __slots__ = ("shape", "index")
+
+    def backward(self, F, g):
+        return (F.index_add_zeros(self.shape, self.index, g),)
+
+
+def _pack(input, bs, batch_first):
+    """Rows input[t, :bs[t]] for every step t, one after another."""
+    t_idx = np.repeat(np.arange(len(bs)), bs)
+    b_idx = np.concatenate([np.arange(b) for b in bs]) if bs else np.zeros(0, np.int64)
+    index = (b_idx, t_idx) if batch_first else (t_idx, b_idx)
+    data = input._data[index]
+    if input._rg and grad.enabled:
+        n = PackPaddedSequenceBackward0((edge(input),))
+        n.shape, n.index = tuple(input.shape), index
+        return make(data, True, n)
+    return make(data)
+
+
+def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
+    """Inverse of pack_padded_sequence: (padded tensor, lengths)."""
+    G = _G()
+    bs = _batch_sizes_list(sequence.batch_sizes)
+    T = len(bs)
+    if total_length is not None:
+        if total_length < T:
+            raise ValueError("Expected total_length to be at least the length of the longest sequence in input, "
+                             f"but got total_length={total_length} and max sequence length being {T}")
+        T_out = total_length
+    else:
+        T_out = T
+    data = sequence.data
+    B = bs[0] if bs else 0
+    padded = G.full((T_out, B) + tuple(data.shape[1:]), padding_value, dtype=data.dtype)
+    off = 0
+    for t, b in enumerate(bs):
+        padded[t, :b] = data[off:off + b]
+        off += b
+    lens = np.array([sum(1 for b in bs if b > i) for i in range(B)], dtype=np.int64)
+    if batch_first:
+        padded = padded.transpose(0, 1)
+    lengths = G.from_numpy(lens)
+    if sequence.unsorted_indices is not None:
+        u = sequence.unsorted_indices
+        return padded.index_select(0 if batch_first else 1, u), G.from_numpy(lens[u._data])
+    return padded, lengths
+
+
+def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
+    """Stack variable-length sequences (each (L_i, *)) into (T, B, *) or (B, T, *), padding the ends."""
+    G = _G()
+    if not isinstance(sequences, Iterable):
+        raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of type: "
+                           f"{type(sequences)}")
+    sequences = tuple(sequences)
+    if padding_side not in ("left", "right"):
+        raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+    if not sequences:
+        raise RuntimeError("received an empty list of sequences")
+    T = max(s.shape[0] for s in sequences)
+    tail = tuple(sequences[0].shape[1:])
+    out = G.full(((len(sequences), T) if batch_first else (T, len(sequences))) + tail, padding_value,
+                 dtype=sequences[0].dtype)
+    for i, s in enumerate(sequences):
+        n = s.shape[0]
+        rows = slice(0, n) if padding_side == "right" else slice(T - n, T)
+        if batch_first:
+            out[i, rows] = s
+        else:
+            out[rows, i] = s
+    return out
+
+
+def unpad_sequence(padded_sequences, lengths, batch_first=False):
+    """Split a padded batch back into a list of its sequences.  Like PyTorch, a time-major input is
+    transposed in place (the caller's tensor becomes batch-major)."""
+    G = _G()
+    if not batch_first:
+        padded_sequences.transpose_(0, 1)
+    idx = G.arange(padded_sequences.shape[1])
+    if not isinstance(lengths, Tensor):
+        lengths = G.tensor(list(lengths))
+    if len(lengths) != padded_sequences.shape[0]:
+        raise ValueError(f"zip() argument 2 is {'shorter' if len(lengths) < padded_sequences.shape[0] else 'longer'}"
+                         " than argument 1")
+    return [seq[idx < n] for seq, n in zip(padded_sequences, lengths)]
+
+
+def pack_sequence(sequences, enforce_sorted=True):
+    """Pack a list of variable-length sequences (each (L_i, *))."""
+    G = _G()
+    lengths = G.tensor([v.size(0) for v in sequences])
+    return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
+
+
+def unpack_sequence(packed_sequences):
+    padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
+    return unpad_sequence(padded, lengths, batch_first=True)

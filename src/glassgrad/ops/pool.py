@@ -1,0 +1,446 @@
+"""Pooling primitives (2-D and 3-D; the 1-D forms are unsqueeze -> 2-D -> squeeze like PyTorch).
+
+ops: max_pool_with_indices (MaxPool{2,3}DWithIndicesBackward0), avg_pool (AvgPool{2,3}DBackward0),
+     adaptive_avg_pool (AdaptiveAvgPool{2,3}DBackward0), adaptive_max_pool (AdaptiveMaxPool{2,3}DBackward0),
+     max_unpool (MaxUnpool{2,3}DBackward0), fractional_max_pool2d (FractionalMaxPool2DBackward0).
+
+Inputs arrive batched (N, C, *S) or unbatched (C, *S); arrays are handled as (N, C, *S).  Windows are
+strided views (conv.windows); the backward loops over the kernel offsets with strided slice-adds.  In
+tensor mode (double backward) the gradients are built from differentiable ops: index_add_zeros for
+the max pools, col2im for avg_pool, dense averaging matrices for adaptive_avg_pool.
+"""
+import numpy as np
+
+from ._core import make, edge, save_in, grad
+from ..autograd.graph import Node
+from .conv import windows, col2im, attach_self as _attach
+from .upsample import separable_matrices_apply
+
+__all__ = ["pool_out_size", "max_pool_with_indices", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool",
+           "max_unpool", "fractional_max_pool2d"]
+
+
+def pool_out_size(S, k, s, p, d, ceil_mode):
+    o = (S + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (o - 1) * s >= S + p:
+        o -= 1
+    return o
+
+
+def _batched(a, nd):
+    return a if a.ndim == nd + 2 else a[None]
+
+
+def _named(name, base):
+    return type(name, (base,), {"__slots__": ()})
+
+
+def _flat_index_add(F, shape, flat, g):
+    """Zeros of `shape` (N, C, *S) with g (N, C, *O) added at the flat spatial indices `flat`."""
+    N, C = shape[:2]
+    P = int(np.prod(shape[2:]))
+    if F.is_tensor_mode:
+        nI = np.arange(N).reshape(N, 1, 1)
+        cI = np.arange(C).reshape(1, C, 1)
+        gg = F.reshape(g, (N, C, int(np.prod(g.shape[2:]))))
+        r = F.index_add_zeros((N, C, P), (nI, cI, flat.reshape(gg.shape)), gg)
+        return F.reshape(r, shape)
+    out = np.zeros((N * C, P), g.dtype)
+    rows = np.arange(N * C).reshape(-1, 1)
+    np.add.at(out, (rows, flat.reshape(N * C, -1)), g.reshape(N * C, -1))
+    return out.reshape(shape)
+
+
+def _unbatch_wrap(F, g, batched, fn):
+    if batched:
+        return fn(g)
+    if F.is_tensor_mode:
+        from .views import unsqueeze, squeeze
+        return squeeze(fn(unsqueeze(g, 0)), 0)
+    return fn(g[None])[0]
+
+
+# -- max pool -----------------------------------------------------------------------------------------
+class _MaxPoolNode(Node):
+    __slots__ = ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "kidx", "flat", "shape", "batched")
+    _saved_names = ("self", "result1")
+
+    def backward(self, F, g):
+        return (_attach(F, _unbatch_wrap(F, g, self.batched, lambda t: self._bw(F, t)), self),)
+
+    def _bw(self, F, g):
+        if F.is_tensor_mode:
+            return _flat_index_add(F, self.shape, self.flat, g)
+        K, s, p, d = self.kernel_size, self.stride, self.padding, self.dilation
+        O = g.shape[2:]
+        nd = len(K)
+        S = self.shape[2:]
+        ext = [max((O[i] - 1) * s[i] + d[i] * (K[i] - 1) + 1, S[i] + 2 * p[i]) for i in range(nd)]
+        out = np.zeros(tuple(self.shape[:2]) + tuple(ext), g.dtype)
+        zero = np.zeros((), g.dtype)
+        for kk, k in enumerate(np.ndindex(*K)):
+            sl = (slice(None), slice(None)) + tuple(
+                slice(k[i] * d[i], k[i] * d[i] + s[i] * (O[i] - 1) + 1, s[i]) for i in range(nd))
+            out[sl] += np.where(self.kidx == kk, g, zero)
+        return out[(slice(None), slice(None)) + tuple(slice(p[i], p[i] + S[i]) for i in range(nd))]
+
+
+_MAXPOOL = {2: _named("MaxPool2DWithIndicesBackward0", _MaxPoolNode),
+            3: _named("MaxPool3DWithIndicesBackward0", _MaxPoolNode)}
+
+
+def _lowest(dt):
+    if dt.kind == "f":
+        return -np.inf
+    if dt.kind == "b":
+        return False
+    return np.iinfo(dt).min
+
+
+def max_pool_with_indices(x, K, s, p, d, ceil_mode):
+    """Checked by the caller.  Returns (values, int64 indices into each input plane)."""
+    a0 = x._data
+    nd = len(K)
+    a = _batched(a0, nd)
+    N, C = a.shape[:2]
+    S = a.shape[2:]
+    O = [pool_out_size(S[i], K[i], s[i], p[i], d[i], ceil_mode) for i in range(nd)]
+    ext = [(O[i] - 1) * s[i] + d[i] * (K[i] - 1) + 1 for i in range(nd)]
+    pads = [(0, 0), (0, 0)] + [(p[i], max(ext[i] - S[i] - p[i], 0)) for i in range(nd)]
+    ap = np.pad(a, pads, constant_values=_lowest(a.dtype)) if any(q for pr in pads for q in pr) else a
+    Kp = int(np.prod(K))
+    if a.size and all(O):
+        w = windows(ap, K, s, d, O).reshape((N, C) + tuple(O) + (Kp,))
+        kidx = w.argmax(-1)
+        val = np.take_along_axis(w, kidx[..., None], -1)[..., 0]
+    else:
+        kidx = np.zeros((N, C) + tuple(O), np.int64)
+        val = np.zeros((N, C) + tuple(O), a.dtype)
+    kk = np.unravel_index(kidx, K) if Kp else [kidx] * nd
+    flat = np.zeros(kidx.shape, np.int64)
+    for i in range(nd):
+        shp = [1] * (nd + 2)
+        shp[2 + i] = -1
+        pos = np.arange(O[i]).reshape(shp) * s[i] - p[i] + kk[i] * d[i]
+        flat = flat * S[i] + pos
+    batched = a0.ndim == nd + 2
+    if not batched:
+        val, flat_out = val[0], flat[0]
+    else:
+        flat_out = flat
+    idx_t = make(np.ascontiguousarray(flat_out))
+    if x._rg and grad.enabled:
+        n = _MAXPOOL[nd]((edge(x),))
+        n.kernel_size, n.stride, n.padding, n.dilation, n.ceil_mode = K, s, p, d, ceil_mode
+        n.kidx, n.flat, n.shape, n.batched = kidx, flat, a.shape, batched
+        n._saved = (save_in(x), save_in(idx_t))
+        return make(np.ascontiguousarray(val), True, n), idx_t
+    return make(np.ascontiguousarray(val)), idx_t
+
+
+# -- avg pool -----------------------------------------------------------------------------------------
+def _avg_divisor(S, O, K, s, p, count_include_pad, divisor_override):
+    """Per output position divisor (broadcast (*O))."""
+    nd = len(K)
+    if divisor_override:
+        return None
+    div = np.ones((), np.int64)
+    for i in range(nd):
+        start = np.arange(O[i]) * s[i] - p[i]
+        end = np.minimum(start + K[i], S[i] + p[i])
+        pool = end - start
+        cnt = np.minimum(end, S[i]) - np.maximum(start, 0)
+        v = pool if count_include_pad else cnt
+        div = np.multiply.outer(div, v)
+    return div
+
+
+class _AvgPoolNode(Node):
+    __slots__ = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override",
+                 "div", "shape", "batched")
+    _saved_names = ("self",)
+
+    def backward(self, F, g):
+        return (_attach(F, _unbatch_wrap(F, g, self.batched, lambda t: self._bw(F, t)), self),)
+
+    def _bw(self, F, g):
+        K, s, p = self.kernel_size, self.stride, self.padding
+        nd = len(K)
+        S = self.shape[2:]
+        N, C = self.shape[:2]
+        O = tuple(g.shape[2:])
+        ones = (1,) * nd
+        if self.divisor_override:
+            gd = g / self.divisor_override
+        else:
+            gd = g / F.const(self.div.astype(F.data(g).dtype if F.is_tensor_mode else g.dtype), g)
+        if F.is_tensor_mode:
+            Kp = int(np.prod(K))
+            cols = F.expand(F.reshape(gd, (N, C, 1, -1)), (N, C, Kp, int(np.prod(O))))
+            cols = F.reshape(cols, (N, C * Kp, int(np.prod(O))))
+            ext = tuple((O[i] - 1) * s[i] + K[i] - 2 * p[i] for i in range(nd))
+            if nd == 2:
+                r = col2im(cols, ext, K, ones, p, s)
+            else:
+                r = _col2im3_t(cols, (N, C), ext, K, s, p)
+            if ext != tuple(S):
+                from .pad import constant_pad_nd
+                flat = []
+                for i in reversed(range(nd)):
+                    flat += [0, S[i] - ext[i]]
+                r = constant_pad_nd(r, flat, 0)
+            return r
+        ext = [max((O[i] - 1) * s[i] + K[i], S[i] + 2 * p[i]) for i in range(nd)]
+        out = np.zeros((N, C) + tuple(ext), gd.dtype)
+        for k in np.ndindex(*K):
+            sl = (slice(None), slice(None)) + tuple(slice(k[i], k[i] + s[i] * (O[i] - 1) + 1, s[i]) for i in range(nd))
+            out[sl] += gd
+        return out[(slice(None), slice(None)) + tuple(slice(p[i], p[i] + S[i]) for i in range(nd))]
+
+
+def _col2im3_t(cols, NC, ext, K, s, p):
+    """Tensor-mode 3-D col2im through a transposed convolution with a one-hot kernel per offset."""
+    from .conv import _convolution
+    from .views import reshape
+    N, C = NC
+    Kp = int(np.prod(K))
+    O = [(ext[i] + 2 * p[i] - K[i]) // s[i] + 1 for i in range(3)]
+    x = reshape(cols, (N, C * Kp) + tuple(O))
+    w = np.zeros((C * Kp, 1) + tuple(K), cols._data.dtype)
+    for c in range(C):
+        for kk, k in enumerate(np.ndindex(*K)):
+            w[(c * Kp + kk, 0) + k] = 1
+    return _convolution(x, make(w), None, tuple(s), tuple(p), (1, 1, 1), True, (0, 0, 0), C)
+
+
+_AVGPOOL = {2: _named("AvgPool2DBackward0", _AvgPoolNode), 3: _named("AvgPool3DBackward0", _AvgPoolNode)}
+
+
+def avg_pool(x, K, s, p, ceil_mode, count_include_pad, divisor_override):
+    a0 = x._data
+    nd = len(K)
+    a = _batched(a0, nd)
+    N, C = a.shape[:2]
+    S = a.shape[2:]
+    O = [pool_out_size(S[i], K[i], s[i], p[i], 1, ceil_mode) for i in range(nd)]
+    ext = [max((O[i] - 1) * s[i] + K[i], S[i] + 2 * p[i]) for i in range(nd)]
+    isint = a.dtype.kind in "iub"
+    acc = np.zeros((N, C) + tuple(O), np.float64 if isint else a.dtype)
+    if a.size and all(O):
+        ap = np.pad(a, [(0, 0), (0, 0)] + [(p[i], ext[i] - S[i] - p[i]) for i in range(nd)])
+        for k in np.ndindex(*K):
+            sl = (slice(None), slice(None)) + tuple(slice(k[i], k[i] + s[i] * (O[i] - 1) + 1, s[i]) for i in range(nd))
+            acc += ap[sl]
+    div = _avg_divisor(S, O, K, s, p, count_include_pad, divisor_override)
+    if divisor_override:
+        y = acc / divisor_override
+    else:
+        y = acc / div.astype(acc.dtype)
+    y = np.trunc(y).astype(a.dtype) if isint else y.astype(a.dtype)
+    batched = a0.ndim == nd + 2
+    if not batched:
+        y = y[0]
+    if x._rg and grad.enabled:
+        n = _AVGPOOL[nd]((edge(x),))
+        n.kernel_size, n.stride, n.padding, n.ceil_mode = K, s, p, ceil_mode
+        n.count_include_pad, n.divisor_override, n.div = count_include_pad, divisor_override, div
+        n.shape, n.batched = a.shape, batched
+        n._saved = (save_in(x),)
+        return make(y, True, n)
+    return make(y)
+
+
+# -- adaptive pools -----------------------------------------------------------------------------------
+def _adaptive_bounds(S, O):
+    o = np.arange(O)
+    start = (o * S) // O
+    end = -((-(o + 1) * S) // O)
+    return start, end
+
+
+def _avg_matrix(S, O, dt):
+    m = np.zeros((O, S), dt)
+    start, end = _adaptive_bounds(S, O)
+    for j in range(O):
+        m[j, start[j]:end[j]] = 1.0 / (end[j] - start[j])
+    return m
+
+
+class _AdaptiveAvgNode(Node):
+    __slots__ = ("self_sym_sizes", "mats", "batched")
+    _saved_names = ("self",)
+
+    def backward(self, F, g):
+        return (_attach(F, separable_matrices_apply(F, g, self.mats, True), self),)
+
+
+_ADAVG = {2: _named("AdaptiveAvgPool2DBackward0", _AdaptiveAvgNode),
+          3: _named("AdaptiveAvgPool3DBackward0", _AdaptiveAvgNode)}
+
+
+def adaptive_avg_pool(x, O):
+    a = x._data
+    nd = len(O)
+    S = a.shape[-nd:]
+    mats = [_avg_matrix(S[i], O[i], a.dtype if a.dtype.kind == "f" else np.float64) for i in range(nd)]
+    from ._ns import ARR
+    y = separable_matrices_apply(ARR, a, mats, False).astype(a.dtype) if a.size else \
+        np.zeros(a.shape[:-nd] + tuple(O), a.dtype)
+    y = np.ascontiguousarray(y)
+    if x._rg and grad.enabled:
+        n = _ADAVG[nd]((edge(x),))
+        n.self_sym_sizes, n.mats = a.shape, mats
+        n._saved = (save_in(x),)
+        return make(y, True, n)
+    return make(y)
+
+
+class _AdaptiveMaxNode(Node):
+    __slots__ = ("flat", "shape", "batched")
+    _saved_names = ("self", "result1")
+
+    def backward(self, F, g):
+        return (_attach(F, _unbatch_wrap(F, g, self.batched, lambda t: _flat_index_add(F, self.shape, self.flat, t)),
+                        self),)
+
+
+_ADMAX = {2: _named("AdaptiveMaxPool2DBackward0", _AdaptiveMaxNode),
+          3: _named("AdaptiveMaxPool3DBackward0", _AdaptiveMaxNode)}
+
+
+def adaptive_max_pool(x, O):
+    a0 = x._data
+    nd = len(O)
+    a = _batched(a0, nd)
+    N, C = a.shape[:2]
+    S = a.shape[2:]
+    idxs, kmax = [], []
+    for i in range(nd):
+        start, end = _adaptive_bounds(S[i], O[i])
+        km = int((end - start).max()) if O[i] else 0
+        ix = np.minimum(start[:, None] + np.arange(km)[None, :], end[:, None] - 1)
+        idxs.append(ix)
+        kmax.append(km)
+    if a.size and all(O):
+        sel = [slice(None), slice(None)]
+        for i in range(nd):
+            shp = [1] * (2 * nd)
+            shp[2 * i], shp[2 * i + 1] = O[i], kmax[i]
+            sel.append(idxs[i].reshape(shp))
+        w = a[tuple(sel)]          # (N, C, O0, K0, O1, K1, ...)
+        perm = (0, 1) + tuple(2 + 2 * i for i in range(nd)) + tuple(3 + 2 * i for i in range(nd))
+        w = w.transpose(perm).reshape((N, C) + tuple(O) + (-1,))
+        kidx = w.argmax(-1)
+        val = np.take_along_axis(w, kidx[..., None], -1)[..., 0]
+        kk = np.unravel_index(kidx, tuple(kmax))
+        flat = np.zeros(kidx.shape, np.int64)
+        for i in range(nd):
+            shp = [1] * (nd + 2)
+            shp[2 + i] = -1
+            orow = np.arange(O[i]).reshape(shp)
+            flat = flat * S[i] + idxs[i][orow, kk[i]]
+    else:
+        val = np.zeros((N, C) + tuple(O), a.dtype)
+        flat = np.zeros((N, C) + tuple(O), np.int64)
+    batched = a0.ndim == nd + 2
+    vo, fo = (val, flat) if batched else (val[0], flat[0])
+    idx_t = make(np.ascontiguousarray(fo))
+    if x._rg and grad.enabled:
+        n = _ADMAX[nd]((edge(x),))
+        n.flat, n.shape, n.batched = flat, a.shape, batched
+        n._saved = (save_in(x), save_in(idx_t))
+        return make(np.ascontiguousarray(vo), True, n), idx_t
+    return make(np.ascontiguousarray(vo)), idx_t
+
+
+# -- max_unpool -----------------------------------------------------------------------------------------
+class _MaxUnpoolNode(Node):
+    __slots__ = ("flat", "batched")
+    _saved_names = ("indices",)
+
+    def backward(self, F, g):
+        def bw(t):
+            if F.is_tensor_mode:
+                N, C = t.shape[:2]
+                tt = F.reshape(t, (N, C, -1))
+                nI = np.arange(N).reshape(N, 1, 1)
+                cI = np.arange(C).reshape(1, C, 1)
+                r = tt[(make(nI), make(cI), make(self.flat.reshape(N, C, -1)))]
+                return F.reshape(r, self.flat.shape)
+            N, C = t.shape[:2]
+            return np.take_along_axis(t.reshape(N, C, -1), self.flat.reshape(N, C, -1), -1).reshape(self.flat.shape)
+        return (_unbatch_wrap(F, g, self.batched, bw),)
+
+
+_UNPOOL = {2: _named("MaxUnpool2DBackward0", _MaxUnpoolNode), 3: _named("MaxUnpool3DBackward0", _MaxUnpoolNode)}
+
+
+def max_unpool(x, indices, out_sz):
+    a0 = x._data
+    nd = len(out_sz)
+    a = _batched(a0, nd)
+    fl = _batched(indices._data, nd).astype(np.int64)
+    N, C = a.shape[:2]
+    P = int(np.prod(out_sz))
+    if fl.size and (fl.min() < 0 or fl.max() >= P):
+        bad = int(fl.max() if fl.max() >= P else fl.min())
+        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                           f"{'x'.join(map(str, out_sz))}")
+    out = np.zeros((N * C, P), a.dtype)
+    out[np.arange(N * C)[:, None], fl.reshape(N * C, -1)] = a.reshape(N * C, -1)
+    out = out.reshape((N, C) + tuple(out_sz))
+    batched = a0.ndim == nd + 2
+    if not batched:
+        out = out[0]
+    if x._rg and grad.enabled:
+        n = _UNPOOL[nd]((edge(x),))
+        n.flat, n.batched = fl, batched
+        n._saved = (save_in(indices),)
+        return make(out, True, n)
+    return make(out)
+
+
+# -- fractional max pool (2-D) -----------------------------------------------------------------------------
+_FRACMAX = _named("FractionalMaxPool2DBackward0", _AdaptiveMaxNode)
+
+
+def _intervals(sample, S, O, k):
+    """PyTorch's generate_intervals, vectorised over planes: sample (N, C) -> starts (N, C, O)."""
+    ft = sample.dtype.type
+    seq = np.zeros(sample.shape + (O,), np.int64)
+    if O > 1:
+        alpha = ft(S - k) / ft(O - 1)
+        i = np.arange(O - 1).astype(sample.dtype)
+        seq[..., :O - 1] = (((i + sample[..., None]) * alpha).astype(sample.dtype).astype(np.int64)
+                            - (sample * alpha).astype(sample.dtype).astype(np.int64)[..., None])
+    if O > 0:
+        seq[..., O - 1] = S - k
+    return seq
+
+
+def fractional_max_pool2d(x, K, O, samples):
+    """Checked by the caller; samples (N, C, 2): [..., 0] places the columns, [..., 1] the rows."""
+    a0 = x._data
+    a = _batched(a0, 2)
+    N, C, H, W = a.shape
+    sm = samples._data.astype(a.dtype, copy=False)
+    sw = _intervals(sm[..., 0], W, O[1], K[1])
+    sh = _intervals(sm[..., 1], H, O[0], K[0])
+    hI = sh[:, :, :, None, None, None] + np.arange(K[0]).reshape(1, 1, 1, 1, -1, 1)
+    wI = sw[:, :, None, :, None, None] + np.arange(K[1]).reshape(1, 1, 1, 1, 1, -1)
+    nI = np.arange(N).reshape(-1, 1, 1, 1, 1, 1)
+    cI = np.arange(C).reshape(1, -1, 1, 1, 1, 1)
+    w = a[nI, cI, hI, wI].reshape(N, C, O[0], O[1], -1)
+    kidx = w.argmax(-1) if w.size else np.zeros((N, C, O[0], O[1]), np.int64)
+    val = np.take_along_axis(w, kidx[..., None], -1)[..., 0] if w.size else np.zeros(kidx.shape, a.dtype)
+    kh, kw = np.divmod(kidx, K[1])
+    flat = (sh[:, :, :, None] + kh) * W + (sw[:, :, None, :] + kw)
+    batched = a0.ndim == 4
+    vo, fo = (val, flat) if batched else (val[0], flat[0])
+    idx_t = make(np.ascontiguousarray(fo))
+    if x._rg and grad.enabled:
+        n = _FRACMAX((edge(x),))
+        n.flat, n.shape, n.batched = flat, a.shape, batched
+        n._saved = (save_in(x), save_in(idx_t))
+        return make(np.ascontiguousarray(vo), True, n), idx_t
+    return make(np.ascontiguousarray(vo)), idx_t

@@ -1,0 +1,400 @@
+"""torch.optim.Optimizer: parameter groups, per-parameter state, state_dict, hooks.
+
+The update rules of the concrete optimizers follow PyTorch's single-tensor CPU code paths and work directly on
+the NumPy arrays behind the parameters (``p._data``) and their state tensors, in place (the parameter objects
+are kept; version counters are bumped once per in-place op PyTorch performs).  PyTorch's vectorised CPU kernels
+for ``add(alpha=)``, ``addcmul`` and ``lerp`` are fused multiply-adds (one rounding); the helpers below
+reproduce that for float32 by computing the fused step in float64 (the product of two float32 values is exact
+there) and for float64 through long double where the platform has it, so float32 trajectories usually agree
+with PyTorch bit for bit.  (PyTorch's float32 ``sqrt`` is not correctly rounded in ~0.5% of cases; optimizers
+that take square roots can therefore differ from it by an ulp now and then.)
+"""
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
+from copy import deepcopy
+from itertools import chain
+
+import numpy as np
+
+from .._tensor import Tensor, _make
+from ..autograd.graph import RemovableHandle
+from ..autograd.grad_mode import enable_grad
+
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+
+
+class _RequiredParameter:
+    """Singleton marking a default that every parameter group must supply."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+_global_pre_hooks = OrderedDict()
+_global_post_hooks = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    handle = RemovableHandle(_global_pre_hooks)
+    _global_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook):
+    handle = RemovableHandle(_global_post_hooks)
+    _global_post_hooks[handle.id] = hook
+    return handle
+
+
+def _typename(obj):
+    if isinstance(obj, Tensor):
+        return f"torch.{obj.dtype._legacy}"
+    return type(obj).__name__
+
+
+def _to_scalar(x):
+    if isinstance(x, Tensor):
+        return x.item()
+    return x
+
+
+# ---------------------------------------------------------------------------------------------------------
+# array kernels (in place on ndarrays; scalars are rounded to the array dtype first, as ATen does)
+
+def _sc(v, dt):
+    return dt.type(v)
+
+
+_WIDE = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float64}
+if np.finfo(np.longdouble).nmant > 52:  # x86 extended precision: near-exact fma for float64
+    _WIDE[np.dtype(np.float64)] = np.longdouble
+
+
+def _fma(a, b, c, dt):
+    """a * b + c rounded (almost always) once, as ATen's vectorised fused multiply-add: float32 through float64
+    (the product is exact there), float64 through long double where the platform has it."""
+    w = _WIDE.get(np.dtype(dt))
+    if w is None:
+        return a * b + c
+    return (np.asarray(a, w) * np.asarray(b, w) + np.asarray(c, w)).astype(dt)
+
+
+def add_alpha(x, y, alpha):
+    """x + alpha * y (out of place), like Tensor.add(y, alpha=alpha)."""
+    dt = x.dtype
+    if alpha == 1:
+        return x + y
+    return _fma(y, _sc(alpha, dt), x, dt)
+
+
+def addcmul(x, t1, t2, value):
+    dt = x.dtype
+    return _fma(_sc(value, dt) * t1, t2, x, dt)
+
+
+def addcdiv(x, t1, t2, value):
+    dt = x.dtype
+    return x + (_sc(value, dt) * t1) / t2
+
+
+def lerp(x, end, w):
+    dt = x.dtype
+    w = _sc(w, dt)
+    diff = end - x
+    if w < 0.5:
+        return _fma(w, diff, x, dt)
+    return _fma(-diff, _sc(1, dt) - w, end, dt)
+
+
+def setv(t, arr, ops=1):
+    """Write `arr` into tensor `t` in place; bump its version counter once per in-place op PyTorch does."""
+    d = t._data
+    if arr is not d:
+        np.copyto(d, arr, casting="unsafe")
+    t._vc[0] += ops
+
+
+def zeros_state(p):
+    return _make(np.zeros_like(p._data))
+
+
+def _scalar_dtype():
+    """torch's _get_scalar_dtype(): float64 when the default dtype is float64, else float32."""
+    from .._dtype import _default, float64
+    return np.float64 if _default[0] is float64 else np.float32
+
+
+def step_tensor(v=0.0):
+    return _make(np.array(v, dtype=_scalar_dtype()))
+
+
+def grad_array(p, maximize):
+    g = p.grad._data
+    return -g if maximize else g
+
+
+def _step_with_hooks(func):
+    @functools.wraps(func)
+    def wrapper(self, *args, **kwargs):
+        for pre in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+            res = pre(self, args, kwargs)
+            if res is not None:
+                if isinstance(res, tuple) and len(res) == 2:
+                    args, kwargs = res
+                else:
+                    raise RuntimeError(f"{func} must return None or a tuple of (new_args, new_kwargs), but got "
+                                       f"{res}.")
+        out = func(self, *args, **kwargs)
+        for post in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
+            post(self, args, kwargs)
+        return out
+    wrapper.hooked = True
+    return wrapper
+
+
+class Optimizer:
+    """Base class of all optimizers (torch.optim.Optimizer)."""
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        self._optimizer_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_state_dict_post_hooks = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        self._patch_step_function()
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            "but got " + _typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def _patch_step_function(self):
+        """Wrap the class's step (once) so that step pre/post hooks run around it, as torch does."""
+        cls = self.__class__
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _step_with_hooks(cls.step)
+
+    # -- pickling / repr ------------------------------------------------------------------
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._patch_step_function()
+        for k in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+                  "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+                  "_optimizer_load_state_dict_post_hooks"):
+            if k not in self.__dict__:
+                setattr(self, k, OrderedDict())
+        self.defaults.setdefault("differentiable", False)
+
+    def __repr__(self):
+        s = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    s += f"    {key}: {group[key]}\n"
+        return s + ")"
+
+    # -- hooks ------------------------------------------------------------------------------
+    def _add_hook(self, store, hook, prepend=False):
+        handle = RemovableHandle(store)
+        store[handle.id] = hook
+        if prepend:
+            store.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_step_pre_hook(self, hook):
+        return self._add_hook(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        return self._add_hook(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        return self._add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        return self._add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        return self._add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        return self._add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+    # -- state_dict ---------------------------------------------------------------------------
+    def state_dict(self):
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        index = {}
+        groups = []
+        for g in self.param_groups:
+            packed = {k: v for k, v in g.items() if k != "params"}
+            for p in g["params"]:
+                if id(p) not in index:
+                    index[id(p)] = len(index)
+            packed["params"] = [index[id(p)] for p in g["params"]]
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        sd = {"state": state, "param_groups": groups}
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            r = hook(self, sd)
+            if r is not None:
+                sd = r
+        return sd
+
+    @staticmethod
+    def _cast_value(param, value, saved_groups, pid, key=None):
+        if isinstance(value, Tensor):
+            if key == "step":
+                fused = capt = False
+                for g in saved_groups:
+                    if pid in g["params"]:
+                        fused, capt = g.get("fused", False), g.get("capturable", False)
+                        break
+                if fused or capt:
+                    return value.to(dtype=_f32())
+                return value
+            if param.is_floating_point():
+                return value.to(dtype=param.dtype)
+            return value
+        if isinstance(value, dict):
+            return {k: Optimizer._cast_value(param, v, saved_groups, pid, k) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(Optimizer._cast_value(param, v, saved_groups, pid) for v in value)
+        return value
+
+    def load_state_dict(self, state_dict):
+        state_dict = state_dict.copy()
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            r = hook(self, state_dict)
+            if r is not None:
+                state_dict = r
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                p = id_map[k]
+                state[p] = self._cast_value(p, v, state_dict["param_groups"], k)
+            else:
+                state[k] = v
+        new_groups = []
+        for g, ng in zip(groups, saved_groups):
+            ng["params"] = g["params"]
+            if "param_names" in g and "param_names" not in ng:
+                ng["param_names"] = g["param_names"]
+            new_groups.append(ng)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
+
+    # -- grads / groups ---------------------------------------------------------------------------
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p._grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    if g._grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    g.zero_()
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    def add_param_group(self, param_group):
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
+                            "of tensors in sets will change between runs. Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        tensors, names = [], []
+        for p in param_group["params"]:
+            if isinstance(p, tuple):
+                names.append(p[0])
+                tensors.append(p[1])
+            else:
+                tensors.append(p)
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
+        for p in tensors:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
+            if not self.defaults.get("differentiable", None) and not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter "
+                                 f"{name}")
+            param_group.setdefault(name, default)
+        ids = [id(p) for p in tensors]
+        if len(ids) != len(set(ids)):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        seen = set()
+        for g in self.param_groups:
+            seen.update(id(p) for p in g["params"])
+            if ("param_names" in param_group) != ("param_names" in g):
+                txt = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {txt} to the optimizer")
+        if not seen.isdisjoint(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # -- helpers for subclasses -----------------------------------------------------------------------
+    def _eval_closure(self, closure):
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    def _fix_steps(self, *defaults):
+        """__setstate__ helper: fill group defaults and turn plain-number steps into float32 tensors."""
+        for group in self.param_groups:
+            for k, v in defaults:
+                group.setdefault(k, v)
+            for p in group["params"]:
+                st = self.state.get(p, None)
+                if st and "step" in st and not isinstance(st["step"], Tensor):
+                    st["step"] = step_tensor(float(st["step"]))
+
+
+def _f32():
+    from .._dtype import float32
+    return float32
