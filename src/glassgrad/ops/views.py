@@ -13,7 +13,7 @@ write through the view can route gradients through the base (CopySlices).
 import numpy as np
 
 from .._tensor import Size, _wrap_dim
-from ._core import make, edge, grad
+from ._core import make, edge, grad, check_inplace
 from ..autograd.graph import Node
 
 __all__ = ["view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "permute", "movedim",
@@ -689,27 +689,41 @@ def unbind(x, dim=0):
 
 
 # -- in-place metadata changes -------------------------------------------------------------------
-def _inplace_meta(x, y):
+_RENAMED = {}
+
+
+def _inplace_meta(x, y, name):
+    """x.<view op>_(): x itself becomes the view `y` (PyTorch names the node `name`, e.g. TBackward1)."""
+    check_inplace(x)
     x._data = y._data
-    x._grad_fn = y._grad_fn
+    fn = y._grad_fn
+    if fn is not None:
+        cls = _RENAMED.get((type(fn), name))
+        if cls is None:
+            cls = _RENAMED[(type(fn), name)] = type(name, (type(fn),), {"__slots__": ()})
+        fn.__class__ = cls
+    x._grad_fn = fn
     x._rg = y._rg
+    x._vc[0] += 1
     return x
 
 
 def squeeze_(x, dim=None):
-    return _inplace_meta(x, squeeze(x, dim))
+    name = "SqueezeBackward3" if dim is None else (
+        "SqueezeBackward4" if isinstance(dim, int) else "SqueezeBackward5")
+    return _inplace_meta(x, squeeze(x, dim), name)
 
 
 def unsqueeze_(x, dim):
-    return _inplace_meta(x, unsqueeze(x, dim))
+    return _inplace_meta(x, unsqueeze(x, dim), "UnsqueezeBackward1")
 
 
 def t_(x):
-    return _inplace_meta(x, t(x))
+    return _inplace_meta(x, t(x), "TBackward1")
 
 
 def transpose_(x, dim0, dim1):
-    return _inplace_meta(x, transpose(x, dim0, dim1))
+    return _inplace_meta(x, transpose(x, dim0, dim1), "TransposeBackward1")
 
 
 def view_as_real(x):

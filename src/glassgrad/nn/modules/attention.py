@@ -6,19 +6,12 @@ from Linear's own reset, bias_k/bias_v xavier-normal.  The forward is F.multi_he
 (PyTorch's CPU inference fast path computes the same values, so it is not reproduced).
 """
 from .module import Module
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from ..parameter import Parameter
 from .. import init
 from ...ops.creation import empty
 
 __all__ = ["MultiheadAttention"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A Linear that quantization tooling leaves alone (MultiheadAttention's out_proj)."""
-
-    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
-        super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
 
 
 class MultiheadAttention(Module):

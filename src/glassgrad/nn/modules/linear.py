@@ -7,7 +7,7 @@ from .. import init
 from .. import functional as F
 from ...ops.creation import empty
 
-__all__ = ["Identity", "Linear", "Bilinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
 
 
 def _factory(device, dtype):
@@ -48,6 +48,10 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear that quantization tooling leaves alone (MultiheadAttention's out_proj)."""
 
 
 class Bilinear(Module):
