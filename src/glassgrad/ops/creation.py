@@ -136,6 +136,37 @@ def _unwrap_nested(data):
     return data
 
 
+def _sequence_dtype_with_numpy_scalars(data):
+    """PyTorch's dtype for a nested list holding NumPy scalars: each NumPy scalar keeps its dtype,
+    Python numbers count as int64 / the default float / bool, and all are promoted together.
+    None when the list holds no NumPy scalar (the common case, left to NumPy's inference)."""
+    found = []
+
+    def walk(d):
+        for x in d:
+            if isinstance(x, list):
+                walk(x)
+            else:
+                found.append(x)
+    walk(data)
+    if not any(isinstance(x, np.generic) for x in found):
+        return None
+    out = None
+    for x in found:
+        if isinstance(x, np.generic):
+            dt = _dtype.from_numpy_dtype(x.dtype)
+        elif isinstance(x, bool):
+            dt = _dtype.bool
+        elif isinstance(x, int):
+            dt = _dtype.int64
+        elif isinstance(x, float):
+            dt = _dtype._default[0]
+        else:
+            return None
+        out = dt if out is None else _dtype.promote_types(out, dt)
+    return out
+
+
 def _array_from_data(data, dtype):
     """An ndarray for torch.tensor(data): PyTorch's dtype inference."""
     if isinstance(data, Tensor):
@@ -147,8 +178,11 @@ def _array_from_data(data, dtype):
     if isinstance(data, np.generic):
         arr = np.asarray(data)
         return arr if dtype is None else arr.astype(dtype.np)
+    scalar_dt = None
     if isinstance(data, (list, tuple)):
         data = _unwrap_nested(data)
+        if dtype is None:
+            scalar_dt = _sequence_dtype_with_numpy_scalars(data)
     try:
         arr = np.array(data)
     except ValueError:
@@ -161,9 +195,9 @@ def _array_from_data(data, dtype):
         _ragged_error(data)
     if arr.dtype.kind in "US":
         raise TypeError("new(): invalid data type 'str'")
+    if scalar_dt is not None:
+        dtype = scalar_dt
     if dtype is not None:
-        if arr.dtype.kind == "f" and dtype._cat == 1:
-            return arr.astype(dtype.np)
         return arr.astype(dtype.np)
     k = arr.dtype.kind
     if k == "f":
