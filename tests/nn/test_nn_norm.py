@@ -428,13 +428,6 @@ TORCH_NS = [
 ]
 
 
-_WIRED = getattr(glassgrad, "batch_norm", None) is _ops_norm.batch_norm
-_NOT_WIRED = ("glassgrad.batch_norm / dropout / embedding / ... still resolve to nn.functional (torch's namespace "
-              "signatures differ: torch.batch_norm(input, weight, bias, running_mean, ...), torch.embedding(weight, "
-              "input)); ops/norm.py provides them, to be imported in glassgrad/__init__")
-
-
-@pytest.mark.skipif(not _WIRED, reason=_NOT_WIRED)
 @pytest.mark.parametrize("fn", [pytest.param(f, id=i) for i, f in TORCH_NS])
 def test_torch_namespace_functions(fn):
     res = []
@@ -450,7 +443,6 @@ def test_torch_namespace_functions(fn):
     np.testing.assert_allclose(res[1][2], res[0][2], atol=1e-4)
 
 
-@pytest.mark.skipif(not _WIRED, reason=_NOT_WIRED)
 def test_torch_dropout_bad_p_is_runtime_error():
     for T in LIBS:
         with pytest.raises(RuntimeError, match="dropout probability has to be between 0 and 1, but got 1.5"):
