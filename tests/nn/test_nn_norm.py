@@ -9,7 +9,6 @@ import pytest
 import torch
 
 import glassgrad
-from glassgrad.ops import norm as _ops_norm
 
 LIBS = (torch, glassgrad)
 
