@@ -35,8 +35,8 @@ def _rebuild_like(proto, values):
             return type(proto)(values)
         if isinstance(proto, collections.abc.MutableSequence):
             out = copy.copy(proto)
-            for i, v in enumerate(values):
-                out[i] = v
+            for pos, item in enumerate(values):
+                out[pos] = item
             return out
         return type(proto)(values)
     except TypeError:
@@ -57,7 +57,7 @@ def default_convert(data):
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return t(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
-        return [default_convert(d) for d in data]
+        return [default_convert(part) for part in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
         return _rebuild_like(data, [default_convert(d) for d in data])
     return data

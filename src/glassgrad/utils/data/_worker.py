@@ -1,9 +1,12 @@
-"""What runs inside a DataLoader worker process, and what it sends back.
+"""The code that runs in a DataLoader worker process.
 
-A worker seeds Python's ``random``, glassgrad's default generator (``base_seed + worker_id``) and NumPy's
-global RNG (from a hash of base_seed and worker_id, the state torch's workers give NumPy), runs
-``worker_init_fn``, then answers ``(task_idx, index)`` requests from its index queue with
-``(task_idx, batch)`` on the shared result queue until it receives ``None``.
+Protocol. The main process sends on the worker's inbox ``(seq, request)`` to ask for one batch, an
+``_EpochMarker`` when a persistent pool starts a new epoch, and ``None`` to stop. The worker answers on
+the shared result queue with ``(seq, payload)`` -- the batch, a ``_CaughtError``, or ``_StreamEnded`` when
+its iterable dataset has no more samples -- and acknowledges an epoch marker with ``(None, None)``.
+
+Seeding follows torch: Python's ``random`` and glassgrad's default generator get ``base_seed + worker_id``,
+NumPy's global RNG the state torch's workers give it (a SeedSequence-style hash of both numbers).
 """
 import os
 import queue
@@ -11,16 +14,17 @@ import random
 import sys
 import traceback
 from dataclasses import dataclass
+from typing import Any, Callable, NamedTuple, Optional
 
 import numpy as np
 
 from ...ops.creation import manual_seed
-from ._fetch import _DatasetKind
+from ._fetch import _DatasetKind, make_reader
 
 __all__ = ["WorkerInfo", "get_worker_info"]
 
 MP_STATUS_CHECK_INTERVAL = 5.0     # seconds the main process waits for a worker to exit before terminating it
-_WORKER_POLL = 0.5                 # seconds between a worker's checks of its parent and of the done event
+_INBOX_WAIT = 0.5                  # seconds between a worker's checks of its parent and of the stop event
 
 _worker_info = None
 
@@ -41,49 +45,60 @@ def get_worker_info():
     return _worker_info
 
 
-@dataclass(frozen=True)
-class _IterableDatasetStopIteration:
-    """Sent when a worker's iterable dataset is exhausted."""
+class _StreamEnded(NamedTuple):
+    """Payload meaning: this worker's iterable dataset is exhausted."""
     worker_id: int
 
 
-@dataclass(frozen=True)
-class _ResumeIteration:
-    """Sent to persistent workers at the start of a new epoch; echoed back once seen."""
-    seed: object = None
+class _EpochMarker:
+    """Inbox message of a persistent pool: a new epoch starts (rebuild the reader, then acknowledge)."""
 
 
-class KeyErrorMessage(str):
-    """A KeyError argument that prints as itself (KeyError would otherwise show its repr)."""
+class _WorkerJob(NamedTuple):
+    """What a worker needs to serve requests (pickled to the worker under 'spawn'/'forkserver')."""
+    kind: int
+    dataset: Any
+    batched: bool
+    collate: Callable
+    drop_last: bool
+    base_seed: int
+    init_fn: Optional[Callable]
+
+
+class _PlainStr(str):
+    """A KeyError argument that prints without quotes (KeyError's str() would show its repr)."""
 
     def __repr__(self):
-        return self
+        return str.__str__(self)
 
 
-class ExceptionWrapper:
-    """An exception caught in a worker, carried back as its type and formatted traceback text."""
+class _CaughtError:
+    """An exception from a worker, carried as its class and the formatted traceback, re-raised in the main
+    process with the text "Caught <Type> in DataLoader worker process <n>.\\nOriginal Traceback ..."."""
 
-    def __init__(self, exc_info=None, where="in background"):
-        if exc_info is None:
-            exc_info = sys.exc_info()
-        self.exc_type = exc_info[0]
-        self.exc_msg = "".join(traceback.format_exception(*exc_info))
+    def __init__(self, where):
+        etype, value, tb = sys.exc_info()
+        self.exc_type = etype
+        self.trace_text = "".join(traceback.format_exception(etype, value, tb))
         self.where = where
 
     def reraise(self):
-        msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
-        if self.exc_type is KeyError:
-            msg = KeyErrorMessage(msg)
-        elif getattr(self.exc_type, "message", None):
-            raise self.exc_type(message=msg)
+        cls = self.exc_type
+        text = f"Caught {cls.__name__} {self.where}.\nOriginal {self.trace_text}"
+        if cls is KeyError:
+            text = _PlainStr(text)
+        elif getattr(cls, "message", None):
+            raise cls(message=text)
         try:
-            err = self.exc_type(msg)
+            err = cls(text)
         except Exception:
-            raise RuntimeError(msg) from None
+            err = None
+        if err is None:                 # the class cannot be built from one message string
+            raise RuntimeError(text)
         try:
             raise err
         finally:
-            del err     # no exception -> traceback -> this frame -> exception cycle keeping the iterator alive
+            del err     # break exception -> traceback -> this frame -> exception (it would keep iterators alive)
 
 
 # -- NumPy seeding ------------------------------------------------------------------------------
@@ -119,69 +134,66 @@ def _numpy_seed_state(base_seed, worker_id):
     return out
 
 
-class _ParentWatch:
-    """Whether the process that started this worker is still our parent."""
+def _answer(reader, request, kind, worker_id, where):
+    """(payload, exhausted) for one request."""
+    try:
+        return reader.fetch(request), False
+    except StopIteration:
+        if kind == _DatasetKind.Iterable:
+            return _StreamEnded(worker_id), True
+        return _CaughtError(where), False
+    except Exception:
+        return _CaughtError(where), False
 
-    def __init__(self):
-        self.parent = os.getppid()
 
-    def alive(self):
-        return os.getppid() == self.parent
-
-
-def _worker_loop(kind, dataset, index_queue, result_queue, done_event, auto_collation, collate_fn, drop_last,
-                 base_seed, init_fn, worker_id, num_workers, persistent_workers):
+def worker_main(worker_id, num_workers, job, inbox, results, stop):
+    """Entry point of a worker process (see the module docstring for the protocol)."""
     global _worker_info
     try:
-        seed = base_seed + worker_id
+        seed = job.base_seed + worker_id
         random.seed(seed)
         manual_seed(seed)
-        np.random.seed(_numpy_seed_state(base_seed, worker_id))
-        _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
+        np.random.seed(_numpy_seed_state(job.base_seed, worker_id))
+        _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=job.dataset)
         where = f"in DataLoader worker process {worker_id}"
-        pending_error, fetcher = None, None
+
+        def new_reader():
+            return make_reader(job.kind, job.dataset, job.batched, job.collate, job.drop_last)
+
+        startup_error, reader = None, None
         try:
-            if init_fn is not None:
-                init_fn(worker_id)
-            fetcher = _DatasetKind.create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last)
+            if job.init_fn is not None:
+                job.init_fn(worker_id)
+            reader = new_reader()
         except Exception:
-            pending_error = ExceptionWrapper(where=where)
+            startup_error = _CaughtError(where)     # reported as the answer to the first request
         exhausted = False
-        watch = _ParentWatch()
-        while watch.alive():
+        parent = os.getppid()
+        while os.getppid() == parent:               # stop when orphaned
             try:
-                msg = index_queue.get(timeout=_WORKER_POLL)
+                msg = inbox.get(timeout=_INBOX_WAIT)
             except queue.Empty:
-                if done_event.is_set():           # shutting down (the final None may never arrive)
+                if stop.is_set():                   # shutting down: the final None may never come
                     break
                 continue
-            if msg is None:                       # shut down
+            if msg is None:
                 break
-            if isinstance(msg, _ResumeIteration):  # a new epoch (persistent workers)
-                result_queue.put((msg, None))
-                exhausted = False
-                fetcher = _DatasetKind.create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last)
+            if isinstance(msg, _EpochMarker):
+                results.put((None, None))
+                reader, exhausted = new_reader(), False
                 continue
-            if done_event.is_set() or exhausted:
+            if exhausted or stop.is_set():
                 continue
-            task, index = msg
-            if pending_error is not None:
-                out, pending_error = pending_error, None
+            seq, request = msg
+            if startup_error is None:
+                payload, exhausted = _answer(reader, request, job.kind, worker_id, where)
             else:
-                try:
-                    out = fetcher.fetch(index)
-                except StopIteration:
-                    if kind == _DatasetKind.Iterable:
-                        out, exhausted = _IterableDatasetStopIteration(worker_id), True
-                    else:
-                        out = ExceptionWrapper(where=where)
-                except Exception:
-                    out = ExceptionWrapper(where=where)
-            result_queue.put((task, out))
-            del out, msg, index
+                payload, startup_error = startup_error, None
+            results.put((seq, payload))
+            del payload, msg, request               # hold no batch while waiting for the next request
     except KeyboardInterrupt:
         pass
-    if done_event.is_set():
-        # the main process may no longer read: don't block exit flushing unread results
-        result_queue.cancel_join_thread()
-        result_queue.close()
+    if stop.is_set():
+        # the main process may have stopped reading: don't block exit on flushing unread results
+        results.cancel_join_thread()
+        results.close()

@@ -1,286 +1,252 @@
-"""torch.utils.data.DataLoader: batches from a dataset, in the main process or in worker processes.
+"""torch.utils.data.DataLoader: batches from a dataset, in this process or in worker processes.
 
-RNG use matches torch's: each new iterator draws one int64 "base seed" from the loader's generator (the
-default generator when None) and then the sampler draws what it draws, so shuffled batch orders and the
-default generator's state after an epoch are torch's for the same seed. Workers are seeded from the base
-seed (see _worker.py) and their batches are delivered in sampler order.
+The loader checks its arguments (``_check_args``), keeps torch's public attributes, and on each
+``iter()`` captures a ``_Plan`` -- the requests to make (the batch sampler, or the sampler without
+auto-batching), how to read and collate them, and a base seed -- which it hands to an in-process
+iterator or to a worker pool (_multiprocessing_iter.py).
+
+RNG use matches torch's: each new iterator draws one int64 base seed from the loader's generator (the
+default one when None), then the sampler draws what it draws; so shuffled orders and the default
+generator's state after an epoch equal torch's for the same seed. Workers are seeded from the base seed.
 """
-import atexit
-import math
+import itertools
 import multiprocessing
 import os
 import warnings
-from typing import Generic, TypeVar
+from typing import Any, Callable, Generic, NamedTuple, Optional, TypeVar
 
 from ... import backend
 from ._collate import default_collate, default_convert
-from ._fetch import _DatasetKind
+from ._fetch import _DatasetKind, _EpochIter, make_reader
+from ._multiprocessing_iter import _WorkerPoolIter
 from ._worker import get_worker_info
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, _draw_seed
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
 
-_exiting = False   # set at interpreter exit: worker shutdown is then left to multiprocessing
+_Batch = TypeVar("_Batch", covariant=True)
 
-
-def _mark_exiting():
-    global _exiting
-    _exiting = True
-
-
-atexit.register(_mark_exiting)
+# attributes that cannot be reassigned once the loader is built (torch's list)
+_FROZEN = frozenset({"batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers"})
 
 
 class _InfiniteConstantSampler(Sampler):
-    """Index sampler for iterable datasets: ``None`` forever (the fetcher decides when to stop)."""
+    """The sampler given to an iterable dataset (torch's class name): ``None`` requests without end; the
+    dataset itself decides when an epoch is over."""
 
     def __iter__(self):
-        while True:
-            yield None
+        return itertools.repeat(None)
 
 
-def _cpu_count():
-    if hasattr(os, "sched_getaffinity"):
-        try:
-            return len(os.sched_getaffinity(0))
-        except Exception:
-            pass
-    return os.cpu_count()
+def _checked_context(ctx, num_workers):
+    """A multiprocessing context from a context object, a start-method name or None, checked as torch does."""
+    if ctx is None:
+        return None
+    if num_workers <= 0:
+        raise ValueError("multiprocessing_context can only be used with multi-process loading (num_workers > 0), "
+                         f"but got num_workers={num_workers}")
+    if isinstance(ctx, str):
+        methods = multiprocessing.get_all_start_methods()
+        if ctx not in methods:
+            raise ValueError(f"multiprocessing_context option should specify a valid start method in {methods!r}, "
+                             f"but got multiprocessing_context={ctx!r}")
+        ctx = multiprocessing.get_context(ctx)
+    if isinstance(ctx, multiprocessing.context.BaseContext):
+        return ctx
+    raise TypeError("multiprocessing_context option should be a valid context object or a string specifying the "
+                    f"start method, but got multiprocessing_context={ctx}")
 
 
-_T_co = TypeVar("_T_co", covariant=True)
+def _check_args(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, timeout, drop_last, generator,
+                prefetch_factor, persistent_workers, mp_context):
+    """Validate the constructor arguments in torch's order, with torch's messages, and resolve the defaults.
+    Returns a dict of the public attributes that depend on them (plus ``kind``)."""
+    if num_workers < 0:
+        raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+    if timeout < 0:
+        raise ValueError("timeout option should be non-negative")
+    if prefetch_factor is None:
+        prefetch_factor = 2 if num_workers else None
+    elif not num_workers:
+        raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
+                         "to enable multiprocessing, otherwise set prefetch_factor to None.")
+    elif prefetch_factor < 0:
+        raise ValueError("prefetch_factor option should be non-negative")
+    if persistent_workers and not num_workers:
+        raise ValueError("persistent_workers option needs num_workers > 0")
+    mp_context = _checked_context(mp_context, num_workers)
+
+    streaming = isinstance(dataset, IterableDataset)
+    if streaming:
+        given = {"shuffle": shuffle not in (False, None), "sampler": sampler is not None,
+                 "batch_sampler": batch_sampler is not None}
+        for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+            if given[name]:
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, but got "
+                                 f"{name}={value}")
+    else:
+        shuffle = bool(shuffle)
+    if shuffle and sampler is not None:
+        raise ValueError("sampler option is mutually exclusive with shuffle")
+    if batch_sampler is None:
+        if drop_last and batch_size is None:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
+                             "drop_last")
+    elif batch_size != 1 or shuffle or sampler is not None or drop_last:
+        raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and "
+                         "drop_last")
+    else:
+        batch_size, drop_last = None, False
+
+    if sampler is None:
+        if streaming:
+            sampler = _InfiniteConstantSampler()
+        else:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+    if batch_sampler is None and batch_size is not None:
+        batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+    return dict(kind=_DatasetKind.Iterable if streaming else _DatasetKind.Map, prefetch_factor=prefetch_factor,
+                multiprocessing_context=mp_context, sampler=sampler, batch_sampler=batch_sampler,
+                batch_size=batch_size, drop_last=drop_last)
 
 
-class DataLoader(Generic[_T_co]):
+def _usable_cpus():
+    """(CPUs this process may run on or None, whether CPU affinity could be taken into account)."""
+    if not hasattr(os, "sched_getaffinity"):
+        return os.cpu_count(), False
+    try:
+        return len(os.sched_getaffinity(0)), True
+    except Exception:
+        return os.cpu_count(), True
+
+
+class _Plan(NamedTuple):
+    """One iterator's view of its loader, captured at ``iter()`` (iterators keep no reference to the loader)."""
+    dataset: Any
+    kind: int
+    requests: Any               # the batch sampler (auto-batching) or the sampler
+    batched: bool
+    collate: Callable
+    drop_last: bool
+    workers: int
+    timeout: float
+    prefetch: Optional[int]
+    in_order: bool
+    persistent: bool
+    init_fn: Optional[Callable]
+    context: Any
+    seed: int                   # the base seed, drawn from the loader's generator
+    announced_len: Optional[int]  # len(dataset) as reported by len(loader) for an iterable dataset
+
+
+class _InProcessIter(_EpochIter):
+    _torch_name = "_SingleProcessDataLoaderIter"
+
+    def __init__(self, plan):
+        super().__init__(plan)
+        if plan.timeout != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
+        self._reader = make_reader(plan.kind, plan.dataset, plan.batched, plan.collate, plan.drop_last)
+
+    def _produce(self):
+        return self._reader.fetch(next(self._requests))
+
+
+class DataLoader(Generic[_Batch]):
     """Combines a dataset and a sampler and iterates over batches (see torch.utils.data.DataLoader)."""
 
-    _DataLoader__initialized = False
-    _LOCKED = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
+    _built = False
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
                  pin_memory_device="", in_order=True):
-        if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
-                             "multiprocessing.")
-        if timeout < 0:
-            raise ValueError("timeout option should be non-negative")
-        if num_workers == 0 and prefetch_factor is not None:
-            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers "
-                             "> 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
-        if num_workers > 0 and prefetch_factor is None:
-            prefetch_factor = 2
-        elif prefetch_factor is not None and prefetch_factor < 0:
-            raise ValueError("prefetch_factor option should be non-negative")
-        if persistent_workers and num_workers == 0:
-            raise ValueError("persistent_workers option needs num_workers > 0")
-
-        self.dataset = dataset
-        self.num_workers = num_workers
-        self.prefetch_factor = prefetch_factor
-        self.pin_memory = pin_memory
-        self.pin_memory_device = pin_memory_device
-        self.timeout = timeout
-        self.worker_init_fn = worker_init_fn
-        self.multiprocessing_context = multiprocessing_context
-        self.in_order = in_order
-
-        if isinstance(dataset, IterableDataset):
-            self._dataset_kind = _DatasetKind.Iterable
-            if shuffle not in (False, None):
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
-                                 f"shuffle={shuffle}")
-            if sampler is not None:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got "
-                                 f"sampler={sampler}")
-            if batch_sampler is not None:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified batch_sampler option, but "
-                                 f"got batch_sampler={batch_sampler}")
-        else:
-            shuffle = bool(shuffle)
-            self._dataset_kind = _DatasetKind.Map
-
-        if sampler is not None and shuffle:
-            raise ValueError("sampler option is mutually exclusive with shuffle")
-        if batch_sampler is not None:
-            if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
-                                 "and drop_last")
-            batch_size, drop_last = None, False
-        elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
-                             "drop_last")
-
-        if sampler is None:
-            if self._dataset_kind == _DatasetKind.Iterable:
-                sampler = _InfiniteConstantSampler()
-            elif shuffle:
-                sampler = RandomSampler(dataset, generator=generator)
-            else:
-                sampler = SequentialSampler(dataset)
-        if batch_size is not None and batch_sampler is None:
-            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
-
-        self.batch_size = batch_size
-        self.drop_last = drop_last
-        self.sampler = sampler
-        self.batch_sampler = batch_sampler
-        self.generator = generator
+        resolved = _check_args(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, timeout,
+                               drop_last, generator, prefetch_factor, persistent_workers, multiprocessing_context)
+        self._kind = resolved.pop("kind")
         if collate_fn is None:
-            collate_fn = default_collate if self._auto_collation else default_convert
-        self.collate_fn = collate_fn
-        self.persistent_workers = persistent_workers
-        self.__initialized = True
-        self._IterableDataset_len_called = None
-        self._iterator = None
+            collate_fn = default_collate if resolved["batch_sampler"] is not None else default_convert
+        attrs = dict(dataset=dataset, num_workers=num_workers, pin_memory=pin_memory,
+                     pin_memory_device=pin_memory_device, timeout=timeout, worker_init_fn=worker_init_fn,
+                     in_order=in_order, generator=generator, collate_fn=collate_fn,
+                     persistent_workers=persistent_workers, **resolved)
+        for name, value in attrs.items():
+            setattr(self, name, value)
+        self._built = True
+        self._reported_len = None       # len(dataset) as last reported through len(self), iterable datasets
+        self._iterator = None            # the persistent pool (torch's attribute name)
         self.check_worker_number_rationality()
 
-    # -- configuration -------------------------------------------------------------------------
+    def __setattr__(self, name, value):
+        if name in _FROZEN and self._built:
+            raise ValueError(f"{name} attribute should not be set after {type(self).__name__} is initialized")
+        super().__setattr__(name, value)
+
     @property
     def multiprocessing_context(self):
-        return self.__multiprocessing_context
+        return self._mp_context
 
     @multiprocessing_context.setter
     def multiprocessing_context(self, ctx):
-        if ctx is not None:
-            if self.num_workers <= 0:
-                raise ValueError(f"multiprocessing_context can only be used with multi-process loading "
-                                 f"(num_workers > 0), but got num_workers={self.num_workers}")
-            if isinstance(ctx, str):
-                methods = multiprocessing.get_all_start_methods()
-                if ctx not in methods:
-                    raise ValueError(f"multiprocessing_context option should specify a valid start method in "
-                                     f"{methods!r}, but got multiprocessing_context={ctx!r}")
-                ctx = multiprocessing.get_context(ctx)
-            if not isinstance(ctx, multiprocessing.context.BaseContext):
-                raise TypeError(f"multiprocessing_context option should be a valid context object or a string "
-                                f"specifying the start method, but got multiprocessing_context={ctx}")
-        self.__multiprocessing_context = ctx
-
-    def __setattr__(self, attr, val):
-        if self.__initialized and attr in self._LOCKED:
-            raise ValueError(f"{attr} attribute should not be set after {type(self).__name__} is initialized")
-        super().__setattr__(attr, val)
-
-    @property
-    def _auto_collation(self):
-        return self.batch_sampler is not None
-
-    @property
-    def _index_sampler(self):
-        return self.batch_sampler if self._auto_collation else self.sampler
+        self._mp_context = _checked_context(ctx, self.num_workers)
 
     def check_worker_number_rationality(self):
-        if not self.num_workers:
+        """Warn, with torch's text, when more workers are requested than this process has CPUs."""
+        wanted = self.num_workers
+        if not wanted:
             return
-        cpus = _cpu_count()
-        if cpus is None or self.num_workers > cpus:
-            checked = "" if hasattr(os, "sched_getaffinity") else " (`cpuset` is not taken into account)"
-            if cpus is None:
-                hint = "DataLoader is not able to compute a suggested max number of worker in current system."
-            else:
-                hint = (f"Our suggested max number of worker in current system is {cpus}{checked}, which is "
-                        f"smaller than what this DataLoader is going to create.")
-            warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. {hint} "
-                          "Please be aware that excessive worker creation might get DataLoader running slow or "
-                          "even freeze, lower the worker number to avoid potential slowness/freeze if necessary.",
-                          stacklevel=2)
+        cpus, affinity_known = _usable_cpus()
+        if cpus is not None and wanted <= cpus:
+            return
+        if cpus is None:
+            advice = "DataLoader is not able to compute a suggested max number of worker in current system."
+        else:
+            note = "" if affinity_known else " (`cpuset` is not taken into account)"
+            advice = (f"Our suggested max number of worker in current system is {cpus}{note}, which is smaller "
+                      "than what this DataLoader is going to create.")
+        warnings.warn(f"This DataLoader will create {wanted} worker processes in total. {advice} Please be aware "
+                      "that excessive worker creation might get DataLoader running slow or even freeze, lower the "
+                      "worker number to avoid potential slowness/freeze if necessary.", stacklevel=2)
 
-    # -- iteration -------------------------------------------------------------------------------
-    def _get_iterator(self):
-        if self.num_workers == 0:
-            return _SingleProcessDataLoaderIter(self)
-        self.check_worker_number_rationality()
-        return _MultiProcessingDataLoaderIter(self)
+    # -- iteration -------------------------------------------------------------------------------------
+    def _requests(self):
+        return self.sampler if self.batch_sampler is None else self.batch_sampler
+
+    def _start(self):
+        """A new iterator: torch's warnings (worker count, pin memory), the base-seed draw, then the
+        in-process iterator or a worker pool."""
+        if self.num_workers:
+            self.check_worker_number_rationality()
+        if self.pin_memory:
+            if self.pin_memory_device:
+                warnings.warn("pin_memory_device is deprecated, the current accelerator will be used as the "
+                              f"device,ignore pin_memory_device='{self.pin_memory_device}'.", stacklevel=3)
+            if not backend.cuda_available():
+                warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
+                              "pinned memory won't be used.", stacklevel=3)
+        plan = _Plan(dataset=self.dataset, kind=self._kind, requests=self._requests(),
+                     batched=self.batch_sampler is not None, collate=self.collate_fn, drop_last=self.drop_last,
+                     workers=self.num_workers, timeout=self.timeout, prefetch=self.prefetch_factor,
+                     in_order=self.in_order, persistent=self.persistent_workers, init_fn=self.worker_init_fn,
+                     context=self.multiprocessing_context, seed=_draw_seed(self.generator),
+                     announced_len=self._reported_len)
+        return _WorkerPoolIter(plan) if plan.workers else _InProcessIter(plan)
 
     def __iter__(self):
-        if self.persistent_workers and self.num_workers > 0:
-            if self._iterator is None:
-                self._iterator = self._get_iterator()
-            else:
-                self._iterator._reset(self)
-            return self._iterator
-        return self._get_iterator()
+        if not (self.persistent_workers and self.num_workers > 0):
+            return self._start()
+        if self._iterator is None:
+            self._iterator = self._start()
+        else:
+            self._iterator._new_epoch(self._reported_len)
+        return self._iterator
 
     def __len__(self):
-        if self._dataset_kind == _DatasetKind.Iterable:
-            n = self._IterableDataset_len_called = len(self.dataset)
-            if self.batch_size is not None:
-                n = n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+        if self._kind != _DatasetKind.Iterable:
+            return len(self._requests())
+        n = self._reported_len = len(self.dataset)
+        size = self.batch_size
+        if size is None:
             return n
-        return len(self._index_sampler)
-
-
-class _BaseDataLoaderIter:
-    def __init__(self, loader):
-        self._dataset = loader.dataset
-        self._dataset_kind = loader._dataset_kind
-        self._IterableDataset_len_called = loader._IterableDataset_len_called
-        self._auto_collation = loader._auto_collation
-        self._drop_last = loader.drop_last
-        self._index_sampler = loader._index_sampler
-        self._num_workers = loader.num_workers
-        if loader.pin_memory and loader.pin_memory_device:
-            warnings.warn(f"pin_memory_device is deprecated, the current accelerator will be used as the device,"
-                          f"ignore pin_memory_device='{loader.pin_memory_device}'.", stacklevel=2)
-        if loader.pin_memory and not backend.cuda_available():
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
-                          "memory won't be used.", stacklevel=2)
-        self._timeout = loader.timeout
-        self._collate_fn = loader.collate_fn
-        self._sampler_iter = iter(self._index_sampler)
-        self._base_seed = _draw_seed(loader.generator)
-        self._persistent_workers = loader.persistent_workers
-        self._num_yielded = 0
-
-    def __iter__(self):
-        return self
-
-    def _reset(self, loader, first_iter=False):
-        self._sampler_iter = iter(self._index_sampler)
-        self._num_yielded = 0
-        self._IterableDataset_len_called = loader._IterableDataset_len_called
-
-    def _next_index(self):
-        return next(self._sampler_iter)
-
-    def _next_data(self):
-        raise NotImplementedError
-
-    def __next__(self):
-        data = self._next_data()
-        self._num_yielded += 1
-        reported = self._IterableDataset_len_called
-        if (self._dataset_kind == _DatasetKind.Iterable and reported is not None
-                and self._num_yielded > reported):
-            msg = (f"Length of IterableDataset {self._dataset} was reported to be {reported}(when accessing "
-                   f"len(dataloader)), but {self._num_yielded} samples have been fetched. ")
-            if self._num_workers > 0:
-                msg += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
-                        "IterableDataset replica at each worker. Please see "
-                        "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
-            warnings.warn(msg, stacklevel=2)
-        return data
-
-    def __len__(self):
-        return len(self._index_sampler)
-
-    def __getstate__(self):
-        raise NotImplementedError("{} cannot be pickled", type(self).__name__)
-
-
-class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
-    def __init__(self, loader):
-        super().__init__(loader)
-        if self._timeout != 0:
-            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
-        self._dataset_fetcher = _DatasetKind.create_fetcher(self._dataset_kind, self._dataset, self._auto_collation,
-                                                            self._collate_fn, self._drop_last)
-
-    def _next_data(self):
-        return self._dataset_fetcher.fetch(self._next_index())
-
-
-from ._multiprocessing_iter import _MultiProcessingDataLoaderIter  # noqa: E402
+        return n // size if self.drop_last else -(-n // size)

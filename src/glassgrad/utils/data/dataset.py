@@ -1,30 +1,30 @@
 """torch.utils.data.dataset: map-style and iterable datasets, their combinators, and random_split."""
 import bisect
+import collections.abc
 import itertools
 import math
 import warnings
-from collections.abc import Iterable
-from typing import Generic, TypeVar
+import typing
 
 from ...ops.creation import default_generator, randperm
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
            "random_split"]
 
-_T_co = TypeVar("_T_co", covariant=True)
+_Sample = typing.TypeVar("_Sample", covariant=True)
 
 
-class Dataset(Generic[_T_co]):
+class Dataset(typing.Generic[_Sample]):
     """A map from keys to samples: subclasses define ``__getitem__`` (and usually ``__len__``)."""
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
     def __add__(self, other):
-        return ConcatDataset([self, other])
+        return ConcatDataset((self, other))
 
 
-class IterableDataset(Dataset[_T_co], Iterable):
+class IterableDataset(Dataset[_Sample], collections.abc.Iterable):
     """A stream of samples: subclasses define ``__iter__``."""
 
     def __add__(self, other):
@@ -32,59 +32,64 @@ class IterableDataset(Dataset[_T_co], Iterable):
 
 
 class TensorDataset(Dataset):
-    """Samples are the i-th rows of each of the given tensors."""
+    """Samples are the i-th rows of each of the given tensors (all of one length along dim 0)."""
 
     def __init__(self, *tensors):
-        n = tensors[0].size(0)
-        for t in tensors:
-            if t.size(0) != n:
-                raise AssertionError("Size mismatch between tensors")
+        if len({t.size(0) for t in tensors}) > 1:
+            raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors
 
     def __getitem__(self, index):
         return tuple(t[index] for t in self.tensors)
 
     def __len__(self):
-        return self.tensors[0].size(0)
+        first = self.tensors[0]
+        return first.size(0)
+
+
+def _rows_of(dataset, keys, check=True):
+    """``dataset``'s samples at ``keys``, through its ``__getitems__`` when it has one (whose answer's
+    length is checked when ``check``)."""
+    bulk = getattr(dataset, "__getitems__", None)
+    if not callable(bulk):
+        return [dataset[k] for k in keys]
+    rows = bulk(keys)
+    if check and len(rows) != len(keys):
+        raise ValueError(f"Nested dataset's output size mismatch. Expected {len(keys)}, got {len(rows)}")
+    return rows
 
 
 class StackDataset(Dataset):
-    """Zips datasets of equal length: positional ones give tuples, keyword ones give dicts."""
+    """Datasets of equal length side by side: positional ones give tuples, keyword ones give dicts."""
 
     def __init__(self, *args, **kwargs):
         if args and kwargs:
             raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
                              "input/output, but both types are given.")
-        if not args and not kwargs:
+        members = list(args or kwargs.values())
+        if not members:
             raise ValueError("At least one dataset should be passed")
-        parts = list(args) if args else list(kwargs.values())
-        self._length = len(parts[0])
-        for d in parts:
-            if len(d) != self._length:
-                raise ValueError("Size mismatch between datasets")
-        self.datasets = args if args else kwargs
+        sizes = {len(m) for m in members}
+        if len(sizes) > 1:
+            raise ValueError("Size mismatch between datasets")
+        self._length = len(members[0])
+        self.datasets = args or kwargs
+
+    def _named(self):
+        """(key, dataset) pairs; the keys of positional datasets are their positions."""
+        d = self.datasets
+        return list(d.items()) if isinstance(d, dict) else list(enumerate(d))
+
+    def _shape(self, fields):
+        """One sample from its fields (a dict keyed like ``_named``)."""
+        return fields if isinstance(self.datasets, dict) else tuple(fields.values())
 
     def __getitem__(self, index):
-        if isinstance(self.datasets, dict):
-            return {key: d[index] for key, d in self.datasets.items()}
-        return tuple(d[index] for d in self.datasets)
+        return self._shape({key: ds[index] for key, ds in self._named()})
 
-    @staticmethod
-    def _column(d, indices):
-        many = getattr(d, "__getitems__", None)
-        if callable(many):
-            got = many(indices)
-            if len(got) != len(indices):
-                raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, got {len(got)}")
-            return got
-        return [d[i] for i in indices]
-
-    def __getitems__(self, indices):
-        if isinstance(self.datasets, dict):
-            cols = {key: self._column(d, indices) for key, d in self.datasets.items()}
-            return [{key: col[j] for key, col in cols.items()} for j in range(len(indices))]
-        cols = [self._column(d, indices) for d in self.datasets]
-        return [tuple(col[j] for col in cols) for j in range(len(indices))]
+    def __getitems__(self, keys):
+        columns = [(name, _rows_of(ds, keys)) for name, ds in self._named()]
+        return [self._shape({name: col[j] for name, col in columns}) for j in range(len(keys))]
 
     def __len__(self):
         return self._length
@@ -95,19 +100,22 @@ class ConcatDataset(Dataset):
 
     @staticmethod
     def cumsum(sequence):
-        return list(itertools.accumulate(len(d) for d in sequence))
+        return list(itertools.accumulate(map(len, sequence)))
 
     def __init__(self, datasets):
         super().__init__()
-        self.datasets = list(datasets)
-        if not self.datasets:
+        parts = list(datasets)
+        if not parts:
             raise AssertionError("datasets should not be an empty iterable")
-        if any(isinstance(d, IterableDataset) for d in self.datasets):
-            raise AssertionError("ConcatDataset does not support IterableDataset")
-        self.cumulative_sizes = self.cumsum(self.datasets)
+        for part in parts:
+            if isinstance(part, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.datasets = parts
+        self.cumulative_sizes = ConcatDataset.cumsum(parts)
 
     def __len__(self):
-        return self.cumulative_sizes[-1]
+        ends = self.cumulative_sizes
+        return ends[-1]
 
     def __getitem__(self, idx):
         total = len(self)
@@ -125,29 +133,25 @@ class ConcatDataset(Dataset):
         return self.cumulative_sizes
 
 
+def _chained(part):
+    if isinstance(part, IterableDataset):
+        return part
+    raise AssertionError("ChainDataset only supports IterableDataset")
+
+
 class ChainDataset(IterableDataset):
-    """Iterable datasets streamed one after another."""
+    """Iterable datasets streamed one after another (each checked when it is reached)."""
 
     def __init__(self, datasets):
         super().__init__()
         self.datasets = datasets
 
-    @staticmethod
-    def _check(d):
-        if not isinstance(d, IterableDataset):
-            raise AssertionError("ChainDataset only supports IterableDataset")
-
     def __iter__(self):
-        for d in self.datasets:
-            self._check(d)
-            yield from d
+        for part in self.datasets:
+            yield from _chained(part)
 
     def __len__(self):
-        n = 0
-        for d in self.datasets:
-            self._check(d)
-            n += len(d)
-        return n
+        return sum(len(_chained(part)) for part in self.datasets)
 
 
 class Subset(Dataset):
@@ -165,16 +169,11 @@ class Subset(Dataset):
                 "    return [self.__getitem__(idx) for idx in indices]")
 
     def __getitem__(self, idx):
-        if isinstance(idx, list):
-            return self.dataset[[self.indices[i] for i in idx]]
-        return self.dataset[self.indices[idx]]
+        where = [self.indices[i] for i in idx] if isinstance(idx, list) else self.indices[idx]
+        return self.dataset[where]
 
-    def __getitems__(self, indices):
-        mapped = [self.indices[i] for i in indices]
-        many = getattr(self.dataset, "__getitems__", None)
-        if callable(many):
-            return many(mapped)
-        return [self.dataset[i] for i in mapped]
+    def __getitems__(self, keys):
+        return _rows_of(self.dataset, [self.indices[k] for k in keys], check=False)
 
     def __len__(self):
         return len(self.indices)
@@ -183,16 +182,14 @@ class Subset(Dataset):
 def _lengths_from_fractions(fractions, n):
     """floor(n * f) each, then the remainder handed out one at a time from the first split on."""
     lengths = []
-    for i, f in enumerate(fractions):
-        if f < 0 or f > 1:
-            raise ValueError(f"Fraction at index {i} is not between 0 and 1")
-        lengths.append(math.floor(n * f))
+    for pos, frac in enumerate(fractions):
+        if frac < 0 or frac > 1:
+            raise ValueError(f"Fraction at index {pos} is not between 0 and 1")
+        lengths.append(math.floor(n * frac))
     for k in range(n - sum(lengths)):
         lengths[k % len(lengths)] += 1
-    for i, length in enumerate(lengths):
-        if length == 0:
-            warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
-                          stacklevel=3)
+    for pos in (p for p, size in enumerate(lengths) if size == 0):
+        warnings.warn(f"Length of split at index {pos} is 0. This might result in an empty dataset.", stacklevel=3)
     return lengths
 
 
@@ -204,9 +201,6 @@ def random_split(dataset, lengths, generator=default_generator):
         lengths = _lengths_from_fractions(lengths, len(dataset))
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    perm = randperm(sum(lengths), generator=generator).tolist()
-    out, start = [], 0
-    for length in lengths:
-        out.append(Subset(dataset, perm[start:start + length]))
-        start += length
-    return out
+    order = randperm(sum(lengths), generator=generator).tolist()
+    bounds = list(itertools.accumulate(lengths, initial=0))
+    return [Subset(dataset, order[lo:hi]) for lo, hi in zip(bounds, bounds[1:])]

@@ -16,11 +16,10 @@ class DistributedSampler(Sampler):
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None or rank is None:
             raise RuntimeError("Requires distributed package to be available")
-        if rank >= num_replicas or rank < 0:
+        if not 0 <= rank < num_replicas:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset
-        self.num_replicas = num_replicas
-        self.rank = rank
+        self.num_replicas, self.rank = num_replicas, rank
         self.epoch = 0
         self.drop_last = drop_last
         n = len(dataset)

@@ -4,7 +4,7 @@ The random samplers consume the generators exactly as torch's do (same calls, sa
 so with equal seeds they give torch's indices and leave the generators in torch's state.
 """
 import itertools
-from typing import Generic, TypeVar
+import typing
 
 from ... import _dtype
 from ...ops.creation import Generator, as_tensor, empty, multinomial, randint, randperm, random_
@@ -12,7 +12,7 @@ from ...ops.creation import Generator, as_tensor, empty, multinomial, randint, r
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
            "WeightedRandomSampler"]
 
-_T_co = TypeVar("_T_co", covariant=True)
+_Index = typing.TypeVar("_Index", covariant=True)
 _CHUNK = 32      # RandomSampler(replacement=True) draws its indices 32 at a time
 
 
@@ -22,7 +22,12 @@ def _draw_seed(generator=None):
     return int(random_(empty((), dtype=_dtype.int64), generator=generator).item())
 
 
-class Sampler(Generic[_T_co]):
+def _strict_positive_int(value):
+    """An int (not a bool) above zero."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+class Sampler(typing.Generic[_Index]):
     """Base class: subclasses yield indices (or batches of indices) from ``__iter__``."""
 
     def __iter__(self):
@@ -30,14 +35,17 @@ class Sampler(Generic[_T_co]):
 
 
 class SequentialSampler(Sampler):
+    """0, 1, ..., len(data_source) - 1."""
+
     def __init__(self, data_source):
         self.data_source = data_source
 
-    def __iter__(self):
-        return iter(range(len(self.data_source)))
-
     def __len__(self):
         return len(self.data_source)
+
+    def __iter__(self):
+        n = len(self.data_source)
+        return iter(range(n))
 
 
 class RandomSampler(Sampler):
@@ -47,36 +55,40 @@ class RandomSampler(Sampler):
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         self.data_source = data_source
         self.replacement = replacement
-        self._num_samples = num_samples
+        self._fixed_count = num_samples
         self.generator = generator
-        if not isinstance(replacement, bool):
+        if type(replacement) is not bool:
             raise TypeError(f"replacement should be a boolean value, but got replacement={replacement}")
-        n = self.num_samples
-        if not isinstance(n, int) or n <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={n}")
+        count = self.num_samples
+        if not isinstance(count, int) or count <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={count}")
 
     @property
     def num_samples(self):
-        return len(self.data_source) if self._num_samples is None else self._num_samples
-
-    def __iter__(self):
-        n = len(self.data_source)
-        g = self.generator
-        if g is None:
-            g = Generator().manual_seed(_draw_seed())
-        total = self.num_samples
-        if self.replacement:
-            full, rest = divmod(total, _CHUNK)
-            for size in [_CHUNK] * full + [rest]:
-                yield from randint(high=n, size=(size,), dtype=_dtype.int64, generator=g).tolist()
-        else:
-            full, rest = divmod(total, n)
-            for _ in range(full):
-                yield from randperm(n, generator=g).tolist()
-            yield from randperm(n, generator=g).tolist()[:rest]
+        fixed = self._fixed_count
+        return len(self.data_source) if fixed is None else fixed
 
     def __len__(self):
         return self.num_samples
+
+    def _chunks(self, n, gen):
+        """Lists of indices, in the order (and with the generator calls) torch makes them."""
+        wanted = self.num_samples
+        if self.replacement:
+            whole, tail = divmod(wanted, _CHUNK)
+            for size in [_CHUNK] * whole + [tail]:
+                yield randint(high=n, size=(size,), dtype=_dtype.int64, generator=gen).tolist()
+            return
+        whole, tail = divmod(wanted, n)
+        for _ in range(whole):
+            yield randperm(n, generator=gen).tolist()
+        yield randperm(n, generator=gen).tolist()[:tail]
+
+    def __iter__(self):
+        n = len(self.data_source)
+        gen = self.generator if self.generator is not None else Generator().manual_seed(_draw_seed())
+        for chunk in self._chunks(n, gen):
+            yield from chunk
 
 
 class SubsetRandomSampler(Sampler):
@@ -86,8 +98,9 @@ class SubsetRandomSampler(Sampler):
         self.indices = indices
         self.generator = generator
 
-    def __iter__(self):
-        for k in randperm(len(self.indices), generator=self.generator).tolist():
+    def __iter__(self):        # a generator: the permutation is drawn at the first next(), as torch does
+        order = randperm(len(self.indices), generator=self.generator).tolist()
+        for k in order:
             yield self.indices[k]
 
     def __len__(self):
@@ -98,21 +111,19 @@ class WeightedRandomSampler(Sampler):
     """``num_samples`` indices drawn by ``multinomial`` over ``weights`` (float64)."""
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
-        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+        if not _strict_positive_int(num_samples):
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
-        if not isinstance(replacement, bool):
+        if type(replacement) is not bool:
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
-        w = as_tensor(weights, dtype=_dtype.float64)
-        if w.dim() != 1:
-            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
-        self.weights = w
-        self.num_samples = num_samples
-        self.replacement = replacement
-        self.generator = generator
+        table = as_tensor(weights, dtype=_dtype.float64)
+        if table.dim() != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(table.shape)}")
+        self.weights, self.num_samples = table, num_samples
+        self.replacement, self.generator = replacement, generator
 
-    def __iter__(self):
-        drawn = multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
-        yield from iter(drawn.tolist())
+    def __iter__(self):        # drawn lazily, at the first next()
+        picks = multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
+        yield from picks.tolist()
 
     def __len__(self):
         return self.num_samples
@@ -122,9 +133,9 @@ class BatchSampler(Sampler):
     """Groups the indices of ``sampler`` into lists of ``batch_size`` (the last one shorter unless dropped)."""
 
     def __init__(self, sampler, batch_size, drop_last):
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+        if not _strict_positive_int(batch_size):
             raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
-        if not isinstance(drop_last, bool):
+        if type(drop_last) is not bool:
             raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
         self.sampler = sampler
         self.batch_size = batch_size

@@ -1,2 +1,2 @@
-"""torch.utils.data._utils.fetch"""
-from .._fetch import _IterableDatasetFetcher, _MapDatasetFetcher  # noqa: F401
+"""torch.utils.data._utils.fetch (module path kept for imports; the readers live in ../_fetch.py)"""
+from .._fetch import _IndexReader as _MapDatasetFetcher, _StreamReader as _IterableDatasetFetcher  # noqa: F401
