@@ -1,8 +1,9 @@
 """torch.optim.Adafactor (single-tensor update rule)."""
 import numpy as np
 
-from .._tensor import Tensor, _make
-from .optimizer import Optimizer, _to_scalar, add_alpha, grad_array, lerp, setv, step_tensor
+from .._tensor import _make
+from ._common import check_args, count_step, weight_decay
+from .optimizer import Optimizer, _to_scalar, add_alpha, lerp, setv, step_tensor
 
 __all__ = ["Adafactor"]
 
@@ -15,10 +16,7 @@ def _norm(a):
 class Adafactor(Optimizer):
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0, weight_decay=0.0, *,
                  foreach=None, maximize=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
+        check_args(lr, lr_text="Learning rate should be >= 0 but is: {}")
         if not 0.0 >= beta2_decay:
             raise ValueError(f"beta2_decay should be <= 0 but is: {beta2_decay}")
         if eps[0] is not None and not 0.0 <= eps[0]:
@@ -33,37 +31,34 @@ class Adafactor(Optimizer):
                         maximize=maximize)
         super().__init__(params, defaults)
 
+    @staticmethod
+    def _init_state(st, p, group):
+        g = p.grad._data
+        st["step"] = step_tensor()
+        if g.ndim > 1:  # factored second moment: row and column variances
+            st["row_var"] = _make(np.zeros(g.shape[:-1] + (1,), g.dtype))
+            st["col_var"] = _make(np.zeros(g.shape[:-2] + (1,) + g.shape[-1:], g.dtype))
+        else:
+            st["variance"] = _make(np.zeros_like(g))
+
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group in self.param_groups:
             lr = _to_scalar(group["lr"])
-            eps1, eps2 = group["eps"]
-            decay, wd, dclip = group["beta2_decay"], group["weight_decay"], group["d"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                st = self.state[p]
-                g = grad_array(p, group["maximize"])
-                if len(st) == 0:
-                    st["step"] = step_tensor()
-                    if g.ndim > 1:
-                        st["row_var"] = _make(np.zeros(g.shape[:-1] + (1,), g.dtype))
-                        st["col_var"] = _make(np.zeros(g.shape[:-2] + (1,) + g.shape[-1:], g.dtype))
-                    else:
-                        st["variance"] = _make(np.zeros_like(g))
+            eps1, eps2 = group["eps"]  # eps1 None: the first parameter's dtype eps, for the whole group (as torch)
+            for p, g, st, _ in self._with_grads(self._init_state, [group]):
                 x = p._data
                 dt = x.dtype.type
                 if eps1 is None:
                     eps1 = float(np.finfo(x.dtype).eps)
-                setv(st["step"], st["step"]._data + 1)
-                step = float(st["step"]._data)
-                w = step ** decay
+                step = count_step(st)
+                w = step ** group["beta2_decay"]  # the second-moment EMA weight t^beta2_decay
                 rho = min(lr, 1 / (step ** 0.5))
-                alpha = max(eps2, _norm(x) / (x.size ** 0.5)) * rho
-                if wd != 0:
-                    setv(p, x * dt(1 - lr * wd))
+                alpha = max(eps2, _norm(x) / (x.size ** 0.5)) * rho  # alpha = max(eps2, RMS(p)) * min(lr, 1/sqrt(t))
+                g = weight_decay(p, g, group["weight_decay"], lr, decoupled=True)  # p *= 1 - lr * wd
                 if g.ndim > 1:
                     rv, cv = st["row_var"], st["col_var"]
+                    # row/col var = lerp(var, mean of g^2 over the other axis, w); v_hat = row @ col / mean(row)
                     row_mean = np.sqrt(np.sum(g * g, axis=-1, keepdims=True)) ** 2 / dt(g.shape[-1])
                     setv(rv, lerp(rv._data, row_mean.astype(g.dtype), w))
                     col_mean = np.sqrt(np.sum(g * g, axis=-2, keepdims=True)) ** 2 / dt(g.shape[-2])
@@ -72,9 +67,9 @@ class Adafactor(Optimizer):
                     est = est / np.maximum(rv._data.mean(axis=-2, keepdims=True), dt(eps1))
                 else:
                     v = st["variance"]
-                    setv(v, lerp(v._data, g * g, w))
+                    setv(v, lerp(v._data, g * g, w))  # v = lerp(v, g^2, w)
                     est = v._data.copy()
-                upd = (dt(1) / np.sqrt(np.maximum(est, dt(eps1 * eps1)))) * g
-                denom = max(1.0, _norm(upd) / ((upd.size ** 0.5) * dclip))
-                setv(p, add_alpha(x, upd, -alpha / denom))
+                upd = (dt(1) / np.sqrt(np.maximum(est, dt(eps1 * eps1)))) * g  # u = g / sqrt(max(v_hat, eps1^2))
+                denom = max(1.0, _norm(upd) / ((upd.size ** 0.5) * group["d"]))
+                setv(p, add_alpha(x, upd, -alpha / denom))  # p -= alpha * u / max(1, RMS(u) / d)
         return loss

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor
+from ._common import check_args, decay_param
 from .optimizer import Optimizer, _to_scalar, add_alpha, lerp, setv, zeros_state
 
 __all__ = ["Muon"]
@@ -64,10 +64,7 @@ class Muon(Optimizer):
     def __init__(self, params, lr=1e-3, weight_decay=0.1, momentum=0.95, nesterov=True,
                  ns_coefficients=(DEFAULT_A, DEFAULT_B, DEFAULT_C), eps=EPS, ns_steps=DEFAULT_NS_STEPS,
                  adjust_lr_fn=None):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
+        check_args(lr, lr_text="Learning rate should be >= 0 but is: {}")
         if not 0.0 <= momentum:
             raise ValueError(f"momentum should be >= 0 but is: {momentum}")
         if not 0.0 <= weight_decay:
@@ -83,26 +80,22 @@ class Muon(Optimizer):
                     raise ValueError(f"Muon only supports 2D parameters whereas we found a parameter with size: "
                                      f"{p.size()}")
 
+    @staticmethod
+    def _init_state(st, p, group):
+        st["momentum_buffer"] = zeros_state(p.grad)
+
     def step(self, closure=None):
         loss = self._eval_closure(closure)
-        for group in self.param_groups:
+        for p, g, st, group in self._with_grads(self._init_state):
             lr = _to_scalar(group["lr"])
-            wd, mom = group["weight_decay"], group["momentum"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                g = p.grad._data
-                if g.ndim != 2:
-                    raise ValueError("Param gradient must be a 2D matrix")
-                st = self.state[p]
-                if "momentum_buffer" not in st:
-                    st["momentum_buffer"] = zeros_state(p.grad)
-                buf = st["momentum_buffer"]
-                setv(buf, lerp(buf._data, g, 1 - mom))
-                upd = lerp(g, buf._data, mom) if group["nesterov"] else buf._data
-                upd = _newton_schulz(upd, group["ns_coefficients"], group["ns_steps"], group["eps"])
-                adjusted = _adjust_lr(lr, group["adjust_lr_fn"], p.shape)
-                x = p._data
-                setv(p, x * x.dtype.type(1 - lr * wd))
-                setv(p, add_alpha(x, upd.astype(x.dtype), -adjusted))
+            mom = group["momentum"]
+            if g.ndim != 2:
+                raise ValueError("Param gradient must be a 2D matrix")
+            buf = st["momentum_buffer"]
+            setv(buf, lerp(buf._data, g, 1 - mom))  # buf = mom * buf + (1 - mom) * g
+            upd = lerp(g, buf._data, mom) if group["nesterov"] else buf._data  # nesterov: lerp(g, buf, mom)
+            upd = _newton_schulz(upd, group["ns_coefficients"], group["ns_steps"], group["eps"])  # ~ orthogonalise
+            adjusted = _adjust_lr(lr, group["adjust_lr_fn"], p.shape)
+            decay_param(p, lr, group["weight_decay"])  # p *= 1 - lr * wd (always, even for wd == 0)
+            setv(p, add_alpha(p._data, upd.astype(p._data.dtype), -adjusted))  # p -= adjusted_lr * O
         return loss

@@ -87,7 +87,6 @@ def _per_group(name, optimizer, value):
     return [_snapshot(v) for v in value]
 
 
-_format_param = _per_group  # swa_utils.SWALR imports the helper under this name
 
 
 def _require_optimizer(optimizer):

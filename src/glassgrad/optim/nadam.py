@@ -1,80 +1,51 @@
 """torch.optim.NAdam (single-tensor update rule, CPU rounding)."""
 import numpy as np
 
-from .._tensor import Tensor
-from .optimizer import Optimizer, _to_scalar, add_alpha, addcdiv, addcmul, grad_array, lerp, setv, step_tensor, \
-    zeros_state
-from .adam import _check_betas
+from ._common import check_args, count_step, new_state, weight_decay
+from .optimizer import Optimizer, _to_scalar, addcdiv, addcmul, lerp, setv
 
 __all__ = ["NAdam"]
 
 
 class NAdam(Optimizer):
+    _setstate_defaults = dict(maximize=False, foreach=None, capturable=False, differentiable=False,
+                              decoupled_weight_decay=False)
+    _scalar_state = ("step", "mu_product")  # plain numbers in an old state become scalar tensors
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        check_args(lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        self._fix_steps(("maximize", False), ("foreach", None), ("capturable", False), ("differentiable", False),
-                        ("decoupled_weight_decay", False))
-        for group in self.param_groups:
-            for p in group["params"]:
-                st = self.state.get(p, None)
-                if st and "mu_product" in st and not isinstance(st["mu_product"], Tensor):
-                    st["mu_product"] = step_tensor(float(st["mu_product"]))
+    @staticmethod
+    def _init_state(st, p, group):
+        new_state(st, p, "exp_avg", "exp_avg_sq", mu_product=1.0)
 
     def step(self, closure=None):
         loss = self._eval_closure(closure)
-        for group in self.param_groups:
+        for p, g, st, group in self._with_grads(self._init_state):
             lr = _to_scalar(group["lr"])
             beta1, beta2 = group["betas"]
-            eps, wd, md = group["eps"], group["weight_decay"], group["momentum_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                st = self.state[p]
-                if len(st) == 0:
-                    st["step"] = step_tensor()
-                    st["mu_product"] = step_tensor(1.0)
-                    st["exp_avg"] = zeros_state(p)
-                    st["exp_avg_sq"] = zeros_state(p)
-                x = p._data
-                dt = x.dtype.type
-                g = grad_array(p, group["maximize"])
-                setv(st["step"], st["step"]._data + 1)
-                step = float(st["step"]._data)
-                bc2 = 1 - beta2 ** step
-                if wd != 0:
-                    if group["decoupled_weight_decay"]:
-                        setv(p, x * dt(1 - lr * wd))
-                    else:
-                        g = add_alpha(g, x, wd)
-                mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * md)))
-                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * md)))
-                mp = st["mu_product"]
-                setv(mp, mp._data * mp._data.dtype.type(mu))
-                mu_prod = float(mp._data)
-                m, v = st["exp_avg"], st["exp_avg_sq"]
-                setv(m, lerp(m._data, g, 1 - beta1))
-                setv(v, addcmul(v._data * dt(beta2), g, g, 1 - beta2), 2)
-                denom = np.sqrt(v._data / dt(bc2)) + dt(eps)
-                mu_prod_next = mu_prod * mu_next
-                setv(p, addcdiv(x, g, denom, -lr * (1.0 - mu) / (1.0 - mu_prod)))
-                setv(p, addcdiv(x, m._data, denom, (-lr * mu_next) / (1.0 - mu_prod_next)))
+            md = group["momentum_decay"]
+            x = p._data
+            dt = x.dtype.type
+            step = count_step(st)
+            g = weight_decay(p, g, group["weight_decay"], lr, group["decoupled_weight_decay"])
+            # mu_t = beta1 * (1 - 0.96^(t * psi) / 2); mu_product = prod of mu_1..mu_t
+            mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * md)))
+            mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * md)))
+            mp = st["mu_product"]
+            setv(mp, mp._data * mp._data.dtype.type(mu))
+            mu_prod = float(mp._data)
+            m, v = st["exp_avg"], st["exp_avg_sq"]
+            setv(m, lerp(m._data, g, 1 - beta1))  # m = beta1 * m + (1 - beta1) * g
+            setv(v, addcmul(v._data * dt(beta2), g, g, 1 - beta2), 2)  # v = beta2 * v + (1 - beta2) * g^2
+            denom = np.sqrt(v._data / dt(1 - beta2 ** step)) + dt(group["eps"])  # sqrt(v / (1 - beta2^t)) + eps
+            # p -= lr * (1 - mu) / (1 - mu_product) * g / denom + lr * mu_next / (1 - mu_product * mu_next) * m / denom
+            setv(p, addcdiv(x, g, denom, -lr * (1.0 - mu) / (1.0 - mu_prod)))
+            setv(p, addcdiv(x, m._data, denom, (-lr * mu_next) / (1.0 - mu_prod * mu_next)))
         return loss

@@ -158,6 +158,12 @@ def _step_with_hooks(func):
 class Optimizer:
     """Base class of all optimizers (torch.optim.Optimizer)."""
 
+    # What __setstate__ / load_state_dict repair in an older state, for the concrete optimizers: the group
+    # defaults filled in (in PyTorch's per-optimizer order, which is the group's key order), and the state
+    # entries turned from plain numbers into scalar tensors.  None: nothing is repaired.
+    _setstate_defaults = None
+    _scalar_state = ("step",)
+
     def __init__(self, params, defaults):
         self.defaults = defaults
         self._optimizer_step_pre_hooks = OrderedDict()
@@ -199,6 +205,8 @@ class Optimizer:
             if k not in self.__dict__:
                 setattr(self, k, OrderedDict())
         self.defaults.setdefault("differentiable", False)
+        if self._setstate_defaults is not None:
+            self._fix_state()
 
     def __repr__(self):
         s = self.__class__.__name__ + " ("
@@ -384,15 +392,34 @@ class Optimizer:
         with enable_grad():
             return closure()
 
-    def _fix_steps(self, *defaults):
-        """__setstate__ helper: fill group defaults and turn plain-number steps into float32 tensors."""
+    def _with_grads(self, init=None, groups=None):
+        """Yield (param, grad array, state, group) for every parameter that has a gradient, group by group
+        (all groups unless `groups` is given).  The gradient array is negated where the group maximizes.  With
+        `init`, the parameter's state is fetched and `init(state, param, group)` fills it while it is empty;
+        without it the state is not touched (None is yielded, and no empty entry is created)."""
+        for group in self.param_groups if groups is None else groups:
+            maximize = group.get("maximize", False)
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                st = None
+                if init is not None:
+                    st = self.state[p]
+                    if not st:
+                        init(st, p, group)
+                yield p, grad_array(p, maximize), st, group
+
+    def _fix_state(self):
+        """__setstate__ helper: fill the class's group defaults and turn plain-number scalar state (the step count
+        and the other `_scalar_state` keys) into scalar tensors."""
         for group in self.param_groups:
-            for k, v in defaults:
+            for k, v in self._setstate_defaults.items():
                 group.setdefault(k, v)
             for p in group["params"]:
                 st = self.state.get(p, None)
-                if st and "step" in st and not isinstance(st["step"], Tensor):
-                    st["step"] = step_tensor(float(st["step"]))
+                for k in self._scalar_state:
+                    if st and k in st and not isinstance(st[k], Tensor):
+                        st[k] = step_tensor(float(st[k]))
 
 
 def _f32():

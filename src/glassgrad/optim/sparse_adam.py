@@ -3,8 +3,7 @@
 glassgrad has no sparse tensors, so every gradient is dense and step() raises PyTorch's dense-gradient error;
 construction validates its arguments exactly as PyTorch does.
 """
-from .._tensor import Tensor
-from .adam import _check_betas
+from ._common import check_args, not_positive
 from .optimizer import Optimizer
 
 __all__ = ["SparseAdam"]
@@ -12,13 +11,7 @@ __all__ = ["SparseAdam"]
 
 class SparseAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 < lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 < eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
+        check_args(lr, eps=eps, betas=betas, bad=not_positive)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, maximize=maximize))
 
     def step(self, closure=None):

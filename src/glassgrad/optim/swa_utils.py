@@ -7,7 +7,7 @@ from copy import deepcopy
 from .. import _tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import Module
-from .lr_scheduler import LRScheduler, _format_param
+from .lr_scheduler import LRScheduler, _per_group
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn", "get_ema_avg_fn",
            "get_swa_avg_fn"]
@@ -154,7 +154,7 @@ def update_bn(loader, model, device=None):
 
 class SWALR(LRScheduler):
     def __init__(self, optimizer, swa_lr, anneal_epochs=10, anneal_strategy="cos", last_epoch=-1):
-        for lr, g in zip(_format_param("swa_lr", optimizer, swa_lr), optimizer.param_groups):
+        for lr, g in zip(_per_group("swa_lr", optimizer, swa_lr), optimizer.param_groups):
             g["swa_lr"] = lr
         if anneal_strategy not in ["cos", "linear"]:
             raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
