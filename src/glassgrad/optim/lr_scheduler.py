@@ -87,8 +87,6 @@ def _per_group(name, optimizer, value):
     return [_snapshot(v) for v in value]
 
 
-
-
 def _require_optimizer(optimizer):
     if isinstance(optimizer, Optimizer):
         return
