@@ -307,15 +307,26 @@ class HuberLossBackward0(_Pointwise):
         return F.where(F.const(c, diff), diff, F.sign(diff) * dl) * g
 
 
-def _pointwise(cls, input, target, reduction, L, param=None):
+def _loss_out(cls, input, target, reduction, L, **attrs):
+    """Reduce the elementwise loss L; when input or target needs a gradient, attach a `cls` node that saves
+    both, with the reduction's scale `k` and the given attributes."""
     y = reduce_array(L, reduction)
     if grad.enabled and (input._rg or target._rg):
         n = cls((edge(input), edge(target)))
         n.k = _scale(reduction, L.size)
-        n.param = param
+        for name, value in attrs.items():
+            setattr(n, name, value)
         n._saved = (save_in(input), save_in(target))
         return make(y, True, n)
     return make(y)
+
+
+def _weighted_grad(F, node, g):
+    """g times the reduction's scale and the node's elementwise weight (when it has one)."""
+    gw = g * node.k if node.k != 1.0 else g
+    if node.w is not None:
+        gw = gw * F.const(node.w, g)
+    return gw
 
 
 def _same_dtype(input, target):
@@ -330,7 +341,7 @@ def mse_loss(input, target, reduction="mean"):
     x, t = _same_dtype(input, target)
     _check_float(x, "mse_cpu")
     d = x - t
-    return _pointwise(MseLossBackward0, input, target, reduction, d * d)
+    return _loss_out(MseLossBackward0, input, target, reduction, d * d, param=None)
 
 
 def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
@@ -339,7 +350,7 @@ def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
     x, t = _same_dtype(input, target)
     z = np.abs(x - t)
     L = np.where(z < beta, 0.5 * z * z / beta if beta else z, z - 0.5 * beta).astype(z.dtype)
-    return _pointwise(SmoothL1LossBackward0, input, target, reduction, L, beta)
+    return _loss_out(SmoothL1LossBackward0, input, target, reduction, L, param=beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
@@ -348,7 +359,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     x, t = _same_dtype(input, target)
     z = np.abs(x - t)
     L = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(z.dtype)
-    return _pointwise(HuberLossBackward0, input, target, reduction, L, delta)
+    return _loss_out(HuberLossBackward0, input, target, reduction, L, param=delta)
 
 
 # -- binary cross entropy ---------------------------------------------------------------------------
@@ -359,9 +370,7 @@ class BinaryCrossEntropyBackward0(Node):
 
     def backward(self, F, g):
         x, t = F.unpack(self)
-        gw = g * self.k if self.k != 1.0 else g
-        if self.w is not None:
-            gw = gw * F.const(self.w, g)
+        gw = _weighted_grad(F, self, g)
         gx = gt = None
         if self.next_functions[0][0] is not None:
             gx = gw * (x - t) / _clamp_min(F, (1 - x) * x, 1e-12)
@@ -386,14 +395,7 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
         w = np.broadcast_to(weight._data.astype(x.dtype, copy=False), x.shape)
         L = L * w
     L = L.astype(x.dtype, copy=False)
-    y = reduce_array(L, reduction)
-    if grad.enabled and (input._rg or target._rg):
-        n = BinaryCrossEntropyBackward0((edge(input), edge(target)))
-        n.k = _scale(reduction, L.size)
-        n.w = w
-        n._saved = (save_in(input), save_in(target))
-        return make(y, True, n)
-    return make(y)
+    return _loss_out(BinaryCrossEntropyBackward0, input, target, reduction, L, w=w)
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):
@@ -402,9 +404,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
     def backward(self, F, g):
         x, t = F.unpack(self)
-        gw = g * self.k if self.k != 1.0 else g
-        if self.w is not None:
-            gw = gw * F.const(self.w, g)
+        gw = _weighted_grad(F, self, g)
         pw = None if self.pw is None else F.const(self.pw, g)
         gx = gt = None
         if self.next_functions[0][0] is not None:
@@ -423,39 +423,33 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         return (gx, gt)
 
 
+def _check_broadcastable(a, b):
+    from ._core import broadcast_error
+    try:
+        np.broadcast_shapes(a, b)
+    except ValueError:
+        raise broadcast_error(a, b) from None
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction="mean"):
     check_nondiff("binary_cross_entropy_with_logits", "weight", weight)
     check_nondiff("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     x, t = _same_dtype(input, target)
     dt = x.dtype
     ls = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
-    from ._core import broadcast_error
     pw = w = None
     if pos_weight is not None:
         pw = pos_weight._data.astype(dt, copy=False)
-        try:
-            np.broadcast_shapes(pw.shape, t.shape)
-        except ValueError:
-            raise broadcast_error(pw.shape, t.shape) from None
+        _check_broadcastable(pw.shape, t.shape)
         ls = ls * ((pw - 1) * t + 1)
     L = (1 - t) * x - ls
     if weight is not None:
         w = weight._data.astype(dt, copy=False)
-        try:
-            np.broadcast_shapes(L.shape, w.shape)
-        except ValueError:
-            raise broadcast_error(L.shape, w.shape) from None
+        _check_broadcastable(L.shape, w.shape)
         L = L * w
     L = np.asarray(L, dt)
-    y = reduce_array(L, reduction)
-    if grad.enabled and (input._rg or target._rg):
-        n = BinaryCrossEntropyWithLogitsBackward0((edge(input), edge(target)))
-        n.k = _scale(reduction, L.size)
-        n.w, n.pw = w, pw
-        n.xshape, n.tshape = x.shape, t.shape
-        n._saved = (save_in(input), save_in(target))
-        return make(y, True, n)
-    return make(y)
+    return _loss_out(BinaryCrossEntropyWithLogitsBackward0, input, target, reduction, L, w=w, pw=pw,
+                     xshape=x.shape, tshape=t.shape)
 
 
 # -- margin losses ----------------------------------------------------------------------------------

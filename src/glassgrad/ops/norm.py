@@ -704,33 +704,19 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
     return input.mul_(noise) if inplace else input.mul(noise)
 
 
-def dropout(input, p, train):
-    return _dropout_impl(input, p, train, False, False, False)
+def _dropout_variant(name, feature, alpha, inplace):
+    """torch.<name>(input, p, train): _dropout_impl with the variant's feature / alpha / inplace flags."""
+    def variant(input, p, train):
+        return _dropout_impl(input, p, train, feature, alpha, inplace)
+    variant.__name__ = variant.__qualname__ = name
+    return variant
 
 
-def dropout_(input, p, train):
-    return _dropout_impl(input, p, train, False, False, True)
-
-
-def feature_dropout(input, p, train):
-    return _dropout_impl(input, p, train, True, False, False)
-
-
-def feature_dropout_(input, p, train):
-    return _dropout_impl(input, p, train, True, False, True)
-
-
-def alpha_dropout(input, p, train):
-    return _dropout_impl(input, p, train, False, True, False)
-
-
-def alpha_dropout_(input, p, train):
-    return _dropout_impl(input, p, train, False, True, True)
-
-
-def feature_alpha_dropout(input, p, train):
-    return _dropout_impl(input, p, train, True, True, False)
-
-
-def feature_alpha_dropout_(input, p, train):
-    return _dropout_impl(input, p, train, True, True, True)
+dropout = _dropout_variant("dropout", False, False, False)
+dropout_ = _dropout_variant("dropout_", False, False, True)
+feature_dropout = _dropout_variant("feature_dropout", True, False, False)
+feature_dropout_ = _dropout_variant("feature_dropout_", True, False, True)
+alpha_dropout = _dropout_variant("alpha_dropout", False, True, False)
+alpha_dropout_ = _dropout_variant("alpha_dropout_", False, True, True)
+feature_alpha_dropout = _dropout_variant("feature_alpha_dropout", True, True, False)
+feature_alpha_dropout_ = _dropout_variant("feature_alpha_dropout_", True, True, True)

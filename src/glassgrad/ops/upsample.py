@@ -37,19 +37,26 @@ def nearest_index(i, o, scale, exact, shortcuts=False):
     return np.minimum(src, i - 1)
 
 
+def _source_coords(i, o, scale, align_corners, ft, clamp_negative):
+    """The (fractional) input coordinate of each output index for linear / cubic interpolation."""
+    dst = np.arange(o)
+    if align_corners:
+        sc = ft(i - 1) / ft(o - 1) if o > 1 else ft(0)
+        return (dst.astype(ft) * sc).astype(ft)
+    sc = _scale_value(scale, i, o, ft)
+    src = ((dst + 0.5) * np.float64(sc) - 0.5).astype(ft)
+    if clamp_negative:
+        src = np.where(src < 0, ft(0), src).astype(ft)
+    return src
+
+
 def linear_taps(i, o, scale, align_corners, dt):
     """(i0, i1, l0, l1) per output index for linear interpolation (opmath = dt)."""
     ft = np.float32 if dt == np.float32 else np.float64
-    dst = np.arange(o)
     if o == i:          # PyTorch copies a dim whose size does not change, whatever the scale
+        dst = np.arange(o)
         return dst, dst, np.ones(o, dt), np.zeros(o, dt)
-    if align_corners:
-        sc = ft(i - 1) / ft(o - 1) if o > 1 else ft(0)
-        src = (dst.astype(ft) * sc).astype(ft)
-    else:
-        sc = _scale_value(scale, i, o, ft)
-        src = ((dst + 0.5) * np.float64(sc) - 0.5).astype(ft)
-        src = np.where(src < 0, ft(0), src).astype(ft)
+    src = _source_coords(i, o, scale, align_corners, ft, clamp_negative=True)
     i0 = np.minimum(src.astype(np.int64), i - 1)
     i1 = i0 + (i0 < i - 1)
     l1 = np.clip(src - i0.astype(ft), 0, 1).astype(ft)
@@ -60,13 +67,7 @@ def linear_taps(i, o, scale, align_corners, dt):
 def cubic_taps(i, o, scale, align_corners, dt):
     """Four clamped indices and PyTorch's cubic-convolution weights (A = -0.75) per output index."""
     ft = np.float32 if dt == np.float32 else np.float64
-    dst = np.arange(o)
-    if align_corners:
-        sc = ft(i - 1) / ft(o - 1) if o > 1 else ft(0)
-        src = (dst.astype(ft) * sc).astype(ft)
-    else:
-        sc = _scale_value(scale, i, o, ft)
-        src = ((dst + 0.5) * np.float64(sc) - 0.5).astype(ft)
+    src = _source_coords(i, o, scale, align_corners, ft, clamp_negative=False)
     i0 = np.minimum(np.floor(src).astype(np.int64), i - 1)
     t = np.clip(src - i0.astype(ft), 0, 1).astype(ft)
     A = ft(-0.75)
@@ -226,58 +227,57 @@ def _unshuffle_arr(a, r):
     return y.reshape(tuple(lead) + (C * r * r, H // r, W // r))
 
 
+def _inverse_shuffle(F, g, r, tensor_fn, array_fn):
+    """The gradient of a pixel (un)shuffle: the inverse rearrangement of g (differentiable in tensor mode)."""
+    return (tensor_fn(g, r) if F.is_tensor_mode else array_fn(g, r),)
+
+
 class PixelShuffleBackward0(Node):
     __slots__ = ("upscale_factor",)
 
     def backward(self, F, g):
-        if F.is_tensor_mode:
-            return (pixel_unshuffle(g, self.upscale_factor),)
-        return (_unshuffle_arr(g, self.upscale_factor),)
+        return _inverse_shuffle(F, g, self.upscale_factor, pixel_unshuffle, _unshuffle_arr)
 
 
 class PixelUnshuffleBackward0(Node):
     __slots__ = ("downscale_factor",)
 
     def backward(self, F, g):
-        if F.is_tensor_mode:
-            return (pixel_shuffle(g, self.downscale_factor),)
-        return (_shuffle_arr(g, self.downscale_factor),)
+        return _inverse_shuffle(F, g, self.downscale_factor, pixel_shuffle, _shuffle_arr)
+
+
+def _check_shuffle(name, a, r, factor):
+    if a.ndim < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with "
+                           f"{a.ndim} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"{name} expects a positive {factor}, but got {r}")
+
+
+def _shuffle_out(x, y, node_cls, factor, r):
+    """The (contiguous) result of pixel_(un)shuffle, with its Backward node when x needs a gradient."""
+    y = np.ascontiguousarray(y)
+    if x._rg and grad.enabled:
+        n = node_cls((edge(x),))
+        setattr(n, factor, r)
+        return make(y, True, n)
+    return make(y)
 
 
 def pixel_shuffle(x, r):
     a = x._data
-    if a.ndim < 3:
-        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{a.ndim} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    _check_shuffle("pixel_shuffle", a, r, "upscale_factor")
     if a.shape[-3] % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
                            f"upscale_factor, but input.size(-3)={a.shape[-3]} is not divisible by {r * r}")
-    y = np.ascontiguousarray(_shuffle_arr(a, r))
-    if x._rg and grad.enabled:
-        n = PixelShuffleBackward0((edge(x),))
-        n.upscale_factor = r
-        return make(y, True, n)
-    return make(y)
+    return _shuffle_out(x, _shuffle_arr(a, r), PixelShuffleBackward0, "upscale_factor", r)
 
 
 def pixel_unshuffle(x, r):
     a = x._data
-    if a.ndim < 3:
-        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{a.ndim} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
-    if a.shape[-2] % r:
-        raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but "
-                           f"input.size(-2)={a.shape[-2]} is not divisible by {r}")
-    if a.shape[-1] % r:
-        raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but "
-                           f"input.size(-1)={a.shape[-1]} is not divisible by {r}")
-    y = np.ascontiguousarray(_unshuffle_arr(a, r))
-    if x._rg and grad.enabled:
-        n = PixelUnshuffleBackward0((edge(x),))
-        n.downscale_factor = r
-        return make(y, True, n)
-    return make(y)
+    _check_shuffle("pixel_unshuffle", a, r, "downscale_factor")
+    for dim, side in ((-2, "height"), (-1, "width")):
+        if a.shape[dim] % r:
+            raise RuntimeError(f"pixel_unshuffle expects {side} to be divisible by downscale_factor, but "
+                               f"input.size({dim})={a.shape[dim]} is not divisible by {r}")
+    return _shuffle_out(x, _unshuffle_arr(a, r), PixelUnshuffleBackward0, "downscale_factor", r)

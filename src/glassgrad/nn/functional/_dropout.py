@@ -50,16 +50,22 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _feature(input, p, training, inplace, d == 2)
 
 
+def _warn_unusual_dim(name, spatial, d):
+    """dropout2d / dropout3d's deprecation warning for an input that is not (C, *spatial) or (N, C, *spatial)."""
+    if d not in (spatial + 1, spatial + 2):
+        warnings.warn(
+            f"{name}: Received a {d}-D input to {name}, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            f"and silence this warning, please use dropout instead. Note that {name} "
+            f"exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, "
+            f"a channel dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+            stacklevel=3)
+
+
 def dropout2d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     d = input.dim()
-    if d not in (3, 4):
-        warnings.warn(
-            f"dropout2d: Received a {d}-D input to dropout2d, which is deprecated "
-            "and will result in an error in a future release. To retain the behavior "
-            "and silence this warning, please use dropout instead. Note that dropout2d "
-            "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
-            "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    _warn_unusual_dim("dropout2d", 2, d)
     if d == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
@@ -73,11 +79,5 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 def dropout3d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     d = input.dim()
-    if d not in (4, 5):
-        warnings.warn(
-            f"dropout3d: Received a {d}-D input to dropout3d, which is deprecated "
-            "and will result in an error in a future release. To retain the behavior "
-            "and silence this warning, please use dropout instead. Note that dropout3d "
-            "exists to provide channel-wise dropout on inputs with 3 spatial dimensions, "
-            "a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    _warn_unusual_dim("dropout3d", 3, d)
     return _feature(input, p, training, inplace, d != 5)

@@ -27,7 +27,7 @@ def _G():
 
 
 # -- reduction arguments (torch.nn._reduction) ------------------------------------------------------
-def _legacy_get_string(size_average, reduce, emit_warning=True):
+def _legacy_get_string(size_average, reduce, emit_warning=True, stacklevel=3):
     if size_average is None:
         size_average = True
     if reduce is None:
@@ -40,7 +40,7 @@ def _legacy_get_string(size_average, reduce, emit_warning=True):
         ret = "none"
     if emit_warning:
         warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=stacklevel)
     return ret
 
 
@@ -69,11 +69,21 @@ def _apply(out, reduction):
     return out
 
 
-def _size_warning(input, target):
+def _size_warning(input, target, stacklevel=3):
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
                       f"({input.size()}). This will likely lead to incorrect results due to broadcasting. "
-                      f"Please ensure they have the same size.", UserWarning, stacklevel=3)
+                      f"Please ensure they have the same size.", UserWarning, stacklevel=stacklevel)
+
+
+def _pointwise_args(input, target, size_average, reduce, reduction):
+    """input and target broadcast together, and the reduction string (legacy size_average / reduce applied),
+    after PyTorch's warnings; for the losses called as loss(input, target, size_average, reduce, reduction)."""
+    _size_warning(input, target, stacklevel=4)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce, stacklevel=4)
+    x, t = _G().broadcast_tensors(input, target)
+    return x, t, reduction
 
 
 class _DivScalarBackward(_L.Node):
@@ -193,10 +203,7 @@ def _l1(x, t, reduction):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     G = _G()
-    _size_warning(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_get_string(size_average, reduce)
-    x, t = G.broadcast_tensors(input, target)
+    x, t, reduction = _pointwise_args(input, target, size_average, reduce, reduction)
     if weight is not None:
         return _weighted(G.pow(x - t, 2), weight, input, reduction)
     return _L.mse_loss(x, t, _get_enum(reduction))
@@ -204,21 +211,14 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     G = _G()
-    _size_warning(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_get_string(size_average, reduce)
-    x, t = G.broadcast_tensors(input, target)
+    x, t, reduction = _pointwise_args(input, target, size_average, reduce, reduction)
     if weight is not None:
         return _weighted(G.abs(x - t), weight, input, reduction)
     return _l1(x, t, reduction)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    G = _G()
-    _size_warning(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_get_string(size_average, reduce)
-    x, t = G.broadcast_tensors(input, target)
+    x, t, reduction = _pointwise_args(input, target, size_average, reduce, reduction)
     if beta == 0.0:
         return _l1(x, t, reduction)
     return _L.smooth_l1_loss(x, t, _get_enum(reduction), beta)

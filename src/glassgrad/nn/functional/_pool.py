@@ -356,6 +356,15 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 # -- fractional max pool -------------------------------------------------------------------------------
+def _fractional_int_pair(value, name):
+    """fractional_max_pool2d's kernel_size / output_size: an int or a 1- or 2-sequence, as 2 ints."""
+    if not isinstance(value, (list, tuple)):
+        return (int(value),) * 2
+    if len(value) not in (1, 2):
+        raise RuntimeError(f"fractional_max_pool2d: {name} must either be a single Int or tuple of Ints")
+    return (int(value[0]),) * 2 if len(value) == 1 else tuple(int(v) for v in value)
+
+
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
     from ...ops.creation import rand
@@ -371,18 +380,8 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
     if _random_samples is None:
         n_batch = 1 if input.dim() == 3 else input.size(0)
         _random_samples = rand(n_batch, input.size(-3), 2, dtype=input.dtype)
-    if isinstance(kernel_size, (list, tuple)):
-        if len(kernel_size) not in (1, 2):
-            raise RuntimeError("fractional_max_pool2d: kernel_size must either be a single Int or tuple of Ints")
-        K = (int(kernel_size[0]),) * 2 if len(kernel_size) == 1 else tuple(int(k) for k in kernel_size)
-    else:
-        K = (int(kernel_size),) * 2
-    if isinstance(output_size, (list, tuple)):
-        if len(output_size) not in (1, 2):
-            raise RuntimeError("fractional_max_pool2d: output_size must either be a single Int or tuple of Ints")
-        O = (int(output_size[0]),) * 2 if len(output_size) == 1 else tuple(int(o) for o in output_size)
-    else:
-        O = (int(output_size),) * 2
+    K = _fractional_int_pair(kernel_size, "kernel_size")
+    O = _fractional_int_pair(output_size, "output_size")
     if input.dim() not in (3, 4):
         raise RuntimeError(f"fractional_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
     H, W = list(input.shape)[-2:]

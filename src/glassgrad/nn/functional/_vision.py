@@ -45,6 +45,30 @@ def _is_int(v):
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
+def _check_int_sizes(size):
+    if not all(_is_int(x) for x in size):
+        raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                        f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}")
+
+
+def _per_spatial_dim(value, input, convert, check, words):
+    """interpolate's size / scale_factor as one converted value per spatial dim of input: a scalar repeated,
+    or a list / tuple with one entry per dim (then `check(value)`).  `words` fill PyTorch's length-mismatch
+    message: (what input is compared with, how value is introduced, the argument, its letter)."""
+    dim = input.dim() - 2
+    if not isinstance(value, (list, tuple)):
+        return [convert(value)] * dim
+    if len(value) != dim:
+        other, shown_as, arg, letter = words
+        raise ValueError(
+            f"Input and {other} must have the same number of spatial dimensions, but got input with spatial "
+            f"dimensions of {list(input.shape[2:])} and {shown_as} {value}. Please provide input tensor in "
+            f"(N, C, d1, d2, ...,dK) format and {arg} in ({letter}1, {letter}2, ...,{letter}K) format.")
+    if check is not None:
+        check(value)
+    return [convert(v) for v in value]
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     if mode in ("nearest", "area", "nearest-exact"):
@@ -58,30 +82,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
         scale_factors = None
-        if isinstance(size, (list, tuple)):
-            if len(size) != dim:
-                raise ValueError(
-                    "Input and output must have the same number of spatial dimensions, but got input with spatial "
-                    f"dimensions of {list(input.shape[2:])} and output size of {size}. Please provide input tensor "
-                    "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
-            if not all(_is_int(x) for x in size):
-                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
-                                f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}")
-            output_size = [int(s) for s in size]
-        else:
-            output_size = [int(size)] * dim
+        output_size = _per_spatial_dim(size, input, int, _check_int_sizes,
+                                       ("output", "output size of", "output size", "o"))
     elif scale_factor is not None:
         output_size = None
-        if isinstance(scale_factor, (list, tuple)):
-            if len(scale_factor) != dim:
-                raise ValueError(
-                    "Input and scale_factor must have the same number of spatial dimensions, but got input with "
-                    f"spatial dimensions of {list(input.shape[2:])} and scale_factor of shape {scale_factor}. "
-                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
-                    "(s1, s2, ...,sK) format.")
-            scale_factors = [float(s) for s in scale_factor]
-        else:
-            scale_factors = [float(scale_factor)] * dim
+        scale_factors = _per_spatial_dim(scale_factor, input, float, None,
+                                         ("scale_factor", "scale_factor of shape", "scale_factor", "s"))
     else:
         raise ValueError("either size or scale_factor should be defined")
     if recompute_scale_factor and size is not None:
@@ -163,7 +169,9 @@ def _pair(v):
     return (int(v), int(v))
 
 
-def _fold_checks(k, d, p, s):
+def _fold_args(kernel_size, dilation, padding, stride):
+    """fold / unfold's kernel_size, dilation, padding, stride as checked pairs."""
+    k, d, p, s = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
     if k[0] <= 0 or k[1] <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {k[0]} "
                            f"kernel_width: {k[1]}")
@@ -175,16 +183,23 @@ def _fold_checks(k, d, p, s):
     if s[0] <= 0 or s[1] <= 0:
         raise RuntimeError(f"stride should be greater than zero, but got stride_height: {s[0]} "
                            f"stride_width: {s[1]}")
+    return k, d, p, s
+
+
+def _fold_input_shape(input, ranks, message):
+    """input's shape (a list) after checking its rank is one of `ranks` (unbatched, batched) and that its
+    non-batch sizes are non-zero; RuntimeError(message) otherwise."""
+    nd = input.dim()
+    shp = list(input.shape)
+    if nd not in ranks or any(v == 0 for v in shp[nd - ranks[0]:]):
+        raise RuntimeError(f"{message}, but got: {shp}")
+    return shp
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    k, d, p, s = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
-    _fold_checks(k, d, p, s)
-    nd = input.dim()
-    shp = list(input.shape)
-    if nd not in (3, 4) or any(v == 0 for v in shp[nd - 3:]):
-        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
-                           f"dimensions for input, but got: {shp}")
+    k, d, p, s = _fold_args(kernel_size, dilation, padding, stride)
+    shp = _fold_input_shape(input, (3, 4), "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                                           "and other non-zero dimensions for input")
     H, W = shp[-2:]
     O = _C.out_size((H, W), k, s, p, d)
     if O[0] < 1 or O[1] < 1:
@@ -195,13 +210,10 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    o, k, d, p, s = _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
-    _fold_checks(k, d, p, s)
-    nd = input.dim()
-    shp = list(input.shape)
-    if nd not in (2, 3) or any(v == 0 for v in shp[nd - 2:]):
-        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
-                           f"dimensions for input, but got: {shp}")
+    o = _pair(output_size)
+    k, d, p, s = _fold_args(kernel_size, dilation, padding, stride)
+    shp = _fold_input_shape(input, (2, 3), "Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                                           "batch size and non-zero dimensions for input")
     if shp[-2] % (k[0] * k[1]):
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
                            f"got input.size(1)={shp[-2]} and kernel_size=({k[0]}, {k[1]}).")

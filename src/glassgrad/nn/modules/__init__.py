@@ -1,20 +1,16 @@
-"""torch.nn's layer classes, one file per family (each defines __all__)."""
-from .module import *  # noqa: F401,F403
-from .container import *  # noqa: F401,F403
-from .linear import *  # noqa: F401,F403
-from .flatten import *  # noqa: F401,F403
-from .activation import *  # noqa: F401,F403
-from .conv import *  # noqa: F401,F403
-from .pooling import *  # noqa: F401,F403
-from .padding import *  # noqa: F401,F403
-from .upsampling import *  # noqa: F401,F403
-from .fold import *  # noqa: F401,F403
-from .batchnorm import *  # noqa: F401,F403
-from .normalization import *  # noqa: F401,F403
-from .instancenorm import *  # noqa: F401,F403
-from .dropout import *  # noqa: F401,F403
-from .sparse import *  # noqa: F401,F403
-from .loss import *  # noqa: F401,F403
-from .rnn import *  # noqa: F401,F403
-from .attention import *  # noqa: F401,F403
-from .transformer import *  # noqa: F401,F403
+"""torch.nn's layer classes, one file per family (each defines __all__).
+
+Only the classes are exported: a star import must not bring submodules (such as ``utils``) along.
+"""
+import importlib
+
+_FAMILIES = ("module", "container", "linear", "flatten", "activation", "conv", "pooling", "padding", "upsampling",
+             "fold", "batchnorm", "normalization", "instancenorm", "dropout", "sparse", "loss", "rnn", "attention",
+             "transformer")
+
+__all__ = []
+for _family in _FAMILIES:
+    _mod = importlib.import_module(f"{__name__}.{_family}")
+    globals().update({_n: getattr(_mod, _n) for _n in _mod.__all__})
+    __all__ += _mod.__all__
+del _family, _mod

@@ -23,6 +23,48 @@ def _and_inplace(inplace):
     return ", inplace=True" if inplace else ""
 
 
+class _InplaceActivation(Module):
+    """An activation whose one argument is `inplace` (shown in the repr when True)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self):
+        return _inplace_only(self.inplace)
+
+
+class _AlphaActivation(Module):
+    """ELU / CELU: `alpha` and `inplace`, applied by `_fn`."""
+    _fn = None
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self)._fn(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}{_and_inplace(self.inplace)}"
+
+
+class _Shrink(Module):
+    """Hardshrink / Softshrink: one threshold `lambd`, applied by `_fn`."""
+    _fn = None
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return type(self)._fn(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
 class Threshold(Module):
     def __init__(self, threshold, value, inplace=False):
         super().__init__()
@@ -37,16 +79,9 @@ class Threshold(Module):
         return f"threshold={self.threshold}, value={self.value}{_and_inplace(self.inplace)}"
 
 
-class ReLU(Module):
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
+class ReLU(_InplaceActivation):
     def forward(self, input):
         return F.relu(input, inplace=self.inplace)
-
-    def extra_repr(self):
-        return _inplace_only(self.inplace)
 
 
 class RReLU(Module):
@@ -100,13 +135,12 @@ class Sigmoid(Module):
         return _em.sigmoid(input)
 
 
-class Hardsigmoid(Module):
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
+class Hardsigmoid(_InplaceActivation):
     def forward(self, input):
         return F.hardsigmoid(input, self.inplace)
+
+    def extra_repr(self):
+        return ""
 
 
 class Tanh(Module):
@@ -114,75 +148,35 @@ class Tanh(Module):
         return _em.tanh(input)
 
 
-class SiLU(Module):
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
+class SiLU(_InplaceActivation):
     def forward(self, input):
         return F.silu(input, inplace=self.inplace)
 
-    def extra_repr(self):
-        return _inplace_only(self.inplace)
 
-
-class Mish(Module):
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
+class Mish(_InplaceActivation):
     def forward(self, input):
         return F.mish(input, inplace=self.inplace)
 
-    def extra_repr(self):
-        return _inplace_only(self.inplace)
 
-
-class Hardswish(Module):
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
+class Hardswish(_InplaceActivation):
     def forward(self, input):
         return F.hardswish(input, self.inplace)
 
-
-class ELU(Module):
-    def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.elu(input, self.alpha, self.inplace)
-
     def extra_repr(self):
-        return f"alpha={self.alpha}{_and_inplace(self.inplace)}"
+        return ""
 
 
-class CELU(Module):
-    def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.celu(input, self.alpha, self.inplace)
-
-    def extra_repr(self):
-        return f"alpha={self.alpha}{_and_inplace(self.inplace)}"
+class ELU(_AlphaActivation):
+    _fn = staticmethod(F.elu)
 
 
-class SELU(Module):
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
+class CELU(_AlphaActivation):
+    _fn = staticmethod(F.celu)
 
+
+class SELU(_InplaceActivation):
     def forward(self, input):
         return F.selu(input, self.inplace)
-
-    def extra_repr(self):
-        return _inplace_only(self.inplace)
 
 
 class GLU(Module):
@@ -209,16 +203,8 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class Hardshrink(Module):
-    def __init__(self, lambd=0.5):
-        super().__init__()
-        self.lambd = lambd
-
-    def forward(self, input):
-        return F.hardshrink(input, self.lambd)
-
-    def extra_repr(self):
-        return f"{self.lambd}"
+class Hardshrink(_Shrink):
+    _fn = staticmethod(F.hardshrink)
 
 
 class LeakyReLU(Module):
@@ -252,16 +238,8 @@ class Softplus(Module):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
-class Softshrink(Module):
-    def __init__(self, lambd=0.5):
-        super().__init__()
-        self.lambd = lambd
-
-    def forward(self, input):
-        return F.softshrink(input, self.lambd)
-
-    def extra_repr(self):
-        return str(self.lambd)
+class Softshrink(_Shrink):
+    _fn = staticmethod(F.softshrink)
 
 
 class PReLU(Module):

@@ -5,10 +5,9 @@ batch statistics and updates the running ones in place (momentum=None: cumulativ
 factor 1 / num_batches_tracked); eval mode normalises with the running statistics.
 """
 from .module import Module
-from ..parameter import Parameter
-from .. import init
+from .normalization import _affine_parameters, _reset_affine
 from .. import functional as F
-from ...ops.creation import empty, zeros, ones, tensor
+from ...ops.creation import zeros, ones, tensor
 from ..._dtype import int64
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
@@ -21,29 +20,19 @@ class _NormBase(Module):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, *, bias=True):
         super().__init__()
-        kw = {"device": device, "dtype": dtype}
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, **kw))
-            if bias:
-                self.bias = Parameter(empty(num_features, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, affine, num_features, bias, device, dtype)
+        stats = {"running_mean": None, "running_var": None, "num_batches_tracked": None}
         if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, **kw))
-            self.register_buffer("running_var", ones(num_features, **kw))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+            stats = {"running_mean": zeros(num_features, device=device, dtype=dtype),
+                     "running_var": ones(num_features, device=device, dtype=dtype),
+                     "num_batches_tracked": tensor(0, dtype=int64, device=device)}
+        for name, value in stats.items():
+            self.register_buffer(name, value)
         self.reset_parameters()
 
     def reset_running_stats(self):
@@ -54,10 +43,7 @@ class _NormBase(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input):
         raise NotImplementedError

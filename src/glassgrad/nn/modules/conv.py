@@ -2,27 +2,13 @@
 import math
 
 from .module import Module
+from .utils import _ntuple, _single, _reverse_repeat_tuple
 from ..parameter import Parameter
 from .. import init
 from .. import functional as F
 from ...ops.creation import empty
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
-
-
-def _ntuple(n):
-    def parse(x):
-        if isinstance(x, (list, tuple)):
-            return tuple(x)
-        return (x,) * n
-    return parse
-
-
-_single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
-
-
-def _reverse_repeat_tuple(t, n):
-    return tuple(x for x in reversed(t) for _ in range(n))
 
 
 class _ConvNd(Module):
@@ -103,15 +89,13 @@ class _ConvNd(Module):
         return s.format(**self.__dict__)
 
 
-
 class _Conv(_ConvNd):
     _nd = 2
-    _tuple = staticmethod(_pair)
     _fn = staticmethod(F.conv2d)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None):
-        t = self._tuple
+        t = _ntuple(self._nd)
         kernel_size_ = t(kernel_size)
         stride_ = t(stride)
         padding_ = padding if isinstance(padding, str) else t(padding)
@@ -122,7 +106,7 @@ class _Conv(_ConvNd):
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode != "zeros":
             return self._fn(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight,
-                            bias, self.stride, self._tuple(0), self.dilation, self.groups)
+                            bias, self.stride, _ntuple(self._nd)(0), self.dilation, self.groups)
         return self._fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
@@ -130,9 +114,7 @@ class _Conv(_ConvNd):
 
 
 class Conv1d(_Conv):
-    _nd = 1
-    _tuple = staticmethod(_single)
-    _fn = staticmethod(F.conv1d)
+    _nd, _fn = 1, staticmethod(F.conv1d)
 
 
 class Conv2d(_Conv):
@@ -140,9 +122,7 @@ class Conv2d(_Conv):
 
 
 class Conv3d(_Conv):
-    _nd = 3
-    _tuple = staticmethod(_triple)
-    _fn = staticmethod(F.conv3d)
+    _nd, _fn = 3, staticmethod(F.conv3d)
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -180,12 +160,11 @@ class _ConvTransposeNd(_ConvNd):
 
 class _ConvT(_ConvTransposeNd):
     _nd = 2
-    _tuple = staticmethod(_pair)
     _fn = staticmethod(F.conv_transpose2d)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
-        t = self._tuple
+        t = _ntuple(self._nd)
         super().__init__(in_channels, out_channels, t(kernel_size), t(stride), t(padding), t(dilation), True,
                          t(output_padding), groups, bias, padding_mode, device=device, dtype=dtype)
 
@@ -199,9 +178,7 @@ class _ConvT(_ConvTransposeNd):
 
 
 class ConvTranspose1d(_ConvT):
-    _nd = 1
-    _tuple = staticmethod(_single)
-    _fn = staticmethod(F.conv_transpose1d)
+    _nd, _fn = 1, staticmethod(F.conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvT):
@@ -209,6 +186,4 @@ class ConvTranspose2d(_ConvT):
 
 
 class ConvTranspose3d(_ConvT):
-    _nd = 3
-    _tuple = staticmethod(_triple)
-    _fn = staticmethod(F.conv_transpose3d)
+    _nd, _fn = 3, staticmethod(F.conv_transpose3d)

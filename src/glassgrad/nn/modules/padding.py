@@ -1,5 +1,6 @@
 """Padding layers (constant / zero / reflection / replication / circular, 1-3 dims) like PyTorch."""
 from .module import Module
+from .utils import _ntuple
 from .. import functional as F
 
 __all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
@@ -7,22 +8,25 @@ __all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "
            "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]
 
 
-def _ntuple(n):
-    def parse(x):
-        return tuple(x) if isinstance(x, (list, tuple)) else (x,) * n
-    return parse
-
-
-_N = {1: _ntuple(2), 2: _ntuple(4), 3: _ntuple(6)}
-
-
-class _CircularPadNd(Module):
+class _PadNd(Module):
+    """`padding` as 2 * _nd numbers (F.pad's order: last dim first), padded in mode `_mode`."""
     __constants__ = ["padding"]
     _nd = 1
+    _mode = "reflect"
 
     def __init__(self, padding):
         super().__init__()
-        self.padding = _N[self._nd](padding)
+        self.padding = _ntuple(2 * self._nd)(padding)
+
+    def forward(self, input):
+        return F.pad(input, self.padding, self._mode)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class _CircularPadNd(_PadNd):
+    _mode = "circular"
 
     def _check_input_dim(self, input):
         n = self._nd
@@ -31,10 +35,7 @@ class _CircularPadNd(Module):
 
     def forward(self, input):
         self._check_input_dim(input)
-        return F.pad(input, self.padding, "circular")
-
-    def extra_repr(self):
-        return f"{self.padding}"
+        return super().forward(input)
 
 
 class CircularPad1d(_CircularPadNd):
@@ -49,14 +50,12 @@ class CircularPad3d(_CircularPadNd):
     _nd = 3
 
 
-class _ConstantPadNd(Module):
+class _ConstantPadNd(_PadNd):
     __constants__ = ["padding", "value"]
-    _nd = 1
 
     def __init__(self, padding, value):
-        super().__init__()
+        super().__init__(padding)
         self.value = value
-        self.padding = _N[self._nd](padding)
 
     def forward(self, input):
         return F.pad(input, self.padding, "constant", self.value)
@@ -77,47 +76,33 @@ class ConstantPad3d(_ConstantPadNd):
     _nd = 3
 
 
-class _ModePad(Module):
-    __constants__ = ["padding"]
-    _nd = 1
-    _mode = "reflect"
-
-    def __init__(self, padding):
-        super().__init__()
-        self.padding = _N[self._nd](padding)
-
-    def forward(self, input):
-        return F.pad(input, self.padding, self._mode)
-
-    def extra_repr(self):
-        return f"{self.padding}"
-
-
-class ReflectionPad1d(_ModePad):
+class ReflectionPad1d(_PadNd):
     _nd = 1
 
 
-class ReflectionPad2d(_ModePad):
+class ReflectionPad2d(_PadNd):
     _nd = 2
 
 
-class ReflectionPad3d(_ModePad):
+class ReflectionPad3d(_PadNd):
     _nd = 3
 
 
-class ReplicationPad1d(_ModePad):
+class ReplicationPad1d(_PadNd):
     _nd, _mode = 1, "replicate"
 
 
-class ReplicationPad2d(_ModePad):
+class ReplicationPad2d(_PadNd):
     _nd, _mode = 2, "replicate"
 
 
-class ReplicationPad3d(_ModePad):
+class ReplicationPad3d(_PadNd):
     _nd, _mode = 3, "replicate"
 
 
-class ZeroPad1d(ConstantPad1d):
+class _ZeroPadNd:
+    """ConstantPadNd with value 0 and the plain padding repr; mixed in before ConstantPad{1,2,3}d."""
+
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
@@ -125,17 +110,13 @@ class ZeroPad1d(ConstantPad1d):
         return f"{self.padding}"
 
 
-class ZeroPad2d(ConstantPad2d):
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
-
-    def extra_repr(self):
-        return f"{self.padding}"
+class ZeroPad1d(_ZeroPadNd, ConstantPad1d):
+    pass
 
 
-class ZeroPad3d(ConstantPad3d):
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
+class ZeroPad2d(_ZeroPadNd, ConstantPad2d):
+    pass
 
-    def extra_repr(self):
-        return f"{self.padding}"
+
+class ZeroPad3d(_ZeroPadNd, ConstantPad3d):
+    pass

@@ -1,19 +1,11 @@
 """Pooling layers with PyTorch's constructors, attributes and repr."""
 from .module import Module
+from .utils import _ntuple, _single, _pair
 from .. import functional as F
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AvgPool1d",
            "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
            "AdaptiveMaxPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "FractionalMaxPool2d"]
-
-
-def _ntuple(n):
-    def parse(x):
-        return tuple(x) if isinstance(x, (list, tuple)) else (x,) * n
-    return parse
-
-
-_single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
 
 
 class _MaxPoolNd(Module):
@@ -51,12 +43,12 @@ class MaxPool3d(_MaxPoolNd):
 
 
 class _MaxUnpoolNd(Module):
-    _tuple = staticmethod(_pair)
+    _nd = 2
     _fn = None
 
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
-        t = type(self)._tuple
+        t = _ntuple(self._nd)
         self.kernel_size = t(kernel_size)
         self.stride = t(stride if (stride is not None) else kernel_size)
         self.padding = t(padding)
@@ -69,22 +61,27 @@ class _MaxUnpoolNd(Module):
 
 
 class MaxUnpool1d(_MaxUnpoolNd):
-    _tuple = staticmethod(_single)
-    _fn = staticmethod(F.max_unpool1d)
+    _nd, _fn = 1, staticmethod(F.max_unpool1d)
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
-    _tuple = staticmethod(_pair)
-    _fn = staticmethod(F.max_unpool2d)
+    _nd, _fn = 2, staticmethod(F.max_unpool2d)
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
-    _tuple = staticmethod(_triple)
-    _fn = staticmethod(F.max_unpool3d)
+    _nd, _fn = 3, staticmethod(F.max_unpool3d)
 
 
 class _AvgPoolNd(Module):
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
+
+    def __init__(self, kernel_size, stride, padding, ceil_mode, count_include_pad):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if (stride is not None) else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -92,12 +89,8 @@ class _AvgPoolNd(Module):
 
 class AvgPool1d(_AvgPoolNd):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-        super().__init__()
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride if stride is not None else kernel_size)
-        self.padding = _single(padding)
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
+        super().__init__(_single(kernel_size), _single(stride if stride is not None else kernel_size),
+                         _single(padding), ceil_mode, count_include_pad)
 
     def forward(self, input):
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
@@ -110,12 +103,7 @@ class _AvgPool23(_AvgPoolNd):
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if (stride is not None) else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
+        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
         self.divisor_override = divisor_override
 
     def forward(self, input):
@@ -162,17 +150,27 @@ class LPPool3d(_LPPoolNd):
     _fn = staticmethod(F.lp_pool3d)
 
 
-class _AdaptiveMaxPoolNd(Module):
-    __constants__ = ["output_size", "return_indices"]
+class _AdaptivePoolNd(Module):
+    __constants__ = ["output_size"]
     _fn = None
 
-    def __init__(self, output_size, return_indices=False):
+    def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size
-        self.return_indices = return_indices
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+    def forward(self, input):
+        return type(self)._fn(input, self.output_size)
+
+
+class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
+    __constants__ = ["output_size", "return_indices"]
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
 
     def forward(self, input):
         return type(self)._fn(input, self.output_size, self.return_indices)
@@ -190,19 +188,8 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     _fn = staticmethod(F.adaptive_max_pool3d)
 
 
-class _AdaptiveAvgPoolNd(Module):
-    __constants__ = ["output_size"]
-    _fn = None
-
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
-
-    def forward(self, input):
-        return type(self)._fn(input, self.output_size)
+class _AdaptiveAvgPoolNd(_AdaptivePoolNd):
+    pass
 
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):

@@ -18,6 +18,7 @@ import numpy as np
 from .module import Module
 from ..parameter import Parameter
 from .. import init
+from ..functional._attention import _at_dropout   # ATen's CPU dropout: what the RNN kernels call between layers
 from ...ops.creation import empty, zeros
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -31,18 +32,6 @@ def _G():
 def _linear(x, w, b):
     from ..functional._linear import linear
     return linear(x, w, b)
-
-
-def _at_dropout(x, p, train):
-    """ATen's CPU dropout (what the RNN kernels call between layers): input * bernoulli(1-p)/(1-p)."""
-    if p == 0 or not train or x.numel() == 0:
-        return x
-    G = _G()
-    if p == 1:
-        return x * G.zeros((), dtype=x.dtype)
-    noise = G.empty_like(x).bernoulli_(1 - p)
-    noise.div_(1 - p)
-    return x * noise
 
 
 # -- one time step of each cell kind (gates: x part already projected, with its bias) ---------------

@@ -104,19 +104,17 @@ class Transformer(Module):
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         fk = {"device": device, "dtype": dtype}
         super().__init__()
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+                      bias)
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, **fk)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers,
+            self.encoder = TransformerEncoder(TransformerEncoderLayer(*layer_args, **fk), num_encoder_layers,
                                               _layer_norm(d_model, layer_norm_eps, bias, fk))
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, **fk)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers,
+            self.decoder = TransformerDecoder(TransformerDecoderLayer(*layer_args, **fk), num_decoder_layers,
                                               _layer_norm(d_model, layer_norm_eps, bias, fk))
         self._reset_parameters()
         self.d_model = d_model
@@ -248,25 +246,48 @@ class TransformerDecoder(Module):
         return output
 
 
-class TransformerEncoderLayer(Module):
-    """Self-attention then a feed-forward block, each with dropout, residual and LayerNorm (post- or pre-norm)."""
+class _TransformerLayer(Module):
+    """The sublayers shared by encoder and decoder layers, built in PyTorch's order: self_attn,
+    [multihead_attn,] linear1, dropout, linear2, then one norm<i> and dropout<i> per residual block (the
+    last of them closes the feed-forward block), then the activation."""
+    _blocks = 2
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         fk = {"device": device, "dtype": dtype}
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            **fk)
+        attention = ["self_attn"] + (["multihead_attn"] if self._blocks == 3 else [])
+        for name in attention:
+            setattr(self, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                   batch_first=batch_first, **fk))
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
         self.dropout = _dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
         self.norm_first = norm_first
-        self.norm1 = _layer_norm(d_model, layer_norm_eps, bias, fk)
-        self.norm2 = _layer_norm(d_model, layer_norm_eps, bias, fk)
-        self.dropout1 = _dropout(dropout)
-        self.dropout2 = _dropout(dropout)
-        if isinstance(activation, str):
-            activation = _get_activation_fn(activation)
+        for i in range(1, self._blocks + 1):
+            setattr(self, f"norm{i}", _layer_norm(d_model, layer_norm_eps, bias, fk))
+        for i in range(1, self._blocks + 1):
+            setattr(self, f"dropout{i}", _dropout(dropout))
+        self._set_activation(_get_activation_fn(activation) if isinstance(activation, str) else activation)
+
+    def _set_activation(self, activation):
+        self.activation = activation
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return getattr(self, f"dropout{self._blocks}")(x)
+
+
+class TransformerEncoderLayer(_TransformerLayer):
+    """Self-attention then a feed-forward block, each with dropout, residual and LayerNorm (post- or pre-norm)."""
+    _blocks = 2
+
+    def _set_activation(self, activation):
         self.activation_relu_or_gelu = _activation_kind(activation)
         self.activation = activation
 
@@ -289,38 +310,10 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
 
-    def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
-
-
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention, cross-attention over memory, then feed-forward; dropout, residuals and LayerNorms."""
-
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        fk = {"device": device, "dtype": dtype}
-        super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
-                                            **fk)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
-                                                 bias=bias, **fk)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
-        self.dropout = _dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
-        self.norm_first = norm_first
-        self.norm1 = _layer_norm(d_model, layer_norm_eps, bias, fk)
-        self.norm2 = _layer_norm(d_model, layer_norm_eps, bias, fk)
-        self.norm3 = _layer_norm(d_model, layer_norm_eps, bias, fk)
-        self.dropout1 = _dropout(dropout)
-        self.dropout2 = _dropout(dropout)
-        self.dropout3 = _dropout(dropout)
-        self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
+    _blocks = 3
 
     def __setstate__(self, state):
         if "activation" not in state:
@@ -340,16 +333,7 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
-                           need_weights=False)[0]
-        return self.dropout1(x)
-
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                                 is_causal=is_causal, need_weights=False)[0]
         return self.dropout2(x)
-
-    def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
