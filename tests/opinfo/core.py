@@ -79,6 +79,13 @@ class OpInfo:
         return f"OpInfo({self.name})"
 
 
+def functional(name, **fixed):
+    """The op `T.nn.functional.<name>` (with `fixed` keyword arguments) for a table row."""
+    def op(T, *a, **k):
+        return getattr(T.nn.functional, name)(*a, **k, **fixed)
+    return op
+
+
 # -- sample helpers -------------------------------------------------------------------------------
 def arr(rng, shape, dtype, low=-2.0, high=2.0):
     """Random array of `shape` in [low, high)."""

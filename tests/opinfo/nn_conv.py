@@ -1,13 +1,10 @@
 """Op table rows: convolutions, fold / unfold (nn.functional; ops/conv.py)."""
 import numpy as np
 
-from .core import OpInfo, Sample, ErrorSample, arr, noncontig
+from .core import functional, OpInfo, Sample, ErrorSample, arr, noncontig
 
 
-def _F(name):
-    def op(T, *a, **k):
-        return getattr(T.nn.functional, name)(*a, **k)
-    return op
+_F = functional
 
 
 def _conv1d(rng, dt):

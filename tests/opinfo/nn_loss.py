@@ -4,13 +4,12 @@ Every sample is run with reduction 'none', 'mean' and 'sum' (where the loss has 
 """
 import numpy as np
 
-from .core import OpInfo, Sample, ErrorSample, Idx, NoGrad, arr, noncontig
+from .core import functional, OpInfo, Sample, ErrorSample, Idx, NoGrad, arr, noncontig
 
 REDS = ("none", "mean", "sum")
 
 
-def _F(name):
-    return lambda T, *a, **k: getattr(T.nn.functional, name)(*a, **k)
+_F = functional
 
 
 def _reds(base):

@@ -2,14 +2,11 @@
 ops/upsample.py)."""
 import numpy as np
 
-from .core import OpInfo, Sample, ErrorSample, NoGrad, arr, noncontig
+from .core import functional, OpInfo, Sample, ErrorSample, NoGrad, arr, noncontig
 from .reduction import distinct
 
 
-def _F(name, **fixed):
-    def op(T, *a, **k):
-        return getattr(T.nn.functional, name)(*a, **k, **fixed)
-    return op
+_F = functional
 
 
 def _D(rng, dt):

@@ -39,18 +39,23 @@ def linear(input, weight, bias=None):
 
 def bilinear(input1, input2, weight, bias=None):
     """y_k = x1^T W_k x2 + b_k over the last dims; leading dims are batch dims."""
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
-                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
-    if weight.dim() != 3 or input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2]:
-        raise RuntimeError(f"bilinear(): input size does not match weight size: got {input1.shape[-1]} and "
-                           f"{input2.shape[-1]} but expected {weight.shape[1]} and {weight.shape[2]}")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for d, (s1, s2) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
+        if s1 != s2:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got {s1} and {s2}")
+    w = weight.shape
+    for which, got, want in (("input1", input1.shape[-1], w[1] if len(w) > 1 else None),
+                             ("input2", input2.shape[-1], w[2] if len(w) > 2 else w[-1])):
+        if got != want:
+            raise RuntimeError(f"bilinear(): {which} size does not match weight size: got {got} but expected {want}")
+    if bias is not None and bias.shape[-1] != w[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[-1]} but expected "
+                           f"{w[0]}")
     lead = input1.shape[:-1]
     a = input1.reshape(-1, input1.shape[-1])
     b = input2.reshape(-1, input2.shape[-1])
     # (n, i) x (k, i, j) -> (n, k, j), then contract j with b
     t = matmul(a.unsqueeze(1).unsqueeze(1), weight.unsqueeze(0)).squeeze(2)
-    y = (t * b.unsqueeze(1)).sum(-1)
-    if bias is not None:
-        y = y + bias
-    return y.view(*lead, weight.shape[0])
+    y = (t * b.unsqueeze(1)).sum(-1).view(*lead, weight.shape[0])
+    return y if bias is None else y + bias
