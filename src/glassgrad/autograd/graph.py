@@ -18,6 +18,12 @@ import weakref as _weakref
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "freed_error", "version_error"]
 
 _seq = itertools.count()
+
+
+def next_sequence_nr():
+    """The sequence number the next node will get, without taking it (explain's module tracing
+    uses it to tell which nodes a module call created)."""
+    return int(repr(_seq)[len("count("):-1])
 _ACC_SEQ = (1 << 64) - 1   # AccumulateGrad: UINT64_MAX, as in PyTorch (runs as soon as it is ready;
                            # ties among them are broken by the heap exactly as std::priority_queue does)
 
