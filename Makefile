@@ -10,7 +10,7 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 $(VENV)/.demo: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q -e ".[demo]"
 	touch $@
 
 $(VENV)/.test: $(BIN)/python pyproject.toml
@@ -18,7 +18,7 @@ $(VENV)/.test: $(BIN)/python pyproject.toml
 	touch $@
 
 demo: $(VENV)/.demo
-	$(BIN)/python examples/demo.py
+	$(BIN)/glassgrad demo
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -n 2 tests

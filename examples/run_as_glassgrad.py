@@ -1,32 +1,16 @@
 """Run a PyTorch script unchanged on glassgrad: `python examples/run_as_glassgrad.py [--torch] [--seed N] script.py`.
 
-The script's `import torch` and `from torch... import ...` are served by glassgrad (a module alias,
-exactly what `import glassgrad as torch` does); nothing in the script is edited.
+The script's `import torch` and `from torch... import ...` are served by glassgrad (the import hook
+`glassgrad._torch_alias`, exactly what `import glassgrad as torch` does); nothing in the script is edited.
 
 `--torch` runs the script on real PyTorch instead, and `--seed N` seeds the default generator
 first: PyTorch 2.13 seeds it randomly at start-up, so an unseeded script (seed 003's first
 snippet) can only be compared between the two libraries from a common seed.
 """
-import importlib
-import importlib.abc
-import importlib.util
 import runpy
 import sys
 
-
-class _TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves `torch` and every `torch.<sub>` import with glassgrad's module of the same path."""
-
-    def find_spec(self, name, path, target=None):
-        if name == "torch" or name.startswith("torch."):
-            return importlib.util.spec_from_loader(name, self)
-        return None
-
-    def create_module(self, spec):
-        return importlib.import_module("glassgrad" + spec.name[len("torch"):])
-
-    def exec_module(self, module):
-        pass
+from glassgrad._torch_alias import install
 
 if __name__ == "__main__":
     args = sys.argv[1:]
@@ -40,7 +24,7 @@ if __name__ == "__main__":
     if use_torch:
         import torch as lib
     else:
-        sys.meta_path.insert(0, _TorchAlias())
+        install()
         import torch as lib
     if seed is not None:
         lib.manual_seed(seed)

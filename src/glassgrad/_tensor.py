@@ -72,6 +72,8 @@ def _make(data, rg=False, fn=None, nr=0):
         record_trace(fn)
     if _grad_state.inference:
         t._extra = {"inference": True}
+    if _grad_state.watching is not None:    # explain.watch / nan_watch (explain/_watch.py)
+        _grad_state.watching.on_make(t)
     return t
 
 
@@ -308,6 +310,8 @@ class Tensor(TensorMethods):
     @property
     def data(self):
         t = _make(self._data)
+        if _grad_state.watching is not None:    # explain.watch: log the cut
+            _grad_state.watching.on_cut(".data", self, t)
         return t
 
     @data.setter
@@ -317,6 +321,8 @@ class Tensor(TensorMethods):
     def detach(self):
         t = _make(self._data)
         t._vc = self._vc            # shares the version counter (unlike .data)
+        if _grad_state.watching is not None:    # explain.watch: log the cut
+            _grad_state.watching.on_cut(".detach()", self, t)
         return t
 
     def detach_(self):
@@ -370,9 +376,13 @@ class Tensor(TensorMethods):
         return bool(self._data.reshape(()))
 
     def __float__(self):
+        if _grad_state.watching is not None:    # explain.watch: log the cut
+            _grad_state.watching.on_cut("float()", self)
         return float(self.item())
 
     def __int__(self):
+        if _grad_state.watching is not None:    # explain.watch: log the cut
+            _grad_state.watching.on_cut("int()", self)
         return int(self.item())
 
     def __index__(self):
@@ -416,15 +426,21 @@ class Tensor(TensorMethods):
     def item(self):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        if _grad_state.watching is not None:    # explain.watch: log the cut
+            _grad_state.watching.on_cut(".item()", self)
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if _grad_state.watching is not None:    # explain.watch: log the cut
+            _grad_state.watching.on_cut(".tolist()", self)
         from .backend import to_host
         return to_host(self._data).tolist()
 
     def numpy(self, *, force=False):
         if self._rg and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if _grad_state.watching is not None:    # explain.watch: log the cut
+            _grad_state.watching.on_cut(".numpy()", self)
         if self._data.__class__ is not _ndarray:
             if not force:
                 raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "

@@ -52,6 +52,9 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     ARR, TEN = _namespaces()
     F = TEN if create_graph else ARR
     root = GraphRoot(tuple(roots), grad_roots)
+    watch = state.watching     # explain.watch / nan_watch observer (explain/_watch.py), normally None
+    if watch is not None:
+        watch.on_backward_begin(root)
 
     # -- 1. dependency counts ------------------------------------------------------
     deps = {}
@@ -144,6 +147,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                     out_grads = (None,) * len(node.next_functions)
                 if hooks is not None and hooks.post:
                     out_grads = _call_post_hooks(node, hooks, out_grads, grads, F)
+                if watch is not None:      # explain observation point: this node's gradients in and out
+                    watch.on_node(node, grads, out_grads)
                 if not keep_graph:
                     node._release()
             # hand the gradients to the children
@@ -165,6 +170,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     finally:
         state.enabled = prev_grad_mode
         errstate.__exit__(None, None, None)
+        if watch is not None:
+            watch.on_backward_end()
     if captures is not None:
         return results
     return None

@@ -8,13 +8,16 @@ import inspect
 
 
 class _State:
-    __slots__ = ("enabled", "inference", "anomaly", "anomaly_check_nan")
+    __slots__ = ("enabled", "inference", "anomaly", "anomaly_check_nan", "watching")
 
     def __init__(self):
         self.enabled = True
         self.inference = False
         self.anomaly = False
         self.anomaly_check_nan = True
+        # explain.watch / explain.nan_watch: None, or the observer (glassgrad.explain._watch.HUB) that
+        # ops, cuts, zero_grad and the backward engine report to while a watch is active
+        self.watching = None
 
 
 state = _State()

@@ -18,6 +18,7 @@ _EXPORTS = {
     "flow": "_flow", "Flow": "_flow", "FlowTracker": "_flow",
     "record": "_record", "Tape": "_record", "jacobian_story": "_record", "JacobianStory": "_record",
     "gate_story": "_record", "GateStory": "_record",
+    "why_no_grad": "_why", "Reason": "_why", "watch": "_watch", "nan_watch": "_nan", "NonFiniteError": "_nan",
 }
 
 __all__ = sorted(_EXPORTS)

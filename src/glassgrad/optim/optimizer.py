@@ -20,6 +20,7 @@ import numpy as np
 from .._tensor import Tensor, _make
 from ..autograd.graph import RemovableHandle
 from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import state as _grad_state
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
@@ -319,6 +320,8 @@ class Optimizer:
 
     # -- grads / groups ---------------------------------------------------------------------------
     def zero_grad(self, set_to_none=True):
+        if _grad_state.watching is not None:    # explain.watch: log the reset (explain/_watch.py)
+            _grad_state.watching.on_zero_grad(self)
         for group in self.param_groups:
             for p in group["params"]:
                 g = p._grad

@@ -12,6 +12,7 @@ from collections import OrderedDict, namedtuple
 from ..._tensor import Tensor
 from ...autograd.graph import RemovableHandle
 from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import state as _grad_state
 from ..parameter import Parameter, Buffer
 
 __all__ = ["Module"]
@@ -332,6 +333,8 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
+        if _grad_state.watching is not None:    # explain.watch: log the reset (explain/_watch.py)
+            _grad_state.watching.on_zero_grad(self)
         for p in self.parameters():
             if p.grad is None:
                 continue
