@@ -21,6 +21,7 @@ demo: $(VENV)/.demo
 	$(BIN)/glassgrad demo
 
 test: $(VENV)/.test
+	sh scripts/ci_system_deps.sh
 	$(BIN)/python -m pytest -n 2 tests
 
 clean:
