@@ -366,6 +366,8 @@ class FlowTracker:
             ax.plot(steps, np.where(v > 0, v, np.nan), marker="." if len(steps) < 30 else None,
                     lw=2.2 if flagged else 1.2, ls="-" if not flagged else "--", label=name)
         ax.set_yscale("log")
+        from matplotlib.ticker import MaxNLocator
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))     # steps are whole numbers
         ax.set_xlabel("step")
         ax.set_ylabel(metric.replace("_", " ") + " (log scale)")
         ax.set_title(f"gradient flow over {len(self.history)} steps")

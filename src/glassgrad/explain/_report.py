@@ -28,7 +28,7 @@ main{padding:0 28px 40px;max-width:1200px}section{background:#fff;border:1px sol
 padding:8px 20px 16px;margin:18px 0}h2{font-size:17px;border-bottom:1px solid #eee;padding-bottom:4px}
 table.kv td{padding:1px 12px 1px 0;vertical-align:top}table.kv td:first-child{color:#555}
 table.gg{border-collapse:collapse;font-size:13px}table.gg th,table.gg td{border:1px solid #ccc;
-padding:2px 8px;text-align:right}table.gg th{background:#f0f3f7}table.gg td.n{text-align:left}
+padding:2px 8px;text-align:right}table.gg th{background:#f0f3f7}table.gg td.n,table.gg th.n{text-align:left}
 .flag{color:#b00020;font-weight:600}.ok{color:#1b5e20}.muted{color:#777}
 pre{background:#f6f8fa;border:1px solid #e1e4e8;padding:8px;overflow:auto;font-size:12px;line-height:1.35}
 .graph svg{max-width:100%;height:auto}img.plot{max-width:100%;border:1px solid #eee;margin:6px 0}
