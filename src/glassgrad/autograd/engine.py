@@ -87,7 +87,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                     continue      # this leaf was never used in a graph
                 key = (acc, 0)
             captures.setdefault(key, []).append(i)
-        needed = _needed_nodes(root, deps, {k[0] for k in captures})
+        needed = needed_nodes([root], {k[0] for k in captures})
         # recount dependencies restricted to needed nodes
         deps = {}
         for node in needed:
@@ -177,11 +177,12 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     return None
 
 
-def _needed_nodes(root, deps, targets):
-    """Nodes on some path from `root` to a node in `targets` (iterative post-order)."""
+def needed_nodes(roots, targets):
+    """Nodes on some path from one of the nodes `roots` to a node in `targets` (iterative post-order).
+    Used by autograd.grad and by explain.attribute."""
     needed = set()
     done = set()
-    stack = [(root, 0)]
+    stack = [(r, 0) for r in roots]
     while stack:
         node, i = stack.pop()
         nf = node.next_functions

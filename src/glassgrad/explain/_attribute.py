@@ -22,7 +22,7 @@ import numpy as np
 from .._tensor import Tensor, _make
 from ..autograd.graph import AccumulateGrad
 from ..autograd.grad_mode import state
-from ..autograd.engine import _call_node, _accumulate
+from ..autograd.engine import _call_node, _accumulate, needed_nodes
 from ..ops._ns import ARR
 from ._attribute_stack import StackNS, stacked_call, rule_for
 
@@ -90,34 +90,13 @@ class _Root:
 
 
 # -- the traversal -------------------------------------------------------------------------------------
-def _needed(roots, targets):
-    """Nodes on some path from a root to a target node (iterative post-order)."""
-    needed, done = set(), set()
-    stack = [(n, 0) for n, _ in roots]
-    while stack:
-        node, i = stack.pop()
-        nf = node.next_functions
-        if i < len(nf):
-            stack.append((node, i + 1))
-            nxt = nf[i][0]
-            if nxt is not None and nxt not in done:
-                stack.append((nxt, 0))
-            continue
-        if node in done:
-            continue
-        done.add(node)
-        if node in targets or any(n is not None and n in needed for n, _ in nf):
-            needed.add(node)
-    return needed
-
-
 def _traverse(root_edges, seeds, captures, stack_ok=True):
     """Backpropagate term k's seed from root_edges[k] through the union of the graphs.
 
     captures: {(node, nr)} whose per-term gradients are wanted.  Returns
     ({(node, nr): {term: array}}, {node: reach bitmask}, stats)."""
     targets = {n for n, _ in captures}
-    needed = _needed([e for e in root_edges if e[0] is not None], targets)
+    needed = needed_nodes([e[0] for e in root_edges if e[0] is not None], targets)
     root = _Root(tuple(e if e[0] in needed else (None, 0) for e in root_edges))
     deps = {}
     for node in [root] + list(needed):
