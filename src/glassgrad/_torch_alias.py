@@ -1,9 +1,9 @@
 """An import hook that serves ``torch`` and every ``torch.<sub>`` import from glassgrad.
 
-    from glassgrad._torch_alias import torch_alias
-    with torch_alias():
-        import torch                      # -> glassgrad
-        import torch.nn.functional as F   # -> glassgrad.nn.functional
+    >>> from glassgrad._torch_alias import torch_alias
+    >>> with torch_alias():
+    ...     import torch                      # -> glassgrad
+    ...     import torch.nn.functional as F   # -> glassgrad.nn.functional
 
 It is exactly what ``import glassgrad as torch`` does, for code that says ``import torch``:
 a meta-path finder placed first on ``sys.meta_path`` answers every ``torch`` / ``torch.X.Y``
