@@ -2,6 +2,7 @@
 gradients; module clusters, collapsing, NaN marking, loss-term colours; watch() changes no .grad."""
 import collections
 import re
+import importlib.util
 import shutil
 import time
 
@@ -10,6 +11,8 @@ import torch
 
 import glassgrad
 from glassgrad import explain
+
+from _explain_helpers import parse_dot, walk
 
 LIBS = {"torch": torch, "glassgrad": glassgrad}
 
@@ -102,50 +105,6 @@ def build(T, case, seed=0):
 
 
 # -- helpers ---------------------------------------------------------------------------------------------------
-def walk(root):
-    """Breadth-first walk over next_functions, written independently of explain: (nodes, edge multiset)."""
-    order, seen, edges = [root], {root}, collections.Counter()
-    i = 0
-    while i < len(order):
-        n = order[i]
-        i += 1
-        for nxt, _ in n.next_functions:
-            if nxt is None:
-                continue
-            edges[(n, nxt)] += 1
-            if nxt not in seen:
-                seen.add(nxt)
-                order.append(nxt)
-    return order, edges
-
-
-_NODE_RE = re.compile(r'^\s*([nm]\d+) \[label="((?:[^"\\]|\\.)*)"', re.M)
-_EDGE_RE = re.compile(r'^\s*([nm]\d+) -> ([nm]\d+)', re.M)
-
-
-def parse_dot(text):
-    """{id: label lines} and the edge multiset of explain's DOT output; clusters: {label: (parent, ids)}."""
-    nodes = {m.group(1): m.group(2).encode().decode("unicode_escape").split("\n") for m in _NODE_RE.finditer(text)}
-    edges = collections.Counter(_EDGE_RE.findall(text))
-    clusters, stack = {}, []
-    for line in text.splitlines():
-        s = line.strip()
-        if s.startswith("subgraph cluster_"):
-            stack.append([None, []])
-        elif s.startswith("label=") and stack and stack[-1][0] is None:
-            stack[-1][0] = re.match(r'label="((?:[^"\\]|\\.)*)"', s).group(1)
-        elif s == "}" and stack:
-            label, ids = stack.pop()
-            clusters[label] = (stack[-1][0] if stack else None, ids)
-            if stack:
-                stack[-1][1].extend(ids)
-        else:
-            m = re.match(r"([nm]\d+) \[", s)
-            if m and stack:
-                stack[-1][1].append(m.group(1))
-    return nodes, edges, clusters
-
-
 def by_id(view):
     return {i.id: i for i in view.nodes}
 
@@ -491,7 +450,7 @@ def test_text_tree_shape():
     assert all(ord(c) < 128 for c in view.text(ascii=True))
 
 
-def test_fifty_block_residual_is_fast():
+def test_fifty_block_residual_is_fast(tmp_path):
     t0 = time.perf_counter()
     glassgrad.manual_seed(0)
     model = make_residual(glassgrad, 50)
@@ -501,6 +460,9 @@ def test_fifty_block_residual_is_fast():
     loss.backward()
     dot, text = view.to_dot(), view.text()
     small = view.collapse(1).to_dot()
+    if shutil.which("dot") is not None and importlib.util.find_spec("graphviz") is not None:
+        view.render(tmp_path / "fifty.svg")            # the drawing itself, when Graphviz is here
+        assert (tmp_path / "fifty.svg").stat().st_size > 10_000
     elapsed = time.perf_counter() - t0
     assert elapsed < 10, elapsed
     nodes, edges, clusters = parse_dot(dot)

@@ -4,7 +4,6 @@ Each computation is written once as f(T) and run on torch (the oracle: it shows 
 really there, or really absent) and on glassgrad inside ``nan_watch``.  Expected lines are the lines of
 this file that end with ``# <- name``.
 """
-import os
 
 import numpy as np
 import pytest
@@ -14,15 +13,9 @@ import glassgrad
 from glassgrad import explain
 from glassgrad.autograd.grad_mode import state
 
-_HERE = os.path.basename(__file__)
-with open(__file__) as _f:
-    _SRC = _f.read().splitlines()
+from _explain_helpers import line_marker
 
-
-def mark(name):
-    hits = [i + 1 for i, s in enumerate(_SRC) if s.rstrip().endswith(f"# <- {name}")]
-    assert len(hits) == 1, name
-    return f"{_HERE}:{hits[0]}"
+mark = line_marker(__file__)     # mark(name) -> "this_file.py:LINE" of the line ending "# <- name"
 
 
 def _np(t):

@@ -3,14 +3,15 @@ a small GPT with weight tying, an LSTM language model, a multi-level detector he
 with dropout.  Each model is built with glassgrad (and, where the test compares, with torch from the
 same seed) and runs one forward / backward; the explain tools must describe it correctly.
 
-The model classes are copied from tests/models/test_models.py (there they are local to training
-functions); the forwards are split so that each model gives a dict of natural loss terms whose sum is
+The models and their data come from tests/models/zoo.py (shared with tests/models/test_models.py);
+here the losses are split so that each model gives a dict of natural loss terms whose sum is
 the model's usual loss.
 """
 import collections
-import re
+import os
 import shutil
 import subprocess
+import sys
 import time
 
 import numpy as np
@@ -20,56 +21,20 @@ import torch
 import glassgrad
 from glassgrad import explain
 
+from _explain_helpers import parse_dot, walk
 
-def data(seed, *shapes, kind="normal", high=None):
-    rng = np.random.default_rng(seed)
-    if kind == "int":
-        return [rng.integers(0, high, size=s).astype(np.int64) for s in shapes]
-    return [rng.standard_normal(s).astype(np.float32) for s in shapes]
+_MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "models")
+if os.path.abspath(_MODELS_DIR) not in map(os.path.abspath, sys.path):
+    sys.path.insert(0, os.path.abspath(_MODELS_DIR))
+import zoo  # noqa: E402  (tests/models/zoo.py)
 
 
-# -- the models (copied from tests/models/test_models.py) -----------------------------------------------------
+# -- the models (tests/models/zoo.py), each with a dict of natural loss terms ---------------------------------
 def resnet(T):
-    nn, F = T.nn, T.nn.functional
-
-    class BasicBlock(nn.Module):
-        def __init__(self, cin, cout, stride=1):
-            super().__init__()
-            self.conv1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
-            self.bn1 = nn.BatchNorm2d(cout)
-            self.conv2 = nn.Conv2d(cout, cout, 3, stride=1, padding=1, bias=False)
-            self.bn2 = nn.BatchNorm2d(cout)
-            self.shortcut = nn.Sequential()
-            if stride != 1 or cin != cout:
-                self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride=stride, bias=False),
-                                              nn.BatchNorm2d(cout))
-
-        def forward(self, x):
-            out = F.relu(self.bn1(self.conv1(x)))
-            out = self.bn2(self.conv2(out))
-            return F.relu(out + self.shortcut(x))
-
-    class ResNet(nn.Module):
-        def __init__(self, num_classes=10):
-            super().__init__()
-            self.conv1 = nn.Conv2d(3, 8, 3, padding=1, bias=False)
-            self.bn1 = nn.BatchNorm2d(8)
-            self.layer1 = nn.Sequential(BasicBlock(8, 8), BasicBlock(8, 8))
-            self.layer2 = nn.Sequential(BasicBlock(8, 16, stride=2), BasicBlock(16, 16))
-            self.pool = nn.AdaptiveAvgPool2d((1, 1))
-            self.fc = nn.Linear(16, num_classes)
-
-        def forward(self, x):
-            out = F.relu(self.bn1(self.conv1(x)))
-            out = self.layer2(self.layer1(out))
-            return self.fc(T.flatten(self.pool(out), 1))
-
-    T.manual_seed(0)
-    model = ResNet()
+    F = T.nn.functional
+    model = zoo.build_resnet(T)
     model.train()
-    x, = data(1, (8, 3, 12, 12))
-    y, = data(2, (8,), kind="int", high=10)
-    x, y = T.tensor(x), T.tensor(y)
+    x, y = zoo.resnet_batch(T)
 
     def terms():
         # the batch-mean cross-entropy as the sum of its two halves (BatchNorm still sees the whole batch)
@@ -80,59 +45,10 @@ def resnet(T):
 
 
 def gpt(T):
-    nn, F = T.nn, T.nn.functional
-    V, D, H, L, S = 32, 32, 4, 2, 16
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.ln1 = nn.LayerNorm(D)
-            self.qkv = nn.Linear(D, 3 * D)
-            self.proj = nn.Linear(D, D)
-            self.ln2 = nn.LayerNorm(D)
-            self.mlp = nn.Sequential(nn.Linear(D, 4 * D), nn.GELU(), nn.Linear(4 * D, D))
-
-        def forward(self, x):
-            B, N, C = x.shape
-            q, k, v = self.qkv(self.ln1(x)).split(D, dim=2)
-            q = q.view(B, N, H, C // H).transpose(1, 2)
-            k = k.view(B, N, H, C // H).transpose(1, 2)
-            v = v.view(B, N, H, C // H).transpose(1, 2)
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-            y = y.transpose(1, 2).contiguous().view(B, N, C)
-            x = x + self.proj(y)
-            return x + self.mlp(self.ln2(x))
-
-    class GPT(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.wte = nn.Embedding(V, D)
-            self.wpe = nn.Embedding(S, D)
-            self.blocks = nn.ModuleList([Block() for _ in range(L)])
-            self.ln_f = nn.LayerNorm(D)
-            self.lm_head = nn.Linear(D, V, bias=False)
-            self.lm_head.weight = self.wte.weight          # weight tying
-            self.apply(self._init)
-
-        def _init(self, m):
-            if isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, mean=0.0, std=0.02)
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Embedding):
-                nn.init.normal_(m.weight, mean=0.0, std=0.02)
-
-        def forward(self, idx):                             # logits (the loss is taken outside)
-            pos = T.arange(idx.shape[1])
-            x = self.wte(idx) + self.wpe(pos)
-            for b in self.blocks:
-                x = b(x)
-            return self.lm_head(self.ln_f(x))
-
-    T.manual_seed(0)
-    model = GPT()
-    seq, = data(3, (4, S + 1), kind="int", high=V)
-    seq = T.tensor(seq)
+    F = T.nn.functional
+    V, S = zoo.GPT_V, zoo.GPT_S
+    model = zoo.build_gpt(T)
+    seq = zoo.gpt_batch(T)
     idx, tgt = seq[:, :-1], seq[:, 1:]
     n = 4 * S
 
@@ -148,23 +64,9 @@ def gpt(T):
 
 
 def lstm_lm(T):
-    nn, F = T.nn, T.nn.functional
-
-    class LM(nn.Module):
-        def __init__(self, V=20, E=16, Hd=24):
-            super().__init__()
-            self.emb = nn.Embedding(V, E)
-            self.rnn = nn.LSTM(E, Hd, num_layers=2, batch_first=True)
-            self.out = nn.Linear(Hd, V)
-
-        def forward(self, x, state=None):
-            h, state = self.rnn(self.emb(x), state)
-            return self.out(h), state
-
-    T.manual_seed(0)
-    model = LM()
-    seq, = data(4, (3, 13), kind="int", high=20)
-    seq = T.tensor(seq)
+    F = T.nn.functional
+    model = zoo.build_lstm_lm(T)
+    seq = zoo.lstm_batch(T)
     idx, tgt = seq[:, :-1], seq[:, 1:]
     n = 3 * 12
 
@@ -178,40 +80,9 @@ def lstm_lm(T):
 
 
 def detector(T):
-    nn, F = T.nn, T.nn.functional
-
-    class Head(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU())
-            self.down = nn.Sequential(nn.Conv2d(8, 8, 3, stride=2, padding=1), nn.ReLU())
-            self.cls = nn.Conv2d(8, 2, 1)          # shared across levels
-            self.reg = nn.Conv2d(8, 1, 1)
-
-        def forward(self, x):
-            f1 = self.stem(x)
-            f2 = self.down(f1)
-            return [(self.cls(f), self.reg(f)) for f in (f1, f2)]
-
-    def ohem(pred, target, negative_ratio=3):
-        pos = target.bool()
-        neg = ~pos
-        n_pos = int(pos.sum())
-        loss_pos = F.cross_entropy(pred[pos], target[pos], reduction="sum")
-        loss_neg = F.cross_entropy(pred[neg], target[neg], reduction="none")
-        n_neg = min(int(neg.sum()), negative_ratio * n_pos)
-        loss_neg, _ = T.topk(loss_neg, n_neg)
-        return (loss_pos + loss_neg.sum()) / (n_pos + n_neg)
-
-    T.manual_seed(0)
-    model = Head()
-    x, = data(5, (2, 3, 16, 16))
-    rng = np.random.default_rng(6)
-    targets = [(rng.random((2, s, s)) > 0.7).astype(np.int64) for s in (16, 8)]
-    radii = [rng.random((2, s, s)).astype(np.float32) * 3 for s in (16, 8)]
-    x = T.tensor(x)
-    targets = [T.tensor(t) for t in targets]
-    radii = [T.tensor(r) for r in radii]
+    F = T.nn.functional
+    model = zoo.build_detector(T)
+    x, targets, radii = zoo.detector_batch(T)
 
     def terms():
         out = {}
@@ -219,21 +90,17 @@ def detector(T):
             c = c.permute(0, 2, 3, 1).reshape(-1, 2)
             t = t.reshape(-1)
             mask = t > 0
-            out[f"ohem_l{lvl}"] = ohem(c, t)
+            out[f"ohem_l{lvl}"] = zoo.ohem(T, c, t)
             out[f"smooth_l1_l{lvl}"] = F.smooth_l1_loss(r.reshape(-1)[mask], rad.reshape(-1)[mask])
         return out
     return model, terms
 
 
 def dropout_mlp(T):
-    nn, F = T.nn, T.nn.functional
-    T.manual_seed(0)
-    model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 32), nn.Tanh(),
-                          nn.Dropout(0.2), nn.Linear(32, 3))
+    F = T.nn.functional
+    model = zoo.build_dropout_mlp(T)
     model.train()
-    x, = data(7, (16, 10))
-    y, = data(8, (16,), kind="int", high=3)
-    x, y = T.tensor(x), T.tensor(y)
+    x, y = zoo.mlp_batch(T, 16)
 
     def terms():
         ce = F.cross_entropy(model(x), y, reduction="none")
@@ -252,80 +119,6 @@ def total(terms):
     for v in terms.values():
         tot = v if tot is None else tot + v
     return tot
-
-
-def walk(root):
-    """Breadth-first walk over next_functions: (nodes in order, edge multiset (src, dst) by identity)."""
-    order, seen, edges = [root], {root}, collections.Counter()
-    i = 0
-    while i < len(order):
-        n = order[i]
-        i += 1
-        for nxt, _ in n.next_functions:
-            if nxt is None:
-                continue
-            edges[(n, nxt)] += 1
-            if nxt not in seen:
-                seen.add(nxt)
-                order.append(nxt)
-    return order, edges
-
-
-_ID = r"[A-Za-z_][A-Za-z_0-9]*"
-_QS = r'"(?:[^"\\]|\\.)*"'
-_VAL = rf"(?:{_QS}|[A-Za-z_0-9.#:+-]+)"
-_ATTRS = rf"\[\s*(?:{_ID}\s*=\s*{_VAL}\s*[,;]?\s*)*\]"
-_STMTS = [re.compile(p) for p in (
-    rf"^digraph {_ID} \{{$",
-    rf"^(?:graph|node|edge) {_ATTRS};$",
-    rf"^subgraph {_ID} \{{$",
-    rf"^(?:{_ID}\s*=\s*{_VAL}\s*;\s*)+$",                       # label="..."; style=...; inside a cluster
-    rf"^({_ID})(?: {_ATTRS})?;$",                                # node statement
-    rf"^({_ID}) -> ({_ID})(?: {_ATTRS})?;$",                     # edge statement
-    r"^\}$")]
-
-
-def parse_dot(text):
-    """A strict reader of the DOT subset explain writes: every line must be a statement, braces balance.
-    Returns ({node id: label lines}, edge Counter, {cluster label: (parent label, [node ids inside])})."""
-    nodes, edges, clusters, stack = {}, collections.Counter(), {}, []
-    lines = [s.strip() for s in text.splitlines() if s.strip()]
-    assert _STMTS[0].match(lines[0]), lines[0]
-    depth = 1
-    for s in lines[1:]:
-        kind = next((k for k, p in enumerate(_STMTS) if p.match(s)), None)
-        assert kind is not None, f"not a DOT statement: {s!r}"
-        if kind == 2:
-            depth += 1
-            stack.append([None, []])
-        elif kind == 3 and stack and stack[-1][0] is None:
-            m = re.search(rf'label=({_QS})', s)
-            if m:
-                stack[-1][0] = m.group(1)[1:-1]
-        elif kind == 4:
-            nid = _STMTS[4].match(s).group(1)
-            m = re.search(rf'label=({_QS})', s)
-            label = m.group(1)[1:-1].encode().decode("unicode_escape") if m else nid
-            assert nid not in nodes, f"node {nid} declared twice"
-            nodes[nid] = label.split("\n")
-            if stack:
-                stack[-1][1].append(nid)
-        elif kind == 5:
-            m = _STMTS[5].match(s)
-            edges[(m.group(1), m.group(2))] += 1
-        elif kind == 6:
-            depth -= 1
-            assert depth >= 0, "unbalanced braces"
-            if stack:
-                label, ids = stack.pop()
-                clusters[label] = (stack[-1][0] if stack else None, ids)
-                if stack:
-                    stack[-1][1].extend(ids)
-    assert depth == 0, "unbalanced braces"
-    assert not stack
-    for a, b in edges:
-        assert a in nodes and b in nodes, f"edge {a} -> {b} to an undeclared node"
-    return nodes, edges, clusters
 
 
 def expected_layers(model):
@@ -604,12 +397,9 @@ def test_record_backward_of_dropout_mlp():
     assert "AccumulateGrad added" in story and "0.weight.grad" in story
 
 
-# -- why_no_grad and nan_watch (other helpers' tools) ---------------------------------------------------------
+# -- why_no_grad and nan_watch ---------------------------------------------------------------------------------
 def _need(name):
-    try:
-        return getattr(explain, name)
-    except (AttributeError, ImportError):
-        pytest.skip(f"explain.{name} not yet available")
+    return getattr(explain, name)
 
 
 def test_why_no_grad_frozen_embedding_of_lstm():

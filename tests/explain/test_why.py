@@ -3,7 +3,6 @@
 torch (the oracle) confirms that the scenario really leaves ``.grad`` None (or set, for "ok"); glassgrad's
 ``why_no_grad`` must name the cause and the line of this file where it happened (marked ``# <- name``).
 """
-import os
 import warnings
 
 import numpy as np
@@ -14,16 +13,9 @@ import glassgrad
 from glassgrad import explain
 from glassgrad.autograd.grad_mode import state
 
-_HERE = os.path.basename(__file__)
-with open(__file__) as _f:
-    _SRC = _f.read().splitlines()
+from _explain_helpers import line_marker
 
-
-def mark(name):
-    """'test_why.py:LINE' of the line in this file that ends with '# <- name'."""
-    hits = [i + 1 for i, s in enumerate(_SRC) if s.rstrip().endswith(f"# <- {name}")]
-    assert len(hits) == 1, name
-    return f"{_HERE}:{hits[0]}"
+mark = line_marker(__file__)     # mark(name) -> "this_file.py:LINE" of the line ending "# <- name"
 
 
 # -- scenarios: f(T) -> (tensor asked about, output, model, optimizer) ------------------------------------

@@ -4,10 +4,10 @@ The loss at every step must agree to float32 tolerance."""
 import math
 
 import numpy as np
-import pytest
 import torch
 
 import glassgrad
+import zoo   # tests/models/zoo.py: the models and their data
 
 STEPS = 20
 
@@ -26,55 +26,12 @@ def run_both(train, rtol=2e-4, atol=1e-5):
     return ref, got
 
 
-def data(seed, *shapes, kind="normal", high=None):
-    rng = np.random.default_rng(seed)
-    if kind == "int":
-        return [rng.integers(0, high, size=s).astype(np.int64) for s in shapes]
-    return [rng.standard_normal(s).astype(np.float32) for s in shapes]
-
-
 # -- a CIFAR-style ResNet with BatchNorm, SGD + momentum + weight decay -----------------------------
 def resnet(T):
-    nn, F = T.nn, T.nn.functional
-
-    class BasicBlock(nn.Module):
-        def __init__(self, cin, cout, stride=1):
-            super().__init__()
-            self.conv1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
-            self.bn1 = nn.BatchNorm2d(cout)
-            self.conv2 = nn.Conv2d(cout, cout, 3, stride=1, padding=1, bias=False)
-            self.bn2 = nn.BatchNorm2d(cout)
-            self.shortcut = nn.Sequential()
-            if stride != 1 or cin != cout:
-                self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride=stride, bias=False),
-                                              nn.BatchNorm2d(cout))
-
-        def forward(self, x):
-            out = F.relu(self.bn1(self.conv1(x)))
-            out = self.bn2(self.conv2(out))
-            return F.relu(out + self.shortcut(x))
-
-    class ResNet(nn.Module):
-        def __init__(self, num_classes=10):
-            super().__init__()
-            self.conv1 = nn.Conv2d(3, 8, 3, padding=1, bias=False)
-            self.bn1 = nn.BatchNorm2d(8)
-            self.layer1 = nn.Sequential(BasicBlock(8, 8), BasicBlock(8, 8))
-            self.layer2 = nn.Sequential(BasicBlock(8, 16, stride=2), BasicBlock(16, 16))
-            self.pool = nn.AdaptiveAvgPool2d((1, 1))
-            self.fc = nn.Linear(16, num_classes)
-
-        def forward(self, x):
-            out = F.relu(self.bn1(self.conv1(x)))
-            out = self.layer2(self.layer1(out))
-            return self.fc(torch_flatten(T, self.pool(out)))
-
-    T.manual_seed(0)
-    model = ResNet()
+    F = T.nn.functional
+    model = zoo.build_resnet(T)
     opt = T.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=5e-4)
-    x, = data(1, (8, 3, 12, 12))
-    y, = data(2, (8,), kind="int", high=10)
-    x, y = T.tensor(x), T.tensor(y)
+    x, y = zoo.resnet_batch(T)
     losses = []
     model.train()
     for _ in range(STEPS):
@@ -91,75 +48,19 @@ def resnet(T):
                     np.array(model.bn1.num_batches_tracked.item())]
 
 
-def torch_flatten(T, x):
-    return T.flatten(x, 1)
-
-
 def test_resnet_batchnorm_sgd():
     run_both(resnet, rtol=1e-3, atol=1e-5)
 
 
 # -- a small GPT: weight tying, causal attention, AdamW with two param groups, cosine schedule ------
 def gpt(T):
-    nn, F = T.nn, T.nn.functional
-    V, D, H, L, S = 32, 32, 4, 2, 16
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.ln1 = nn.LayerNorm(D)
-            self.qkv = nn.Linear(D, 3 * D)
-            self.proj = nn.Linear(D, D)
-            self.ln2 = nn.LayerNorm(D)
-            self.mlp = nn.Sequential(nn.Linear(D, 4 * D), nn.GELU(), nn.Linear(4 * D, D))
-
-        def forward(self, x):
-            B, N, C = x.shape
-            q, k, v = self.qkv(self.ln1(x)).split(D, dim=2)
-            q = q.view(B, N, H, C // H).transpose(1, 2)
-            k = k.view(B, N, H, C // H).transpose(1, 2)
-            v = v.view(B, N, H, C // H).transpose(1, 2)
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-            y = y.transpose(1, 2).contiguous().view(B, N, C)
-            x = x + self.proj(y)
-            return x + self.mlp(self.ln2(x))
-
-    class GPT(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.wte = nn.Embedding(V, D)
-            self.wpe = nn.Embedding(S, D)
-            self.blocks = nn.ModuleList([Block() for _ in range(L)])
-            self.ln_f = nn.LayerNorm(D)
-            self.lm_head = nn.Linear(D, V, bias=False)
-            self.lm_head.weight = self.wte.weight          # weight tying
-            self.apply(self._init)
-
-        def _init(self, m):
-            if isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, mean=0.0, std=0.02)
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Embedding):
-                nn.init.normal_(m.weight, mean=0.0, std=0.02)
-
-        def forward(self, idx, targets):
-            pos = T.arange(idx.shape[1])
-            x = self.wte(idx) + self.wpe(pos)
-            for b in self.blocks:
-                x = b(x)
-            logits = self.lm_head(self.ln_f(x))
-            return F.cross_entropy(logits.view(-1, V), targets.reshape(-1))
-
-    T.manual_seed(0)
-    model = GPT()
+    model = zoo.build_gpt(T)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = T.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
                         lr=3e-3, betas=(0.9, 0.95))
     sched = T.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=STEPS)
-    seq, = data(3, (4, S + 1), kind="int", high=V)
-    seq = T.tensor(seq)
+    seq = zoo.gpt_batch(T)
     losses = []
     for _ in range(STEPS):
         loss = model(seq[:, :-1], seq[:, 1:])
@@ -178,24 +79,10 @@ def test_gpt_adamw_cosine():
 # -- an LSTM language model with gradient clipping ---------------------------------------------------
 def lstm_lm(T):
     nn = T.nn
-
-    class LM(nn.Module):
-        def __init__(self, V=20, E=16, Hd=24):
-            super().__init__()
-            self.emb = nn.Embedding(V, E)
-            self.rnn = nn.LSTM(E, Hd, num_layers=2, batch_first=True)
-            self.out = nn.Linear(Hd, V)
-
-        def forward(self, x, state=None):
-            h, state = self.rnn(self.emb(x), state)
-            return self.out(h), state
-
-    T.manual_seed(0)
-    model = LM()
+    model = zoo.build_lstm_lm(T)
     opt = T.optim.Adam(model.parameters(), lr=1e-2)
     crit = nn.CrossEntropyLoss()
-    seq, = data(4, (3, 13), kind="int", high=20)
-    seq = T.tensor(seq)
+    seq = zoo.lstm_batch(T)
     losses = []
     for _ in range(STEPS):
         logits, _ = model(seq[:, :-1])
@@ -214,41 +101,10 @@ def test_lstm_lm_clipping():
 
 # -- a detector-style head: multi-level, multi-term loss with OHEM (seed 000's pattern) -------------
 def detector(T):
-    nn, F = T.nn, T.nn.functional
-
-    class Head(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU())
-            self.down = nn.Sequential(nn.Conv2d(8, 8, 3, stride=2, padding=1), nn.ReLU())
-            self.cls = nn.Conv2d(8, 2, 1)          # shared across levels
-            self.reg = nn.Conv2d(8, 1, 1)
-
-        def forward(self, x):
-            f1 = self.stem(x)
-            f2 = self.down(f1)
-            return [(self.cls(f), self.reg(f)) for f in (f1, f2)]
-
-    def ohem(pred, target, negative_ratio=3):
-        pos = target.bool()
-        neg = ~pos
-        n_pos = int(pos.sum())
-        loss_pos = F.cross_entropy(pred[pos], target[pos], reduction="sum")
-        loss_neg = F.cross_entropy(pred[neg], target[neg], reduction="none")
-        n_neg = min(int(neg.sum()), negative_ratio * n_pos)
-        loss_neg, _ = T.topk(loss_neg, n_neg)
-        return (loss_pos + loss_neg.sum()) / (n_pos + n_neg)
-
-    T.manual_seed(0)
-    model = Head()
+    F = T.nn.functional
+    model = zoo.build_detector(T)
     opt = T.optim.Adam(model.parameters(), lr=5e-3)
-    x, = data(5, (2, 3, 16, 16))
-    rng = np.random.default_rng(6)
-    targets = [(rng.random((2, s, s)) > 0.7).astype(np.int64) for s in (16, 8)]
-    radii = [rng.random((2, s, s)).astype(np.float32) * 3 for s in (16, 8)]
-    x = T.tensor(x)
-    targets = [T.tensor(t) for t in targets]
-    radii = [T.tensor(r) for r in radii]
+    x, targets, radii = zoo.detector_batch(T)
     losses = []
     for _ in range(STEPS):
         total = 0.0
@@ -256,7 +112,7 @@ def detector(T):
             c = c.permute(0, 2, 3, 1).reshape(-1, 2)
             t = t.reshape(-1)
             mask = t > 0
-            total = total + ohem(c, t)
+            total = total + zoo.ohem(T, c, t)
             total = total + F.smooth_l1_loss(r.reshape(-1)[mask], rad.reshape(-1)[mask])
         opt.zero_grad()
         total.backward()
@@ -271,14 +127,10 @@ def test_detector_multi_level_ohem():
 
 # -- dropout in train mode under a fixed seed, data from a shuffling DataLoader ---------------------
 def dropout_mlp(T):
-    nn, F = T.nn, T.nn.functional
-    T.manual_seed(0)
-    model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 32), nn.Tanh(),
-                          nn.Dropout(0.2), nn.Linear(32, 3))
+    F = T.nn.functional
+    model = zoo.build_dropout_mlp(T)
     opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True)
-    x, = data(7, (40, 10))
-    y, = data(8, (40,), kind="int", high=3)
-    ds = T.utils.data.TensorDataset(T.tensor(x), T.tensor(y))
+    ds = T.utils.data.TensorDataset(*zoo.mlp_batch(T, 40))
     loader = T.utils.data.DataLoader(ds, batch_size=8, shuffle=True, drop_last=True)
     losses = []
     model.train()
