@@ -771,3 +771,42 @@ def test_create_graph_backward_warns_once():
     outs = [subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True, text=True, env=env).stdout
             for m in ("torch", "glassgrad")]
     assert outs[0] == outs[1] and "reference cycle" in outs[0]
+
+
+# -- a leaf's first .grad may adopt a fresh gradient array, never one another party holds ------------------
+def _independent_grads_case(T, case):
+    """Returns the values of every tensor involved after mutating the leaf's .grad in place."""
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = T.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    others = []
+    if case == "add_two_leaves":            # AddBackward0 hands the same gradient to both leaves
+        (x + y).sum().backward()
+        others = [y.grad]
+    elif case == "user_seed":               # the caller's gradient passes through unchanged
+        v = T.tensor([0.5, 0.25, 2.0])
+        (x + 0).backward(v)
+        others = [v]
+    elif case == "retain_grad":             # a retained non-leaf gradient is the same array as x's
+        z = x + 0
+        z.retain_grad()
+        z.sum().backward()
+        others = [z.grad]
+    elif case == "tensor_hook":             # a hook returns a tensor the user keeps
+        keep = T.tensor([7.0, 8.0, 9.0])
+        x.register_hook(lambda g: keep)
+        (x * 2).sum().backward()
+        others = [keep]
+    elif case == "autograd_grad_and_backward_inputs":
+        out = (x * 3).sum()
+        g, = T.autograd.grad(out, x, retain_graph=True)
+        out.backward(inputs=[x])
+        others = [g]
+    x.grad.mul_(10)                         # must not reach any other tensor
+    return [x.grad.tolist()] + [o.tolist() for o in others]
+
+
+@pytest.mark.parametrize("case", ["add_two_leaves", "user_seed", "retain_grad", "tensor_hook",
+                                  "autograd_grad_and_backward_inputs"])
+def test_first_grad_never_shares_memory_with_another_holder(case):
+    import glassgrad
+    assert _independent_grads_case(glassgrad, case) == _independent_grads_case(torch, case)

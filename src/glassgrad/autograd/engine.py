@@ -100,6 +100,12 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     state.enabled = bool(create_graph)
     buffers = {}
     ready = [(-root._seq, root)]
+    # Gradient arrays some other party may still hold (the caller's seeds, hook inputs and results,
+    # captured results, arrays already given to a leaf): AccumulateGrad copies these; any other
+    # fresh array it may adopt as the leaf's first .grad without a copy (PyTorch steals them too).
+    shared = {id(g) for g in root.grads if g is not None}
+    if watch is not None:
+        shared = None           # explain is observing: never adopt
     errstate = _np.errstate(all="ignore")    # torch never warns about inf/nan in a backward
     errstate.__enter__()
     try:
@@ -122,20 +128,30 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                         th = extra.get("hooks")     # a leaf's tensor hooks: AccumulateGrad's tensor pre-hooks
                         if th:
                             grads = [_run_tensor_hooks(th, grads[0], F)]
+                            if shared is not None:
+                                shared.add(id(grads[0]))
                 hooks = node._hooks
                 if hooks is not None:
                     grads = _call_pre_hooks(node, hooks, grads, F, execute)
+                    if shared is not None:
+                        shared.update(id(g) for g in grads)
                 if captures is not None:
                     for nr in range(node.n_outputs):
                         idxs = captures.get((node, nr))
                         if idxs is not None:
                             for i in idxs:
                                 results[i] = grads[nr]
+                                if shared is not None:
+                                    shared.add(id(grads[nr]))
                 if not execute:
                     continue
                 if is_acc:
-                    if grads[0] is not None:
-                        _accumulate(node.variable, grads[0], create_graph, F)
+                    g0 = grads[0]
+                    if g0 is not None:
+                        adopt = shared is not None and id(g0) not in shared
+                        if adopt:
+                            shared.add(id(g0))
+                        _accumulate(node.variable, g0, create_graph, F, adopt)
                     if hooks is not None and hooks.post:
                         _call_post_hooks(node, hooks, (), grads, F)
                     continue
@@ -287,8 +303,11 @@ def _retain(t, g, F):
         t._grad = _make(g.copy()) if t._grad is None else _make(t._grad._data + g)
 
 
-def _accumulate(var, g, create_graph, F):
-    """AccumulateGrad: ``.grad += g``, then post-accumulate hooks (tensor hooks ran before)."""
+def _accumulate(var, g, create_graph, F, adopt=False):
+    """AccumulateGrad: ``.grad += g``, then post-accumulate hooks (tensor hooks ran before).
+
+    `adopt`: nobody else holds `g`, so a first .grad may take it without a copy when it owns its
+    memory and has the leaf's dtype and shape."""
     from .._tensor import _make
     extra = var._extra
     if create_graph:
@@ -306,7 +325,10 @@ def _accumulate(var, g, create_graph, F):
             g = F.sum_to(g, var._data.shape)
         cur = var._grad
         if cur is None:
-            var._grad = _make(g.copy())
+            if not (adopt and g.__class__ is _np.ndarray and g.base is None and g.flags.writeable
+                    and g.flags.c_contiguous):
+                g = g.copy()
+            var._grad = _make(g)
         elif cur._grad_fn is None:
             cur._data += g
             cur._vc[0] += 1

@@ -80,7 +80,10 @@ def _fma(a, b, c, dt):
     w = _WIDE.get(np.dtype(dt))
     if w is None:
         return a * b + c
-    return (np.asarray(a, w) * np.asarray(b, w) + np.asarray(c, w)).astype(dt)
+    r = np.multiply(a, b, dtype=w)          # one wide temporary; a, b and c are widened on the fly
+    reuse = isinstance(r, np.ndarray) and r.shape == np.shape(c)
+    r = np.add(r, c, out=r if reuse else None, dtype=w)
+    return r.astype(dt)
 
 
 def add_alpha(x, y, alpha):
