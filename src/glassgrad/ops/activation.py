@@ -81,13 +81,21 @@ _ERFC_POLY = (0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.1
 def _erfc_fast(z):
     """erfc on a float64 array, relative error < 1.2e-7 everywhere (Chebyshev fit, Numerical Recipes'
     erfcc): accurate enough for float32 results, and vectorised."""
+    shape = np.shape(z)
+    z = np.reshape(z, -1)                   # 1-d, so that the in-place steps below also work for 0-d input
     az = np.abs(z)
-    t = 1.0 / (1.0 + 0.5 * az)
+    t = 0.5 * az
+    t += 1.0
+    np.reciprocal(t, out=t)                 # t = 1 / (1 + |z| / 2)
     p = np.full_like(t, _ERFC_POLY[0])
-    for c in _ERFC_POLY[1:]:
-        p = p * t + c
-    r = t * np.exp(p - az * az)
-    return np.where(z >= 0, r, 2.0 - r)
+    for c in _ERFC_POLY[1:]:                # Horner, in place (the same operations, no temporaries)
+        p *= t
+        p += c
+    az *= az
+    p -= az
+    np.exp(p, out=p)
+    p *= t
+    return np.where(z >= 0, p, 2.0 - p).reshape(shape)
 
 
 def _cdf_arr(h, exact):
