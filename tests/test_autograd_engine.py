@@ -810,3 +810,49 @@ def _independent_grads_case(T, case):
 def test_first_grad_never_shares_memory_with_another_holder(case):
     import glassgrad
     assert _independent_grads_case(glassgrad, case) == _independent_grads_case(torch, case)
+
+
+def _independent_view_grads_case(T, case):
+    """Gradients that reach leaves as views (transposes) of one fresh array or of the caller's array."""
+    a = T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    b = T.tensor([[5.0, 6.0], [7.0, 8.0]], requires_grad=True)
+    c = T.tensor([[0.5, -1.0], [2.0, 3.0]])
+    others = []
+    if case == "transpose_pair":            # AddBackward0 gives g to a and g (then g.T via TBackward0) to b
+        ((a + b.t()) * c).sum().backward()
+        others = [b.grad]
+    elif case == "transpose_pair_reversed":
+        ((b.t() + a) * c).sum().backward()
+        others = [b.grad]
+    elif case == "seed_view":               # the caller's seed is itself a transposed view
+        base = T.tensor([[1.0, 2.0], [3.0, 4.0]])
+        a.t().backward(base.t())
+    elif case == "linear_twice":            # Linear's weight gradient: a transposed GEMM result
+        x = T.tensor([[1.0, -2.0], [0.5, 3.0], [2.0, 1.0]])
+        for _ in range(2):
+            T.nn.functional.linear(x, a, b[0]).pow(2).sum().backward()
+        others = [b.grad]
+    a.grad.mul_(10)
+    return [a.grad.tolist(), list(a.grad.stride())] + [o.tolist() for o in others]
+
+
+@pytest.mark.parametrize("case", ["transpose_pair", "transpose_pair_reversed", "seed_view", "linear_twice"])
+def test_first_grad_from_views_never_shares_memory(case):
+    import glassgrad
+    assert _independent_view_grads_case(glassgrad, case) == _independent_view_grads_case(torch, case)
+
+
+def test_grad_does_not_alias_a_transposed_seed():
+    """Deliberate difference: torch's AccumulateGrad steals the transposed view of the caller's seed, so
+    a.grad aliases the caller's tensor; glassgrad copies it."""
+    import glassgrad
+    out = []
+    for T in (torch, glassgrad):
+        a = T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        base = T.tensor([[1.0, 2.0], [3.0, 4.0]])
+        a.t().backward(base.t())
+        a.grad.mul_(10)
+        out.append((a.grad.tolist(), base.tolist()))
+    assert out[0][0] == out[1][0] == [[10.0, 20.0], [30.0, 40.0]]
+    assert out[0][1] == out[0][0]                       # torch: the seed changed with a.grad
+    assert out[1][1] == [[1.0, 2.0], [3.0, 4.0]]        # glassgrad: untouched

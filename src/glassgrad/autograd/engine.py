@@ -103,7 +103,9 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     # Gradient arrays some other party may still hold (the caller's seeds, hook inputs and results,
     # captured results, arrays already given to a leaf): AccumulateGrad copies these; any other
     # fresh array it may adopt as the leaf's first .grad without a copy (PyTorch steals them too).
-    shared = {id(g) for g in root.grads if g is not None}
+    shared = set()
+    for g in root.grads:
+        _hold(shared, g)
     if watch is not None:
         shared = None           # explain is observing: never adopt
     errstate = _np.errstate(all="ignore")    # torch never warns about inf/nan in a backward
@@ -129,12 +131,13 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                         if th:
                             grads = [_run_tensor_hooks(th, grads[0], F)]
                             if shared is not None:
-                                shared.add(id(grads[0]))
+                                _hold(shared, grads[0])
                 hooks = node._hooks
                 if hooks is not None:
                     grads = _call_pre_hooks(node, hooks, grads, F, execute)
                     if shared is not None:
-                        shared.update(id(g) for g in grads)
+                        for g in grads:
+                            _hold(shared, g)
                 if captures is not None:
                     for nr in range(node.n_outputs):
                         idxs = captures.get((node, nr))
@@ -142,15 +145,15 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                             for i in idxs:
                                 results[i] = grads[nr]
                                 if shared is not None:
-                                    shared.add(id(grads[nr]))
+                                    _hold(shared, grads[nr])
                 if not execute:
                     continue
                 if is_acc:
                     g0 = grads[0]
                     if g0 is not None:
-                        adopt = shared is not None and id(g0) not in shared
+                        adopt = shared is not None and _free(shared, g0)
                         if adopt:
-                            shared.add(id(g0))
+                            _hold(shared, g0)
                         _accumulate(node.variable, g0, create_graph, F, adopt)
                     if hooks is not None and hooks.post:
                         _call_post_hooks(node, hooks, (), grads, F)
@@ -303,6 +306,26 @@ def _retain(t, g, F):
         t._grad = _make(g.copy()) if t._grad is None else _make(t._grad._data + g)
 
 
+def _hold(shared, g):
+    """Mark gradient array `g` (and the array owning its memory) as held by someone else."""
+    if g is not None:
+        shared.add(id(g))
+        base = getattr(g, "base", None)
+        if base is not None:
+            shared.add(id(base))
+
+
+def _free(shared, g):
+    """May a leaf adopt `g` as its .grad without a copy?  A plain array nobody else holds, owning its
+    memory or viewing all of a fresh array (a weight's gradient arrives as the transpose of a fresh GEMM
+    result, see linalg_more._addmm_bw)."""
+    if g.__class__ is not _np.ndarray or id(g) in shared:
+        return False
+    base = g.base
+    return base is None or (base.__class__ is _np.ndarray and base.base is None and id(base) not in shared
+                            and base.nbytes == g.nbytes)
+
+
 def _accumulate(var, g, create_graph, F, adopt=False):
     """AccumulateGrad: ``.grad += g``, then post-accumulate hooks (tensor hooks ran before).
 
@@ -325,8 +348,7 @@ def _accumulate(var, g, create_graph, F, adopt=False):
             g = F.sum_to(g, var._data.shape)
         cur = var._grad
         if cur is None:
-            if not (adopt and g.__class__ is _np.ndarray and g.base is None and g.flags.writeable
-                    and g.flags.c_contiguous):
+            if not (adopt and g.flags.writeable and g.flags.c_contiguous):
                 g = g.copy()
             var._grad = _make(g)
         elif cur._grad_fn is None:

@@ -365,22 +365,37 @@ def _scale(x, s):
     return x if s == 1 else x * s
 
 
+def _mm_as(a, b, like, F):
+    """a @ b laid out like `like`: when `like` is a transposed (column-major) matrix, such as the
+    weight.t() of a Linear, compute (b.T @ a.T).T -- the same GEMM -- so that the gradient reaching the
+    weight through TBackward0 is row-major and its AccumulateGrad can adopt it without a copy (ATen's
+    mm backward follows the operand's strides the same way)."""
+    flags = getattr(like, "flags", None)
+    if flags is not None and flags.f_contiguous and not flags.c_contiguous:
+        return F.mT(F.matmul(F.mT(b), F.mT(a)))
+    return F.matmul(a, b)
+
+
 def _addmm_bw(n, F, g, inp, m1, m2):
     beta, alpha, ishape = n.info
     gi = g1 = g2 = None
     if n.need(0):
         gi = F.sum_to(_scale(g, beta), ishape)
     if n.need(1):
-        g1 = _scale(F.matmul(g, F.mT(m2)), alpha)
+        g1 = _scale(_mm_as(g, F.mT(m2), m1, F), alpha)
     if n.need(2):
-        g2 = _scale(F.matmul(F.mT(m1), g), alpha)
+        g2 = _scale(_mm_as(F.mT(m1), g, m2, F), alpha)
     return (gi, g1, g2)
 
 
 def _combine(inp, prod, beta, alpha):
     y = _scale(prod, alpha)
     if beta != 0:
-        y = y + _scale(inp._data, beta)
+        b = _scale(inp._data, beta)
+        if y.shape == np.broadcast_shapes(y.shape, b.shape) and y.dtype == np.result_type(y, b):
+            y += b          # y is a fresh product: add the bias in place
+        else:
+            y = y + b
     return np.asarray(y, dtype=prod.dtype)
 
 
@@ -394,10 +409,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if mat2._data.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {mat2._data.ndim}-D tensor")
     s1, s2 = mat1._data.shape, mat2._data.shape
-    if input._data.dtype != mat2._data.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_st(input)} and {_st(mat2)}")
-    if mat1._data.dtype != mat2._data.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_st(mat1)} and {_st(mat2)}")
     if s1[1] != s2[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({s1[0]}x{s1[1]} and {s2[0]}x{s2[1]})")
     _expand_check(input, (s1[0], s2[1]))

@@ -3,9 +3,19 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._common import check_args, check_fused, count_step, new_state, version_bumps, weight_decay
-from .optimizer import Optimizer, _to_scalar, addcdiv, addcmul, lerp, setv, zeros_state
+from .optimizer import Optimizer, _to_scalar, addcmul, blockwise, lerp, setv, zeros_state
 
 __all__ = ["Adam", "AdamW"]
+
+
+def _adam_update(o, x, m, v, bc2, eps, value):
+    """o = x + value * m / (sqrt(v) / bc2 + eps), with ATen's single-tensor rounding steps."""
+    d = np.sqrt(v)
+    d /= bc2
+    d += eps
+    t = np.multiply(m, value)
+    t /= d
+    np.add(x, t, out=o)
 
 
 class Adam(Optimizer):
@@ -43,15 +53,18 @@ class Adam(Optimizer):
             step = count_step(st)
             g = weight_decay(p, g, group["weight_decay"], lr, group["decoupled_weight_decay"], bump)
             m, v = st["exp_avg"], st["exp_avg_sq"]
-            setv(m, lerp(m._data, g, 1 - beta1), bump)  # m = beta1 * m + (1 - beta1) * g
-            setv(v, addcmul(v._data * dt(beta2), g, g, 1 - beta2), 2 * bump)  # v = beta2 * v + (1 - beta2) * g^2
+            md, vd = m._data, v._data
+            setv(m, lerp(md, g, 1 - beta1, out=md), bump)  # m = beta1 * m + (1 - beta1) * g
+            np.multiply(vd, dt(beta2), out=vd)
+            setv(v, addcmul(vd, g, g, 1 - beta2, out=vd), 2 * bump)  # v = beta2 * v + (1 - beta2) * g^2
             if group["amsgrad"]:
                 mx = st["max_exp_avg_sq"]
-                setv(mx, np.maximum(mx._data, v._data), bump)  # v_max = max(v_max, v)
-                v = mx
+                setv(mx, np.maximum(mx._data, vd, out=mx._data), bump)  # v_max = max(v_max, v)
+                vd = mx._data
             # p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
-            denom = np.sqrt(v._data) / dt((1 - beta2 ** step) ** 0.5) + dt(group["eps"])
-            setv(p, addcdiv(x, m._data, denom, -lr / (1 - beta1 ** step)), bump)
+            blockwise(_adam_update, x, x, md, vd, dt((1 - beta2 ** step) ** 0.5), dt(group["eps"]),
+                      dt(-lr / (1 - beta1 ** step)))
+            setv(p, x, bump)
         return loss
 
 

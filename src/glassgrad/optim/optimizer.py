@@ -17,6 +17,7 @@ from itertools import chain
 
 import numpy as np
 
+from .. import _blas
 from .._tensor import Tensor, _make
 from ..autograd.graph import RemovableHandle
 from ..autograd.grad_mode import enable_grad
@@ -74,43 +75,137 @@ if np.finfo(np.longdouble).nmant > 52:  # x86 extended precision: near-exact fma
     _WIDE[np.dtype(np.float64)] = np.longdouble
 
 
-def _fma(a, b, c, dt):
-    """a * b + c rounded (almost always) once, as ATen's vectorised fused multiply-add: float32 through float64
-    (the product is exact there), float64 through long double where the platform has it."""
-    w = _WIDE.get(np.dtype(dt))
-    if w is None:
-        return a * b + c
+_BLOCK = 1 << 14
+
+
+def blockwise(fn, out, *args):
+    """``fn(out, *args)``, elementwise kernels on big arrays run block by block: when `out` and every array
+    in `args` are C-contiguous with out's shape, fn runs on matching slices of 16K elements, so its
+    temporaries stay in cache (and small) instead of streaming whole parameter-sized arrays through memory
+    once per NumPy call.  Other arguments (scalars) pass through.  Elementwise results are the same either
+    way.  Returns `out`."""
+    n = out.size
+    if n >= 4 * _BLOCK and out.flags.c_contiguous:
+        flat = []
+        for a in args:
+            if isinstance(a, np.ndarray) and a.ndim:
+                if a.shape != out.shape or not a.flags.c_contiguous:
+                    break
+                flat.append(a.reshape(-1))
+            else:
+                flat.append(None)
+        else:
+            o = out.reshape(-1)
+            for s in range(0, n, _BLOCK):
+                e = s + _BLOCK
+                fn(o[s:e], *[a if f is None else f[s:e] for a, f in zip(args, flat)])
+            return out
+    fn(out, *args)
+    return out
+
+
+def _result(dt, *args):
+    shapes = [np.shape(a) for a in args]
+    return np.empty(np.broadcast_shapes(*shapes), dt)
+
+
+def _fma_kernel(o, a, b, c):
+    w = _WIDE[o.dtype]
     r = np.multiply(a, b, dtype=w)          # one wide temporary; a, b and c are widened on the fly
-    reuse = isinstance(r, np.ndarray) and r.shape == np.shape(c)
-    r = np.add(r, c, out=r if reuse else None, dtype=w)
-    return r.astype(dt)
+    if isinstance(r, np.ndarray) and r.shape == np.shape(c):
+        np.add(r, c, out=r, dtype=w)
+    else:
+        r = np.add(r, c, dtype=w)
+    np.copyto(o, r, casting="unsafe")
 
 
-def add_alpha(x, y, alpha):
-    """x + alpha * y (out of place), like Tensor.add(y, alpha=alpha)."""
+def _fma(a, b, c, dt, out=None):
+    """a * b + c rounded (almost always) once, as ATen's vectorised fused multiply-add: float32 through float64
+    (the product is exact there), float64 through long double where the platform has it.  `out` may be
+    one of the operands (the update is elementwise)."""
+    if np.dtype(dt) not in _WIDE:
+        r = a * b + c
+        if out is None:
+            return r
+        np.copyto(out, r, casting="unsafe")
+        return out
+    if out is None:
+        out = _result(dt, a, b, c)
+    return blockwise(_fma_kernel, out, a, b, c)
+
+
+def _axpy(a, y, x, out):
+    """out = x + a * y through BLAS axpy (fused, in place) when the arrays allow it, else None."""
+    if not (isinstance(y, np.ndarray) and y.shape == x.shape) or out is y:
+        return None
+    o = x if out is x else x.copy() if out is None else out
+    if o is not x:
+        np.copyto(o, x)
+    return o if _blas.axpy(a, y, o) else None
+
+
+def add_alpha(x, y, alpha, out=None):
+    """x + alpha * y, like Tensor.add(y, alpha=alpha) (into `out` if given: x.add_(y, alpha=alpha))."""
     dt = x.dtype
     if alpha == 1:
-        return x + y
-    return _fma(y, _sc(alpha, dt), x, dt)
+        return np.add(x, y, out=out)
+    a = _sc(alpha, dt)
+    r = _axpy(a, y, x, out)
+    return r if r is not None else _fma(y, a, x, dt, out)
 
 
-def addcmul(x, t1, t2, value):
+def _addcmul_kernel(o, x, t1, t2, value):
+    _fma_kernel(o, np.multiply(t1, value), t2, x)
+
+
+def addcmul(x, t1, t2, value, out=None):
+    """x + value * t1 * t2 (ATen: the fused step multiplies value * t1 first)."""
     dt = x.dtype
-    return _fma(_sc(value, dt) * t1, t2, x, dt)
+    v = _sc(value, dt)
+    if np.dtype(dt) not in _WIDE:
+        return _fma(v * t1, t2, x, dt, out)
+    if out is None:
+        out = _result(dt, x, t1, t2)
+    return blockwise(_addcmul_kernel, out, x, t1, t2, v)
 
 
-def addcdiv(x, t1, t2, value):
+def _addcdiv_kernel(o, x, t1, t2, value):
+    t = np.multiply(t1, value)
+    t /= t2
+    np.add(x, t, out=o)
+
+
+def addcdiv(x, t1, t2, value, out=None):
+    """x + value * t1 / t2."""
     dt = x.dtype
-    return x + (_sc(value, dt) * t1) / t2
+    v = _sc(value, dt)
+    if out is None:
+        out = _result(np.result_type(x, t1, t2), x, t1, t2)
+    return blockwise(_addcdiv_kernel, out, x, t1, t2, v)
 
 
-def lerp(x, end, w):
+def lerp(x, end, w, out=None):
+    """x + w * (end - x), ATen's two-sided form (exact at both ends)."""
     dt = x.dtype
     w = _sc(w, dt)
+    if isinstance(end, np.ndarray) and end.shape == x.shape and dt in _WIDE:
+        diff = end - x                          # BLAS axpy: fused, like ATen's two-sided lerp
+        r = _axpy(w, diff, x, out) if w < 0.5 else _axpy(-(dt.type(1) - w), diff, end, out)
+        if r is not None:
+            return r
+    if out is None:
+        out = _result(dt, x, end)
+    return blockwise(_lerp_kernel, out, x, end, w)
+
+
+def _lerp_kernel(o, x, end, w):
+    dt = o.dtype
     diff = end - x
     if w < 0.5:
-        return _fma(w, diff, x, dt)
-    return _fma(-diff, _sc(1, dt) - w, end, dt)
+        _fma_kernel(o, w, diff, x) if dt in _WIDE else np.copyto(o, w * diff + x)
+    else:
+        np.negative(diff, out=diff)
+        _fma_kernel(o, diff, dt.type(1) - w, end) if dt in _WIDE else np.copyto(o, diff * (dt.type(1) - w) + end)
 
 
 def setv(t, arr, ops=1):

@@ -1,4 +1,6 @@
 """torch.optim.SGD (single-tensor update rule, CPU rounding)."""
+import numpy as np
+
 from .._tensor import _make
 from ._common import below_zero, check_args, check_fused, version_bumps, weight_decay
 from .optimizer import Optimizer, _to_scalar, add_alpha, setv
@@ -34,8 +36,10 @@ class SGD(Optimizer):
                     buf = _make(g.copy())  # buf = g on the first step
                     st["momentum_buffer"] = buf
                 else:
-                    b = buf._data * buf._data.dtype.type(mom)
-                    setv(buf, add_alpha(b, g, 1 - group["dampening"]), 2 * bump)  # buf = mom * buf + (1 - damp) * g
+                    b = buf._data
+                    np.multiply(b, b.dtype.type(mom), out=b)
+                    setv(buf, add_alpha(b, g, 1 - group["dampening"], out=b), 2 * bump)  # buf = mom * buf + (1 - damp) * g
                 g = add_alpha(g, buf._data, mom) if group["nesterov"] else buf._data  # nesterov: g + mom * buf
-            setv(p, add_alpha(p._data, g, -_to_scalar(group["lr"])), bump)  # p -= lr * g
+            x = p._data
+            setv(p, add_alpha(x, g, -_to_scalar(group["lr"]), out=x), bump)  # p -= lr * g
         return loss
