@@ -108,6 +108,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
         _hold(shared, g)
     if watch is not None:
         shared = None           # explain is observing: never adopt
+    anomaly = state.anomaly
     errstate = _np.errstate(all="ignore")    # torch never warns about inf/nan in a backward
     errstate.__enter__()
     try:
@@ -158,12 +159,21 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                     if hooks is not None and hooks.post:
                         _call_post_hooks(node, hooks, (), grads, F)
                     continue
-                for g in grads:
-                    if g is not None:
+                if node.n_outputs == 1:
+                    g0 = grads[0]
+                    if g0 is None:
+                        out_grads = (None,) * len(node.next_functions)    # no gradient reached this node
+                    elif anomaly or node._saved is None:
                         out_grads = _call_node(node, grads, F)
-                        break
-                else:       # no gradient reached this node
-                    out_grads = (None,) * len(node.next_functions)
+                    else:
+                        out_grads = node.backward(F, g0)                # the usual case, inlined
+                else:
+                    for g in grads:
+                        if g is not None:
+                            out_grads = _call_node(node, grads, F)
+                            break
+                    else:
+                        out_grads = (None,) * len(node.next_functions)
                 if hooks is not None and hooks.post:
                     out_grads = _call_post_hooks(node, hooks, out_grads, grads, F)
                 if watch is not None:      # explain observation point: this node's gradients in and out

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype
 from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, broadcast_error,
-                    check_inplace, commit_inplace, as_tensor_arg)
+                    check_inplace, commit_inplace, as_tensor_arg, quiet)
 from ..autograd.graph import Node
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "neg",
@@ -22,7 +22,7 @@ __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide",
 def _bcast(fn, ad, bd, a, b):
     """Apply a NumPy binary function, turning NumPy's broadcast error into PyTorch's."""
     try:
-        return fn(ad, bd)
+        return quiet(fn, ad, bd)
     except ValueError:
         bs = bd.shape if hasattr(bd, "shape") else ()
         raise broadcast_error(ad.shape, bs) from None
@@ -369,8 +369,7 @@ class ExpBackward0(Node):           # y = exp(x); dx = gy * y
 
 
 def exp(input, *, out=None):
-    with np.errstate(all="ignore"):       # PyTorch is silent about inf / nan
-        y = np.exp(_float_input(input))
+    y = quiet(np.exp, _float_input(input))
     if input._rg and grad.enabled:
         n = ExpBackward0((edge(input),))
         out = make(y, True, n)
@@ -389,8 +388,7 @@ class LogBackward0(Node):           # y = log(x); dx = gy / x
 
 
 def log(input, *, out=None):
-    with np.errstate(all="ignore"):       # PyTorch is silent about inf / nan
-        y = np.log(_float_input(input))
+    y = quiet(np.log, _float_input(input))
     if input._rg and grad.enabled:
         n = LogBackward0((edge(input),))
         n._saved = (save_in(input),)
@@ -408,8 +406,7 @@ class SqrtBackward0(Node):          # y = sqrt(x); dx = gy / (2 y)
 
 
 def sqrt(input, *, out=None):
-    with np.errstate(all="ignore"):       # PyTorch is silent about inf / nan
-        y = np.sqrt(_float_input(input))
+    y = quiet(np.sqrt, _float_input(input))
     if input._rg and grad.enabled:
         n = SqrtBackward0((edge(input),))
         out = make(y, True, n)

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import _dtype
-from ._core import Tensor, make, edge, save_in, save_out, grad, as_tensor_arg, broadcast_error
+from ._core import Tensor, make, edge, save_in, save_out, grad, as_tensor_arg, broadcast_error, quiet
 from ..autograd.graph import Node
 from .elementwise import _inplace, _float_input, pow as _pow
 from .elementwise_binary import _red_n, _want
@@ -54,8 +54,7 @@ def _unary(name, node, fwd, bwd, save="self", keep_int=False, inplace=True, alia
         a = input._data if keep_int else _float_input(input)
         if keep_int == "bool_copy" and a.dtype == np.bool_:
             return make(a.copy())
-        with np.errstate(all="ignore"):
-            y = np.asarray(fwd(a))
+        y = np.asarray(quiet(fwd, a))
         if y.dtype != a.dtype and a.dtype.kind in "f":
             y = y.astype(a.dtype)
         if input._rg and grad.enabled and y.dtype.kind == "f":

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap_dim
-from ._core import Tensor, make, edge, save_in, save_out, grad
+from ._core import Tensor, make, edge, save_in, save_out, grad, quiet
 from ..autograd.graph import Node
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax",
@@ -75,7 +75,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dt is not None:
         a = a.astype(dt)
     if dim is None and not keepdim:
-        y = np.sum(a)
+        y = quiet(np.sum, a)
         if input._rg and grad.enabled:
             n = SumBackward0((edge(input),))
             n.in_shape = input._data.shape
@@ -83,7 +83,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
             return make(np.asarray(y), True, n)
         return make(np.asarray(y))
     axes = _dims(dim, a.ndim)
-    y = np.sum(a, axis=axes, keepdims=keepdim)
+    y = quiet(np.sum, a, axes, None, None, keepdim)
     if input._rg and grad.enabled:
         n = SumBackward1((edge(input),))
         n.in_shape = input._data.shape
@@ -117,7 +117,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_dtype.from_numpy_dtype(a.dtype).name_c}")
     axes = _dims(dim, a.ndim)
-    y = np.asarray(np.mean(a, axis=axes, keepdims=keepdim))
+    y = np.asarray(quiet(np.mean, a, axes, None, None, keepdim))
     cnt = 1
     for ax in axes:
         cnt *= a.shape[ax]
