@@ -129,10 +129,10 @@ class LinalgVectorNormBackward0(Node):
 
 def _vector_norm(a, p, axes, keepdim):
     ab = np.abs(a)
-    if p == 2:
-        return np.sqrt(np.sum(ab * ab, axis=axes, keepdims=keepdim))
+    if p == 2:      # ufunc reduce directly: np.sum's Python wrapper costs more than a small norm
+        return np.sqrt(np.add.reduce(ab * ab, axis=axes, keepdims=keepdim))
     if p == 1:
-        return np.sum(ab, axis=axes, keepdims=keepdim)
+        return np.add.reduce(ab, axis=axes, keepdims=keepdim)
     if p == 0:
         return np.sum(ab != 0, axis=axes, keepdims=keepdim).astype(a.dtype)
     if p == float("inf"):
