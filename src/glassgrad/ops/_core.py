@@ -54,11 +54,17 @@ def edge(t):
     return NO_EDGE
 
 
+class _NotDefault:
+    @staticmethod
+    def get():
+        return None
+
+
 try:    # NumPy's floating-point error state (NumPy >= 2: a context variable holding the current settings)
-    from numpy._core._ufunc_config import _extobj_contextvar as _fp_state
-    _FP_DEFAULT = _fp_state.get()
+    from numpy._core._ufunc_config import _extobj_contextvar as fp_state
+    FP_DEFAULT = fp_state.get()
 except (ImportError, AttributeError, LookupError):
-    _fp_state = _FP_DEFAULT = None
+    fp_state, FP_DEFAULT = _NotDefault, object()     # unknown NumPy internals: always use np.errstate
 
 
 def quiet(f, *args):
@@ -69,7 +75,7 @@ def quiet(f, *args):
     small op itself.  When the user changed the settings (``np.seterr(all="raise")`` ...), or their warning
     filters turn the warning into an exception, f runs (again) inside ``np.errstate``: `f` must be free
     of side effects."""
-    if _fp_state is not None and _fp_state.get() is _FP_DEFAULT:
+    if fp_state.get() is FP_DEFAULT:
         try:
             return f(*args)
         except (RuntimeWarning, FloatingPointError):
@@ -78,8 +84,7 @@ def quiet(f, *args):
         return f(*args)
 
 
-def make(data, rg=False, fn=None, nr=0):
-    return _make(data, rg, fn, nr)
+make = _make    # make(data, rg=False, fn=None, nr=0): wrap an op's result (the hot path: no extra call)
 
 
 def save_in(t):

@@ -12,6 +12,7 @@ import numpy as np
 from .. import _dtype
 from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, broadcast_error,
                     check_inplace, commit_inplace, as_tensor_arg, quiet)
+from ._core import FP_DEFAULT, fp_state
 from ..autograd.graph import Node
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "neg",
@@ -22,6 +23,11 @@ __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide",
 def _bcast(fn, ad, bd, a, b):
     """Apply a NumPy binary function, turning NumPy's broadcast error into PyTorch's."""
     try:
+        if fp_state.get() is FP_DEFAULT:    # quiet(fn, ad, bd) inlined: the hot path of every binary op
+            try:
+                return fn(ad, bd)
+            except (RuntimeWarning, FloatingPointError):
+                pass
         return quiet(fn, ad, bd)
     except ValueError:
         bs = bd.shape if hasattr(bd, "shape") else ()

@@ -177,7 +177,7 @@ def _relu_bwd(F, g, y):
     return F.mask(~(y <= 0), g)      # PyTorch's rule: zero where y <= 0, so a NaN passes the gradient
 
 
-_unary("relu", "ReluBackward0", lambda a: np.maximum(a, np.zeros((), a.dtype)), _relu_bwd, save="result",
+_unary("relu", "ReluBackward0", lambda a: np.maximum(a, 0), _relu_bwd, save="result",
        keep_int=True, reject=("b", RuntimeError, "Boolean inputs not supported for relu"))
 
 
