@@ -6,6 +6,8 @@ import subprocess
 import sys
 import weakref
 
+import pytest
+
 import glassgrad as torch
 import glassgrad.nn as nn
 
@@ -62,3 +64,34 @@ leak.main()   # the workload is plain PyTorch code, run on glassgrad through gla
     # after warm-up (step 500), 1,500 more steps may not grow RSS by more than 2 MiB (a leaked graph of this
     # MLP is ~1.2 MiB per step)
     assert rss[2000] - rss[500] < 2.0, out.stdout
+
+
+def _faults_per_step(env_extra):
+    code = f"""
+import resource, sys
+sys.argv = ["x"]
+sys.path.insert(0, {os.path.join(ROOT, 'bench')!r})
+sys.path.insert(0, {os.path.join(ROOT, 'src')!r})
+from glassgrad import _torch_alias
+_torch_alias.install()
+from workloads import gpt
+step, _ = gpt.setup(True)
+for _ in range(3):
+    step()
+f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(5):
+    step()
+print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / 5)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, OPENBLAS_NUM_THREADS="1", **env_extra))
+    assert out.returncode == 0, out.stderr
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt: Linux only")
+def test_training_steps_reuse_memory_instead_of_page_faulting():
+    """glassgrad/_malloc.py: a step's arrays come back from the heap, not as fresh zero-filled pages."""
+    kept, system = _faults_per_step({}), _faults_per_step({"GLASSGRAD_MALLOC": "system"})
+    assert system > 1000                # the GPT step's activations and gradients fault in with glibc's defaults
+    assert kept < system / 10
