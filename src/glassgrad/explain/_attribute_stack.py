@@ -33,6 +33,7 @@ def _shift(d, n):
 
 class StackNS(_ArrayNS):
     """The array namespace for gradients stacked along a new leading axis of length K."""
+    plain = False
     is_tensor_mode = False
 
     def __init__(self, K):

@@ -46,6 +46,8 @@ _UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np
 class _ArrayNS:
     """Backward on raw arrays."""
     is_tensor_mode = False
+    plain = True    # one gradient per array (explain's StackNS subclass stacks K; formulas with their own
+                    # NumPy fast path test F.plain)
 
     # -- saved tensors and hooks ---------------------------------------------------
     @staticmethod
@@ -231,6 +233,7 @@ class _ArrayNS:
 class _TensorNS:
     """Backward with glassgrad Tensors: the formula is itself recorded (create_graph)."""
     is_tensor_mode = True
+    plain = False
 
     @staticmethod
     def unpack(node):

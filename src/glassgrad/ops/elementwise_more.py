@@ -424,7 +424,7 @@ class LogSoftmaxBackward0(Node):    # dx = gy - exp(y) sum(gy, dim)
 
     def backward(self, F, g):
         y, = F.unpack(self)
-        if F.is_tensor_mode:
+        if not F.plain:
             return (g - F.exp(y) * F.sum(g, self.dim, True),)
         return (g - np.exp(y) * _short_reduce(np.add, g, self.dim),)
 

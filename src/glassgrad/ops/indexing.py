@@ -155,10 +155,39 @@ def _check_masks(npidx, shape):
 
 
 class IndexBackward0(Node):         # y = x[idx]; dx = zeros with gy added at idx (repeats accumulate)
-    __slots__ = ("in_shape", "index", "dtype")
+    __slots__ = ("in_shape", "index", "dtype", "rows")   # rows: see _mask_rows (None: the general path)
 
     def backward(self, F, g):
+        # the row fast path on plain arrays only (not in tensor mode, nor explain's stacked namespace)
+        if self.rows is not None and F.plain:
+            return (_scatter_rows(self.in_shape, self.rows, g),)
         return (F.index_add_zeros(self.in_shape, self.index, g),)
+
+
+def _mask_rows(npidx, shape):
+    """For x[mask] with one bool mask over x's leading dims: the flat positions of its True entries
+    (the rows of x viewed as (mask.size, ...) that the result takes, in order), else None.  Taking
+    those rows is ~10x faster than NumPy's boolean indexing, and the backward can assign instead of
+    accumulating (np.add.at), as the positions are distinct."""
+    if len(npidx) != 1:
+        return None
+    m = npidx[0]
+    if not isinstance(m, np.ndarray) or m.dtype != np.bool_ or not m.ndim or m.shape != shape[:m.ndim]:
+        return None
+    return np.flatnonzero(m)
+
+
+def _scatter_rows(in_shape, rows, g):
+    """Zeros of in_shape (viewed as (n, ...)) with g's rows written at the positions `rows`."""
+    nd = len(in_shape) - (g.ndim - 1)
+    lead = int(np.prod(in_shape[:nd]))
+    out = np.zeros((lead,) + tuple(g.shape[1:]), g.dtype)
+    if g.ndim > 1 and g.size:      # one opaque record per row: a 1-d fancy assignment, not a row loop
+        rec = np.dtype((np.void, g.itemsize * (g.size // g.shape[0])))
+        out.reshape(lead, -1).view(rec)[:, 0][rows] = np.ascontiguousarray(g).reshape(g.shape[0], -1).view(rec)[:, 0]
+    else:
+        out[rows] = g
+    return out.reshape(in_shape)
 
 
 _SEQ_WARNING = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
@@ -184,15 +213,22 @@ def getitem(x, index):
     if all(_is_basic(it) for it in index):
         return _basic_getitem(x, index, single)
     npidx = _to_np_index(index, x)
-    _check_masks(npidx, x._data.shape)
-    y = _check_adv(x, npidx)
-    if not isinstance(y, np.ndarray) or y.base is not None and np.shares_memory(y, x._data):
-        y = np.array(y)
+    a = x._data
+    rows = _mask_rows(npidx, a.shape)
+    if rows is not None:
+        m = npidx[0]
+        y = np.take(a.reshape((m.size,) + a.shape[m.ndim:]), rows, axis=0)
+    else:
+        _check_masks(npidx, a.shape)
+        y = _check_adv(x, npidx)
+        if not isinstance(y, np.ndarray) or y.base is not None and np.shares_memory(y, a):
+            y = np.array(y)
     if x._rg and grad.enabled:
         n = IndexBackward0((edge(x),))
-        n.in_shape = x._data.shape
+        n.in_shape = a.shape
         n.index = npidx
-        n.dtype = x._data.dtype
+        n.dtype = a.dtype
+        n.rows = rows
         return make(y, True, n)
     return make(y)
 

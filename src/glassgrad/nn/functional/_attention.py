@@ -33,15 +33,18 @@ class SafeSoftmaxBackward0(Node):
         return (y * (g - F.sum(g * y, self.dim, True)),)
 
 
-def _safe_softmax_arr(a, axis=-1):
+def _safe_softmax_arr(a, axis=-1, out=None):
+    """Softmax of float array a along axis; rows entirely -inf give zeros.  out=a works in place."""
     with np.errstate(all="ignore"):
         m = np.max(a, axis=axis, keepdims=True)
-        m = np.where(np.isfinite(m), m, 0)
-        e = np.exp(a - m)
-        s = e.sum(axis=axis, keepdims=True)
-        y = e / s
-        dead = np.all(a == -np.inf, axis=axis, keepdims=True)
-    return np.where(dead, np.zeros((), a.dtype), y).astype(a.dtype)
+        dead = m == -np.inf                     # (max is -inf exactly when the whole row is)
+        m[~np.isfinite(m)] = 0
+        y = np.subtract(a, m, out=out)
+        np.exp(y, out=y)
+        np.divide(y, y.sum(axis=axis, keepdims=True), out=y)
+        if dead.any():
+            np.copyto(y, 0, where=dead)
+    return y
 
 
 def _safe_softmax(x, dim=-1):
@@ -84,7 +87,7 @@ def _check_sdpa(q, k, v, attn_mask):
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{_dt_name(q)} key.dtype: {_dt_name(k)} and value.dtype: {_dt_name(v)} instead.")
-    if attn_mask is not None and not (attn_mask.dtype.is_floating_point or attn_mask.dtype == _G().bool):
+    if attn_mask is not None and attn_mask.dtype not in (_G().bool, _G().float32):    # "float": float32
         if attn_mask.dtype != q.dtype:
             raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                                f"attn_mask.dtype: {_dt_name(attn_mask)} and  query.dtype: {_dt_name(q)} instead.")
@@ -106,8 +109,9 @@ def _mask_array(attn_mask, is_causal, L, S, np_dtype):
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):
-    """dV = P^T dO; dS = P (dP - rowsum(dP P)) with dP = dO V^T; dQ = s dS K; dK = s dS^T Q."""
-    __slots__ = ("scale", "groups", "probs", "mask")
+    """dV = P^T dO; dS = P (dP - rowsum(dP P)) with dP = dO V^T; dQ = s dS K; dK = s dS^T Q.
+    probs_t: the forward's P transposed, (..., S, L) (see _sdpa_flash); the arrays below follow it."""
+    __slots__ = ("scale", "groups", "probs_t", "mask")
     _saved_names = ("query", "key", "value", "output")
 
     def backward(self, F, g):
@@ -116,19 +120,28 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         if F.is_tensor_mode:
             G = _G()
             kk = k.repeat_interleave(grp, -3) if grp > 1 else k
+            vv = v.repeat_interleave(grp, -3) if grp > 1 else v
             att = G.matmul(q, kk.transpose(-2, -1)) * s
             if self.mask is not None:
                 att = att + G.from_numpy(self.mask)
             p = _safe_softmax(att, -1)
-        else:
-            p = self.probs
+            dv = F.matmul(F.mT(p), g)
+            dp = F.matmul(g, F.mT(vv))
+            ds = p * (dp - F.sum(dp * p, -1, True))
+            dq = F.matmul(ds, kk) * s
+            dk = F.matmul(F.mT(ds), q) * s
+        else:       # the same with transposed P, dP, dS (in place on the fresh dP^T)
+            pt = self.probs_t
             kk = np.repeat(k, grp, axis=-3) if grp > 1 else k
-        vv = (v.repeat_interleave(grp, -3) if F.is_tensor_mode else np.repeat(v, grp, axis=-3)) if grp > 1 else v
-        dv = F.matmul(F.mT(p), g)
-        dp = F.matmul(g, F.mT(vv))
-        ds = p * (dp - F.sum(dp * p, -1, True))
-        dq = F.matmul(ds, kk) * s
-        dk = F.matmul(F.mT(ds), q) * s
+            vv = np.repeat(v, grp, axis=-3) if grp > 1 else v
+            dv = np.matmul(pt, g)
+            dst = np.matmul(vv, g.swapaxes(-1, -2))
+            dst -= np.einsum("...ij,...ij->...j", dst, pt)[..., None, :]
+            dst *= pt
+            dq = np.matmul(dst.swapaxes(-1, -2), kk)
+            dq *= s
+            dk = np.matmul(dst, q)
+            dk *= s
         if grp > 1:
             b, h, n, d = dk.shape
             dk = F.sum(F.reshape(dk, (b, h // grp, grp, n, d)), 2)
@@ -166,19 +179,26 @@ def _sdpa_flash(q, k, v, attn_mask, is_causal, scale):
     qa, ka, va = q._data, k._data, v._data
     if grp > 1:
         ka, va = np.repeat(ka, grp, axis=-3), np.repeat(va, grp, axis=-3)
-    att = np.matmul(qa, ka.swapaxes(-1, -2)) * np.asarray(scale, qa.dtype)
+    # The scores transposed, (..., S, L): the softmax then reduces over axis -2, with the L query rows as
+    # NumPy's contiguous inner loop (~4x faster than max/sum over a short last axis, row by row).
+    att = np.matmul(ka, qa.swapaxes(-1, -2))
+    att *= np.asarray(scale, qa.dtype)
     m = _mask_array(attn_mask, is_causal, L, S, qa.dtype)
     if m is not None:
         try:
-            np.broadcast_shapes(att.shape, m.shape)
+            shape = np.broadcast_shapes((B, H, L, S), m.shape)
         except ValueError:
-            raise broadcast_error(att.shape, m.shape) from None
-        att = (att + m).astype(qa.dtype)
-    p = _safe_softmax_arr(att, -1)
-    out = np.matmul(p, va).astype(qa.dtype)
+            raise broadcast_error((B, H, L, S), m.shape) from None
+        mt = m.swapaxes(-1, -2)
+        if shape == (B, H, L, S):
+            np.add(att, mt, out=att, casting="unsafe")
+        else:
+            att = (att + mt).astype(qa.dtype)
+    pt = _safe_softmax_arr(att, -2, out=att)
+    out = np.matmul(pt.swapaxes(-1, -2), va).astype(qa.dtype, copy=False)
     if (q._rg or k._rg or v._rg) and grad.enabled:
         n = ScaledDotProductFlashAttentionForCpuBackward0((edge(q), edge(k), edge(v)))
-        n.scale, n.groups, n.probs = scale, grp, p
+        n.scale, n.groups, n.probs_t = scale, grp, pt
         n.mask = None if m is None else np.ascontiguousarray(m)
         res = make(out, True, n)
         n._saved = (save_in(q), save_in(k), save_in(v), save_out(res))
