@@ -288,12 +288,14 @@ def test_packed_input_to_lstm_keeps_order_of_unsorted_batch():
 
 @pytest.mark.parametrize("cls,kw", [
     ("RNN", dict(bidirectional=True)), ("GRU", dict(num_layers=2)), ("RNN", dict(nonlinearity="relu")),
-    ("LSTM", dict(bidirectional=True)), ("LSTM", dict(proj_size=2)),
+    ("LSTM", dict(bidirectional=True)), ("LSTM", dict(proj_size=2)), ("LSTM", dict()),
+    ("LSTM", dict(num_layers=2, batch_first=True)),
 ])
 def test_grad_fn_names_match_torch(cls, kw):
-    """Outputs, final states, unbatched outputs and packed data carry torch's grad_fn names.  (torch's
-    single-direction LSTM without projection uses a oneDNN layer node, MkldnnRnnLayerBackward0, and its
-    batch_first RNN/GRU output an in-place transpose_; those two are not reproduced.)"""
+    """Outputs, final states, unbatched outputs and packed data carry torch's grad_fn names (a float32
+    LSTM without projection: the fused oneDNN-like layer node MkldnnRnnLayerBackward0; tests/nn/
+    test_rnn_fused.py checks the whole structure).  (torch's batch_first RNN/GRU output an in-place
+    transpose_; that is not reproduced.)"""
     names = []
     for T in LIBS:
         m = _build(T, cls, dict(input_size=3, hidden_size=4, **kw))

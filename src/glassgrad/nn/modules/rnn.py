@@ -5,6 +5,8 @@ bias_hh_l{k}, weight_hr_l{k}) and drawn uniform(-1/sqrt(hidden), 1/sqrt(hidden))
 seeded model equals PyTorch's.  The recurrence is a composite of differentiable glassgrad ops: the
 input projection of a whole layer/direction is one matmul, then each time step does one matmul with
 the recurrent weight and the gate nonlinearities (PyTorch's gate order: LSTM i,f,g,o; GRU r,z,n).
+Where PyTorch's CPU LSTM runs its oneDNN kernel (float32, padded input, no projection) each layer and
+direction is instead one fused node, ops/rnn.py's MkldnnRnnLayerBackward0 (see RNNBase._fused).
 
 Padded and packed inputs share one code path: a batch of sequences is a list of time steps, step t
 holding the first batch_sizes[t] sequences (for a padded input every step holds the whole batch).
@@ -20,6 +22,7 @@ from ..parameter import Parameter
 from .. import init
 from ..functional._attention import _at_dropout   # ATen's CPU dropout: what the RNN kernels call between layers
 from ...ops.creation import empty, zeros
+from ...ops.rnn import lstm_layer
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -254,6 +257,16 @@ class RNNBase(Module):
         return {"LSTM": _step_lstm, "GRU": _step_gru, "RNN_TANH": _step_rnn("tanh"),
                 "RNN_RELU": _step_rnn("relu")}[self.mode]
 
+    def _fused(self, x, bs, hx, cx):
+        """Whether each layer/direction runs as one fused node (ops/rnn.py): where PyTorch's CPU LSTM uses its
+        oneDNN kernel -- float32, padded (not packed) input, no projection, a non-empty input.  The other
+        cases run the per-step composite, whose grad_fn names are then the ones torch shows."""
+        if self.mode != "LSTM" or bs is not None or self.proj_size > 0 or x.numel() == 0:
+            return False
+        f32 = _G().float32
+        return x.dtype == f32 and hx.dtype == f32 and cx.dtype == f32 and \
+            all(w.dtype == f32 for w in self._flat_weights)
+
     def _run(self, x, bs, hx, cx):
         """x: (T, B, I) padded, or packed rows (N, I) with bs the batch sizes; hx (L*D, B, H), cx or None."""
         G = _G()
@@ -261,6 +274,7 @@ class RNNBase(Module):
         step = self._step()
         hs, cs = [], []
         layer_in = x
+        fused = self._fused(x, bs, hx, cx)
         for layer in range(self.num_layers):
             outs = []
             for d in range(D):
@@ -269,8 +283,13 @@ class RNNBase(Module):
                 w_ih, w_hh = w[0], w[1]
                 b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
                 w_hr = w[-1] if self.proj_size > 0 else None
-                out, h, c = _run_direction(step, layer_in, bs, hx[k], None if cx is None else cx[k],
-                                           w_ih, w_hh, b_ih, b_hh, w_hr, d == 1)
+                if fused:
+                    out, h, c = lstm_layer(layer_in.contiguous(), hx[k], cx[k], w_ih, w_hh, b_ih, b_hh, d == 1,
+                                           batch_first=self.batch_first, bidirectional=D == 2,
+                                           train=self.training)
+                else:
+                    out, h, c = _run_direction(step, layer_in, bs, hx[k], None if cx is None else cx[k],
+                                               w_ih, w_hh, b_ih, b_hh, w_hr, d == 1)
                 outs.append(out)
                 hs.append(h)
                 cs.append(c)

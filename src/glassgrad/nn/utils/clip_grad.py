@@ -9,8 +9,11 @@ import numpy as np
 
 from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
+from ...ops._core import check_inplace
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
+
+_F3264 = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _grads(parameters):
@@ -20,7 +23,10 @@ def _grads(parameters):
 
 
 def _norm(a, p):
-    a = np.abs(a.ravel())
+    a = a.ravel()
+    if p == 2 and a.dtype.kind == "f":        # no |a| copy needed for a real 2-norm
+        return np.sqrt(np.dot(a, a)).astype(a.dtype) if a.size else np.zeros((), a.dtype)
+    a = np.abs(a)
     if a.size == 0:
         return np.zeros((), a.dtype)
     if p == math.inf:
@@ -61,7 +67,14 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     coef = np.minimum(np.asarray(max_norm, tn.dtype) / (tn + np.asarray(1e-6, tn.dtype)), np.asarray(1.0, tn.dtype))
     with no_grad():
         for g in grads:
-            g.mul_(_make(coef.astype(g._data.dtype)))
+            c = coef.astype(g._data.dtype)
+            if g._grad_fn is None and not g._rg and c.dtype in _F3264 and g._data.flags.writeable:
+                # what g.mul_(c) does here, without its temporary: scale in place, bump the version
+                check_inplace(g)
+                np.multiply(g._data, c, out=g._data)
+                g._vc[0] += 1
+            else:
+                g.mul_(_make(c))
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):

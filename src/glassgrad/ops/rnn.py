@@ -1,0 +1,238 @@
+"""One LSTM layer (one direction) as a single fused op, as PyTorch's CPU LSTM runs it through oneDNN: the
+outputs' grad_fn is MkldnnRnnLayerBackward0, with edges (input, weight_ih, weight_hh, bias_ih, bias_hh,
+h0, c0) and outputs (output, h_n, c_n).
+
+Forward: the input projection of all time steps is one GEMM per gate (both biases folded in), then each
+step does one GEMM with the recurrent weight and the gate nonlinearities in place in a gate-major
+(4, T, B, H) workspace that keeps the activated gates i, f, g, o (PyTorch's gate order), next to the cell
+states and tanh(c).
+Backward: one loop over time in reverse order computes the pre-activation gate gradients (one GEMM per
+step for the recurrent term); the weight, bias and input gradients are then single GEMMs / sums over all
+time steps.  The autograd graph of a layer is one node instead of ~15 per time step.
+
+Higher-order gradients (create_graph=True): the backward recomputes the layer as the composite of
+differentiable per-step ops (nn/modules/rnn.py's general path) from the saved inputs and differentiates
+that, so double backward works as it does through the composite.
+"""
+import numpy as np
+
+from ._core import make, edge, save_in, save_out, grad
+from ..autograd.graph import Node, freed_error
+
+__all__ = ["lstm_layer", "MkldnnRnnLayerBackward0"]
+
+
+_GATE_SCALE = (0.5, 0.5, 1.0, 0.5)     # i, f, g, o: sigmoid(x) = tanh(x / 2) / 2 + 1/2, g = tanh(x)
+_GATE_SHIFT = (0.5, 0.5, 0.0, 0.5)
+
+
+def _scaled_transpose(w, scale):
+    """(w * scale[:, None]).T as a C-contiguous array, copied in row blocks (a plain transposed copy of a
+    (1024, 256) matrix is ~2x slower: it walks the source column-wise)."""
+    n = w.shape[0]
+    out = np.empty((w.shape[1], n), w.dtype)
+    for j in range(0, n, 64):
+        np.multiply(w[j:j + 64].T, scale[j:j + 64], out=out[:, j:j + 64])
+    return out
+
+
+def _forward(x, h0, c0, w_ih, w_hh, bias, reverse):
+    """x (T, B, I), h0/c0 (B, H) arrays.  Returns (out (T, B, H), workspace): the workspace holds the
+    activated gates gate-major, acts (4, T, B, H) = i, f, g, o (each gate contiguous for the backward);
+    hs / cs (T+1, B, H), with h0 / c0 in the slot before the first step (index 0 forward, T in reverse:
+    slicing [:-1] / [1:] gives every step's previous state); and tanh(c) (T, B, H).
+
+    All four gates go through one tanh: the pre-activations of i, f, o are computed halved, with the
+    weights and bias scaled by 1/2 -- exact in binary floating point, so the GEMMs give exactly half of
+    the unscaled ones -- and sigmoid(x) = tanh(x / 2) / 2 + 1/2."""
+    T, B, _ = x.shape
+    H = h0.shape[1]
+    dt = x.dtype
+    rows = np.repeat(np.array(_GATE_SCALE, dt), H)            # (4H,) per weight row
+    # the input projection of all steps, one GEMM per gate, straight into the gate buffer; step t then
+    # replaces its projections by its activations
+    acts = np.empty((4, T, B, H), dt)
+    x2 = x.reshape(T * B, -1)
+    w_ih_s = w_ih * rows[:, None]
+    for k in range(4):
+        np.matmul(x2, w_ih_s[k * H:(k + 1) * H].T, out=acts[k].reshape(T * B, H))
+    if bias is not None:
+        acts += (bias * rows).reshape(4, 1, 1, H)
+    w_hhT = _scaled_transpose(w_hh, rows)   # h @ W^T with a transposed operand is ~1.5x slower at B rows
+    hs = np.empty((T + 1, B, H), dt)
+    cs = np.empty((T + 1, B, H), dt)
+    tcs = np.empty((T, B, H), dt)
+    pre = np.empty((B, 4, H), dt)
+    pre2 = pre.reshape(B, 4 * H)
+    tmp = np.empty((B, H), dt)
+    scale = np.array(_GATE_SCALE, dt).reshape(4, 1, 1)
+    shift = np.array(_GATE_SHIFT, dt).reshape(4, 1, 1)
+    if reverse:
+        steps, prev = range(T - 1, -1, -1), 1     # step t reads slot t + 1, writes slot t
+        hs[T], cs[T] = h0, c0
+    else:
+        steps, prev = range(T), 0                 # step t reads slot t, writes slot t + 1
+        hs[0], cs[0] = h0, c0
+    i, f, g, o = acts
+    for t in steps:
+        src, dst = t + prev, t + 1 - prev
+        a = acts[:, t]                            # (4, B, H): this step's input projections
+        at = a.transpose(1, 0, 2)                 # (B, 4, H), as the GEMM's rows
+        np.matmul(hs[src], w_hhT, out=pre2)
+        pre += at
+        np.tanh(pre, out=at)
+        a *= scale
+        a += shift
+        c = cs[dst]
+        np.multiply(f[t], cs[src], out=c)
+        np.multiply(i[t], g[t], out=tmp)
+        c += tmp
+        np.tanh(c, out=tcs[t])
+        np.multiply(o[t], tcs[t], out=hs[dst])
+    out = hs[:-1] if reverse else hs[1:]
+    return out, (acts, hs, cs, tcs)
+
+
+def _backward(gout, ghn, gcn, x, w_ih, w_hh, ws, reverse, need):
+    """Array gradients (x, w_ih, w_hh, b_ih, b_hh, h0, c0) of one layer from the output gradients (any may
+    be None); need[k] says whether input k wants one."""
+    acts, hs, cs, tcs = ws
+    i, f, g, o = acts
+    _, T, B, H = acts.shape
+    dt = x.dtype
+    c_prev = cs[1:] if reverse else cs[:-1]
+    # the factors that do not depend on the recurrence, for all steps at once (contiguous, no temporaries):
+    # d(pre-activation of i, f, g) = dc * fac[0:3];  d(pre-activation of o) = dh * fac[3]
+    fac = np.empty((4, T, B, H), dt)
+    fi, ff, fg, fo = fac
+    np.subtract(1, i, out=fi)                     # sigmoid' = s (1 - s), tanh' = 1 - g^2
+    fi *= i
+    fi *= g
+    np.subtract(1, f, out=ff)
+    ff *= f
+    ff *= c_prev
+    np.multiply(g, g, out=fg)
+    np.subtract(1, fg, out=fg)
+    fg *= i
+    np.subtract(1, o, out=fo)
+    fo *= o
+    fo *= tcs
+    dc_dh = np.multiply(tcs, tcs)                 # d c_t / d h_t = o * (1 - tanh(c)^2)
+    np.subtract(1, dc_dh, out=dc_dh)
+    dc_dh *= o
+    dgates = np.empty((T, B, 4 * H), dt)          # pre-activation gate gradients, rows as the forward GEMMs'
+    dh = np.zeros((B, H), dt) if ghn is None else np.array(ghn, dt)
+    dc = np.zeros((B, H), dt) if gcn is None else np.array(gcn, dt)
+    tmp = np.empty((B, H), dt)
+    last = T - 1 if reverse else 0
+    for t in (range(T) if reverse else range(T - 1, -1, -1)):
+        if gout is not None:
+            dh += gout[t]
+        np.multiply(dh, dc_dh[t], out=tmp)
+        dc += tmp
+        dg = dgates[t]
+        dg4 = dg.reshape(B, 4, H)
+        np.multiply(dc, fac[:3, t], out=dg4[:, :3].transpose(1, 0, 2))
+        np.multiply(dh, fac[3, t], out=dg4[:, 3])
+        dc *= f[t]
+        if t != last or need[5]:                  # (no GEMM for an unwanted h0 gradient)
+            np.matmul(dg, w_hh, out=dh)
+    d2 = dgates.reshape(T * B, 4 * H)
+    gx = gwi = gwh = gb = None
+    if need[0]:
+        gx = np.matmul(d2, w_ih).reshape(x.shape)
+    if need[1]:
+        gwi = np.matmul(d2.T, x.reshape(T * B, -1))
+    if need[2]:
+        h_prev = hs[1:] if reverse else hs[:-1]
+        gwh = np.matmul(d2.T, h_prev.reshape(T * B, H))
+    if need[3] or need[4]:
+        gb = d2.sum(0)
+    return (gx, gwi, gwh, gb if need[3] else None, (gb.copy() if need[3] else gb) if need[4] else None,
+            dh if need[5] else None, dc if need[6] else None)
+
+
+class MkldnnRnnLayerBackward0(Node):
+    __slots__ = ("ws", "biases", "reverse", "has_biases", "hidden_size", "mode", "num_layers", "batch_first",
+                 "bidirectional", "train", "batch_sizes")
+    n_outputs = 3
+    _saved_names = ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_", "result0", "result1",
+                    "result2")
+
+    def _release(self):
+        self._saved = None
+        self.ws = None
+
+    def backward(self, F, grads):
+        saved = F.unpack(self)
+        need = [n is not None for n, _ in self.next_functions]
+        if F.is_tensor_mode:
+            return _composite_backward(self, saved, grads, need)
+        if self.ws is None:
+            raise freed_error()
+        x, w_ih, w_hh = saved[0], saved[1], saved[2]
+        return _backward(grads[0], grads[1], grads[2], x, w_ih, w_hh, self.ws, self.reverse, need)
+
+
+def _composite_backward(node, saved, grads, need):
+    """create_graph: differentiate the per-step composite recomputed from the saved input Tensors."""
+    from ..nn.modules.rnn import _run_direction, _step_lstm
+    from ..autograd import grad as autograd_grad
+    from ..autograd.grad_mode import enable_grad
+    x, w_ih, w_hh, b_ih, b_hh, h0, c0 = saved[:7]
+    ins = [x, w_ih, w_hh, b_ih, b_hh, h0, c0]
+    # fresh aliases: each input gets its own gradient even when one tensor is passed twice (h0 is c0)
+    wanted = [k for k in range(7) if need[k]]
+    if not wanted:
+        return (None,) * 7
+    alias = list(ins)
+    with enable_grad():
+        for k in wanted:
+            alias[k] = ins[k].view_as(ins[k])
+        for k, present in ((3, node.biases[0]), (4, node.biases[1])):
+            if not present:
+                alias[k] = None            # the saved zeros stand in for an absent bias
+        outs = _run_direction(_step_lstm, alias[0], None, alias[5], alias[6], alias[1], alias[2], alias[3],
+                              alias[4], None, node.reverse)
+        pairs = [(o, g) for o, g in zip(outs, grads) if g is not None]
+        res = autograd_grad([o for o, _ in pairs], [alias[k] for k in wanted], [g for _, g in pairs],
+                            create_graph=True, allow_unused=True)
+    out = [None] * 7
+    for k, r in zip(wanted, res):
+        out[k] = r if r is not None else ins[k].new_zeros(ins[k].shape)
+    return tuple(out)
+
+
+def lstm_layer(x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False, *, batch_first=False,
+               bidirectional=False, train=True):
+    """One direction of one LSTM layer: x (T, B, I) with T > 0, h0 / c0 (B, H), weights (4H, I), (4H, H),
+    biases (4H,) or None, all of one dtype; gate order i, f, g, o.  Returns (output (T, B, H), h_n, c_n).
+    The keyword flags are only recorded on the node (torch's _saved_* attributes)."""
+    xd, wi, wh = x._data, w_ih._data, w_hh._data
+    bs = [b._data for b in (b_ih, b_hh) if b is not None]
+    bias = bs[0] + bs[1] if len(bs) == 2 else (bs[0] if bs else None)
+    out, ws = _forward(xd, h0._data, c0._data, wi, wh, bias, reverse)
+    hs, cs = ws[1], ws[2]
+    last = 0 if reverse else -1
+    hn, cn = hs[last].copy(), cs[last].copy()
+    ts = (x, w_ih, w_hh, b_ih, b_hh, h0, c0)
+    if grad.enabled and any(t is not None and t._rg for t in ts):
+        n = MkldnnRnnLayerBackward0(tuple(edge(t) if t is not None else (None, 0) for t in ts))
+        n.ws = ws
+        n.reverse = reverse
+        n.biases = (b_ih is not None, b_hh is not None)
+        n.has_biases = b_ih is not None and b_hh is not None
+        n.hidden_size = h0.shape[1]
+        n.mode = 2                       # ATen's LSTM mode number
+        n.num_layers = 1
+        n.batch_first = batch_first
+        n.bidirectional = bidirectional
+        n.train = train
+        n.batch_sizes = ()
+        res = (make(out, True, n, 0), make(hn, True, n, 1), make(cn, True, n, 2))
+        zb = None
+        if b_ih is None or b_hh is None:    # torch saves zeros for a layer without biases
+            zb = make(np.zeros(wi.shape[0], xd.dtype))
+        n._saved = (tuple(save_in(t if t is not None else zb) for t in ts) + tuple(save_out(r) for r in res))
+        return res
+    return make(out), make(hn), make(cn)
