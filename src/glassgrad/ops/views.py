@@ -583,6 +583,13 @@ class _MultiViewNode(Node):
         if len(self.fns) == 1:      # the engine hands a single-output node its bare gradient
             grads = (grads,)
         shape = self.in_shape
+        if F.plain:     # the pieces are disjoint: write every gradient into one array (zeros where none came)
+            present = [g is not None for g in grads]
+            out = (np.empty if all(present) else np.zeros)(shape, self.dtype)
+            for g, fn, p in zip(grads, self.fns, present):
+                if p:
+                    fn(out)[...] = g
+            return (out,)
         acc = None
         for g, fn in zip(grads, self.fns):
             if g is None:
