@@ -256,14 +256,20 @@ def parent_main(args):
         if bad:
             sys.exit(f"unknown workload(s) {bad}; known: {', '.join(MODULES)}")
     threads = args.threads or os.cpu_count() or 1
+    os.environ["GLASSGRAD_BLAS"] = args.blas        # inherited by the glassgrad children
+    if args.blas == "mkl":
+        sys.path.insert(0, os.path.join(ROOT, "src"))
+        from glassgrad._blas import _find_mkl
+        if _find_mkl() is None:
+            sys.exit("--blas mkl: the mkl wheel is not installed (pip install glassgrad[mkl])")
     timeout = 120 if mode != "full" else 900
     libs = ["glassgrad", "torch"] if args.compare else ["glassgrad"]
     t_start = time.time()
     meta = {"command": " ".join([os.path.basename(sys.executable)] + sys.argv), "mode": mode, "repeat": repeat,
-            "threads": threads, "cpu_count": os.cpu_count(), "python": platform.python_version(),
+            "threads": threads, "blas": args.blas, "cpu_count": os.cpu_count(), "python": platform.python_version(),
             "platform": platform.platform(), "policy": pol, "loadavg_start": list(os.getloadavg()),
             "started_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t_start))}
-    print(f"# {meta['command']}  | mode {mode}, {repeat} round(s), {threads} thread(s), "
+    print(f"# {meta['command']}  | mode {mode}, {repeat} round(s), {threads} thread(s), glassgrad BLAS {args.blas}, "
           f"{os.cpu_count()} cpu(s), load avg {os.getloadavg()[0]:.2f}", flush=True)
     rows = {}
     for name in names:
@@ -321,6 +327,9 @@ def main(argv=None):
     ap.add_argument("--only", metavar="NAMES", help="comma-separated workloads: " + ",".join(MODULES))
     ap.add_argument("--repeat", type=int, metavar="N", help="rounds of interleaved processes (default 5, quick 2)")
     ap.add_argument("--threads", type=int, metavar="N", help="threads for both libraries (default: all cores)")
+    ap.add_argument("--blas", choices=["openblas", "mkl", "numpy"], default="openblas",
+                    help="glassgrad's GEMM/axpy path (GLASSGRAD_BLAS): NumPy's OpenBLAS (default, what a plain "
+                         "install gets), Intel MKL's GEMMs (pip install glassgrad[mkl]), or plain NumPy")
     ap.add_argument("-v", "--verbose", action="store_true", help="progress on stderr")
     ap.add_argument("--child", nargs=2, metavar=("LIB", "NAME"), help=argparse.SUPPRESS)
     ap.add_argument("--policy", help=argparse.SUPPRESS)

@@ -6,6 +6,7 @@ ops: mm matmul einsum tensordot; the rest (bmm mv dot vdot inner outer ger addmm
 import numpy as np
 
 from .. import _dtype
+from .._blas import matmul as gemm
 from ._core import Tensor, make, edge, save_in, grad
 from ..autograd.graph import Node
 
@@ -45,7 +46,7 @@ def mm(input, mat2, *, out=None):
     _dtype_check(input, mat2)
     if a.dtype == np.bool_:
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
-    y = np.matmul(a, b)
+    y = gemm(a, b)
     if grad.enabled and (input._rg or mat2._rg):
         n = MmBackward0((edge(input), edge(mat2)))
         n._saved = (save_in(input), save_in(mat2))

@@ -9,6 +9,7 @@ gradient written with F.* (so it is differentiable again).
 import numpy as np
 
 from .. import _dtype
+from .._blas import matmul as gemm
 from ._core import Tensor, make, edge, save_in, grad
 from ..autograd.graph import Node
 from .linalg import _CPP
@@ -413,7 +414,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({s1[0]}x{s1[1]} and {s2[0]}x{s2[1]})")
     _expand_check(input, (s1[0], s2[1]))
     _no_bool("addmm_impl_cpu_", input)
-    y = _combine(input, np.matmul(mat1._data, mat2._data), beta, alpha)
+    y = _combine(input, gemm(mat1._data, mat2._data), beta, alpha)
     y = np.broadcast_to(y, (s1[0], s2[1])).copy() if y.shape != (s1[0], s2[1]) else y
     return _wrap(y, "AddmmBackward0", (input, mat1, mat2), _addmm_bw, (beta, alpha, input._data.shape))
 

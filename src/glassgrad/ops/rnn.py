@@ -16,6 +16,8 @@ that, so double backward works as it does through the composite.
 """
 import numpy as np
 
+from .._blas import matmul as gemm
+
 from ._core import make, edge, save_in, save_out, grad
 from ..autograd.graph import Node, freed_error
 
@@ -55,7 +57,7 @@ def _forward(x, h0, c0, w_ih, w_hh, bias, reverse):
     x2 = x.reshape(T * B, -1)
     w_ih_s = w_ih * rows[:, None]
     for k in range(4):
-        np.matmul(x2, w_ih_s[k * H:(k + 1) * H].T, out=acts[k].reshape(T * B, H))
+        gemm(x2, w_ih_s[k * H:(k + 1) * H].T, out=acts[k].reshape(T * B, H))
     if bias is not None:
         acts += (bias * rows).reshape(4, 1, 1, H)
     w_hhT = _scaled_transpose(w_hh, rows)   # h @ W^T with a transposed operand is ~1.5x slower at B rows
@@ -78,7 +80,7 @@ def _forward(x, h0, c0, w_ih, w_hh, bias, reverse):
         src, dst = t + prev, t + 1 - prev
         a = acts[:, t]                            # (4, B, H): this step's input projections
         at = a.transpose(1, 0, 2)                 # (B, 4, H), as the GEMM's rows
-        np.matmul(hs[src], w_hhT, out=pre2)
+        gemm(hs[src], w_hhT, out=pre2)
         pre += at
         np.tanh(pre, out=at)
         a *= scale
@@ -136,16 +138,16 @@ def _backward(gout, ghn, gcn, x, w_ih, w_hh, ws, reverse, need):
         np.multiply(dh, fac[3, t], out=dg4[:, 3])
         dc *= f[t]
         if t != last or need[5]:                  # (no GEMM for an unwanted h0 gradient)
-            np.matmul(dg, w_hh, out=dh)
+            gemm(dg, w_hh, out=dh)
     d2 = dgates.reshape(T * B, 4 * H)
     gx = gwi = gwh = gb = None
     if need[0]:
-        gx = np.matmul(d2, w_ih).reshape(x.shape)
+        gx = gemm(d2, w_ih).reshape(x.shape)
     if need[1]:
-        gwi = np.matmul(d2.T, x.reshape(T * B, -1))
+        gwi = gemm(d2.T, x.reshape(T * B, -1))
     if need[2]:
         h_prev = hs[1:] if reverse else hs[:-1]
-        gwh = np.matmul(d2.T, h_prev.reshape(T * B, H))
+        gwh = gemm(d2.T, h_prev.reshape(T * B, H))
     if need[3] or need[4]:
         gb = d2.sum(0)
     return (gx, gwi, gwh, gb if need[3] else None, (gb.copy() if need[3] else gb) if need[4] else None,
