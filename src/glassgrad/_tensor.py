@@ -524,18 +524,9 @@ class Tensor(TensorMethods):
         return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
                     requires_grad=requires_grad)
 
-    # -- arithmetic operators (ops/elementwise.py) ----------------------------------------
-    def __add__(self, other):
-        return _E.add(self, other)
-
-    def __radd__(self, other):
-        return _E.add(self, other)
-
+    # -- arithmetic operators (ops/elementwise.py; + - * / are bound to the ops at the end of this file) --
     def __iadd__(self, other):
         return _E.add_(self, other)
-
-    def __sub__(self, other):
-        return _E.sub(self, other)
 
     def __rsub__(self, other):
         return _E.rsub(self, other)
@@ -543,17 +534,8 @@ class Tensor(TensorMethods):
     def __isub__(self, other):
         return _E.sub_(self, other)
 
-    def __mul__(self, other):
-        return _E.mul(self, other)
-
-    def __rmul__(self, other):
-        return _E.mul(self, other)
-
     def __imul__(self, other):
         return _E.mul_(self, other)
-
-    def __truediv__(self, other):
-        return _E.div(self, other)
 
     def __rtruediv__(self, other):
         return _E.rdiv(self, other)
@@ -686,3 +668,10 @@ from .ops import elementwise as _E  # noqa: E402
 from .ops import compare as _Cmp  # noqa: E402
 from .ops import linalg as _L  # noqa: E402
 from .ops import indexing as _I  # noqa: E402
+
+# Operators that are exactly one op with the same argument order are that op itself: one Python call less
+# on the hot path of `a * b`.
+Tensor.__add__ = Tensor.__radd__ = _E.add
+Tensor.__sub__ = _E.sub
+Tensor.__mul__ = Tensor.__rmul__ = _E.mul
+Tensor.__truediv__ = _E.div
