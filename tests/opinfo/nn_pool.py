@@ -29,7 +29,8 @@ def _max2d(rng, dt):
             Sample(D(2, 2, 6, 5), 3, stride=2, padding=1, ceil_mode=True, name="ceil_pad"),
             Sample(D(3, 5, 5), 2, stride=1, name="unbatched_overlap"),
             Sample(noncontig(D(2, 3, 4, 4)), 2, name="noncontig"),
-            Sample(D(0, 2, 4, 4), 2, name="empty_batch")]
+            Sample(D(0, 2, 4, 4), 2, name="empty_batch"),
+            Sample(D(2, 2, 7, 5), (3, 2), name="tiles_crop")]
 
 
 def _max2d_errors():
@@ -59,7 +60,8 @@ def _max1d_errors():
 def _max3d(rng, dt):
     D = _D(rng, dt)
     return [Sample(D(1, 2, 4, 5, 4), 2, stride=(1, 2, 2), padding=(1, 0, 1), name="basic"),
-            Sample(D(2, 4, 4, 4), (2, 3, 2), ceil_mode=True, stride=2, name="unbatched_ceil")]
+            Sample(D(2, 4, 4, 4), (2, 3, 2), ceil_mode=True, stride=2, name="unbatched_ceil"),
+            Sample(D(1, 2, 4, 6, 5), 2, name="tiles")]
 
 
 def _ret_idx(name):

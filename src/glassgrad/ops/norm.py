@@ -113,6 +113,40 @@ def _check_param_dtypes(input, *ts):
 
 
 # -- batch norm ------------------------------------------------------------------------------------
+# Array-mode fast paths for float32 / float64 inputs viewed as (N, C, P): per-channel sums are einsum
+# contractions (one pass, no temporaries) and the per-element work is a few in-place sweeps.
+def _bn_train_stats(x3):
+    """(centred copy xc = x - m0, mean, biased var) per channel, by the corrected two-pass algorithm:
+    m0 is a quick mean, mean = m0 + mean(xc) and var = mean(xc^2) - mean(xc)^2 (in float64 per channel)."""
+    n = x3.shape[0] * x3.shape[2]
+    m0 = np.einsum("ncp->c", x3) * (1.0 / n)
+    xc = x3 - m0.reshape(1, -1, 1)
+    d = np.einsum("ncp->c", xc).astype(np.float64) * (1.0 / n)
+    var = np.einsum("ncp,ncp->c", xc, xc).astype(np.float64) * (1.0 / n) - d * d
+    return xc, m0.astype(np.float64) + d, np.maximum(var, 0.0), d
+
+
+def _bn_train_backward(x3, g3, w, mean, invstd, n, want):
+    """Input / weight / bias gradients of training batch norm: with xc = x - mean and the sums
+    sg = sum(g), sgx = sum(g * xc) per channel,  dx = A * (g - sg / n - xc * invstd^2 * sgx / n),  A = w * invstd."""
+    dt = x3.dtype
+    xc = x3 - mean.reshape(1, -1, 1).astype(dt)
+    sg = g3.sum(axis=2).sum(axis=0, dtype=np.float64)
+    sgx = np.einsum("ncp,ncp->c", g3, xc).astype(np.float64)
+    inv = invstd.reshape(-1).astype(np.float64)
+    gx = None
+    if want[0]:         # in place in the centred copy: ((xc * b + c) + g) * A, no further temporaries
+        col = (1, -1, 1)
+        xc *= (-inv * inv * sgx / n).astype(dt).reshape(col)
+        xc += (-sg / n).astype(dt).reshape(col)
+        xc += g3
+        xc *= (inv if w is None else inv * w.reshape(-1)).astype(dt).reshape(col)
+        gx = xc
+    gw = (sgx * inv).astype(dt) if want[1] else None
+    gb = sg.astype(dt) if want[2] else None
+    return gx, gw, gb
+
+
 class NativeBatchNormBackward0(Node):
     __slots__ = ("mean", "invstd", "axes", "bshape", "n", "eps", "training", "has_w", "has_rs")
     _saved_names = ("input", "weight", "running_mean", "running_var")
@@ -134,6 +168,13 @@ class NativeBatchNormBackward0(Node):
                                  .astype(x._data.dtype), g)
         else:
             mean, invstd = self.mean, self.invstd
+            if self.training and x.dtype in (np.float32, np.float64) and x.flags.c_contiguous and \
+                    g.dtype == x.dtype and (w is None or w.dtype == x.dtype):
+                N, C = x.shape[:2]
+                want = [_want(self, i) for i in range(3)]
+                gx, gw, gb = _bn_train_backward(x.reshape(N, C, -1), g.reshape(N, C, -1), w, mean, invstd,
+                                                self.n, want)
+                return (None if gx is None else gx.reshape(x.shape)), gw, gb
         wb = None if w is None else F.reshape(w, bshape)
         gx = gw = gb = None
         if _want(self, 0):
@@ -175,8 +216,13 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
     bshape = (1, c) + (1,) * (x.ndim - 2)
     n = x.size // c if c else 0
     dt = x.dtype
+    # (other memory layouts keep the general path, whose result follows the input's layout)
+    fast = training and x.size and x.dtype in (np.float32, np.float64) and x.flags.c_contiguous
     if training:
-        if x.size:
+        if fast:
+            xc, mean, var, d = _bn_train_stats(x.reshape(x.shape[0], c, -1))
+            mean, var = mean.reshape(bshape), var.reshape(bshape)
+        elif x.size:
             mean, var = _stats(x, axes)
         else:
             mean = var = np.full(bshape, np.nan)
@@ -196,10 +242,18 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
         invstd64 = 1.0 / np.sqrt(var + eps)
         mean_t, invstd = mean.astype(dt), invstd64.astype(dt)
         alpha = invstd if weight is None else invstd * weight._data.reshape(bshape)
-        beta = -mean_t * alpha
-        if bias is not None:
-            beta = beta + bias._data.reshape(bshape)
-        y = (x * alpha + beta).astype(dt)
+        if fast:        # y = (xc - d) * alpha + bias, in place in the centred copy
+            beta = (-d.reshape(bshape) * alpha).astype(dt)
+            if bias is not None:
+                beta = beta + bias._data.reshape(bshape)
+            y = np.multiply(xc, alpha.reshape(1, c, 1).astype(dt), out=xc)
+            y += beta.reshape(1, c, 1).astype(dt)
+            y = y.reshape(x.shape)
+        else:
+            beta = -mean_t * alpha
+            if bias is not None:
+                beta = beta + bias._data.reshape(bshape)
+            y = (x * alpha + beta).astype(dt, copy=False)
     ins = (input, weight, bias)
     if grad.enabled and any(t is not None and t._rg for t in ins):
         node = NativeBatchNormBackward0(tuple(edge(t) if t is not None else (None, 0) for t in ins))

@@ -5,7 +5,10 @@ ops: max_pool_with_indices (MaxPool{2,3}DWithIndicesBackward0), avg_pool (AvgPoo
      max_unpool (MaxUnpool{2,3}DBackward0), fractional_max_pool2d (FractionalMaxPool2DBackward0).
 
 Inputs arrive batched (N, C, *S) or unbatched (C, *S); arrays are handled as (N, C, *S).  Windows are
-strided views (conv.windows); the backward loops over the kernel offsets with strided slice-adds.  In
+strided views (conv.windows); the backward loops over the kernel offsets with strided slice-adds.  Max
+pooling is a running max over the kernel offsets' strided views of the padded input (no window copies,
+no argmax over a short axis); when the windows tile the input (stride == kernel, no padding or
+dilation: MaxPool2d(2)) its backward is one masked copy per offset, with no accumulation.  In
 tensor mode (double backward) the gradients are built from differentiable ops: index_add_zeros for
 the max pools, col2im for avg_pool, dense averaging matrices for adaptive_avg_pool.
 """
@@ -13,7 +16,8 @@ import numpy as np
 
 from ._core import make, edge, save_in, grad
 from ..autograd.graph import Node
-from .conv import windows, col2im, attach_self as _attach
+from .conv import col2im, attach_self as _attach
+from ._ns import _UINT_OF
 from .upsample import separable_matrices_apply
 
 __all__ = ["pool_out_size", "max_pool_with_indices", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool",
@@ -75,13 +79,24 @@ class _MaxPoolNode(Node):
         O = g.shape[2:]
         nd = len(K)
         S = self.shape[2:]
+        u = _UINT_OF.get(g.dtype)
+        zero = np.zeros((), g.dtype)
+        if _tiles(K, s, p, d, S, O):      # each input element is in at most one window: masked copies
+            full = all(O[i] * K[i] == S[i] for i in range(nd))       # every element gets written
+            out = (np.empty if full else np.zeros)(self.shape, g.dtype)
+            for kk, k in enumerate(np.ndindex(*K)):
+                m = self.kidx == kk
+                dst = out[_offset_slice(k, s, d, O)]
+                if u is None:
+                    dst[...] = np.where(m, g, zero)
+                else:
+                    np.bitwise_and(g.view(u), np.negative(m.view(np.uint8), dtype=u), out=dst.view(u))
+            return out
         ext = [max((O[i] - 1) * s[i] + d[i] * (K[i] - 1) + 1, S[i] + 2 * p[i]) for i in range(nd)]
         out = np.zeros(tuple(self.shape[:2]) + tuple(ext), g.dtype)
-        zero = np.zeros((), g.dtype)
         for kk, k in enumerate(np.ndindex(*K)):
-            sl = (slice(None), slice(None)) + tuple(
-                slice(k[i] * d[i], k[i] * d[i] + s[i] * (O[i] - 1) + 1, s[i]) for i in range(nd))
-            out[sl] += np.where(self.kidx == kk, g, zero)
+            m = self.kidx == kk
+            out[_offset_slice(k, s, d, O)] += np.where(m, g, zero) if u is None else _masked(g, m, u)
         return out[(slice(None), slice(None)) + tuple(slice(p[i], p[i] + S[i]) for i in range(nd))]
 
 
@@ -97,6 +112,60 @@ def _lowest(dt):
     return np.iinfo(dt).min
 
 
+def _tiles(K, s, p, d, S, O):
+    """True when the windows tile the input without overlap or padding (stride == kernel, e.g. MaxPool2d(2))."""
+    return all(s[i] == K[i] and d[i] == 1 and p[i] == 0 and O[i] * K[i] <= S[i] for i in range(len(K)))
+
+
+def _offset_slice(k, s, d, O):
+    """The elements at kernel offset k of every window (window starts 0, s, 2s, ... of the padded input)."""
+    return (slice(None), slice(None)) + tuple(slice(k[i] * d[i], k[i] * d[i] + s[i] * (O[i] - 1) + 1, s[i])
+                                              for i in range(len(k)))
+
+
+def _masked(g, m, u):
+    """g where m else +0.0, as g's bits AND all-ones / all-zeros (exact for inf / NaN; far cheaper than
+    np.where on random masks).  u: the unsigned type of g's width."""
+    return np.bitwise_and(g.view(u), np.negative(m.view(np.uint8), dtype=u)).view(g.dtype)
+
+
+def _running_max(ap, K, s, d, O):
+    """Max and kernel offset index (int8 when it fits) of every window of ap (padded with the lowest value):
+    one pass per kernel offset over strided views -- no window copies, no argmax over a short axis.  Ties
+    keep the first offset (torch's scan order); a NaN window gives NaN at its last NaN (as torch)."""
+    Kp = int(np.prod(K))
+    offs = list(np.ndindex(*K))
+    val = np.array(ap[_offset_slice(offs[0], s, d, O)], order="C")
+    kidx = np.zeros(val.shape, np.int8 if Kp < 128 else np.int64)
+    for kk in range(1, Kp):         # branch-free updates: masked copies with random masks are several x slower
+        v = ap[_offset_slice(offs[kk], s, d, O)]
+        np.maximum(kidx, np.multiply(v > val, kk, dtype=kidx.dtype), out=kidx)   # kk where v > val (kk grows)
+        np.maximum(v, val, out=val)            # keeps val on ties (np.maximum returns its 2nd operand)
+    if ap.dtype.kind == "f" and np.isnan(val.sum()):   # rare: NaN windows
+        for kk in range(Kp):
+            nan = np.isnan(ap[_offset_slice(offs[kk], s, d, O)])
+            np.copyto(kidx, kk, where=nan)
+            np.copyto(val, np.nan, where=nan)
+    return val, kidx
+
+
+def _first_valid(kidx, K, s, p, d, S, O):
+    """A window whose inputs all equal the padding value may have picked a padding position: torch's kernel
+    reports the window's first position inside the input then."""
+    first = np.zeros((), np.int64)       # per window: the offset of its first position inside the input
+    for i in range(len(K)):
+        k0 = np.maximum(0, -((np.arange(O[i]) * s[i] - p[i]) // d[i]))
+        first = np.add.outer(first * K[i], k0)
+    bad = np.zeros(kidx.shape, bool)
+    for kk, k in enumerate(np.ndindex(*K)):
+        inside = np.ones((), bool)
+        for i in range(len(K)):
+            pos = np.arange(O[i]) * s[i] - p[i] + k[i] * d[i]
+            inside = np.logical_and.outer(inside, (pos >= 0) & (pos < S[i]))
+        bad |= (kidx == kk) & ~inside
+    return np.where(bad, first, kidx).astype(kidx.dtype)
+
+
 def max_pool_with_indices(x, K, s, p, d, ceil_mode):
     """Checked by the caller.  Returns (values, int64 indices into each input plane)."""
     a0 = x._data
@@ -106,23 +175,26 @@ def max_pool_with_indices(x, K, s, p, d, ceil_mode):
     S = a.shape[2:]
     O = [pool_out_size(S[i], K[i], s[i], p[i], d[i], ceil_mode) for i in range(nd)]
     ext = [(O[i] - 1) * s[i] + d[i] * (K[i] - 1) + 1 for i in range(nd)]
-    pads = [(0, 0), (0, 0)] + [(p[i], max(ext[i] - S[i] - p[i], 0)) for i in range(nd)]
-    ap = np.pad(a, pads, constant_values=_lowest(a.dtype)) if any(q for pr in pads for q in pr) else a
-    Kp = int(np.prod(K))
     if a.size and all(O):
-        w = windows(ap, K, s, d, O).reshape((N, C) + tuple(O) + (Kp,))
-        kidx = w.argmax(-1)
-        val = np.take_along_axis(w, kidx[..., None], -1)[..., 0]
+        pads = [(p[i], max(ext[i] - S[i] - p[i], 0)) for i in range(nd)]
+        ap = a
+        if any(q for pr in pads for q in pr):
+            ap = np.full((N, C) + tuple(S[i] + sum(pads[i]) for i in range(nd)), _lowest(a.dtype), a.dtype)
+            ap[(slice(None), slice(None)) + tuple(slice(pads[i][0], pads[i][0] + S[i]) for i in range(nd))] = a
+        val, kidx = _running_max(ap, K, s, d, O)
+        if ap is not a and (val == _lowest(a.dtype)).any():
+            kidx = _first_valid(kidx, K, s, p, d, S, O)
     else:
         kidx = np.zeros((N, C) + tuple(O), np.int64)
         val = np.zeros((N, C) + tuple(O), a.dtype)
-    kk = np.unravel_index(kidx, K) if Kp else [kidx] * nd
-    flat = np.zeros(kidx.shape, np.int64)
+    # flat index = (flat index of the window start) + (flat offset of the kernel position kidx)
+    start = np.zeros((), np.int64)
+    koff = np.zeros((), np.int64)
     for i in range(nd):
-        shp = [1] * (nd + 2)
-        shp[2 + i] = -1
-        pos = np.arange(O[i]).reshape(shp) * s[i] - p[i] + kk[i] * d[i]
-        flat = flat * S[i] + pos
+        start = np.add.outer(start * S[i], np.arange(O[i]) * s[i] - p[i])
+        koff = np.add.outer(koff * S[i], np.arange(K[i]) * d[i])
+    flat = np.take(koff.reshape(-1), kidx)
+    flat += start
     batched = a0.ndim == nd + 2
     if not batched:
         val, flat_out = val[0], flat[0]
