@@ -28,27 +28,34 @@ import numpy as np
 _VARIANTS = (("scipy_", "64_", ctypes.c_int64), ("", "64_", ctypes.c_int64), ("", "", ctypes.c_int))
 
 
+def _bind(lib, name, argtypes):
+    f = getattr(lib, name)
+    f.argtypes = argtypes
+    f.restype = None
+    return f
+
+
 class _Lib:
-    def __init__(self, lib, path, prefix, suffix, cint):
+    """The BLAS functions glassgrad calls, bound from one library (`cint`: its integer type)."""
+
+    def __init__(self, lib, path, prefix, suffix, cint, threads=None):
         self.path = path
-        self.saxpy = self._fn(lib, f"{prefix}cblas_saxpy{suffix}", cint, ctypes.c_float)
-        self.daxpy = self._fn(lib, f"{prefix}cblas_daxpy{suffix}", cint, ctypes.c_double)
-        self.set_threads = getattr(lib, f"{prefix}openblas_set_num_threads{suffix}", None)
-        get = getattr(lib, f"{prefix}openblas_get_num_threads{suffix}", None)
+        cp = ctypes.c_void_p
+        for t, real in (("s", ctypes.c_float), ("d", ctypes.c_double)):
+            setattr(self, t + "axpy", _bind(lib, f"{prefix}cblas_{t}axpy{suffix}", [cint, real, cp, cint, cp, cint]))
+            setattr(self, t + "gemm", _bind(lib, f"{prefix}cblas_{t}gemm{suffix}",
+                                            [ctypes.c_int] * 3 + [cint] * 3 + [real, cp, cint, cp, cint, real, cp, cint]))
+        set_name, get_name = threads or (f"{prefix}openblas_set_num_threads{suffix}",
+                                         f"{prefix}openblas_get_num_threads{suffix}")
+        self.set_threads = getattr(lib, set_name, None)
+        get = getattr(lib, get_name, None)
         if get is not None:
             get.restype = ctypes.c_int
         self.get_threads = get
         core = getattr(lib, f"{prefix}openblas_get_corename{suffix}", None)
         if core is not None:
             core.restype = ctypes.c_char_p
-        self.corename = core().decode() if core is not None else "?"
-
-    @staticmethod
-    def _fn(lib, name, cint, real):
-        f = getattr(lib, name)
-        f.argtypes = [cint, real, ctypes.c_void_p, cint, ctypes.c_void_p, cint]
-        f.restype = None
-        return f
+        self.corename = core().decode() if core is not None else "mkl" if threads else "?"
 
 
 _lib = [None, False]     # the bound library, and whether we looked for it
@@ -83,9 +90,15 @@ def _load():
 
 
 def info():
-    """Which BLAS the binding uses: a dict with its path and CPU kernel set, or None."""
+    """Which BLAS the binding uses: a dict with its path and CPU kernel set (and MKL's path when its GEMMs
+    are used), or None."""
     lib = _load()
-    return None if lib is None else {"path": os.path.normpath(lib.path), "core": lib.corename}
+    if lib is None:
+        return None
+    out = {"path": os.path.normpath(lib.path), "core": lib.corename}
+    if _load_mkl() is not None:
+        out["gemm"] = _mkl[0].path
+    return out
 
 
 def axpy(alpha, x, y):
@@ -102,12 +115,26 @@ def axpy(alpha, x, y):
         name = "daxpy"
     else:
         return False
-    lib = _load()
+    lib = _mkl[0] or _load()    # MKL's once it is loaded: one thread pool, not two fighting for the cores
     if lib is None:
         return False
     if y.size:
         getattr(lib, name)(y.size, float(alpha), x.ctypes.data, 1, y.ctypes.data, 1)
     return True
+
+
+def gemm_fn(dtype):
+    """Row-major cblas_sgemm / cblas_dgemm for float32 / float64 (MKL's when installed, else the OpenBLAS
+    NumPy ships), for callers that need what np.matmul cannot do (C = A @ B + beta * C on strided rows);
+    None when neither library is available or the dtype is another."""
+    if dtype == np.float32:
+        name = "sgemm"
+    elif dtype == np.float64:
+        name = "dgemm"
+    else:
+        return None
+    lib = _load_mkl() or _load()
+    return None if lib is None else getattr(lib, name)
 
 
 # -- threads -----------------------------------------------------------------------------------------
@@ -140,7 +167,7 @@ def set_num_threads(n):
         lib.set_threads(int(n))
     _threads[0] = int(n)
     if _mkl[0] is not None:
-        _mkl[0].MKL_Set_Num_Threads(n)
+        _mkl[0].set_threads(n)
 
 
 def get_num_threads():
@@ -193,17 +220,12 @@ def _load_mkl():
     if path is None:
         return None
     try:
-        lib = ctypes.CDLL(path)
-        ci, cp = ctypes.c_int, ctypes.c_void_p
-        for name, real in (("cblas_sgemm", ctypes.c_float), ("cblas_dgemm", ctypes.c_double)):
-            f = getattr(lib, name)
-            f.argtypes = [ci, ci, ci, ci, ci, ci, real, cp, ci, cp, ci, real, cp, ci]
-            f.restype = None
+        lib = _Lib(ctypes.CDLL(path), path, "", "", ctypes.c_int, ("MKL_Set_Num_Threads", "MKL_Get_Max_Threads"))
     except (OSError, AttributeError):
         return None
     _mkl[0] = lib
     if _threads[0] is not None:
-        lib.MKL_Set_Num_Threads(_threads[0])
+        lib.set_threads(_threads[0])
     return lib
 
 
@@ -240,6 +262,6 @@ def matmul(a, b, out=None):
         oa = None
     if oa is None or ob is None:
         return np.matmul(a, b, out=out)
-    f = lib.cblas_sgemm if dt == np.float32 else lib.cblas_dgemm
+    f = lib.sgemm if dt == np.float32 else lib.dgemm
     f(_ROW, oa[0], ob[0], m, n, k, 1.0, a.ctypes.data, oa[1], b.ctypes.data, ob[1], 0.0, out.ctypes.data, n)
     return out
