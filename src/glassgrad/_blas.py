@@ -162,12 +162,14 @@ def _check_threads(fname, n):
 def set_num_threads(n):
     """The number of threads the BLAS (GEMMs, axpy) uses, like torch.set_num_threads."""
     n = _check_threads("set_num_threads", n)
-    lib = _load()
-    if lib is not None and lib.set_threads is not None:
-        lib.set_threads(int(n))
-    _threads[0] = int(n)
+    _threads[0] = n
     if _mkl[0] is not None:
         _mkl[0].set_threads(n)
+        _quiet_openblas()
+        return
+    lib = _load()
+    if lib is not None and lib.set_threads is not None:
+        lib.set_threads(n)
 
 
 def get_num_threads():
@@ -226,7 +228,16 @@ def _load_mkl():
     _mkl[0] = lib
     if _threads[0] is not None:
         lib.set_threads(_threads[0])
+    _quiet_openblas()
     return lib
+
+
+def _quiet_openblas():
+    """With MKL doing the GEMMs (and axpy), NumPy's OpenBLAS keeps one thread for what is left to it
+    (batched matmul, dot): two pools of spinning threads on the same cores slow both down several-fold."""
+    ob = _load()
+    if ob is not None and ob.set_threads is not None:
+        ob.set_threads(1)
 
 
 def _operand(x):
