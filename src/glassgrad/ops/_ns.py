@@ -56,6 +56,8 @@ class _ArrayNS:
         saved = node._saved
         if saved is None:
             raise freed_error()
+        if len(saved) == 1:         # the common case, without the comprehension
+            return (_check(node, saved[0]),)
         return tuple([_check(node, s) for s in saved])
 
     @staticmethod
@@ -178,8 +180,8 @@ class _ArrayNS:
         of g's bits with all-ones / all-zeros: the same result as np.where (NaN and inf where cond holds,
         +0.0 elsewhere) at ~1/10 of its cost on large random masks."""
         u = _UINT_OF.get(g.dtype)
-        if u is None or cond.__class__ is not np.ndarray or cond.dtype != np.bool_:
-            return np.where(cond, g, np.zeros((), g.dtype))
+        if u is None or g.size < 2048 or cond.__class__ is not np.ndarray or cond.dtype != np.bool_:
+            return np.where(cond, g, np.zeros((), g.dtype))        # (one call: cheaper on small arrays)
         return np.bitwise_and(g.view(u), np.negative(cond.view(np.uint8), dtype=u)).view(g.dtype)
 
     @staticmethod

@@ -174,7 +174,9 @@ _unary("frac", "FracBackward0", lambda a: a - np.trunc(a), lambda F, g, v: g, sa
 def _relu_bwd(F, g, y):
     if F.is_tensor_mode:        # keep the dependence on the result (PyTorch's gradient is differentiable)
         return F.where(F.const(~(F.data(y) <= 0), g), g, y * 0)
-    return F.mask(~(y <= 0), g)      # PyTorch's rule: zero where y <= 0, so a NaN passes the gradient
+    # PyTorch's rule: zero where y <= 0, so a NaN passes the gradient; y = relu(x) is >= 0 or NaN, where
+    # `y != 0` is that same condition in one ufunc
+    return F.mask(y != 0, g)
 
 
 _unary("relu", "ReluBackward0", lambda a: np.maximum(a, 0), _relu_bwd, save="result",
