@@ -4,6 +4,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+# The suite runs glassgrad as a plain install runs it: NumPy's OpenBLAS, even where the test extra installed
+# the optional mkl wheel (tests/test_blas.py switches MKL on for its own tests).
+os.environ.setdefault("GLASSGRAD_BLAS", "openblas")
+
 
 def _coverage():
     """Distinct torch functions and Tensor methods (operators included) exercised by the op table."""

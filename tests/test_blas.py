@@ -12,8 +12,34 @@ import torch
 import glassgrad
 from glassgrad import _blas
 
-needs_mkl = pytest.mark.skipif(_blas._load_mkl() is None,
-                               reason="the optional mkl wheel is not installed (pip install glassgrad[mkl])")
+HAVE_MKL = _blas._find_mkl() is not None
+_skip = pytest.mark.skipif(not HAVE_MKL, reason="the optional mkl wheel is not installed (pip install "
+                                                "glassgrad[mkl]; the test extra installs it on x86-64)")
+
+
+def needs_mkl(fn):
+    return _skip(pytest.mark.mkl(fn))
+
+
+@pytest.fixture(autouse=True)
+def _mkl_on(request, monkeypatch):
+    """MKL on for the tests that need it (the suite runs with GLASSGRAD_BLAS=openblas, see conftest.py),
+    and everything as before afterwards: no MKL GEMMs, OpenBLAS's thread count restored."""
+    if request.node.get_closest_marker("mkl") is None or not HAVE_MKL:
+        yield
+        return
+    ob = _blas._load()
+    threads = ob.get_threads() if ob is not None and ob.get_threads is not None else None
+    monkeypatch.setenv("GLASSGRAD_BLAS", "mkl")
+    saved = list(_blas._mkl)
+    _blas._mkl[:] = [None, False]
+    assert _blas._load_mkl() is not None
+    try:
+        yield
+    finally:
+        _blas._mkl[:] = saved
+        if threads is not None:
+            ob.set_threads(threads)
 
 
 def _layouts(a):
