@@ -100,6 +100,8 @@ def __getattr__(name):
     import importlib
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "from_dlpack":
+        return importlib.import_module(f"{__name__}.utils.dlpack").from_dlpack
     if name in _FROM_FUNCTIONAL:
         fn = getattr(importlib.import_module(f"{__name__}.nn.functional"), name, None)
         if fn is not None:

@@ -400,6 +400,13 @@ class Tensor(TensorMethods):
         a = to_host(self._data)
         return a if dtype is None else a.astype(dtype, copy=False)
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from .utils.dlpack import export
+        return export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
     def __reduce_ex__(self, proto):
         from .ops.creation import _rebuild
         return (_rebuild, (np.array(self._data), self._rg))

@@ -64,3 +64,10 @@ def to_host(arr):
 def synchronize(device=None):
     if _cupy is not None:
         _cupy.cuda.runtime.deviceSynchronize()
+
+
+def from_dlpack(ext):
+    """A CuPy array sharing the memory of a CUDA DLPack exporter."""
+    if _cupy is None:
+        raise RuntimeError("from_dlpack: a CUDA tensor needs the GPU backend (CuPy), which is not installed")
+    return _cupy.from_dlpack(ext)

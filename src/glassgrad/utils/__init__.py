@@ -1,2 +1,2 @@
 """torch.utils"""
-from . import data  # noqa: F401
+from . import data, dlpack  # noqa: F401
