@@ -1,0 +1,215 @@
+"""safetensors files without the `safetensors` package: ``save_file`` / ``load_file`` / ``save`` / ``load``
+with the API of ``safetensors.torch``, so files from the wider ecosystem load straight into glassgrad
+(``model.load_state_dict(load_file("model.safetensors"))``) and glassgrad's files load everywhere.
+
+The format: an 8-byte little-endian header size N, N bytes of UTF-8 JSON mapping each tensor name to
+``{"dtype", "shape", "data_offsets": [begin, end]}`` (plus an optional ``"__metadata__"`` of strings),
+then the tensors' bytes, little-endian, C order.  Nothing in it can run code.  A file is checked whole
+before anything is allocated for its tensors: header size within the file, JSON an object, known dtypes,
+non-negative integer shapes whose byte size equals their offsets' span, and offsets that tile the data
+exactly (no overlap, no gap, nothing past the end).  Any violation raises ``SafetensorError`` naming it.
+Writes go to a temporary file in the target's folder, flushed and fsync'ed, then renamed over the target:
+a crash mid-save leaves the previous file intact.
+"""
+import json
+import os
+import struct
+import tempfile
+
+import numpy as np
+
+__all__ = ["SafetensorError", "save", "save_file", "load", "load_file"]
+
+_DTYPES = {"BOOL": np.bool_, "U8": np.uint8, "I8": np.int8, "I16": np.int16, "I32": np.int32, "I64": np.int64,
+           "F16": np.float16, "F32": np.float32, "F64": np.float64}
+_NAMES = {np.dtype(v): k for k, v in _DTYPES.items()}
+_MAX_HEADER = 100_000_000          # the reference implementation's limit
+
+
+class SafetensorError(ValueError):
+    """A safetensors file (or the tensors to write) that breaks the format."""
+
+
+# -- writing -----------------------------------------------------------------------------------------
+
+def _arrays(tensors):
+    from ._tensor import Tensor
+    from .backend import to_host
+    if not isinstance(tensors, dict):
+        raise SafetensorError(f"expected a dict of tensors, got {type(tensors).__name__}")
+    out = {}
+    for name, t in tensors.items():
+        if not isinstance(name, str) or name == "__metadata__":
+            raise SafetensorError(f"invalid tensor name {name!r}")
+        if not isinstance(t, Tensor):
+            raise SafetensorError(f"{name!r} is a {type(t).__name__}, not a Tensor")
+        a = to_host(t._data)
+        if a.dtype not in _NAMES:
+            raise SafetensorError(f"{name!r}: dtype {a.dtype} cannot be stored")
+        out[name] = a.astype(a.dtype.newbyteorder("<"), order="C", copy=False)
+    return out
+
+
+def _header(arrays, metadata):
+    if metadata is not None and not (isinstance(metadata, dict)
+                                     and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+        raise SafetensorError("metadata must be a dict of str to str")
+    # largest alignment first, then by name: every tensor starts aligned to its element size
+    order = sorted(arrays, key=lambda k: (-arrays[k].dtype.itemsize, k))
+    head, pos = {}, 0
+    if metadata:
+        head["__metadata__"] = dict(metadata)
+    for k in order:
+        a = arrays[k]
+        head[k] = {"dtype": _NAMES[a.dtype.newbyteorder("=")], "shape": list(a.shape),
+                   "data_offsets": [pos, pos + a.nbytes]}
+        pos += a.nbytes
+    raw = json.dumps(head, separators=(",", ":")).encode()
+    raw += b" " * (-len(raw) % 8)          # the data starts 8-byte aligned
+    return struct.pack("<Q", len(raw)) + raw, order
+
+
+def save(tensors, metadata=None):
+    """The bytes of a safetensors file holding `tensors` (a dict name -> Tensor)."""
+    arrays = _arrays(tensors)
+    head, order = _header(arrays, metadata)
+    return head + b"".join(arrays[k].tobytes() for k in order)
+
+
+def save_file(tensors, filename, metadata=None):
+    """Write `tensors` to `filename` atomically (temporary file, fsync, rename)."""
+    arrays = _arrays(tensors)
+    head, order = _header(arrays, metadata)
+
+    def write(f):
+        f.write(head)
+        for k in order:
+            f.write(memoryview(arrays[k].reshape(-1)).cast("B"))
+    atomic_write(filename, write)
+
+
+def atomic_write(filename, write):
+    """Call write(f) on a temporary file next to `filename`, make it durable, then rename it over
+    `filename`; on any failure the temporary file is removed and `filename` is untouched."""
+    filename = os.fspath(filename)
+    folder = os.path.dirname(os.path.abspath(filename))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(filename) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, filename)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:                                   # make the rename itself durable
+        dfd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+# -- reading -----------------------------------------------------------------------------------------
+
+def _parse_header(size_bytes, read_header, total):
+    """Validate the header; returns ([(name, dtype, shape, begin, end)], metadata, data_start)."""
+    if len(size_bytes) < 8:
+        raise SafetensorError("file too small: no header size")
+    n = struct.unpack("<Q", size_bytes)[0]
+    if n > _MAX_HEADER:
+        raise SafetensorError(f"header too large: {n} bytes")
+    if 8 + n > total:
+        raise SafetensorError(f"header size {n} runs past the end of the file ({total} bytes)")
+    raw = read_header(n)
+    try:
+        head = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SafetensorError("header is not valid UTF-8") from None
+    except ValueError as e:
+        raise SafetensorError(f"header is not valid JSON: {e}") from None
+    if not isinstance(head, dict):
+        raise SafetensorError("header is not a JSON object")
+    metadata = head.pop("__metadata__", None)
+    if metadata is not None and not (isinstance(metadata, dict)
+                                     and all(isinstance(v, str) for v in metadata.values())):
+        raise SafetensorError("__metadata__ must map strings to strings")
+    data_len = total - 8 - n
+    entries = []
+    for name, info in head.items():
+        if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= set(info):
+            raise SafetensorError(f"{name!r}: an entry needs dtype, shape and data_offsets")
+        dt = _DTYPES.get(info["dtype"]) if isinstance(info["dtype"], str) else None
+        if dt is None:
+            raise SafetensorError(f"{name!r}: unsupported dtype {info['dtype']!r}")
+        shape, offs = info["shape"], info["data_offsets"]
+        if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):
+            raise SafetensorError(f"{name!r}: shape must be a list of non-negative integers")
+        if not (isinstance(offs, list) and len(offs) == 2 and all(type(o) is int for o in offs)
+                and 0 <= offs[0] <= offs[1]):
+            raise SafetensorError(f"{name!r}: data_offsets must be [begin, end] with 0 <= begin <= end")
+        nbytes = np.dtype(dt).itemsize
+        for s in shape:
+            nbytes *= s
+        if nbytes != offs[1] - offs[0]:
+            raise SafetensorError(f"{name!r}: shape {shape} of {info['dtype']} needs {nbytes} bytes, its offsets "
+                                  f"span {offs[1] - offs[0]}")
+        entries.append((name, dt, tuple(shape), offs[0], offs[1]))
+    pos = 0
+    for name, _, _, b, e in sorted(entries, key=lambda x: (x[3], x[4])):
+        if b != pos:
+            raise SafetensorError(f"{name!r}: data_offsets {[b, e]} " + ("overlap the previous tensor" if b < pos
+                                                                         else "leave a gap before it"))
+        pos = e
+    if pos != data_len:
+        raise SafetensorError(f"the tensors cover {pos} bytes of data but the file has {data_len}")
+    return entries, metadata, 8 + n
+
+
+def _tensors(entries, buf, start):
+    from ._tensor import _make
+    out = {}
+    for name, dt, shape, b, e in entries:
+        a = np.frombuffer(buf, dtype=np.dtype(dt).newbyteorder("<"), count=(e - b) // np.dtype(dt).itemsize,
+                          offset=start + b)
+        out[name] = _make(a.astype(dt, copy=False).reshape(shape))
+    return out
+
+
+def load(data):
+    """Tensors from the bytes of a safetensors file (a dict name -> Tensor, each owning its memory)."""
+    data = bytes(data)
+    entries, _, start = _parse_header(data[:8], lambda n: data[8:8 + n], len(data))
+    buf = bytearray(data)               # writable memory for the tensors (checked before this copy)
+    return _tensors(entries, buf, start)
+
+
+def load_file(filename, device="cpu"):
+    """Tensors from a safetensors file; `device` as in safetensors.torch.load_file."""
+    with open(filename, "rb") as f:
+        total = os.fstat(f.fileno()).st_size
+        size = f.read(8)
+        entries, _, start = _parse_header(size, lambda n: f.read(n), total)
+        buf = bytearray(total)          # the file was checked against its real size: now allocate
+        f.seek(0)
+        if f.readinto(buf) != total:
+            raise SafetensorError("file changed size while being read")
+    out = _tensors(entries, buf, start)
+    if str(device) != "cpu":
+        out = {k: v.to(device) for k, v in out.items()}
+    return out
+
+
+def load_metadata(filename):
+    """The ``__metadata__`` of a safetensors file (None if it has none), header checks included."""
+    with open(filename, "rb") as f:
+        total = os.fstat(f.fileno()).st_size
+        return _parse_header(f.read(8), lambda n: f.read(n), total)[1]
