@@ -102,6 +102,8 @@ def __getattr__(name):
         return importlib.import_module(f"{__name__}.{name}")
     if name == "from_dlpack":
         return importlib.import_module(f"{__name__}.utils.dlpack").from_dlpack
+    if name in ("save", "load"):
+        return getattr(importlib.import_module(f"{__name__}.serialization"), name)
     if name in _FROM_FUNCTIONAL:
         fn = getattr(importlib.import_module(f"{__name__}.nn.functional"), name, None)
         if fn is not None:

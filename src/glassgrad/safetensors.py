@@ -184,25 +184,35 @@ def _tensors(entries, buf, start):
     return out
 
 
-def load(data):
-    """Tensors from the bytes of a safetensors file (a dict name -> Tensor, each owning its memory)."""
+def read_bytes(data):
+    """(tensors, metadata) of the bytes of a safetensors file."""
     data = bytes(data)
-    entries, _, start = _parse_header(data[:8], lambda n: data[8:8 + n], len(data))
+    entries, meta, start = _parse_header(data[:8], lambda n: data[8:8 + n], len(data))
     buf = bytearray(data)               # writable memory for the tensors (checked before this copy)
-    return _tensors(entries, buf, start)
+    return _tensors(entries, buf, start), meta
 
 
-def load_file(filename, device="cpu"):
-    """Tensors from a safetensors file; `device` as in safetensors.torch.load_file."""
+def read_file(filename):
+    """(tensors, metadata) of a safetensors file."""
     with open(filename, "rb") as f:
         total = os.fstat(f.fileno()).st_size
         size = f.read(8)
-        entries, _, start = _parse_header(size, lambda n: f.read(n), total)
+        entries, meta, start = _parse_header(size, lambda n: f.read(n), total)
         buf = bytearray(total)          # the file was checked against its real size: now allocate
         f.seek(0)
         if f.readinto(buf) != total:
             raise SafetensorError("file changed size while being read")
-    out = _tensors(entries, buf, start)
+    return _tensors(entries, buf, start), meta
+
+
+def load(data):
+    """Tensors from the bytes of a safetensors file (a dict name -> Tensor)."""
+    return read_bytes(data)[0]
+
+
+def load_file(filename, device="cpu"):
+    """Tensors from a safetensors file; `device` as in safetensors.torch.load_file."""
+    out = read_file(filename)[0]
     if str(device) != "cpu":
         out = {k: v.to(device) for k, v in out.items()}
     return out
