@@ -1,5 +1,7 @@
 """glassgrad.save / glassgrad.load: checkpoints that cannot execute code.
 
+``load`` also reads ``torch.save``'s zip archives, through the restricted pickle machine in _pt_reader.py.
+
 The file is a plain safetensors file (see glassgrad/safetensors.py): every distinct storage (the memory
 one or more tensors view) is one entry, and the object's structure is JSON in the header's
 ``__metadata__["glassgrad"]``.  The structure holds only data -- dicts (with their key types and order,
@@ -8,6 +10,7 @@ None -- and tensors as views: storage, dtype, shape, strides, offset, requires_g
 Views of one storage come back sharing one storage.  Loading interprets nothing else: an unknown tag is
 an error, every view is checked to lie inside its storage before it is built.
 """
+import io
 import json
 import math
 from collections import OrderedDict
@@ -178,8 +181,25 @@ class _Loader:
 def load(f, map_location=None, weights_only=True):
     """Load what glassgrad.save wrote, from a path or a binary file object.  Nothing in the file can run
     code: `weights_only` is accepted for PyTorch compatibility and makes no difference."""
-    tensors, meta = _st.read_bytes(f.read()) if hasattr(f, "read") else _st.read_file(f)
+    from . import _pt_reader
+    if hasattr(f, "read"):
+        data = f.read()
+        if _pt_reader.is_torch_zip(data[:4]):
+            return _placed(_pt_reader.load_torch_zip(io.BytesIO(data)), map_location)
+        tensors, meta = _st.read_bytes(data)
+    else:
+        with open(f, "rb") as fh:
+            head = fh.read(4)
+        if _pt_reader.is_torch_zip(head):
+            return _placed(_pt_reader.load_torch_zip(f), map_location)
+        tensors, meta = _st.read_file(f)
     return _finish(tensors, meta or {}, map_location)
+
+
+def _placed(obj, map_location):
+    if map_location is not None and str(map_location) != "cpu":
+        raise NotImplementedError("glassgrad.load: map_location other than 'cpu' is not implemented yet")
+    return obj
 
 
 def _finish(tensors, meta, map_location):
@@ -196,6 +216,4 @@ def _finish(tensors, meta, map_location):
         raise _bad(f"structure is not valid JSON: {e}") from None
     except RecursionError:
         raise _bad("structure nested too deeply") from None
-    if map_location is not None and str(map_location) != "cpu":
-        raise NotImplementedError("glassgrad.load: map_location other than 'cpu' is not implemented yet")
-    return obj
+    return _placed(obj, map_location)

@@ -1,0 +1,321 @@
+"""Reading PyTorch's zip checkpoints (``torch.save``) without PyTorch and without unpickling.
+
+The archive's ``data.pkl`` is interpreted here, opcode by opcode, by a small machine that knows only
+what a state_dict needs: containers, numbers, strings, the globals in ``_ALLOWED`` (OrderedDict, the tensor
+and parameter rebuild functions, the storage types) and persistent storage ids.  Any other global is
+refused with an error naming it -- nothing is imported, nothing is called that is not in the table.
+A storage's declared size is checked against the bytes of its archive entry before it is read, and every
+tensor view against its storage before it is built.
+"""
+import struct
+import zipfile
+from collections import OrderedDict
+
+import numpy as np
+
+from .serialization import CheckpointError
+
+__all__ = ["UnsafeCheckpointError", "is_torch_zip", "load_torch_zip"]
+
+
+class UnsafeCheckpointError(CheckpointError):
+    """The pickle asks for something a state_dict never needs (a global outside the allowed table)."""
+
+
+def _bad(msg):
+    return CheckpointError(f"torch checkpoint: {msg}")
+
+
+class _StorageType:
+    def __init__(self, name, dtype):
+        self.name, self.dtype = name, np.dtype(dtype)
+
+
+_STORAGES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
+             "LongStorage": np.int64, "IntStorage": np.int32, "ShortStorage": np.int16, "CharStorage": np.int8,
+             "ByteStorage": np.uint8, "BoolStorage": np.bool_}
+
+
+class _Storage:
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+
+def _view(storage, offset, size, stride):
+    if not isinstance(storage, _Storage):
+        raise _bad("tensor rebuilt from something that is not a storage")
+    own = storage.array
+    if not (type(offset) is int and isinstance(size, tuple) and isinstance(stride, tuple)
+            and len(size) == len(stride) and all(type(v) is int for v in size + stride)):
+        raise _bad("malformed tensor size / stride / offset")
+    if offset < 0 or any(s < 0 for s in size) or any(s < 0 for s in stride):
+        raise _bad("negative tensor size, stride or offset")
+    if 0 in size:
+        if offset > own.size:
+            raise _bad("tensor view reaches outside its storage")
+        return np.lib.stride_tricks.as_strided(own[:0], size, [s * own.itemsize for s in stride], writeable=True)
+    if offset + sum(st * (sz - 1) for st, sz in zip(stride, size)) >= own.size:
+        raise _bad("tensor view reaches outside its storage")
+    return np.lib.stride_tricks.as_strided(own[offset:], size, [s * own.itemsize for s in stride], writeable=True)
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
+    from ._tensor import _make
+    t = _make(_view(storage, storage_offset, size, stride))
+    if requires_grad is True:
+        t.requires_grad_(True)
+    return t
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks):
+    from ._tensor import Tensor
+    from .nn.parameter import Parameter
+    if not isinstance(data, Tensor):
+        raise _bad("parameter rebuilt from something that is not a tensor")
+    return Parameter(data, requires_grad=bool(requires_grad))
+
+
+_ALLOWED = {("collections", "OrderedDict"): OrderedDict,
+            ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
+            ("torch._utils", "_rebuild_parameter"): _rebuild_parameter}
+_ALLOWED.update({("torch", n): _StorageType(n, d) for n, d in _STORAGES.items()})
+_CALLABLE = (OrderedDict, _rebuild_tensor_v2, _rebuild_parameter)
+
+
+class _Machine:
+    """The subset of pickle protocol 2-5 that torch.save's data.pkl uses, with no imports and no calls
+    outside _ALLOWED."""
+
+    def __init__(self, data, storage):
+        self.data, self.pos, self.storage = data, 0, storage
+        self.stack, self.marks, self.memo = [], [], {}
+
+    def read(self, n):
+        if n < 0 or self.pos + n > len(self.data):
+            raise _bad("data.pkl is truncated")
+        b = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return b
+
+    def line(self):
+        end = self.data.find(b"\n", self.pos)
+        if end < 0:
+            raise _bad("data.pkl is truncated")
+        s = self.data[self.pos:end].decode("utf-8", "strict")
+        self.pos = end + 1
+        return s
+
+    def pop_mark(self):
+        if not self.marks:
+            raise _bad("pickle MARK missing")
+        k = self.marks.pop()
+        items = self.stack[k:]
+        del self.stack[k:]
+        return items
+
+    def pop(self):
+        if not self.stack:
+            raise _bad("pickle stack underflow")
+        return self.stack.pop()
+
+    def global_(self, module, name):
+        obj = _ALLOWED.get((module, name))
+        if obj is None:
+            raise UnsafeCheckpointError(f"torch checkpoint: refusing global {module}.{name} (not needed to load "
+                                        "tensors or state_dicts)")
+        return obj
+
+    def setitems(self, target, items):
+        if not isinstance(target, dict) or len(items) % 2:
+            raise _bad("SETITEM(S) on something that is not a dict")
+        for i in range(0, len(items), 2):
+            try:
+                target[items[i]] = items[i + 1]
+            except TypeError:
+                raise _bad("unhashable dict key") from None
+
+    def run(self):
+        u = struct.unpack
+        while True:
+            op = self.read(1)
+            st = self.stack
+            if op == b"\x80":                                   # PROTO
+                self.read(1)
+            elif op == b"\x95":                                 # FRAME
+                self.read(8)
+            elif op == b"}":
+                st.append({})
+            elif op == b"]":
+                st.append([])
+            elif op == b")":
+                st.append(())
+            elif op == b"(":
+                self.marks.append(len(st))
+            elif op == b"X":
+                st.append(self.read(u("<I", self.read(4))[0]).decode("utf-8", "strict"))
+            elif op == b"\x8c":                                 # SHORT_BINUNICODE
+                st.append(self.read(self.read(1)[0]).decode("utf-8", "strict"))
+            elif op == b"J":
+                st.append(u("<i", self.read(4))[0])
+            elif op == b"K":
+                st.append(self.read(1)[0])
+            elif op == b"M":
+                st.append(u("<H", self.read(2))[0])
+            elif op == b"\x8a":                                 # LONG1
+                st.append(int.from_bytes(self.read(self.read(1)[0]), "little", signed=True))
+            elif op == b"G":
+                st.append(u(">d", self.read(8))[0])
+            elif op == b"N":
+                st.append(None)
+            elif op == b"\x88":
+                st.append(True)
+            elif op == b"\x89":
+                st.append(False)
+            elif op == b"t":
+                st.append(tuple(self.pop_mark()))
+            elif op in (b"\x85", b"\x86", b"\x87"):             # TUPLE1..3
+                n = op[0] - 0x84
+                if len(st) < n:
+                    raise _bad("pickle stack underflow")
+                items = tuple(st[-n:])
+                del st[-n:]
+                st.append(items)
+            elif op == b"l":
+                st.append(self.pop_mark())
+            elif op == b"a":
+                v = self.pop()
+                if not st or not isinstance(st[-1], list):
+                    raise _bad("APPEND on something that is not a list")
+                st[-1].append(v)
+            elif op == b"e":
+                items = self.pop_mark()
+                if not st or not isinstance(st[-1], list):
+                    raise _bad("APPENDS on something that is not a list")
+                st[-1].extend(items)
+            elif op == b"d":
+                d = {}
+                self.setitems(d, self.pop_mark())
+                st.append(d)
+            elif op == b"s":
+                v, k = self.pop(), self.pop()
+                self.setitems(st[-1] if st else None, [k, v])
+            elif op == b"u":
+                items = self.pop_mark()
+                self.setitems(st[-1] if st else None, items)
+            elif op in (b"q", b"r", b"\x94"):                   # BINPUT, LONG_BINPUT, MEMOIZE
+                key = self.read(1)[0] if op == b"q" else u("<I", self.read(4))[0] if op == b"r" else len(self.memo)
+                if not st:
+                    raise _bad("pickle stack underflow")
+                self.memo[key] = st[-1]
+            elif op in (b"h", b"j"):                            # BINGET, LONG_BINGET
+                key = self.read(1)[0] if op == b"h" else u("<I", self.read(4))[0]
+                if key not in self.memo:
+                    raise _bad("pickle memo key missing")
+                st.append(self.memo[key])
+            elif op == b"c":                                    # GLOBAL
+                st.append(self.global_(self.line(), self.line()))
+            elif op == b"\x93":                                 # STACK_GLOBAL
+                name, module = self.pop(), self.pop()
+                if not (isinstance(module, str) and isinstance(name, str)):
+                    raise _bad("STACK_GLOBAL needs two strings")
+                st.append(self.global_(module, name))
+            elif op == b"R":                                    # REDUCE
+                args, fn = self.pop(), self.pop()
+                if fn not in _CALLABLE or not isinstance(args, tuple):
+                    raise _bad(f"REDUCE of {type(fn).__name__}")
+                if fn is OrderedDict and args:
+                    raise _bad("OrderedDict built with arguments")
+                try:
+                    st.append(fn(*args))
+                except TypeError as e:
+                    raise _bad(f"bad arguments: {e}") from None
+            elif op == b"b":                                    # BUILD: only a state_dict's _metadata
+                state = self.pop()
+                if not (st and isinstance(st[-1], OrderedDict) and isinstance(state, dict)
+                        and set(state) <= {"_metadata"}):
+                    raise _bad("BUILD on something other than an OrderedDict's _metadata")
+                if "_metadata" in state:
+                    st[-1]._metadata = state["_metadata"]
+            elif op == b"Q":                                    # BINPERSID
+                st.append(self.storage(self.pop()))
+            elif op == b".":
+                if len(st) != 1:
+                    raise _bad("pickle ended with a malformed stack")
+                return st[0]
+            else:
+                raise _bad(f"unsupported pickle opcode {op!r}")
+
+
+def is_torch_zip(head):
+    return head[:4] == b"PK\x03\x04"
+
+
+def load_torch_zip(f):
+    """The object a ``torch.save`` zip archive holds (path or binary file object)."""
+    if hasattr(f, "seek"):
+        size = f.seek(0, 2)
+        f.seek(0)
+    else:
+        import os
+        size = os.path.getsize(f)
+    try:
+        z = zipfile.ZipFile(f)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+        raise _bad(f"not a readable zip archive ({e})") from None
+    with z:
+        names = z.namelist()
+        for n in names:
+            if n.startswith("/") or ".." in n.replace("\\", "/").split("/"):
+                raise _bad(f"archive entry with an unsafe path: {n!r}")
+        pkl = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
+        if len(pkl) != 1:
+            raise _bad("archive has no single <name>/data.pkl")
+        prefix = pkl[0][:-len("data.pkl")]
+        if prefix + "byteorder" in names and z.read(prefix + "byteorder").strip() not in (b"little", b""):
+            raise _bad("big-endian checkpoints are not supported")
+        cache = {}
+
+        def storage(pid):
+            if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"
+                    and isinstance(pid[1], _StorageType) and isinstance(pid[2], str) and type(pid[4]) is int):
+                raise _bad("malformed persistent storage id")
+            _, stype, key, _location, numel = pid
+            if key in cache:
+                s = cache[key]
+                if s.array.dtype != stype.dtype:
+                    raise _bad(f"storage {key!r} used with two dtypes")
+                return s
+            name = prefix + "data/" + key
+            try:
+                info = z.getinfo(name)
+            except KeyError:
+                raise _bad(f"storage {key!r} is missing from the archive") from None
+            need = numel * stype.dtype.itemsize
+            if numel < 0 or info.file_size != need:
+                raise _bad(f"storage {key!r} declares {numel} elements ({need} bytes) but holds {info.file_size}")
+            # torch stores storages uncompressed; a compressed or oversized entry could make z.read allocate or
+            # inflate far more than the file holds
+            if info.compress_type != zipfile.ZIP_STORED or info.header_offset + info.compress_size > size:
+                raise _bad(f"storage {key!r}: entry is compressed or extends past the end of the archive")
+            try:
+                raw = z.read(name)
+            except (zipfile.BadZipFile, OSError, EOFError) as e:
+                raise _bad(f"storage {key!r} is corrupt ({e})") from None
+            if len(raw) != need:
+                raise _bad(f"storage {key!r} is truncated")
+            s = cache[key] = _Storage(np.frombuffer(bytearray(raw), dtype=stype.dtype.newbyteorder("<"))
+                                      .astype(stype.dtype, copy=False))
+            return s
+
+        try:
+            data = z.read(pkl[0])
+        except (zipfile.BadZipFile, OSError, EOFError) as e:
+            raise _bad(f"data.pkl is corrupt ({e})") from None
+        try:
+            return _Machine(data, storage).run()
+        except RecursionError:
+            raise _bad("structure nested too deeply") from None
+        except UnicodeDecodeError:
+            raise _bad("a string in data.pkl is not valid UTF-8") from None

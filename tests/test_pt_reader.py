@@ -1,0 +1,198 @@
+"""Reading torch.save archives without torch and without unpickling (glassgrad/_pt_reader.py): what
+torch.load(weights_only=True) returns, and a clean, specific error for hostile or broken files."""
+import io
+import os
+import pickle
+import zipfile
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad
+from glassgrad._pt_reader import UnsafeCheckpointError
+from glassgrad.serialization import CheckpointError
+
+
+def _same(t, g):
+    if isinstance(t, torch.Tensor):
+        assert isinstance(g, glassgrad.Tensor)
+        assert isinstance(g, glassgrad.nn.Parameter) == isinstance(t, torch.nn.Parameter)
+        assert str(g.dtype) == str(t.dtype) and tuple(g.shape) == tuple(t.shape) and g.stride() == t.stride()
+        assert g.requires_grad == t.requires_grad
+        np.testing.assert_array_equal(g.detach().numpy(), t.detach().numpy())
+    elif isinstance(t, dict):
+        assert type(g) is type(t) and list(g) == list(t)
+        for k in t:
+            _same(t[k], g[k])
+        assert getattr(g, "_metadata", None) == getattr(t, "_metadata", None)
+    elif isinstance(t, (list, tuple)):
+        assert type(g) is type(t) and len(g) == len(t)
+        for a, b in zip(t, g):
+            _same(a, b)
+    else:
+        assert g == t
+
+
+def _objects():
+    torch.manual_seed(0)
+    cnn = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.Flatten(),
+                              torch.nn.Linear(4, 2))
+    opt = torch.optim.Adam(cnn.parameters())
+    cnn(torch.randn(2, 3, 3, 3)).sum().backward()
+    opt.step()
+    base = torch.arange(12.0)
+    return {"model": cnn.state_dict(), "opt": opt.state_dict(), "param": torch.nn.Parameter(torch.ones(3)),
+            "dtypes": [torch.ones(2, dtype=d) for d in (torch.float16, torch.float64, torch.int8, torch.uint8,
+                                                         torch.int16, torch.int32, torch.int64, torch.bool)],
+            "views": (base[2:5], base.view(3, 4).t(), base), "empty": torch.zeros(0, 3), "scalar": torch.tensor(2.5),
+            "plain": {"step": 3, "lr": 0.1, "name": "x", "none": None, "flag": True, "big": 2 ** 70}}
+
+
+@pytest.mark.parametrize("via", ["path", "fileobj"])
+def test_torch_archives_load_as_torch_loads_them(tmp_path, via):
+    obj = _objects()
+    p = tmp_path / "ck.pt"
+    torch.save(obj, p)
+    want = torch.load(p, weights_only=True)
+    got = glassgrad.load(p) if via == "path" else glassgrad.load(io.BytesIO(p.read_bytes()))
+    _same(want, got)
+    got["views"][2][3] = 100.0                        # views still share one storage
+    assert got["views"][0][1].item() == 100.0 and got["views"][1][3, 0].item() == 100.0
+
+
+def test_a_torch_state_dict_drives_a_glassgrad_model(tmp_path):
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.ReLU()).eval()
+    p = tmp_path / "m.pth"
+    torch.save(tm.state_dict(), p)
+    gm = glassgrad.nn.Sequential(glassgrad.nn.Conv2d(3, 4, 3), glassgrad.nn.BatchNorm2d(4), glassgrad.nn.ReLU()).eval()
+    gm.load_state_dict(glassgrad.load(p))
+    x = np.random.default_rng(0).standard_normal((2, 3, 6, 6)).astype(np.float32)
+    np.testing.assert_allclose(gm(glassgrad.tensor(x)).detach().numpy(), tm(torch.tensor(x)).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+
+
+# -- hostile files -------------------------------------------------------------------------------------
+
+def _archive(tmp_path, pkl, extra=(), data=None):
+    p = tmp_path / "evil.pt"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("evil/data.pkl", pkl)
+        z.writestr("evil/byteorder", "little")
+        for k, v in (data or {}).items():
+            z.writestr(f"evil/data/{k}", v)
+        for name in extra:
+            z.writestr(name, b"x")
+    return p
+
+
+class _Reduce:
+    def __init__(self, fn, args):
+        self.fn, self.args = fn, args
+
+    def __reduce__(self):
+        return self.fn, self.args
+
+
+def _marker_cmd(tmp_path):
+    return f"touch {tmp_path / 'PWNED'}"
+
+
+EXPLOITS = {
+    "os_system": lambda m: _Reduce(os.system, (m,)),
+    "eval": lambda m: _Reduce(eval, (f"__import__('os').system({m!r})",)),
+    "exec": lambda m: _Reduce(exec, (f"import os; os.system({m!r})",)),
+    "subprocess": lambda m: _Reduce(__import__("subprocess").Popen, (m,)),
+    "importlib": lambda m: _Reduce(__import__("importlib").import_module, ("os",)),
+    "getattr_chain": lambda m: _Reduce(getattr, (_Reduce(__import__("importlib").import_module, ("os",)), "system")),
+    "inside_a_state_dict": lambda m: OrderedDict(w=_Reduce(os.system, (m,))),
+}
+
+
+@pytest.mark.parametrize("proto", [2, 4])
+@pytest.mark.parametrize("case", sorted(EXPLOITS))
+def test_code_execution_payloads_are_refused_naming_the_global(case, proto, tmp_path):
+    pkl = pickle.dumps(EXPLOITS[case](_marker_cmd(tmp_path)), protocol=proto)
+    with pytest.raises(UnsafeCheckpointError, match="refusing global"):
+        glassgrad.load(_archive(tmp_path, pkl))
+    assert not (tmp_path / "PWNED").exists()
+
+
+class _TorchLike(pickle.Pickler):
+    """Pickles like torch.save: tensors as _rebuild_tensor_v2 over persistent storage ids."""
+
+    def __init__(self, f, storages):
+        super().__init__(f, protocol=2)
+        self.storages = storages
+
+    def persistent_id(self, obj):
+        return self.storages.get(id(obj))
+
+
+def _forged_tensor(tmp_path, size, stride, offset=0, numel=4, nbytes=16):
+    import torch._utils as tu
+    marker = object()
+    f = io.BytesIO()
+    _TorchLike(f, {id(marker): ("storage", torch.FloatStorage, "0", "cpu", numel)}).dump(
+        _Reduce(tu._rebuild_tensor_v2, (marker, offset, size, stride, False, OrderedDict())))
+    return _archive(tmp_path, f.getvalue(), data={"0": b"\0" * nbytes})
+
+
+HOSTILE = {
+    "setitem_on_list": (lambda t: _archive(t, b"\x80\x02]K\x01K\x02s."), "not a dict"),
+    "setitems_on_tuple": (lambda t: _archive(t, b"\x80\x02)(K\x01K\x02u."), "not a dict"),
+    "append_on_dict": (lambda t: _archive(t, b"\x80\x02}K\x01a."), "not a list"),
+    "stack_underflow": (lambda t: _archive(t, b"\x80\x02s."), "underflow"),
+    "truncated_pickle": (lambda t: _archive(t, b"\x80\x02X\xff\x00\x00\x00ab"), "truncated"),
+    "unknown_opcode": (lambda t: _archive(t, b"\x80\x02\xff."), "unsupported pickle opcode"),
+    "storage_larger_than_bytes": (lambda t: _forged_tensor(t, (4,), (1,), numel=1 << 40), "declares"),
+    "view_outside_storage": (lambda t: _forged_tensor(t, (2 ** 40,), (1,)), "outside its storage"),
+    "huge_stride": (lambda t: _forged_tensor(t, (2,), (2 ** 50,)), "outside its storage"),
+    "negative_stride": (lambda t: _forged_tensor(t, (2,), (-1,)), "negative"),
+    "dotdot_entry": (lambda t: _archive(t, b"\x80\x02N.", extra=["evil/../../etc/x"]), "unsafe path"),
+    "no_data_pkl": (lambda t: _archive(t, b"", extra=["other/file"]) if False else _no_pkl(t), "data.pkl"),
+    "truncated_zip": (lambda t: _truncated(t), "zip"),
+    "bad_utf8": (lambda t: _archive(t, b"\x80\x02X\x02\x00\x00\x00\xff\xfe."), "UTF-8"),
+    "compressed_storage": (lambda t: _compressed(t), "compressed"),
+}
+
+
+def _no_pkl(tmp_path):
+    p = tmp_path / "nopkl.pt"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("a/other", b"x")
+    return p
+
+
+def _compressed(tmp_path):
+    """A storage entry that would inflate (a zip bomb shape): refused before reading."""
+    p = _forged_tensor(tmp_path, (4,), (1,))
+    q = tmp_path / "deflated.pt"
+    with zipfile.ZipFile(p) as src, zipfile.ZipFile(q, "w", zipfile.ZIP_DEFLATED) as dst:
+        for n in src.namelist():
+            dst.writestr(n, src.read(n))
+    return q
+
+
+def _truncated(tmp_path):
+    p = tmp_path / "ok.pt"
+    torch.save({"w": torch.ones(1000)}, p)
+    data = p.read_bytes()
+    p.write_bytes(data[:len(data) // 2])
+    return p
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_broken_and_hostile_archives_raise_a_specific_error(case, tmp_path):
+    make, msg = HOSTILE[case]
+    with pytest.raises(CheckpointError, match=msg):
+        glassgrad.load(make(tmp_path))
+
+
+def test_a_self_referencing_list_does_not_hang(tmp_path):
+    a = []
+    a.append(a)
+    got = glassgrad.load(_archive(tmp_path, pickle.dumps(a, protocol=2)))
+    assert got[0] is got
