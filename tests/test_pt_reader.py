@@ -11,28 +11,12 @@ import pytest
 import torch
 
 import glassgrad
+from _ckpt import assert_same
 from glassgrad._pt_reader import UnsafeCheckpointError
 from glassgrad.serialization import CheckpointError
 
 
-def _same(t, g):
-    if isinstance(t, torch.Tensor):
-        assert isinstance(g, glassgrad.Tensor)
-        assert isinstance(g, glassgrad.nn.Parameter) == isinstance(t, torch.nn.Parameter)
-        assert str(g.dtype) == str(t.dtype) and tuple(g.shape) == tuple(t.shape) and g.stride() == t.stride()
-        assert g.requires_grad == t.requires_grad
-        np.testing.assert_array_equal(g.detach().numpy(), t.detach().numpy())
-    elif isinstance(t, dict):
-        assert type(g) is type(t) and list(g) == list(t)
-        for k in t:
-            _same(t[k], g[k])
-        assert getattr(g, "_metadata", None) == getattr(t, "_metadata", None)
-    elif isinstance(t, (list, tuple)):
-        assert type(g) is type(t) and len(g) == len(t)
-        for a, b in zip(t, g):
-            _same(a, b)
-    else:
-        assert g == t
+_same = assert_same
 
 
 def _objects():

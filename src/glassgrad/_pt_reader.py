@@ -13,7 +13,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .serialization import CheckpointError
+from .serialization import CheckpointError, checked_view
 
 __all__ = ["UnsafeCheckpointError", "is_torch_zip", "load_torch_zip"]
 
@@ -46,19 +46,12 @@ class _Storage:
 def _view(storage, offset, size, stride):
     if not isinstance(storage, _Storage):
         raise _bad("tensor rebuilt from something that is not a storage")
-    own = storage.array
     if not (type(offset) is int and isinstance(size, tuple) and isinstance(stride, tuple)
             and len(size) == len(stride) and all(type(v) is int for v in size + stride)):
         raise _bad("malformed tensor size / stride / offset")
-    if offset < 0 or any(s < 0 for s in size) or any(s < 0 for s in stride):
-        raise _bad("negative tensor size, stride or offset")
-    if 0 in size:
-        if offset > own.size:
-            raise _bad("tensor view reaches outside its storage")
-        return np.lib.stride_tricks.as_strided(own[:0], size, [s * own.itemsize for s in stride], writeable=True)
-    if offset + sum(st * (sz - 1) for st, sz in zip(stride, size)) >= own.size:
-        raise _bad("tensor view reaches outside its storage")
-    return np.lib.stride_tricks.as_strided(own[offset:], size, [s * own.itemsize for s in stride], writeable=True)
+    if any(s < 0 for s in stride):
+        raise _bad("negative tensor stride")
+    return checked_view(storage.array, offset, size, stride, _bad)
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):

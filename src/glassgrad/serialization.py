@@ -84,9 +84,21 @@ class _Saver:
                         "numbers, strings, bools and None)")
 
 
-def save(obj, f):
+def save(obj, f, format="glassgrad"):
     """Save `obj` (tensors, state_dicts, nested dicts/lists/tuples of them and plain values) to `f`, a path
-    (written atomically) or a binary file object."""
+    (written atomically) or a binary file object.  ``format="torch"`` writes torch.save's zip archive
+    instead, for torch.load(weights_only=True)."""
+    if format == "torch":
+        from ._pt_writer import write_torch_zip
+        if hasattr(f, "write"):
+            write_torch_zip(obj, f)
+        else:
+            import os
+            stem = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
+            _st.atomic_write(f, lambda fh: write_torch_zip(obj, fh, stem))
+        return
+    if format != "glassgrad":
+        raise ValueError(f"glassgrad.save: unknown format {format!r} (glassgrad or torch)")
     s = _Saver()
     structure = json.dumps({"version": _VERSION, "root": s.encode(obj)}, separators=(",", ":"),
                            allow_nan=False)
@@ -100,6 +112,26 @@ def save(obj, f):
 
 
 # -- load --------------------------------------------------------------------------------------------
+
+def checked_view(own, offset, shape, strides, bad):
+    """The view of 1-d storage array `own` at element `offset` with element `strides`, after checking that
+    every element it can address lies inside the storage (`bad(message)` makes the error to raise).
+    Negative strides are allowed (the reach is checked both ways); shape, offset must be >= 0."""
+    if any(s < 0 for s in shape) or offset < 0:
+        raise bad("negative size or offset")
+    n = own.size
+    if 0 in shape:
+        if offset > n:
+            raise bad("tensor view reaches outside its storage")
+        base = own[:0]
+    else:
+        lo = offset + sum(st * (sz - 1) for st, sz in zip(strides, shape) if st < 0)
+        hi = offset + sum(st * (sz - 1) for st, sz in zip(strides, shape) if st > 0)
+        if lo < 0 or hi >= n:
+            raise bad("tensor view reaches outside its storage")
+        base = own[offset:]
+    return np.lib.stride_tricks.as_strided(base, shape, [s * own.itemsize for s in strides], writeable=True)
+
 
 def _bad(msg):
     return CheckpointError(f"glassgrad.load: {msg}")
@@ -123,18 +155,7 @@ class _Loader:
         ints = shape + strides + (off,)
         if dt != own.dtype or len(shape) != len(strides) or not all(type(v) is int for v in ints):
             raise _bad("tensor entry does not match its storage")
-        if any(s < 0 for s in shape) or off < 0:
-            raise _bad("negative size or offset")
-        n = own.size
-        if 0 not in shape:      # every element it can address lies inside the storage
-            lo = off + sum(st * (sz - 1) for st, sz in zip(strides, shape) if st < 0)
-            hi = off + sum(st * (sz - 1) for st, sz in zip(strides, shape) if st > 0)
-            if lo < 0 or hi >= n:
-                raise _bad("tensor view reaches outside its storage")
-        elif off > n:
-            raise _bad("tensor view reaches outside its storage")
-        a = np.lib.stride_tricks.as_strided(own[off:] if 0 not in shape else own[:0], shape,
-                                            [s * dt.itemsize for s in strides], writeable=True)
+        a = checked_view(own, off, shape, strides, _bad)
         t = _make(a)
         if d.get("parameter"):
             return Parameter(t, requires_grad=bool(d.get("requires_grad")))

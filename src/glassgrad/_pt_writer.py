@@ -1,0 +1,143 @@
+"""Writing PyTorch's zip checkpoint format (what ``torch.load(weights_only=True)`` reads) without torch.
+
+The pickle is emitted opcode by opcode (protocol 2, as torch.save) for exactly what _pt_reader.py
+accepts back: dicts (OrderedDict with a state_dict's ``_metadata``), lists, tuples, strings, numbers,
+bools, None, tensors through ``torch._utils._rebuild_tensor_v2`` over persistent storage ids, parameters
+through ``_rebuild_parameter``.  Each distinct storage is one uncompressed archive entry; views of one
+storage keep sharing it.
+"""
+import struct
+import zipfile
+from collections import OrderedDict
+
+import numpy as np
+
+_STORAGE_OF = {np.dtype(np.float32): "FloatStorage", np.dtype(np.float64): "DoubleStorage",
+               np.dtype(np.float16): "HalfStorage", np.dtype(np.int64): "LongStorage",
+               np.dtype(np.int32): "IntStorage", np.dtype(np.int16): "ShortStorage",
+               np.dtype(np.int8): "CharStorage", np.dtype(np.uint8): "ByteStorage",
+               np.dtype(np.bool_): "BoolStorage"}
+
+
+class _Emitter:
+    def __init__(self):
+        self.out = [b"\x80\x02"]
+        self.storages = {}          # id(owner) -> (key, owner)
+
+    def w(self, b):
+        self.out.append(b)
+
+    def global_(self, module, name):
+        self.w(b"c" + module.encode() + b"\n" + name.encode() + b"\n")
+
+    def ordered_dict_empty(self):
+        self.global_("collections", "OrderedDict")
+        self.w(b")R")
+
+    def emit(self, obj):
+        from ._tensor import Tensor
+        if obj is None:
+            self.w(b"N")
+        elif obj is True:
+            self.w(b"\x88")
+        elif obj is False:
+            self.w(b"\x89")
+        elif isinstance(obj, int):
+            if 0 <= obj < 256:
+                self.w(b"K" + bytes([obj]))
+            elif -2 ** 31 <= obj < 2 ** 31:
+                self.w(b"J" + struct.pack("<i", obj))
+            else:
+                n = (obj.bit_length() + 8) // 8
+                self.w(b"\x8a" + bytes([n]) + obj.to_bytes(n, "little", signed=True))
+        elif isinstance(obj, float):
+            self.w(b"G" + struct.pack(">d", obj))
+        elif isinstance(obj, str):
+            b = obj.encode("utf-8", "surrogatepass")
+            self.w(b"X" + struct.pack("<I", len(b)) + b)
+        elif isinstance(obj, Tensor):
+            self.tensor(obj)
+        elif isinstance(obj, tuple):
+            if not obj:
+                self.w(b")")
+                return
+            self.w(b"(")
+            for v in obj:
+                self.emit(v)
+            self.w(b"t")
+        elif isinstance(obj, list):
+            self.w(b"]")
+            if obj:
+                self.w(b"(")
+                for v in obj:
+                    self.emit(v)
+                self.w(b"e")
+        elif isinstance(obj, dict):
+            if isinstance(obj, OrderedDict):
+                self.ordered_dict_empty()
+            else:
+                self.w(b"}")
+            if obj:
+                self.w(b"(")
+                for k, v in obj.items():
+                    self.emit(k)
+                    self.emit(v)
+                self.w(b"u")
+            meta = getattr(obj, "_metadata", None)
+            if isinstance(obj, OrderedDict) and meta is not None:
+                self.w(b"}")
+                self.emit("_metadata")
+                self.emit(meta)
+                self.w(b"sb")
+        elif isinstance(obj, (np.integer, np.floating, np.bool_)):
+            self.emit(obj.item())
+        else:
+            raise TypeError(f"glassgrad.save(format='torch') cannot store a {type(obj).__name__}")
+
+    def tensor(self, t):
+        from .backend import to_host
+        from .serialization import _owner
+        from .nn.parameter import Parameter
+        a = to_host(t._data)
+        if a.dtype not in _STORAGE_OF:
+            raise TypeError(f"glassgrad.save(format='torch'): dtype {a.dtype} has no torch storage")
+        own = _owner(a)
+        if not (own.flags.c_contiguous and own.dtype == a.dtype):
+            own = a = np.ascontiguousarray(a)
+        key = self.storages.setdefault(id(own), (str(len(self.storages)), own))[0]
+        it = a.itemsize
+        off = (a.__array_interface__["data"][0] - own.__array_interface__["data"][0]) // it if a.size else 0
+        if isinstance(t, Parameter):
+            self.global_("torch._utils", "_rebuild_parameter")
+            self.w(b"(")
+        self.global_("torch._utils", "_rebuild_tensor_v2")
+        self.w(b"((")
+        self.emit("storage")
+        self.global_("torch", _STORAGE_OF[a.dtype])
+        self.emit(key)
+        self.emit("cpu")
+        self.emit(int(own.size))
+        self.w(b"tQ")
+        self.emit(int(off))
+        self.emit(tuple(int(s) for s in a.shape))
+        self.emit(tuple(int(s) // it for s in a.strides))
+        self.emit(bool(t._rg) and not isinstance(t, Parameter))
+        self.ordered_dict_empty()
+        self.w(b"tR")
+        if isinstance(t, Parameter):
+            self.emit(bool(t._rg))
+            self.ordered_dict_empty()
+            self.w(b"tR")
+
+
+def write_torch_zip(obj, f, name="archive"):
+    """Write `obj` as a torch.save zip archive to the binary file object `f`."""
+    e = _Emitter()
+    e.emit(obj)
+    e.w(b".")
+    with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(f"{name}/data.pkl", b"".join(e.out))
+        z.writestr(f"{name}/byteorder", "little")
+        for key, own in e.storages.values():
+            z.writestr(f"{name}/data/{key}", own.astype(own.dtype.newbyteorder("<"), copy=False).tobytes())
+        z.writestr(f"{name}/version", "3\n")
