@@ -9,6 +9,7 @@ tensor view against its storage before it is built.
 """
 import struct
 import zipfile
+import zlib
 from collections import OrderedDict
 
 import numpy as np
@@ -241,6 +242,20 @@ class _Machine:
                 raise _bad(f"unsupported pickle opcode {op!r}")
 
 
+# what zipfile raises on a corrupt archive (bad headers, CRCs, unknown compression or encryption flags)
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, NotImplementedError, RuntimeError,
+               zlib.error, struct.error, UnicodeDecodeError)
+
+
+def _read(z, name):
+    try:
+        return z.read(name)
+    except CheckpointError:
+        raise
+    except _ZIP_ERRORS + (ValueError,) as e:
+        raise _bad(f"archive entry {name!r} is corrupt ({e})") from None
+
+
 def is_torch_zip(head):
     return head[:4] == b"PK\x03\x04"
 
@@ -255,7 +270,7 @@ def load_torch_zip(f):
         size = os.path.getsize(f)
     try:
         z = zipfile.ZipFile(f)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+    except _ZIP_ERRORS + (ValueError,) as e:
         raise _bad(f"not a readable zip archive ({e})") from None
     with z:
         names = z.namelist()
@@ -266,7 +281,7 @@ def load_torch_zip(f):
         if len(pkl) != 1:
             raise _bad("archive has no single <name>/data.pkl")
         prefix = pkl[0][:-len("data.pkl")]
-        if prefix + "byteorder" in names and z.read(prefix + "byteorder").strip() not in (b"little", b""):
+        if prefix + "byteorder" in names and _read(z, prefix + "byteorder").strip() not in (b"little", b""):
             raise _bad("big-endian checkpoints are not supported")
         cache = {}
 
@@ -292,20 +307,14 @@ def load_torch_zip(f):
             # inflate far more than the file holds
             if info.compress_type != zipfile.ZIP_STORED or info.header_offset + info.compress_size > size:
                 raise _bad(f"storage {key!r}: entry is compressed or extends past the end of the archive")
-            try:
-                raw = z.read(name)
-            except (zipfile.BadZipFile, OSError, EOFError) as e:
-                raise _bad(f"storage {key!r} is corrupt ({e})") from None
+            raw = _read(z, name)
             if len(raw) != need:
                 raise _bad(f"storage {key!r} is truncated")
             s = cache[key] = _Storage(np.frombuffer(bytearray(raw), dtype=stype.dtype.newbyteorder("<"))
                                       .astype(stype.dtype, copy=False))
             return s
 
-        try:
-            data = z.read(pkl[0])
-        except (zipfile.BadZipFile, OSError, EOFError) as e:
-            raise _bad(f"data.pkl is corrupt ({e})") from None
+        data = _read(z, pkl[0])
         try:
             return _Machine(data, storage).run()
         except RecursionError:
