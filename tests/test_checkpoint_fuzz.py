@@ -23,7 +23,10 @@ def _seeds():
     gb, wb = io.BytesIO(), io.BytesIO()
     glassgrad.save(g, gb)
     glassgrad.save(g, wb, format="torch")
+    lb = io.BytesIO()
+    torch.save({"sd": sd, "step": 3}, lb, _use_new_zipfile_serialization=False)
     return {"torch_zip": tb.getvalue(), "glassgrad": gb.getvalue(), "glassgrad_as_torch": wb.getvalue(),
+            "torch_legacy": lb.getvalue(),
             "safetensors": gs.save({"a": glassgrad.ones(5), "b": glassgrad.zeros(2, 2, dtype=glassgrad.int64)})}
 
 

@@ -180,3 +180,56 @@ def test_a_self_referencing_list_does_not_hang(tmp_path):
     a.append(a)
     got = glassgrad.load(_archive(tmp_path, pickle.dumps(a, protocol=2)))
     assert got[0] is got
+
+
+# -- the legacy (non-zip) format -------------------------------------------------------------------------
+
+def _legacy(tmp_path, obj):
+    p = tmp_path / "legacy.pt"
+    torch.save(obj, p, _use_new_zipfile_serialization=False)
+    return p
+
+
+@pytest.mark.parametrize("via", ["path", "fileobj"])
+def test_legacy_archives_load_as_torch_loads_them(tmp_path, via):
+    p = _legacy(tmp_path, _objects())
+    want = torch.load(p, weights_only=True)
+    got = glassgrad.load(p) if via == "path" else glassgrad.load(io.BytesIO(p.read_bytes()))
+    _same(want, got)
+    got["views"][2][3] = 100.0
+    assert got["views"][0][1].item() == 100.0
+
+
+def _legacy_cut(tmp_path, n):
+    p = _legacy(tmp_path, {"w": torch.ones(100)})
+    data = p.read_bytes()
+    p.write_bytes(data[:len(data) - n])
+    return p
+
+
+def _legacy_payload(tmp_path):
+    p = _legacy(tmp_path, {"w": torch.ones(2)})
+    data = p.read_bytes()
+    evil = pickle.dumps(_Reduce(os.system, (_marker_cmd(tmp_path),)), protocol=2)
+    m = data.index(b"}")                                 # the object pickle starts with PROTO 2, EMPTY_DICT
+    start = data.rindex(b"\x80\x02", 0, m)
+    p.write_bytes(data[:start] + evil + data[data.index(b".", m) + 1:])
+    return p
+
+
+@pytest.mark.parametrize("case,make,msg", [
+    ("truncated_storage", lambda t: _legacy_cut(t, 8), "declares"),
+    ("no_storage_bytes", lambda t: _legacy_cut(t, 400), "truncated|declares"),
+    ("bad_magic", lambda t: _archive_bytes(t, b"\x80\x02\x8a\x0a" + b"\x00" * 10 + b"."), "magic"),
+    ("payload", _legacy_payload, "refusing global"),
+])
+def test_broken_and_hostile_legacy_files(tmp_path, case, make, msg):
+    with pytest.raises(CheckpointError, match=msg):
+        glassgrad.load(make(tmp_path))
+    assert not (tmp_path / "PWNED").exists()
+
+
+def _archive_bytes(tmp_path, data):
+    p = tmp_path / "raw.pt"
+    p.write_bytes(data)
+    return p

@@ -16,7 +16,7 @@ import numpy as np
 
 from .serialization import CheckpointError, checked_view
 
-__all__ = ["UnsafeCheckpointError", "is_torch_zip", "load_torch_zip"]
+__all__ = ["UnsafeCheckpointError", "is_torch_zip", "load_torch_zip", "is_torch_legacy", "load_torch_legacy"]
 
 
 class UnsafeCheckpointError(CheckpointError):
@@ -82,8 +82,8 @@ class _Machine:
     """The subset of pickle protocol 2-5 that torch.save's data.pkl uses, with no imports and no calls
     outside _ALLOWED."""
 
-    def __init__(self, data, storage):
-        self.data, self.pos, self.storage = data, 0, storage
+    def __init__(self, data, storage, pos=0, dry=False):
+        self.data, self.pos, self.storage, self.dry = data, pos, storage, dry
         self.stack, self.marks, self.memo = [], [], {}
 
     def read(self, n):
@@ -221,6 +221,9 @@ class _Machine:
                     raise _bad(f"REDUCE of {type(fn).__name__}")
                 if fn is OrderedDict and args:
                     raise _bad("OrderedDict built with arguments")
+                if self.dry and fn is not OrderedDict:      # legacy format's first pass: storages only
+                    st.append(None)
+                    continue
                 try:
                     st.append(fn(*args))
                 except TypeError as e:
@@ -321,3 +324,84 @@ def load_torch_zip(f):
             raise _bad("structure nested too deeply") from None
         except UnicodeDecodeError:
             raise _bad("a string in data.pkl is not valid UTF-8") from None
+
+
+# -- the legacy format (torch.save(..., _use_new_zipfile_serialization=False), PyTorch < 1.6) ----------------
+# five pickles in a row -- magic number, protocol version, system info, the object, the storage keys --
+# then each storage as an int64 element count and its bytes.
+_LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
+
+
+def is_torch_legacy(head):
+    return head[:4] == b"\x80\x02\x8a\x0a"
+
+
+def load_torch_legacy(data):
+    """The object a legacy (non-zip) torch.save file holds, from its bytes."""
+    try:
+        return _load_legacy(data)
+    except RecursionError:
+        raise _bad("structure nested too deeply") from None
+    except UnicodeDecodeError:
+        raise _bad("a string in the pickle is not valid UTF-8") from None
+
+
+def _load_legacy(data):
+    def no_storage(pid):
+        raise _bad("unexpected storage in the legacy header")
+
+    def plain(pos):
+        m = _Machine(data, no_storage, pos)
+        return m.run(), m.pos
+
+    magic, pos = plain(0)
+    if magic != _LEGACY_MAGIC:
+        raise _bad("not a legacy torch checkpoint (bad magic number)")
+    proto, pos = plain(pos)
+    info, pos = plain(pos)
+    if proto != 1001 or not isinstance(info, dict):
+        raise _bad("unsupported legacy protocol")
+    if info.get("little_endian") is not True:
+        raise _bad("big-endian checkpoints are not supported")
+    types = {}
+
+    def record(pid):
+        if not (isinstance(pid, tuple) and len(pid) == 6 and pid[0] == "storage"
+                and isinstance(pid[1], _StorageType) and isinstance(pid[2], str) and type(pid[4]) is int):
+            raise _bad("malformed persistent storage id")
+        if pid[5] is not None:
+            raise _bad("legacy storage views are not supported")
+        if types.setdefault(pid[2], pid[1].dtype) != pid[1].dtype:
+            raise _bad(f"storage {pid[2]!r} used with two dtypes")
+        return None
+
+    obj_pos = pos
+    dry = _Machine(data, record, pos, dry=True)
+    dry.run()
+    m = _Machine(data, no_storage, dry.pos)
+    keys = m.run()
+    pos = m.pos
+    if not (isinstance(keys, list) and all(isinstance(k, str) for k in keys)):
+        raise _bad("malformed storage key list")
+    arrays = {}
+    for k in keys:
+        if k not in types:
+            raise _bad(f"storage {k!r} is not used by any tensor")
+        if pos + 8 > len(data):
+            raise _bad("storage data is truncated")
+        n = struct.unpack("<q", data[pos:pos + 8])[0]
+        nbytes = n * types[k].itemsize
+        if n < 0 or pos + 8 + nbytes > len(data):
+            raise _bad(f"storage {k!r} declares {n} elements but the file holds fewer bytes")
+        arrays[k] = _Storage(np.frombuffer(bytearray(data[pos + 8:pos + 8 + nbytes]),
+                                           dtype=types[k].newbyteorder("<")).astype(types[k], copy=False))
+        pos += 8 + nbytes
+    if set(types) - set(arrays):
+        raise _bad("a tensor's storage is missing from the file")
+
+    def storage(pid):
+        s = arrays[pid[2]]
+        if pid[4] != s.array.size:
+            raise _bad(f"storage {pid[2]!r} declares {pid[4]} elements but holds {s.array.size}")
+        return s
+    return _Machine(data, storage, obj_pos).run()

@@ -207,10 +207,15 @@ def load(f, map_location=None, weights_only=True):
         data = f.read()
         if _pt_reader.is_torch_zip(data[:4]):
             return _placed(_pt_reader.load_torch_zip(io.BytesIO(data)), map_location)
+        if _pt_reader.is_torch_legacy(data[:4]):
+            return _placed(_pt_reader.load_torch_legacy(data), map_location)
         tensors, meta = _st.read_bytes(data)
     else:
         with open(f, "rb") as fh:
             head = fh.read(4)
+            if _pt_reader.is_torch_legacy(head):
+                fh.seek(0)
+                return _placed(_pt_reader.load_torch_legacy(fh.read()), map_location)
         if _pt_reader.is_torch_zip(head):
             return _placed(_pt_reader.load_torch_zip(f), map_location)
         tensors, meta = _st.read_file(f)
