@@ -259,6 +259,14 @@ def _read(z, name):
         raise _bad(f"archive entry {name!r} is corrupt ({e})") from None
 
 
+def _check_pid(pid, n):
+    """A persistent id ('storage', storage type, key, location, numel[, view]) of length n."""
+    if not (isinstance(pid, tuple) and len(pid) == n and pid[0] == "storage"
+            and isinstance(pid[1], _StorageType) and isinstance(pid[2], str) and type(pid[4]) is int):
+        raise _bad("malformed persistent storage id")
+    return pid
+
+
 def is_torch_zip(head):
     return head[:4] == b"PK\x03\x04"
 
@@ -289,10 +297,7 @@ def load_torch_zip(f):
         cache = {}
 
         def storage(pid):
-            if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"
-                    and isinstance(pid[1], _StorageType) and isinstance(pid[2], str) and type(pid[4]) is int):
-                raise _bad("malformed persistent storage id")
-            _, stype, key, _location, numel = pid
+            _, stype, key, _location, numel = _check_pid(pid, 5)
             if key in cache:
                 s = cache[key]
                 if s.array.dtype != stype.dtype:
@@ -366,9 +371,7 @@ def _load_legacy(data):
     types = {}
 
     def record(pid):
-        if not (isinstance(pid, tuple) and len(pid) == 6 and pid[0] == "storage"
-                and isinstance(pid[1], _StorageType) and isinstance(pid[2], str) and type(pid[4]) is int):
-            raise _bad("malformed persistent storage id")
+        _check_pid(pid, 6)
         if pid[5] is not None:
             raise _bad("legacy storage views are not supported")
         if types.setdefault(pid[2], pid[1].dtype) != pid[1].dtype:
