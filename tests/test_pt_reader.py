@@ -136,7 +136,7 @@ HOSTILE = {
     "huge_stride": (lambda t: _forged_tensor(t, (2,), (2 ** 50,)), "outside its storage"),
     "negative_stride": (lambda t: _forged_tensor(t, (2,), (-1,)), "negative"),
     "dotdot_entry": (lambda t: _archive(t, b"\x80\x02N.", extra=["evil/../../etc/x"]), "unsafe path"),
-    "no_data_pkl": (_no_pkl, "data.pkl"),
+    "no_data_pkl": (lambda t: _no_pkl(t), "data.pkl"),
     "truncated_zip": (lambda t: _truncated(t), "zip"),
     "bad_utf8": (lambda t: _archive(t, b"\x80\x02X\x02\x00\x00\x00\xff\xfe."), "UTF-8"),
     "compressed_storage": (lambda t: _compressed(t), "compressed"),
