@@ -69,7 +69,7 @@ class cuda:
 
     @staticmethod
     def device_count():
-        return 1 if backend.cuda_available() else 0
+        return backend.device_count()
 
     @staticmethod
     def synchronize(device=None):

@@ -14,7 +14,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .serialization import CheckpointError, checked_view
+from .serialization import CheckpointError, Placement, checked_view
 
 __all__ = ["UnsafeCheckpointError", "is_torch_zip", "load_torch_zip", "is_torch_legacy", "load_torch_legacy"]
 
@@ -262,7 +262,8 @@ def _read(z, name):
 def _check_pid(pid, n):
     """A persistent id ('storage', storage type, key, location, numel[, view]) of length n."""
     if not (isinstance(pid, tuple) and len(pid) == n and pid[0] == "storage"
-            and isinstance(pid[1], _StorageType) and isinstance(pid[2], str) and type(pid[4]) is int):
+            and isinstance(pid[1], _StorageType) and isinstance(pid[2], str) and isinstance(pid[3], str)
+            and type(pid[4]) is int):
         raise _bad("malformed persistent storage id")
     return pid
 
@@ -271,8 +272,10 @@ def is_torch_zip(head):
     return head[:4] == b"PK\x03\x04"
 
 
-def load_torch_zip(f):
-    """The object a ``torch.save`` zip archive holds (path or binary file object)."""
+def load_torch_zip(f, place=None):
+    """The object a ``torch.save`` zip archive holds (path or binary file object); `place(array, location)`
+    puts each storage where map_location says (serialization.Placement; default: where it was saved)."""
+    place = place or Placement()
     if hasattr(f, "seek"):
         size = f.seek(0, 2)
         f.seek(0)
@@ -297,7 +300,7 @@ def load_torch_zip(f):
         cache = {}
 
         def storage(pid):
-            _, stype, key, _location, numel = _check_pid(pid, 5)
+            _, stype, key, location, numel = _check_pid(pid, 5)
             if key in cache:
                 s = cache[key]
                 if s.array.dtype != stype.dtype:
@@ -318,8 +321,8 @@ def load_torch_zip(f):
             raw = _read(z, name)
             if len(raw) != need:
                 raise _bad(f"storage {key!r} is truncated")
-            s = cache[key] = _Storage(np.frombuffer(bytearray(raw), dtype=stype.dtype.newbyteorder("<"))
-                                      .astype(stype.dtype, copy=False))
+            host = np.frombuffer(bytearray(raw), dtype=stype.dtype.newbyteorder("<")).astype(stype.dtype, copy=False)
+            s = cache[key] = _Storage(place(host, location))
             return s
 
         data = _read(z, pkl[0])
@@ -341,17 +344,17 @@ def is_torch_legacy(head):
     return head[:4] == b"\x80\x02\x8a\x0a"
 
 
-def load_torch_legacy(data):
-    """The object a legacy (non-zip) torch.save file holds, from its bytes."""
+def load_torch_legacy(data, place=None):
+    """The object a legacy (non-zip) torch.save file holds, from its bytes (`place`: as load_torch_zip)."""
     try:
-        return _load_legacy(data)
+        return _load_legacy(data, place or Placement())
     except RecursionError:
         raise _bad("structure nested too deeply") from None
     except UnicodeDecodeError:
         raise _bad("a string in the pickle is not valid UTF-8") from None
 
 
-def _load_legacy(data):
+def _load_legacy(data, place):
     def no_storage(pid):
         raise _bad("unexpected storage in the legacy header")
 
@@ -406,5 +409,8 @@ def _load_legacy(data):
         s = arrays[pid[2]]
         if pid[4] != s.array.size:
             raise _bad(f"storage {pid[2]!r} declares {pid[4]} elements but holds {s.array.size}")
-        return s
+        if pid[2] not in placed:
+            placed[pid[2]] = _Storage(place(s.array, pid[3]))
+        return placed[pid[2]]
+    placed = {}
     return _Machine(data, storage, obj_pos).run()

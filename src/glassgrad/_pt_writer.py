@@ -22,7 +22,8 @@ _STORAGE_OF = {np.dtype(np.float32): "FloatStorage", np.dtype(np.float64): "Doub
 class _Emitter:
     def __init__(self):
         self.out = [b"\x80\x02"]
-        self.storages = {}          # id(owner) -> (key, owner)
+        from .serialization import StorageTable
+        self.table = StorageTable()
 
     def w(self, b):
         self.out.append(b)
@@ -95,32 +96,25 @@ class _Emitter:
             raise TypeError(f"glassgrad.save(format='torch') cannot store a {type(obj).__name__}")
 
     def tensor(self, t):
-        from .backend import to_host
-        from .serialization import _owner
         from .nn.parameter import Parameter
-        a = to_host(t._data)
-        if a.dtype not in _STORAGE_OF:
-            raise TypeError(f"glassgrad.save(format='torch'): dtype {a.dtype} has no torch storage")
-        own = _owner(a)
-        if not (own.flags.c_contiguous and own.dtype == a.dtype):
-            own = a = np.ascontiguousarray(a)
-        key = self.storages.setdefault(id(own), (str(len(self.storages)), own))[0]
-        it = a.itemsize
-        off = (a.__array_interface__["data"][0] - own.__array_interface__["data"][0]) // it if a.size else 0
+        if t.dtype.np not in _STORAGE_OF:
+            raise TypeError(f"glassgrad.save(format='torch'): dtype {t.dtype.np} has no torch storage")
+        key, dtype, shape, strides, off = self.table.view(t)
+        own, location = self.table.storage(key)
         if isinstance(t, Parameter):
             self.global_("torch._utils", "_rebuild_parameter")
             self.w(b"(")
         self.global_("torch._utils", "_rebuild_tensor_v2")
         self.w(b"((")
         self.emit("storage")
-        self.global_("torch", _STORAGE_OF[a.dtype])
+        self.global_("torch", _STORAGE_OF[dtype])
         self.emit(key)
-        self.emit("cpu")
+        self.emit(location)
         self.emit(int(own.size))
         self.w(b"tQ")
         self.emit(int(off))
-        self.emit(tuple(int(s) for s in a.shape))
-        self.emit(tuple(int(s) // it for s in a.strides))
+        self.emit(tuple(int(s) for s in shape))
+        self.emit(tuple(int(s) for s in strides))
         self.emit(bool(t._rg) and not isinstance(t, Parameter))
         self.ordered_dict_empty()
         self.w(b"tR")
@@ -138,6 +132,6 @@ def write_torch_zip(obj, f, name="archive"):
     with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
         z.writestr(f"{name}/data.pkl", b"".join(e.out))
         z.writestr(f"{name}/byteorder", "little")
-        for key, own in e.storages.values():
+        for key, own, _ in e.table.storages():
             z.writestr(f"{name}/data/{key}", own.astype(own.dtype.newbyteorder("<"), copy=False).tobytes())
         z.writestr(f"{name}/version", "3\n")

@@ -22,6 +22,12 @@ def cuda_available():
         return False
 
 
+def device_count():
+    if not cuda_available():
+        return 0
+    return _cupy.cuda.runtime.getDeviceCount()
+
+
 def xp_for(device):
     """Array module for a glassgrad device."""
     if device.type == "cpu":
@@ -71,3 +77,25 @@ def from_dlpack(ext):
     if _cupy is None:
         raise RuntimeError("from_dlpack: a CUDA tensor needs the GPU backend (CuPy), which is not installed")
     return _cupy.from_dlpack(ext)
+
+
+def owner(arr):
+    """The array that owns the memory `arr` views (`arr` itself when it owns it)."""
+    cls = arr.__class__
+    while isinstance(arr.base, cls):
+        arr = arr.base
+    return arr
+
+
+def data_ptr(arr):
+    """Address of `arr`'s first element (host or device memory)."""
+    if arr.__class__ is np.ndarray:
+        return arr.__array_interface__["data"][0]
+    return arr.data.ptr
+
+
+def as_strided(arr, shape, strides):
+    """A writable view of `arr`'s memory with byte `strides` (the caller checks the bounds)."""
+    if arr.__class__ is np.ndarray:
+        return np.lib.stride_tricks.as_strided(arr, shape, strides, writeable=True)
+    return _cupy.lib.stride_tricks.as_strided(arr, shape, strides)

@@ -10,6 +10,10 @@ and a state_dict's ``_metadata``), lists, tuples, numbers (NaN and infinities in
 None -- and tensors as views: storage, dtype, shape, strides, offset, requires_grad, Parameter or not.
 Views of one storage come back sharing one storage.  Loading interprets nothing else: an unknown tag is
 an error, every view is checked to lie inside its storage before it is built.
+
+Storages saved from a GPU record their location ("cuda:0") beside the structure, as torch's files do; on
+load, ``map_location`` (torch.load's argument, class Placement) moves each storage once, so shared views
+stay shared on whatever device they land.
 """
 import io
 import json
@@ -20,7 +24,7 @@ import numpy as np
 
 from . import safetensors as _st
 
-__all__ = ["save", "load", "CheckpointError"]
+__all__ = ["save", "load", "CheckpointError", "LocationError", "Placement"]
 
 _KEY = "glassgrad"
 _VERSION = 1
@@ -30,30 +34,50 @@ class CheckpointError(_st.SafetensorError):
     """A checkpoint whose structure is malformed or names something glassgrad will not build."""
 
 
+class LocationError(CheckpointError, RuntimeError):
+    """A storage's location (or map_location) names a device this machine cannot put it on -- a RuntimeError,
+    as in torch.load."""
+
+
 # -- save --------------------------------------------------------------------------------------------
 
-def _owner(a):
-    while isinstance(a.base, np.ndarray):
-        a = a.base
-    return a
+class StorageTable:
+    """The distinct storages that saved tensors view, each saved once (both file formats use this)."""
+
+    def __init__(self):
+        self.index = {}         # id(owner array) -> key
+        self.entries = []       # [(key, host copy of the owner, location, owner)]; key = position
+
+    def view(self, t):
+        """Tensor `t` as (storage key, dtype, shape, element strides, element offset); registers its storage."""
+        from .backend import data_ptr, device_of, owner, to_host, xp_of
+        a = t._data
+        own = owner(a)
+        if not (own.flags.c_contiguous and own.dtype == a.dtype):
+            own = a = xp_of(a).ascontiguousarray(a)     # not a plain view of a plain buffer: save a copy
+        key = self.index.get(id(own))
+        if key is None:                                 # (the owner is kept alive, so its id stays unique)
+            key = self.index[id(own)] = str(len(self.entries))
+            self.entries.append((key, to_host(own), str(device_of(own)), own))
+        it = a.itemsize
+        off = (data_ptr(a) - data_ptr(own)) // it if a.size else 0
+        return key, a.dtype, tuple(a.shape), tuple(s // it for s in a.strides), off
+
+    def storage(self, key):
+        """(host array, location) of storage `key`."""
+        return self.entries[int(key)][1:3]
+
+    def storages(self):
+        """(key, host array, location) of every storage, in key order."""
+        return [e[:3] for e in self.entries]
 
 
 class _Saver:
     def __init__(self):
-        self.storages = {}      # id(owner array) -> (key, owner)
-
-    def storage(self, a):
-        own = _owner(a)
-        if not (own.flags.c_contiguous and own.dtype == a.dtype):
-            own = a = np.ascontiguousarray(a)          # not a plain view of a plain buffer: save a copy
-        hit = self.storages.get(id(own))
-        if hit is None:
-            hit = self.storages[id(own)] = (str(len(self.storages)), own)
-        return hit[0], a, hit[1]
+        self.table = StorageTable()
 
     def encode(self, obj):
         from ._tensor import Tensor
-        from .backend import to_host
         if obj is None or isinstance(obj, (bool, str)):
             return obj
         if isinstance(obj, int):
@@ -61,13 +85,10 @@ class _Saver:
         if isinstance(obj, float):
             return obj if math.isfinite(obj) else {"$float": repr(obj)}
         if isinstance(obj, Tensor):
-            key, a, own = self.storage(to_host(obj._data))
-            base = own.__array_interface__["data"][0]
-            off = a.__array_interface__["data"][0] - base if a.size else 0
+            key, dtype, shape, strides, off = self.table.view(obj)
             from .nn.parameter import Parameter
-            return {"$tensor": key, "dtype": a.dtype.name, "shape": list(a.shape),
-                    "strides": [s // a.itemsize for s in a.strides], "offset": off // a.itemsize,
-                    "requires_grad": bool(obj._rg), "parameter": isinstance(obj, Parameter)}
+            return {"$tensor": key, "dtype": dtype.name, "shape": list(shape), "strides": list(strides),
+                    "offset": off, "requires_grad": bool(obj._rg), "parameter": isinstance(obj, Parameter)}
         if isinstance(obj, (list, tuple)):
             items = [self.encode(v) for v in obj]
             return items if isinstance(obj, list) else {"$tuple": items}
@@ -101,10 +122,13 @@ def save(obj, f, format="glassgrad"):
     if format != "glassgrad":
         raise ValueError(f"glassgrad.save: unknown format {format!r} (glassgrad or torch)")
     s = _Saver()
-    structure = json.dumps({"version": _VERSION, "root": s.encode(obj)}, separators=(",", ":"),
-                           allow_nan=False)
+    doc = {"version": _VERSION, "root": s.encode(obj)}
+    located = {key: loc for key, _, loc in s.table.storages() if loc != "cpu"}
+    if located:
+        doc["locations"] = located
+    structure = json.dumps(doc, separators=(",", ":"), allow_nan=False)
     from ._tensor import _make
-    tensors = {key: _make(own.reshape(-1)) for key, own in s.storages.values()}
+    tensors = {key: _make(own.reshape(-1)) for key, own, _ in s.table.storages()}
     meta = {_KEY: structure}
     if hasattr(f, "write"):
         f.write(_st.save(tensors, meta))
@@ -118,6 +142,7 @@ def checked_view(own, offset, shape, strides, bad):
     """The view of 1-d storage array `own` at element `offset` with element `strides`, after checking that
     every element it can address lies inside the storage (`bad(message)` makes the error to raise).
     Negative strides are allowed (the reach is checked both ways); shape, offset must be >= 0."""
+    from .backend import as_strided
     if any(s < 0 for s in shape) or offset < 0:
         raise bad("negative size or offset")
     n = own.size
@@ -131,7 +156,70 @@ def checked_view(own, offset, shape, strides, bad):
         if lo < 0 or hi >= n:
             raise bad("tensor view reaches outside its storage")
         base = own[offset:]
-    return np.lib.stride_tricks.as_strided(base, shape, [s * own.itemsize for s in strides], writeable=True)
+    return as_strided(base, shape, [s * own.itemsize for s in strides])
+
+
+_NO_CUDA = ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
+            "If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU.")
+
+
+def _restore(array, location):
+    """Host storage `array` moved to the device a location tag ('cpu', 'cuda', 'cuda:1') names."""
+    import re
+    from . import backend
+    from ._device import device
+    if location == "cpu":
+        return array
+    m = re.fullmatch(r"cuda(?::(\d+))?", location) if isinstance(location, str) else None
+    if m is None:
+        raise LocationError("don't know how to restore data location of torch.storage.UntypedStorage "
+                           f"(tagged with {location})")
+    if not backend.cuda_available():
+        raise LocationError(_NO_CUDA)
+    index, count = int(m.group(1) or 0), backend.device_count()
+    if index >= count:
+        raise LocationError(f"Attempting to deserialize object on CUDA device {index} but "
+                           f"torch.cuda.device_count() is {count}. Please use torch.load with map_location "
+                           "to map your storages to an existing device.")
+    return backend.to_device(array, device("cuda", index))
+
+
+class Placement:
+    """torch.load's `map_location`, applied to each loaded storage once -- so tensors that view one storage
+    still share one storage wherever it lands.  `map_location` is None (each storage goes back where it
+    was saved), a device or device string (everything goes there), a dict from saved location to location
+    ({'cuda:1': 'cuda:0'}), or a callable(storage, location) returning the storage placed, or None for the
+    default.  The storage handed to the callable is a flat tensor on the CPU; ``.cuda()``, ``.to()`` and
+    ``.cpu()`` on it work as on torch's storages."""
+
+    def __init__(self, map_location=None):
+        from ._device import device
+        if isinstance(map_location, bytes):
+            map_location = map_location.decode()
+        if isinstance(map_location, device):
+            map_location = str(map_location)
+        if not (map_location is None or isinstance(map_location, (str, dict)) or callable(map_location)):
+            raise TypeError("map_location should be a device, a string, a dict or a callable, "
+                            f"not {type(map_location).__name__}")
+        self.map = map_location
+
+    def __call__(self, array, location):
+        ml = self.map
+        if ml is None:
+            return _restore(array, location)
+        if isinstance(ml, str):
+            return _restore(array, ml)
+        if isinstance(ml, dict):
+            return _restore(array, ml.get(location, location))
+        from ._tensor import Tensor, _make
+        out = ml(_make(array), location)
+        if out is None:
+            return _restore(array, location)
+        if not (isinstance(out, Tensor) and out.dtype == _make(array).dtype and tuple(out.shape) == array.shape):
+            raise TypeError("map_location must return the storage it was given (a flat tensor of the same "
+                            f"dtype and size, placed on a device) or None, not {type(out).__name__}")
+        return out._data
 
 
 def _bad(msg):
@@ -139,15 +227,24 @@ def _bad(msg):
 
 
 class _Loader:
-    def __init__(self, storages):
-        self.storages = storages
+    def __init__(self, storages, locations, place):
+        self.storages, self.locations, self.place = storages, locations, place
+        self.placed = {}
+
+    def storage(self, key):
+        own = self.placed.get(key)
+        if own is None:
+            own = self.storages.get(key)
+            if own is None:
+                raise _bad(f"tensor refers to a missing storage {key!r}")
+            own = self.placed[key] = self.place(own, self.locations.get(key, "cpu"))
+        return own
 
     def tensor(self, d):
         from ._tensor import _make
         from .nn.parameter import Parameter
-        own = self.storages.get(d.get("$tensor"))
-        if own is None:
-            raise _bad(f"tensor refers to a missing storage {d.get('$tensor')!r}")
+        key = d.get("$tensor")
+        own = self.storage(key if isinstance(key, str) else None)
         try:
             dt = np.dtype(d["dtype"])
             shape, strides, off = tuple(d["shape"]), tuple(d["strides"]), d["offset"]
@@ -201,46 +298,45 @@ class _Loader:
 
 
 def load(f, map_location=None, weights_only=True):
-    """Load what glassgrad.save wrote, from a path or a binary file object.  Nothing in the file can run
-    code: `weights_only` is accepted for PyTorch compatibility and makes no difference."""
+    """Load what glassgrad.save (or torch.save) wrote, from a path or a binary file object.  Nothing in the
+    file can run code: `weights_only` is accepted for PyTorch compatibility and makes no difference.
+    `map_location` is torch.load's (see Placement)."""
     from . import _pt_reader
+    place = Placement(map_location)
     if hasattr(f, "read"):
         data = f.read()
         if _pt_reader.is_torch_zip(data[:4]):
-            return _placed(_pt_reader.load_torch_zip(io.BytesIO(data)), map_location)
+            return _pt_reader.load_torch_zip(io.BytesIO(data), place)
         if _pt_reader.is_torch_legacy(data[:4]):
-            return _placed(_pt_reader.load_torch_legacy(data), map_location)
+            return _pt_reader.load_torch_legacy(data, place)
         tensors, meta = _st.read_bytes(data)
     else:
         with open(f, "rb") as fh:
             head = fh.read(4)
             if _pt_reader.is_torch_legacy(head):
                 fh.seek(0)
-                return _placed(_pt_reader.load_torch_legacy(fh.read()), map_location)
+                return _pt_reader.load_torch_legacy(fh.read(), place)
         if _pt_reader.is_torch_zip(head):
-            return _placed(_pt_reader.load_torch_zip(f), map_location)
+            return _pt_reader.load_torch_zip(f, place)
         tensors, meta = _st.read_file(f)
-    return _finish(tensors, meta or {}, map_location)
+    return _finish(tensors, meta or {}, place)
 
 
-def _placed(obj, map_location):
-    if map_location is not None and str(map_location) != "cpu":
-        raise NotImplementedError("glassgrad.load: map_location other than 'cpu' is not implemented yet")
-    return obj
-
-
-def _finish(tensors, meta, map_location):
+def _finish(tensors, meta, place):
     if _KEY not in meta:
         raise _bad("not a glassgrad checkpoint (no structure in the safetensors metadata)")
     try:
         doc = json.loads(meta[_KEY])
-        if not isinstance(doc, dict) or doc.get("version") != _VERSION or "root" not in doc:
-            raise _bad("unsupported structure version")
-        obj = _Loader({k: t._data for k, t in tensors.items()}).decode(doc["root"])
     except ValueError as e:
-        if isinstance(e, CheckpointError):
-            raise
         raise _bad(f"structure is not valid JSON: {e}") from None
     except RecursionError:
         raise _bad("structure nested too deeply") from None
-    return _placed(obj, map_location)
+    if not isinstance(doc, dict) or doc.get("version") != _VERSION or "root" not in doc:
+        raise _bad("unsupported structure version")
+    locations = doc.get("locations", {})
+    if not (isinstance(locations, dict) and all(isinstance(v, str) for v in locations.values())):
+        raise _bad("malformed storage locations")
+    try:
+        return _Loader({k: t._data for k, t in tensors.items()}, locations, place).decode(doc["root"])
+    except RecursionError:
+        raise _bad("structure nested too deeply") from None
