@@ -229,3 +229,32 @@ def test_a_writer_that_dies_or_hits_a_full_disk_leaves_the_previous_checkpoint(t
     p.wait()
     w = glassgrad.load(path)["w"]                      # the old checkpoint or a complete new one, never a torn one
     assert w.tolist() == [0.0, 1.0, 2.0] or (w.shape == (16 * 2 ** 20,) and bool((w == 1).all()))
+    left = [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]          # the killed save's temporary file
+    for n in left:                                                           # once it is old enough ...
+        os.utime(tmp_path / n, (time.time() - 3600,) * 2)
+    glassgrad.save({"w": glassgrad.arange(3.0)}, path)                       # ... the next save removes it
+    assert sorted(os.listdir(tmp_path)) == ["ck.pt", "writer.py"], left
+
+
+@pytest.mark.skipif(os.name != "posix", reason="stale temporary files are recognised by pid on POSIX only")
+def test_only_a_dead_writers_old_temporary_files_are_removed(tmp_path):
+    import time
+    from glassgrad.safetensors import _temp_prefix
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    prefix = _temp_prefix(str(tmp_path / "ck.pt"))
+    names = {
+        "stale": f"{prefix}{dead.pid}.abc_1234.tmp",                   # dead writer, old: removed
+        "fresh": f"{prefix}{dead.pid}.fresh123.tmp",                   # dead writer, written just now: kept
+        "live": f"{prefix}{os.getppid()}.live1234.tmp",                # a running writer: kept
+        "mine": f"{prefix}{os.getpid()}.mine1234.tmp",                 # this process (another thread?): kept
+        "other_host": f".ck.pt.otherhost-{dead.pid}.abcd1234.tmp",     # another machine on a shared disk: kept
+        "other_file": f".ck2.pt.{prefix[7:]}{dead.pid}.abcd1234.tmp",  # a temporary file of another target: kept
+        "not_ours": f"{prefix}{dead.pid}.tmp",                         # not mkstemp's pattern: kept
+    }
+    for k, n in names.items():
+        (tmp_path / n).write_bytes(b"x")
+        if k != "fresh":
+            os.utime(tmp_path / n, (time.time() - 3600,) * 2)
+    glassgrad.save({"w": glassgrad.arange(3.0)}, tmp_path / "ck.pt")
+    assert sorted(os.listdir(tmp_path)) == sorted(["ck.pt"] + [n for k, n in names.items() if k != "stale"])
