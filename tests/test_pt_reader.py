@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import glassgrad
+import glassgrad.nn.parameter  # noqa: F401 -- imported up front: the hostile tests count allocations
 from _ckpt import assert_same
 from glassgrad._pt_reader import UnsafeCheckpointError
 from glassgrad.serialization import CheckpointError
@@ -168,11 +169,92 @@ def _truncated(tmp_path):
     return p
 
 
+class _ReduceState(_Reduce):
+    """An object pickled as fn(*args) followed by BUILD(state)."""
+
+    def __init__(self, fn, args, state):
+        super().__init__(fn, args)
+        self.state = state
+
+    def __reduce__(self):
+        return self.fn, self.args, self.state
+
+
+def _tensor_with(tmp_path, wrap, storage_tag="storage", dtypes=(torch.FloatStorage,)):
+    """A torch-like archive whose pickle is wrap(rebuild_args...) over storage '0' (one pid per dtype)."""
+    import torch._utils as tu
+    markers = [object() for _ in dtypes]
+    f = io.BytesIO()
+    pids = {id(m): (storage_tag, d, "0", "cpu", 4) for m, d in zip(markers, dtypes)}
+    _TorchLike(f, pids).dump(wrap(tu, markers))
+    return _archive(tmp_path, f.getvalue(), data={"0": b"\0" * 16})
+
+
+def _torchscript(tmp_path):
+    class Scripted(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(2, 2)
+
+        def forward(self, x):
+            return self.lin(x)
+    p = tmp_path / "scripted.pt"
+    torch.jit.save(torch.jit.script(Scripted()), str(p))
+    return p
+
+
+# the shapes of published weights_only bypasses: a TorchScript archive (CVE-2025-32434: torch.load handed it to
+# torch.jit.load), callables reachable from allowed-looking torch/numpy globals, BUILD on allowed objects, and
+# type confusion between the rebuild functions' arguments (CVE-2026-24747's family, with SETITEM above)
+BYPASSES = {
+    "torchscript_archive": (_torchscript, "TorchScript"),
+    "rebuild_from_type_v2": (lambda t: _archive(t, pickle.dumps(_Reduce(
+        __import__("torch._tensor")._tensor._rebuild_from_type_v2, (os.system, torch.Tensor, ("x",), {})),
+        protocol=2)), "refusing global torch._tensor._rebuild_from_type_v2"),
+    "storage_load_from_bytes": (lambda t: _archive(t, pickle.dumps(_Reduce(
+        __import__("torch.storage").storage._load_from_bytes, (b"x",)), protocol=2)),
+        "refusing global torch.storage._load_from_bytes"),
+    "numpy_reconstruct": (lambda t: _archive(t, pickle.dumps(np.arange(3), protocol=2)), "refusing global numpy"),
+    "codecs_encode": (lambda t: _archive(t, pickle.dumps(_Reduce(__import__("codecs").encode, ("x", "latin1")),
+                                                          protocol=2)), "refusing global _codecs.encode"),
+    "parameter_class": (lambda t: _archive(t, pickle.dumps(_Reduce(torch.nn.Parameter, ()), protocol=2)),
+                        "refusing global torch.nn.parameter.Parameter"),
+    "build_on_a_tensor": (lambda t: _tensor_with(t, lambda tu, m: _ReduceState(
+        tu._rebuild_tensor_v2, (m[0], 0, (4,), (1,), False, OrderedDict()), {"__class__": 1})), "BUILD"),
+    "build_extra_state_on_ordered_dict": (lambda t: _archive(t, pickle.dumps(_ReduceState(
+        OrderedDict, (), {"_metadata": {}, "__setstate__": 1}), protocol=2)), "BUILD"),
+    "rebuild_tensor_from_a_dict": (lambda t: _tensor_with(t, lambda tu, m: _Reduce(
+        tu._rebuild_tensor_v2, ({}, 0, (4,), (1,), False, OrderedDict()))), "not a storage"),
+    "parameter_from_a_string": (lambda t: _archive(t, pickle.dumps(_Reduce(
+        __import__("torch._utils")._utils._rebuild_parameter, ("x", True, OrderedDict())), protocol=2)),
+        "not a tensor"),
+    "persistent_id_not_a_storage": (lambda t: _tensor_with(t, lambda tu, m: _Reduce(
+        tu._rebuild_tensor_v2, (m[0], 0, (4,), (1,), False, OrderedDict())), storage_tag="module"),
+        "persistent storage id"),
+    "one_storage_two_dtypes": (lambda t: _tensor_with(t, lambda tu, m: [_Reduce(
+        tu._rebuild_tensor_v2, (mk, 0, (2,), (1,), False, OrderedDict())) for mk in m],
+        dtypes=(torch.FloatStorage, torch.LongStorage)), "two dtypes"),
+}
+HOSTILE.update(BYPASSES)
+UNSAFE = {"torchscript_archive", "rebuild_from_type_v2", "storage_load_from_bytes", "numpy_reconstruct",
+          "codecs_encode", "parameter_class"}
+
+
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_broken_and_hostile_archives_raise_a_specific_error(case, tmp_path):
+    import tracemalloc
     make, msg = HOSTILE[case]
-    with pytest.raises(CheckpointError, match=msg):
-        glassgrad.load(make(tmp_path))
+    path = make(tmp_path)
+    before = sorted(os.listdir(tmp_path))
+    tracemalloc.start()
+    try:
+        with pytest.raises(UnsafeCheckpointError if case in UNSAFE else CheckpointError, match=msg):
+            glassgrad.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 ** 20, f"{peak} bytes allocated"          # huge declared sizes are refused, not allocated
+    assert sorted(os.listdir(tmp_path)) == before             # nothing written
 
 
 def test_a_self_referencing_list_does_not_hang(tmp_path):

@@ -295,6 +295,10 @@ def load_torch_zip(f, place=None):
         if len(pkl) != 1:
             raise _bad("archive has no single <name>/data.pkl")
         prefix = pkl[0][:-len("data.pkl")]
+        if prefix + "constants.pkl" in names or any(n.startswith(prefix + "code/") for n in names):
+            raise UnsafeCheckpointError(         # torch.load dispatched these to torch.jit.load (CVE-2025-32434)
+                "torch checkpoint: this is a TorchScript archive (torch.jit.save), which holds code; glassgrad "
+                "loads weights only -- save the model's state_dict with torch.save and load that")
         if prefix + "byteorder" in names and _read(z, prefix + "byteorder").strip() not in (b"little", b""):
             raise _bad("big-endian checkpoints are not supported")
         cache = {}
