@@ -82,8 +82,9 @@ def from_numpy_dtype(npdt):
         return _FROM_NP[np.dtype(npdt)]
     except (KeyError, TypeError):
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np.dtype(npdt).name}. The only supported types "
-            "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
+            f"can't convert np.ndarray of type numpy.{np.dtype(npdt).type.__name__}. The only supported types "
+            "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool (glassgrad has no complex or "
+            "uint16/32/64 tensors)."
         ) from None
 
 

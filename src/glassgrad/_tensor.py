@@ -394,11 +394,18 @@ class Tensor(TensorMethods):
         return complex(self.item())
 
     def __array__(self, dtype=None, copy=None):
-        if self._rg:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        from .backend import to_host
-        a = to_host(self._data)
-        return a if dtype is None else a.astype(dtype, copy=False)
+        a = self.numpy()                     # torch's errors: requires grad, not on the CPU
+        if dtype is not None:
+            a = a.astype(dtype, copy=bool(copy))
+        elif copy:
+            a = a.copy()
+        return a
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """NumPy ufuncs on tensors give tensors (as in torch: boolean results come back as uint8)."""
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return _make(array)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         from .utils.dlpack import export

@@ -248,10 +248,31 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     return t
 
 
+_warned_readonly = []
+
+
 def from_numpy(ndarray):
+    """A tensor sharing `ndarray`'s memory (torch's checks: ndarray, supported dtype, native byte order, no
+    negative strides; a warning, once, for a read-only array)."""
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+        t = type(ndarray)
+        name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__.split('.')[0]}.{t.__name__}"
+        raise TypeError(f"expected np.ndarray (got {name})")
+    if not ndarray.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
+                         "between byte orders is currently not supported.")
     _dtype.from_numpy_dtype(ndarray.dtype)
+    if ndarray.size and any(s < 0 for s in ndarray.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
+    if not ndarray.flags.writeable and not _warned_readonly:
+        import warnings
+        _warned_readonly.append(True)
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+                      "This means writing to this tensor will result in undefined behavior. You may want to copy "
+                      "the array to protect its data or make it writable before converting it to a tensor. This "
+                      "type of warning will be suppressed for the rest of this program.", UserWarning, stacklevel=2)
     return _make(ndarray)
 
 
