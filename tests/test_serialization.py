@@ -184,6 +184,12 @@ def test_not_a_glassgrad_checkpoint(tmp_path):
 def test_unsupported_objects_are_refused_at_save(tmp_path):
     with pytest.raises(TypeError, match="cannot store a function"):
         glassgrad.save({"f": lambda: 0}, tmp_path / "x.pt")
+    model = glassgrad.nn.Linear(2, 2)
+    for fmt in ("glassgrad", "torch"):
+        with pytest.raises(TypeError, match=r"cannot store a Linear .* save its state_dict\(\) instead"):
+            glassgrad.save(model, tmp_path / "m.pt", format=fmt)
+        with pytest.raises(TypeError, match=r"cannot store a SGD .* state_dict"):
+            glassgrad.save({"opt": glassgrad.optim.SGD(model.parameters(), lr=0.1)}, tmp_path / "m.pt", format=fmt)
     assert not os.listdir(tmp_path)
 
 

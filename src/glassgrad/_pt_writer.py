@@ -93,7 +93,8 @@ class _Emitter:
         elif isinstance(obj, (np.integer, np.floating, np.bool_)):
             self.emit(obj.item())
         else:
-            raise TypeError(f"glassgrad.save(format='torch') cannot store a {type(obj).__name__}")
+            from .serialization import unstorable
+            raise unstorable(obj, "glassgrad.save(format='torch')")
 
     def tensor(self, t):
         from .nn.parameter import Parameter

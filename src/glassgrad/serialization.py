@@ -102,8 +102,16 @@ class _Saver:
             return out
         if isinstance(obj, (np.integer, np.floating, np.bool_)):
             return self.encode(obj.item())
-        raise TypeError(f"glassgrad.save cannot store a {type(obj).__name__} (only tensors, dicts, lists, tuples, "
-                        "numbers, strings, bools and None)")
+        raise unstorable(obj, "glassgrad.save")
+
+
+def unstorable(obj, who):
+    """The TypeError for an object a checkpoint cannot hold (with the usual fix for modules and optimizers)."""
+    hint = ""
+    if hasattr(obj, "state_dict") and callable(obj.state_dict):
+        hint = "; save its state_dict() instead and load it back with load_state_dict()"
+    return TypeError(f"{who} cannot store a {type(obj).__name__} (only tensors, dicts, lists, tuples, numbers, "
+                     f"strings, bools and None: nothing that would need code to rebuild){hint}")
 
 
 def save(obj, f, format="glassgrad"):
