@@ -235,13 +235,31 @@ BYPASSES = {
         tu._rebuild_tensor_v2, (mk, 0, (2,), (1,), False, OrderedDict())) for mk in m],
         dtypes=(torch.FloatStorage, torch.LongStorage)), "two dtypes"),
 }
+
+
+def _local_header(tmp_path, at, value):
+    """A valid one-tensor archive whose storage entry's local header has `value` written at byte `at`."""
+    p = _forged_tensor(tmp_path, (4,), (1,))
+    with zipfile.ZipFile(p) as z:
+        off = z.getinfo("evil/data/0").header_offset
+    data = bytearray(p.read_bytes())
+    data[off + at:off + at + len(value)] = value
+    p.write_bytes(bytes(data))
+    return p
+
+
 HOSTILE.update(BYPASSES)
+HOSTILE.update({          # the local header in front of a storage's bytes (what mmap=True maps) is checked too
+    "local_header_bad_magic": (lambda t: _local_header(t, 0, b"XX"), "header|corrupt"),
+    "local_header_extra_past_the_end": (lambda t: _local_header(t, 28, b"\xff\xff"), "past the end|corrupt"),
+})
 UNSAFE = {"torchscript_archive", "rebuild_from_type_v2", "storage_load_from_bytes", "numpy_reconstruct",
           "codecs_encode", "parameter_class"}
 
 
+@pytest.mark.parametrize("mmap", [False, True], ids=["read", "mmap"])
 @pytest.mark.parametrize("case", sorted(HOSTILE))
-def test_broken_and_hostile_archives_raise_a_specific_error(case, tmp_path):
+def test_broken_and_hostile_archives_raise_a_specific_error(case, mmap, tmp_path):
     import tracemalloc
     make, msg = HOSTILE[case]
     path = make(tmp_path)
@@ -249,7 +267,7 @@ def test_broken_and_hostile_archives_raise_a_specific_error(case, tmp_path):
     tracemalloc.start()
     try:
         with pytest.raises(UnsafeCheckpointError if case in UNSAFE else CheckpointError, match=msg):
-            glassgrad.load(path)
+            glassgrad.load(path, mmap=mmap)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -69,6 +69,11 @@ def test_views_come_back_sharing_one_storage(tmp_path):
     out["base"][1, 2] = 100.0
     assert out["t"][2, 1].item() == out["row"][2].item() == out["col"][1].item() == out["tail"][1].item() == 100.0
     assert len(gs.load_file(tmp_path / "c.pt")) == 1          # one storage in the file
+    for mmap in (False, True):                                # saved again after loading: still one
+        again = glassgrad.load(tmp_path / "c.pt", mmap=mmap)
+        glassgrad.save(again, tmp_path / "again.pt")
+        assert len(gs.load_file(tmp_path / "again.pt")) == 1
+        _eq(again, glassgrad.load(tmp_path / "again.pt"))
 
 
 def test_module_optimizer_scheduler_rng_state(tmp_path):

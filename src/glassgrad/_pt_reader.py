@@ -272,10 +272,25 @@ def is_torch_zip(head):
     return head[:4] == b"PK\x03\x04"
 
 
-def load_torch_zip(f, place=None):
+def _mapped_entry(mapped, info, size, need):
+    """The bytes of stored zip entry `info` inside the mapped archive, after checking its local header."""
+    at = info.header_offset
+    head = bytes(mapped[at:at + 30]) if at + 30 <= size else b""
+    if len(head) != 30 or head[:4] != b"PK\x03\x04":
+        raise _bad(f"entry {info.filename!r} has no valid local header")
+    n, extra = struct.unpack("<HH", head[26:30])
+    start = at + 30 + n + extra
+    if start + need > size:
+        raise _bad(f"entry {info.filename!r} extends past the end of the archive")
+    return mapped[start:start + need]
+
+
+def load_torch_zip(f, place=None, mmap=False):
     """The object a ``torch.save`` zip archive holds (path or binary file object); `place(array, location)`
-    puts each storage where map_location says (serialization.Placement; default: where it was saved)."""
+    puts each storage where map_location says (serialization.Placement; default: where it was saved).
+    With `mmap` (a path only) storages map the file copy-on-write instead of being read."""
     place = place or Placement()
+    mapped = np.memmap(f, dtype=np.uint8, mode="c") if mmap else None
     if hasattr(f, "seek"):
         size = f.seek(0, 2)
         f.seek(0)
@@ -322,10 +337,10 @@ def load_torch_zip(f, place=None):
             # inflate far more than the file holds
             if info.compress_type != zipfile.ZIP_STORED or info.header_offset + info.compress_size > size:
                 raise _bad(f"storage {key!r}: entry is compressed or extends past the end of the archive")
-            raw = _read(z, name)
+            raw = bytearray(_read(z, name)) if mapped is None else _mapped_entry(mapped, info, size, need)
             if len(raw) != need:
                 raise _bad(f"storage {key!r} is truncated")
-            host = np.frombuffer(bytearray(raw), dtype=stype.dtype.newbyteorder("<")).astype(stype.dtype, copy=False)
+            host = np.frombuffer(raw, dtype=stype.dtype.newbyteorder("<")).astype(stype.dtype, copy=False)
             s = cache[key] = _Storage(place(host, location))
             return s
 

@@ -80,11 +80,22 @@ def from_dlpack(ext):
 
 
 def owner(arr):
-    """The array that owns the memory `arr` views (`arr` itself when it owns it)."""
-    cls = arr.__class__
-    while isinstance(arr.base, cls):
-        arr = arr.base
-    return arr
+    """The storage `arr` views: the outermost array of `arr`'s dtype that it is a view of (`arr` itself when
+    it owns its memory).  Views made by NumPy's as_strided are followed through the stand-in object it puts
+    between a view and its source; arrays of another dtype further down (a file mapping's bytes, say) are
+    not part of the storage."""
+    dt = arr.dtype
+    while True:
+        b = arr.base
+        if b is not None and not isinstance(b, (np.ndarray, _array_types())) and hasattr(b, "__array_interface__"):
+            b = getattr(b, "base", None)            # as_strided's DummyArray
+        if b is None or not isinstance(b, (np.ndarray, _array_types())) or b.dtype != dt:
+            return arr
+        arr = b
+
+
+def _array_types():
+    return _cupy.ndarray if _cupy is not None else np.ndarray
 
 
 def data_ptr(arr):

@@ -242,16 +242,20 @@ def read_bytes(data):
     return _tensors(entries, buf, start), meta
 
 
-def read_file(filename):
-    """(tensors, metadata) of a safetensors file."""
+def read_file(filename, mmap=False):
+    """(tensors, metadata) of a safetensors file.  With `mmap` the tensors map the file copy-on-write (as
+    torch.load(mmap=True)): pages are read when touched, writes stay in this process."""
     with open(filename, "rb") as f:
         total = os.fstat(f.fileno()).st_size
         size = f.read(8)
         entries, meta, start = _parse_header(size, lambda n: f.read(n), total)
-        buf = bytearray(total)          # the file was checked against its real size: now allocate
-        f.seek(0)
-        if f.readinto(buf) != total:
-            raise SafetensorError("file changed size while being read")
+        if mmap:
+            buf = np.memmap(f, dtype=np.uint8, mode="c", shape=(total,))
+        else:
+            buf = bytearray(total)          # the file was checked against its real size: now allocate
+            f.seek(0)
+            if f.readinto(buf) != total:
+                raise SafetensorError("file changed size while being read")
     return _tensors(entries, buf, start), meta
 
 

@@ -305,12 +305,23 @@ class _Loader:
         return v
 
 
-def load(f, map_location=None, weights_only=True):
+_PICKLE_ARGS = {"encoding", "errors", "fix_imports"}
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
     """Load what glassgrad.save (or torch.save) wrote, from a path or a binary file object.  Nothing in the
-    file can run code: `weights_only` is accepted for PyTorch compatibility and makes no difference.
-    `map_location` is torch.load's (see Placement)."""
+    file can run code: glassgrad never unpickles, so `pickle_module`, `weights_only` and pickle's own
+    arguments are accepted for PyTorch compatibility and change nothing.  `map_location` is torch.load's
+    (see Placement); `mmap=True` maps the file's tensors copy-on-write instead of reading them (a path
+    only, not the legacy torch format -- as in torch)."""
+    import os
     from . import _pt_reader
+    extra = set(pickle_load_args) - _PICKLE_ARGS
+    if extra:
+        raise TypeError(f"load() got an unexpected keyword argument {sorted(extra)[0]!r}")
     place = Placement(map_location)
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     if hasattr(f, "read"):
         data = f.read()
         if _pt_reader.is_torch_zip(data[:4]):
@@ -322,11 +333,15 @@ def load(f, map_location=None, weights_only=True):
         with open(f, "rb") as fh:
             head = fh.read(4)
             if _pt_reader.is_torch_legacy(head):
+                if mmap:
+                    raise RuntimeError(f"mmap can only be used with files saved with `torch.save({os.fspath(f)}, "
+                                       "_use_new_zipfile_serialization=True), please torch.save your checkpoint "
+                                       "with this option in order to use mmap.")
                 fh.seek(0)
                 return _pt_reader.load_torch_legacy(fh.read(), place)
         if _pt_reader.is_torch_zip(head):
-            return _pt_reader.load_torch_zip(f, place)
-        tensors, meta = _st.read_file(f)
+            return _pt_reader.load_torch_zip(f, place, mmap=bool(mmap))
+        tensors, meta = _st.read_file(f, mmap=bool(mmap))
     return _finish(tensors, meta or {}, place)
 
 
