@@ -32,7 +32,7 @@ def _state(T, mb):
 def child(lib, mb, repeat, folder):
     if lib == "torch":
         import torch as T
-        save, load = T.save, lambda p: T.load(p, weights_only=True)
+        save, load = T.save, lambda p, **kw: T.load(p, weights_only=True, **kw)
     else:
         sys.path.insert(0, os.path.join(HERE, "..", "src"))
         import glassgrad as T
@@ -48,6 +48,12 @@ def child(lib, mb, repeat, folder):
         load(path)
         best["load"] = min(best["load"], time.perf_counter() - t)
     out = {k: nbytes / v / 1e6 for k, v in best.items()}
+    b = float("inf")
+    for _ in range(repeat):                  # mmap=True: the open is lazy, so this is a time, not a rate
+        t = time.perf_counter()
+        load(path, mmap=True)
+        b = min(b, time.perf_counter() - t)
+    out["mmap_open_ms"] = b * 1e3
     if lib == "glassgrad":                   # glassgrad reading a file torch wrote
         import torch
         tp = os.path.join(folder, "ck_from_torch.pt")
@@ -80,11 +86,13 @@ def main():
         res[lib] = json.loads(p.stdout)
     g, t = res["glassgrad"], res["torch"]
     print(f"# {a.mb:g} MB state_dict, best of {a.repeat}, files in {a.dir}; MB/s (higher is better)")
-    print(f"{'':28} {'glassgrad':>10} {'torch':>10} {'gg/torch':>9}")
+    print(f"{'':28} {'glassgrad':>10} {'torch':>10} {'gg/torch':>9}   (mmap row: ms, lower is better)")
     print(f"{'save':28} {g['save']:10.0f} {t['save']:10.0f} {g['save'] / t['save']:9.2f}")
     print(f"{'load (own format)':28} {g['load']:10.0f} {t['load']:10.0f} {g['load'] / t['load']:9.2f}")
     print(f"{'load a torch.save file':28} {g['load_torch_file']:10.0f} {t['load']:10.0f} "
           f"{g['load_torch_file'] / t['load']:9.2f}")
+    print(f"{'open with mmap=True (ms)':28} {g['mmap_open_ms']:10.1f} {t['mmap_open_ms']:10.1f} "
+          f"{g['mmap_open_ms'] / t['mmap_open_ms']:9.2f}")
     print(f"{'file size (MB)':28} {g['file_mb']:10.1f} {t['file_mb']:10.1f}")
 
 

@@ -90,9 +90,20 @@ def test_what_cannot_be_mapped_raises_torchs_error(case, tmp_path):
     assert ours is not None and ours == theirs
 
 
-def test_pickle_arguments_are_accepted_and_change_nothing(tmp_path):
+def test_torch_loads_pickle_arguments_are_accepted_and_change_nothing(tmp_path):
     p = _write(tmp_path, "torch")
     for kw in ({"pickle_module": pickle}, {"encoding": "latin1"}, {"weights_only": False}):
         assert_same(glassgrad.load(p, **kw), torch.load(p, **kw))
     with pytest.raises(TypeError, match="unexpected keyword argument 'map_locaton'"):
         glassgrad.load(p, map_locaton="cpu")
+
+
+def test_torch_saves_pickle_arguments_are_accepted(tmp_path):
+    w = glassgrad.arange(3.0)
+    for fmt in ("glassgrad", "torch"):
+        glassgrad.save({"w": w}, tmp_path / "a.pt", pickle, 4, format=fmt)
+        glassgrad.save({"w": w}, tmp_path / "b.pt", pickle_protocol=2, _disable_byteorder_record=True, format=fmt)
+        assert glassgrad.load(tmp_path / "a.pt")["w"].tolist() == glassgrad.load(tmp_path / "b.pt")["w"].tolist()
+    with pytest.raises(ValueError, match="legacy"):
+        glassgrad.save({"w": w}, tmp_path / "c.pt", _use_new_zipfile_serialization=False)
+    assert not (tmp_path / "c.pt").exists()

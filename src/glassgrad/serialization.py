@@ -114,10 +114,14 @@ def unstorable(obj, who):
                      f"strings, bools and None: nothing that would need code to rebuild){hint}")
 
 
-def save(obj, f, format="glassgrad"):
+def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False, *, format="glassgrad"):
     """Save `obj` (tensors, state_dicts, nested dicts/lists/tuples of them and plain values) to `f`, a path
     (written atomically) or a binary file object.  ``format="torch"`` writes torch.save's zip archive
-    instead, for torch.load(weights_only=True)."""
+    instead, for torch.load(weights_only=True).  torch.save's pickle arguments are accepted and change
+    nothing (glassgrad writes no pickled objects); its legacy format is not written."""
+    if not _use_new_zipfile_serialization:
+        raise ValueError("glassgrad.save does not write torch's legacy (pre-1.6) format; glassgrad.load reads it")
     if format == "torch":
         from ._pt_writer import write_torch_zip
         if hasattr(f, "write"):
