@@ -77,3 +77,16 @@ def test_unknown_workload_is_refused():
     p = subprocess.run([sys.executable, RUN, "--only", "nope", "--smoke"], capture_output=True, text=True,
                        timeout=60, cwd=ROOT)
     assert p.returncode != 0 and "unknown workload" in p.stderr
+
+
+def test_checkpoint_bench_runs_and_reports_every_row(tmp_path):
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "checkpoint.py"), "--mb", "1", "--repeat", "1",
+                        "--dir", str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    rows = {ln[:28].strip(): ln[28:].split() for ln in p.stdout.splitlines()[2:]}
+    assert list(rows) == ["save", "load (own format)", "load a torch.save file", "open with mmap=True (ms)",
+                          "file size (MB)"]
+    for name, vals in rows.items():
+        assert all(float(v) > 0 for v in vals), (name, vals)
+        if len(vals) == 3:                   # the ratio column is glassgrad / torch
+            assert float(vals[2]) == pytest.approx(float(vals[0]) / float(vals[1]), rel=0.05, abs=0.01)
