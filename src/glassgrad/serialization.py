@@ -50,18 +50,18 @@ class StorageTable:
 
     def view(self, t):
         """Tensor `t` as (storage key, dtype, shape, element strides, element offset); registers its storage."""
-        from .backend import data_ptr, device_of, owner, to_host, xp_of
+        from . import backend
         a = t._data
-        own = owner(a)
+        own = a if a.base is None else backend.owner(a)
         if not (own.flags.c_contiguous and own.dtype == a.dtype):
-            own = a = xp_of(a).ascontiguousarray(a)     # not a plain view of a plain buffer: save a copy
+            own = a = backend.xp_of(a).ascontiguousarray(a)     # not a plain view of a plain buffer: save a copy
         key = self.index.get(id(own))
         if key is None:                                 # (the owner is kept alive, so its id stays unique)
             key = self.index[id(own)] = str(len(self.entries))
-            self.entries.append((key, to_host(own), str(device_of(own)), own))
+            self.entries.append((key, backend.to_host(own), str(backend.device_of(own)), own))
         it = a.itemsize
-        off = (data_ptr(a) - data_ptr(own)) // it if a.size else 0
-        return key, a.dtype, tuple(a.shape), tuple(s // it for s in a.strides), off
+        off = (backend.data_ptr(a) - backend.data_ptr(own)) // it if a is not own and a.size else 0
+        return key, a.dtype, a.shape, tuple(s // it for s in a.strides), off
 
     def storage(self, key):
         """(host array, location) of storage `key`."""
@@ -74,21 +74,21 @@ class StorageTable:
 
 class _Saver:
     def __init__(self):
-        self.table = StorageTable()
+        from ._tensor import Tensor
+        from .nn.parameter import Parameter
+        self.table, self.Tensor, self.Parameter = StorageTable(), Tensor, Parameter
 
     def encode(self, obj):
-        from ._tensor import Tensor
         if obj is None or isinstance(obj, (bool, str)):
             return obj
         if isinstance(obj, int):
             return obj
         if isinstance(obj, float):
             return obj if math.isfinite(obj) else {"$float": repr(obj)}
-        if isinstance(obj, Tensor):
+        if isinstance(obj, self.Tensor):
             key, dtype, shape, strides, off = self.table.view(obj)
-            from .nn.parameter import Parameter
-            return {"$tensor": key, "dtype": dtype.name, "shape": list(shape), "strides": list(strides),
-                    "offset": off, "requires_grad": bool(obj._rg), "parameter": isinstance(obj, Parameter)}
+            return {"$tensor": key, "dtype": str(dtype), "shape": list(shape), "strides": list(strides),
+                    "offset": off, "requires_grad": bool(obj._rg), "parameter": isinstance(obj, self.Parameter)}
         if isinstance(obj, (list, tuple)):
             items = [self.encode(v) for v in obj]
             return items if isinstance(obj, list) else {"$tuple": items}
