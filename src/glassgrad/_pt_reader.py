@@ -76,6 +76,13 @@ _ALLOWED = {("collections", "OrderedDict"): OrderedDict,
             ("torch._utils", "_rebuild_parameter"): _rebuild_parameter}
 _ALLOWED.update({("torch", n): _StorageType(n, d) for n, d in _STORAGES.items()})
 _CALLABLE = (OrderedDict, _rebuild_tensor_v2, _rebuild_parameter)
+# torch's own tensor types that glassgrad has no dtype for: a plain error, not a refusal as unsafe
+_NO_DTYPE = {("torch", "BFloat16Storage"): "bfloat16", ("torch", "ComplexFloatStorage"): "complex64",
+             ("torch", "ComplexDoubleStorage"): "complex128", ("torch", "QInt8Storage"): "quantized",
+             ("torch", "QUInt8Storage"): "quantized", ("torch", "QInt32Storage"): "quantized",
+             ("torch", "QUInt4x2Storage"): "quantized", ("torch", "QUInt2x4Storage"): "quantized",
+             ("torch._utils", "_rebuild_tensor_v3"): "uint16/32/64 or float8",
+             ("torch._utils", "_rebuild_qtensor"): "quantized"}
 
 
 class _Machine:
@@ -116,6 +123,10 @@ class _Machine:
 
     def global_(self, module, name):
         obj = _ALLOWED.get((module, name))
+        if obj is None and (module, name) in _NO_DTYPE:
+            raise CheckpointError(f"torch checkpoint: it holds {_NO_DTYPE[module, name]} tensors ({module}.{name}), "
+                                  "which glassgrad does not have (its dtypes: float16/32/64, int8/16/32/64, uint8, "
+                                  "bool); convert them in torch first, e.g. with .float()")
         if obj is None:
             raise UnsafeCheckpointError(f"torch checkpoint: refusing global {module}.{name} (not needed to load "
                                         "tensors or state_dicts)")

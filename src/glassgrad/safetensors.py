@@ -199,7 +199,10 @@ def _parse_header(size_bytes, read_header, total):
             raise SafetensorError(f"{name!r}: an entry needs dtype, shape and data_offsets")
         dt = _DTYPES.get(info["dtype"]) if isinstance(info["dtype"], str) else None
         if dt is None:
-            raise SafetensorError(f"{name!r}: unsupported dtype {info['dtype']!r}")
+            known = info["dtype"] in ("BF16", "C64", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2")
+            raise SafetensorError(f"{name!r}: unsupported dtype {info['dtype']!r}" + (
+                " (glassgrad has no bfloat16, complex, uint16/32/64 or float8 tensors; convert them first)"
+                if known else ""))
         shape, offs = info["shape"], info["data_offsets"]
         if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):
             raise SafetensorError(f"{name!r}: shape must be a list of non-negative integers")
