@@ -59,11 +59,14 @@ def _mutate(data, muts):
     return bytes(b)
 
 
-def _load_or_glassgrad_error(data):
-    """glassgrad.load(data) either succeeds or raises a glassgrad error, allocating < 64 MiB on the way."""
+def _load_or_glassgrad_error(data, path=None):
+    """glassgrad.load(data) either succeeds or raises a glassgrad error, allocating < 64 MiB on the way.
+    With `path`, the data is written there and loaded with mmap=True."""
+    if path is not None:
+        path.write_bytes(data)
     tracemalloc.start()
     try:
-        glassgrad.load(io.BytesIO(data))
+        glassgrad.load(io.BytesIO(data)) if path is None else glassgrad.load(path, mmap=True)
     except (CheckpointError, gs.SafetensorError):
         pass
     finally:
@@ -95,3 +98,12 @@ def _rezip(archive, mutate_name, muts):
 @given(muts=st.lists(_mutation, min_size=1, max_size=3))
 def test_mutated_pickles_inside_valid_archives(seed, muts):
     _load_or_glassgrad_error(_rezip(SEEDS[seed], "data.pkl", muts))
+
+
+@pytest.mark.parametrize("seed", ["glassgrad", "torch_zip", "safetensors"])
+@settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(muts=st.lists(_mutation, min_size=1, max_size=4))
+def test_mutated_checkpoints_mapped(seed, muts, tmp_path_factory):
+    """The mmap=True path (file mapping, zip local headers read from the mapping) under the same contract."""
+    path = tmp_path_factory.getbasetemp() / f"fuzz_{seed}.pt"
+    _load_or_glassgrad_error(_mutate(SEEDS[seed], muts), path)
