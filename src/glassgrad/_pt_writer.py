@@ -134,5 +134,7 @@ def write_torch_zip(obj, f, name="archive"):
         z.writestr(f"{name}/data.pkl", b"".join(e.out))
         z.writestr(f"{name}/byteorder", "little")
         for key, own, _ in e.table.storages():
-            z.writestr(f"{name}/data/{key}", own.astype(own.dtype.newbyteorder("<"), copy=False).tobytes())
+            little = own.astype(own.dtype.newbyteorder("<"), copy=False).reshape(-1)
+            with z.open(f"{name}/data/{key}", "w", force_zip64=little.nbytes >= 2 ** 31) as w:
+                w.write(memoryview(little).cast("B"))           # straight from the array, no bytes copy
         z.writestr(f"{name}/version", "3\n")

@@ -79,6 +79,9 @@ def from_dlpack(ext):
     return _cupy.from_dlpack(ext)
 
 
+_ARRAYS = (np.ndarray,) if _cupy is None else (np.ndarray, _cupy.ndarray)
+
+
 def owner(arr):
     """The storage `arr` views: the outermost array of `arr`'s dtype that it is a view of (`arr` itself when
     it owns its memory).  Views made by NumPy's as_strided are followed through the stand-in object it puts
@@ -87,15 +90,11 @@ def owner(arr):
     dt = arr.dtype
     while True:
         b = arr.base
-        if b is not None and not isinstance(b, (np.ndarray, _array_types())) and hasattr(b, "__array_interface__"):
+        if b is not None and not isinstance(b, _ARRAYS) and hasattr(b, "__array_interface__"):
             b = getattr(b, "base", None)            # as_strided's DummyArray
-        if b is None or not isinstance(b, (np.ndarray, _array_types())) or b.dtype != dt:
+        if not isinstance(b, _ARRAYS) or b.dtype != dt:
             return arr
         arr = b
-
-
-def _array_types():
-    return _cupy.ndarray if _cupy is not None else np.ndarray
 
 
 def data_ptr(arr):
