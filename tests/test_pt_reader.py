@@ -349,3 +349,19 @@ def test_torch_dtypes_glassgrad_lacks_get_a_plain_error_not_an_unsafe_one(dt, na
         save_file({"w": torch.ones(2, dtype=getattr(torch, dt))}, str(tmp_path / "w.safetensors"))
         with pytest.raises(SafetensorError, match="glassgrad has no bfloat16, complex"):
             load_file(tmp_path / "w.safetensors")
+
+
+def test_corrupted_storage_bytes_fail_the_crc_check_when_read(tmp_path):
+    """torch.load takes flipped storage bytes silently; glassgrad's read path checks each entry's CRC.  The
+    mmap path does not read the bytes up front, so (as in torch) it cannot check them."""
+    p = _forged_tensor(tmp_path, (4,), (1,))
+    with zipfile.ZipFile(p) as z:
+        info = z.getinfo("evil/data/0")
+    data = bytearray(p.read_bytes())
+    n, extra = int.from_bytes(data[info.header_offset + 26:info.header_offset + 28], "little"), \
+        int.from_bytes(data[info.header_offset + 28:info.header_offset + 30], "little")
+    data[info.header_offset + 30 + n + extra + 5] ^= 0x40
+    p.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="CRC mismatch"):
+        glassgrad.load(p)
+    assert glassgrad.load(p, mmap=True).numpy().view(np.uint8)[5] == 0x40

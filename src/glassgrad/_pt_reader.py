@@ -283,17 +283,48 @@ def is_torch_zip(head):
     return head[:4] == b"PK\x03\x04"
 
 
-def _mapped_entry(mapped, info, size, need):
-    """The bytes of stored zip entry `info` inside the mapped archive, after checking its local header."""
-    at = info.header_offset
-    head = bytes(mapped[at:at + 30]) if at + 30 <= size else b""
-    if len(head) != 30 or head[:4] != b"PK\x03\x04":
-        raise _bad(f"entry {info.filename!r} has no valid local header")
-    n, extra = struct.unpack("<HH", head[26:30])
-    start = at + 30 + n + extra
-    if start + need > size:
-        raise _bad(f"entry {info.filename!r} extends past the end of the archive")
-    return mapped[start:start + need]
+class _StoredEntries:
+    """Uncompressed zip entries taken straight from the archive -- read into one buffer each (CRC checked) or,
+    with `mmap`, mapped copy-on-write -- after their local headers are checked against the archive's size."""
+
+    def __init__(self, f, size, mmap):
+        self.size, self.mapped, self.fh, self.opened = size, None, None, False
+        if mmap:
+            self.mapped = np.memmap(f, dtype=np.uint8, mode="c")
+        elif hasattr(f, "read"):
+            self.fh = f
+        else:
+            self.fh, self.opened = open(f, "rb"), True
+
+    def close(self):
+        if self.opened:
+            self.fh.close()
+
+    def _bytes(self, at, n):
+        if at + n > self.size:
+            return b""
+        if self.mapped is not None:
+            return bytes(self.mapped[at:at + n])
+        self.fh.seek(at)
+        return self.fh.read(n)
+
+    def read(self, info, need):
+        head = self._bytes(info.header_offset, 30)
+        if len(head) != 30 or head[:4] != b"PK\x03\x04" or info.flag_bits & 1:
+            raise _bad(f"entry {info.filename!r} has no valid local header (or is encrypted)")
+        n, extra = struct.unpack("<HH", head[26:30])
+        start = info.header_offset + 30 + n + extra
+        if start + need > self.size:
+            raise _bad(f"entry {info.filename!r} extends past the end of the archive")
+        if self.mapped is not None:
+            return self.mapped[start:start + need]
+        buf = bytearray(need)
+        self.fh.seek(start)
+        if self.fh.readinto(buf) != need:
+            raise _bad(f"entry {info.filename!r} is truncated")
+        if zlib.crc32(buf) != info.CRC:
+            raise _bad(f"archive entry {info.filename!r} is corrupt (CRC mismatch)")
+        return buf
 
 
 def load_torch_zip(f, place=None, mmap=False):
@@ -301,7 +332,6 @@ def load_torch_zip(f, place=None, mmap=False):
     puts each storage where map_location says (serialization.Placement; default: where it was saved).
     With `mmap` (a path only) storages map the file copy-on-write instead of being read."""
     place = place or Placement()
-    mapped = np.memmap(f, dtype=np.uint8, mode="c") if mmap else None
     if hasattr(f, "seek"):
         size = f.seek(0, 2)
         f.seek(0)
@@ -312,56 +342,63 @@ def load_torch_zip(f, place=None, mmap=False):
         z = zipfile.ZipFile(f)
     except _ZIP_ERRORS + (ValueError,) as e:
         raise _bad(f"not a readable zip archive ({e})") from None
+    entries = _StoredEntries(f, size, mmap)
     with z:
-        names = z.namelist()
-        for n in names:
-            if n.startswith("/") or ".." in n.replace("\\", "/").split("/"):
-                raise _bad(f"archive entry with an unsafe path: {n!r}")
-        pkl = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
-        if len(pkl) != 1:
-            raise _bad("archive has no single <name>/data.pkl")
-        prefix = pkl[0][:-len("data.pkl")]
-        if prefix + "constants.pkl" in names or any(n.startswith(prefix + "code/") for n in names):
-            raise UnsafeCheckpointError(         # torch.load dispatched these to torch.jit.load (CVE-2025-32434)
-                "torch checkpoint: this is a TorchScript archive (torch.jit.save), which holds code; glassgrad "
-                "loads weights only -- save the model's state_dict with torch.save and load that")
-        if prefix + "byteorder" in names and _read(z, prefix + "byteorder").strip() not in (b"little", b""):
-            raise _bad("big-endian checkpoints are not supported")
-        cache = {}
-
-        def storage(pid):
-            _, stype, key, location, numel = _check_pid(pid, 5)
-            if key in cache:
-                s = cache[key]
-                if s.array.dtype != stype.dtype:
-                    raise _bad(f"storage {key!r} used with two dtypes")
-                return s
-            name = prefix + "data/" + key
-            try:
-                info = z.getinfo(name)
-            except KeyError:
-                raise _bad(f"storage {key!r} is missing from the archive") from None
-            need = numel * stype.dtype.itemsize
-            if numel < 0 or info.file_size != need:
-                raise _bad(f"storage {key!r} declares {numel} elements ({need} bytes) but holds {info.file_size}")
-            # torch stores storages uncompressed; a compressed or oversized entry could make z.read allocate or
-            # inflate far more than the file holds
-            if info.compress_type != zipfile.ZIP_STORED or info.header_offset + info.compress_size > size:
-                raise _bad(f"storage {key!r}: entry is compressed or extends past the end of the archive")
-            raw = bytearray(_read(z, name)) if mapped is None else _mapped_entry(mapped, info, size, need)
-            if len(raw) != need:
-                raise _bad(f"storage {key!r} is truncated")
-            host = np.frombuffer(raw, dtype=stype.dtype.newbyteorder("<")).astype(stype.dtype, copy=False)
-            s = cache[key] = _Storage(place(host, location))
-            return s
-
-        data = _read(z, pkl[0])
         try:
-            return _Machine(data, storage).run()
-        except RecursionError:
-            raise _bad("structure nested too deeply") from None
-        except UnicodeDecodeError:
-            raise _bad("a string in data.pkl is not valid UTF-8") from None
+            return _load_zip(z, entries, size, place)
+        finally:
+            entries.close()
+
+
+def _load_zip(z, entries, size, place):
+    """load_torch_zip on the opened archive `z` (`entries` reads its storages)."""
+    names = z.namelist()
+    for n in names:
+        if n.startswith("/") or ".." in n.replace("\\", "/").split("/"):
+            raise _bad(f"archive entry with an unsafe path: {n!r}")
+    pkl = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
+    if len(pkl) != 1:
+        raise _bad("archive has no single <name>/data.pkl")
+    prefix = pkl[0][:-len("data.pkl")]
+    if prefix + "constants.pkl" in names or any(n.startswith(prefix + "code/") for n in names):
+        raise UnsafeCheckpointError(         # torch.load dispatched these to torch.jit.load (CVE-2025-32434)
+            "torch checkpoint: this is a TorchScript archive (torch.jit.save), which holds code; glassgrad "
+            "loads weights only -- save the model's state_dict with torch.save and load that")
+    if prefix + "byteorder" in names and _read(z, prefix + "byteorder").strip() not in (b"little", b""):
+        raise _bad("big-endian checkpoints are not supported")
+    cache = {}
+
+    def storage(pid):
+        _, stype, key, location, numel = _check_pid(pid, 5)
+        if key in cache:
+            s = cache[key]
+            if s.array.dtype != stype.dtype:
+                raise _bad(f"storage {key!r} used with two dtypes")
+            return s
+        name = prefix + "data/" + key
+        try:
+            info = z.getinfo(name)
+        except KeyError:
+            raise _bad(f"storage {key!r} is missing from the archive") from None
+        need = numel * stype.dtype.itemsize
+        if numel < 0 or info.file_size != need:
+            raise _bad(f"storage {key!r} declares {numel} elements ({need} bytes) but holds {info.file_size}")
+        # torch stores storages uncompressed; a compressed or oversized entry could make z.read allocate or
+        # inflate far more than the file holds
+        if info.compress_type != zipfile.ZIP_STORED or info.header_offset + info.compress_size > size:
+            raise _bad(f"storage {key!r}: entry is compressed or extends past the end of the archive")
+        raw = entries.read(info, need)
+        host = np.frombuffer(raw, dtype=stype.dtype.newbyteorder("<")).astype(stype.dtype, copy=False)
+        s = cache[key] = _Storage(place(host, location))
+        return s
+
+    data = _read(z, pkl[0])
+    try:
+        return _Machine(data, storage).run()
+    except RecursionError:
+        raise _bad("structure nested too deeply") from None
+    except UnicodeDecodeError:
+        raise _bad("a string in data.pkl is not valid UTF-8") from None
 
 
 # -- the legacy format (torch.save(..., _use_new_zipfile_serialization=False), PyTorch < 1.6) ----------------
