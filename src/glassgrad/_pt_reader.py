@@ -466,7 +466,7 @@ def _load_legacy(data, place):
         nbytes = n * types[k].itemsize
         if n < 0 or pos + 8 + nbytes > len(data):
             raise _bad(f"storage {k!r} declares {n} elements but the file holds fewer bytes")
-        arrays[k] = _Storage(np.frombuffer(bytearray(data[pos + 8:pos + 8 + nbytes]),
+        arrays[k] = _Storage(np.frombuffer(bytearray(memoryview(data)[pos + 8:pos + 8 + nbytes]),
                                            dtype=types[k].newbyteorder("<")).astype(types[k], copy=False))
         pos += 8 + nbytes
     if set(types) - set(arrays):
