@@ -26,3 +26,12 @@ def assert_same(a, b):
             assert_same(x, y)
     else:
         assert a == b and type(a) is type(b)
+
+
+def error_of(fn):
+    """The exception fn() raises (None if it returns): errors are compared between the two libraries."""
+    try:
+        fn()
+    except Exception as e:                   # noqa: BLE001 -- the caller compares type and text
+        return e
+    return None

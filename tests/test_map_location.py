@@ -14,7 +14,7 @@ import glassgrad
 from glassgrad import safetensors as gs
 from glassgrad.serialization import CheckpointError, LocationError
 
-from _ckpt import assert_same
+from _ckpt import assert_same, error_of
 
 HAS_CUDA = glassgrad.cuda.is_available()
 needs_gpu = pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU with CuPy (run on the device machine)")
@@ -107,21 +107,13 @@ def test_the_callable_sees_each_storage_once_with_its_saved_location(fmt):
         assert sorted(theirs) == [loc for loc, _ in sorted(seen)]
 
 
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:                       # noqa: BLE001 -- the type is compared by the caller
-        return e
-    raise AssertionError("no error raised")
-
-
 @no_gpu
 @pytest.mark.parametrize("ml", ["cuda", "cuda:1", "DEVICE", {"cpu": "cuda:0"}, "xyz", "meta2"])
 @pytest.mark.parametrize("fmt", ["torch_zip", "torch_legacy"])
 def test_devices_this_machine_lacks_raise_torchs_error(fmt, ml):
     data = _bytes(fmt)
-    ours = _error(lambda: glassgrad.load(io.BytesIO(data), map_location=glassgrad.device("cuda") if ml == "DEVICE" else ml))
-    theirs = _error(lambda: torch.load(io.BytesIO(data), map_location=torch.device("cuda") if ml == "DEVICE" else ml))
+    ours = error_of(lambda: glassgrad.load(io.BytesIO(data), map_location=glassgrad.device("cuda") if ml == "DEVICE" else ml))
+    theirs = error_of(lambda: torch.load(io.BytesIO(data), map_location=torch.device("cuda") if ml == "DEVICE" else ml))
     assert isinstance(ours, RuntimeError) and isinstance(theirs, RuntimeError)
     assert isinstance(ours, LocationError)       # and a glassgrad checkpoint error: the fuzz contract holds
     assert str(ours) == str(theirs)
@@ -130,8 +122,8 @@ def test_devices_this_machine_lacks_raise_torchs_error(fmt, ml):
 @no_gpu
 def test_a_file_saved_on_a_gpu_needs_a_map_location_here_as_in_torch():
     data = _relocated(_bytes("torch_zip"), "cuda:0")
-    ours = _error(lambda: glassgrad.load(io.BytesIO(data)))
-    theirs = _error(lambda: torch.load(io.BytesIO(data)))
+    ours = error_of(lambda: glassgrad.load(io.BytesIO(data)))
+    theirs = error_of(lambda: torch.load(io.BytesIO(data)))
     assert type(ours) is LocationError and type(theirs) is RuntimeError and str(ours) == str(theirs)
     with pytest.raises(LocationError) as e:
         glassgrad.load(io.BytesIO(_relocated_glassgrad(_bytes("glassgrad"), "cuda:0")))
