@@ -250,7 +250,7 @@ def test_a_writer_that_dies_or_hits_a_full_disk_leaves_the_previous_checkpoint(t
 @pytest.mark.skipif(os.name != "posix", reason="stale temporary files are recognised by pid on POSIX only")
 def test_only_a_dead_writers_old_temporary_files_are_removed(tmp_path):
     import time
-    from glassgrad.safetensors import _temp_prefix
+    from glassgrad._atomic import _temp_prefix
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     prefix = _temp_prefix(str(tmp_path / "ck.pt"))

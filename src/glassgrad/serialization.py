@@ -23,6 +23,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import safetensors as _st
+from ._atomic import atomic_write
 
 __all__ = ["save", "load", "CheckpointError", "LocationError", "Placement"]
 
@@ -129,7 +130,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         else:
             import os
             stem = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
-            _st.atomic_write(f, lambda fh: write_torch_zip(obj, fh, stem))
+            atomic_write(f, lambda fh: write_torch_zip(obj, fh, stem))
         return
     if format != "glassgrad":
         raise ValueError(f"glassgrad.save: unknown format {format!r} (glassgrad or torch)")
