@@ -1,6 +1,6 @@
 """Saving a checkpoint to a path (glassgrad.save in both formats and safetensors.save_file, which all go
 through glassgrad._atomic.atomic_write) leaves the file what torch.save leaves it -- its permissions, its
-owner -- and replaces it atomically wherever that changes nothing else; where it
+owner, a symlink still a link -- and replaces it atomically wherever that changes nothing else; where it
 cannot (a read-only folder, another user's file) it writes in place, as torch.save always does.
 
 Permission bits do not bind root, so where a test needs them to, it runs the save in a forked child that
@@ -165,7 +165,30 @@ def test_a_saver_who_cannot_chown_another_users_file_writes_it_in_place(shared_d
     assert os.listdir(shared_dir) == ["ck"]
 
 
-# -- 2. what is not a regular file -------------------------------------------------------------------
+# -- 2. symlinks -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", SAVERS)
+def test_a_symlink_stays_a_link_and_its_target_is_replaced_atomically(tmp_path, kind):
+    links, files = tmp_path / "links", tmp_path / "files"
+    links.mkdir()
+    files.mkdir()
+    SAVERS[kind](files / "real", 1.0)
+    os.chmod(files / "real", 0o640)
+    before = os.stat(files / "real")
+    os.symlink("../files/real", links / "hop")
+    os.symlink("hop", links / "ck")                    # a link to a link
+    SAVERS[kind](links / "ck", 2.0)
+    assert os.readlink(links / "ck") == "hop" and os.readlink(links / "hop") == "../files/real"
+    after = os.stat(files / "real")
+    assert stat.S_ISREG(after.st_mode) and stat.S_IMODE(after.st_mode) == 0o640
+    assert after.st_ino != before.st_ino               # atomic, in the target's folder ...
+    assert value(files / "real", kind) == [2.0] * 3
+    assert sorted(os.listdir(files)) == ["real"]       # ... leaving no temporary file anywhere
+    assert sorted(os.listdir(links)) == ["ck", "hop"]
+    os.symlink("../files/new", links / "dangling")     # torch.save creates a dangling link's target
+    SAVERS[kind](links / "dangling", 3.0)
+    assert os.path.islink(links / "dangling") and value(files / "new", kind) == [3.0] * 3
+
 
 @pytest.mark.parametrize("kind", SAVERS)
 def test_a_fifo_is_written_to_not_replaced(tmp_path, kind):

@@ -8,6 +8,8 @@ replaces it atomically wherever that changes nothing else:
   file or the complete new one, never a torn one.
 - The temporary file is given the permissions the saved file should end with: a new file gets
   0666 & ~umask (as open() would), a replaced file keeps its mode, owner and group.
+- A symlink is followed (os.path.realpath) and stays a link: its target is replaced atomically, in the
+  target's folder.
 - The save is written in place instead -- open(path, "wb"), write, fsync, which is what torch.save always
   does -- where the atomic route cannot be taken without changing more than the content:
     * the folder is not writable but the file is (no temporary file can be made beside it);
@@ -116,12 +118,12 @@ def _write_in_place(path, write):
 
 
 def atomic_write(filename, write):
-    """Call write(f) on a temporary file beside `filename`, make it durable
+    """Call write(f) on a temporary file beside `filename` (its target if it is a symlink), make it durable
     and give it the file's permissions, then rename it over the file; on any failure the temporary file is
     removed and the file is untouched.  Written in place instead where that cannot be done (see the module
     docstring)."""
     path = os.fspath(filename)
-    target = os.path.abspath(path)
+    target = os.path.realpath(path)
     folder = os.path.dirname(target)
     _remove_stale(folder, _temp_prefix(target))
     try:
