@@ -1,13 +1,16 @@
 """Saving a checkpoint to a path (glassgrad.save in both formats and safetensors.save_file, which all go
 through glassgrad._atomic.atomic_write) leaves the file what torch.save leaves it -- its permissions, its
 owner, a symlink still a link -- and replaces it atomically wherever that changes nothing else; where it
-cannot (a read-only folder, another user's file) it writes in place, as torch.save always does.
+cannot (a read-only folder, another user's file) it writes in place, as torch.save always does.  Temporary
+files of killed writers are removed by any later save in their folder.
 
 Permission bits do not bind root, so where a test needs them to, it runs the save in a forked child that
 has become uid/gid 65534 (nobody) when the suite runs as root, and in-process otherwise."""
 import os
 import shutil
 import stat
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -19,6 +22,7 @@ import pytest
 import glassgrad
 import glassgrad._pt_writer  # noqa: F401  (imported here: a child that drops privileges cannot read the sources)
 from glassgrad import safetensors as gs
+from glassgrad._atomic import _temp_prefix
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX modes, owners, symlinks and pids")
 
@@ -230,3 +234,25 @@ def test_a_writable_file_in_a_read_only_folder_is_saved_in_place(shared_dir, kin
         (before.st_uid, before.st_gid, 0o644)
     assert value(path, kind) == [2.0] * 3
     assert os.listdir(folder) == ["ck"]
+
+
+# -- 4. temporary files of killed writers ----------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", SAVERS)
+def test_a_save_removes_dead_writers_temporary_files_whatever_file_they_were_for(tmp_path, kind):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    other = _temp_prefix(str(tmp_path / "other.pt"))
+    names = {
+        "dead": f"{other}{dead.pid}.abc_1234.tmp",                     # removed, though not for "ck"
+        "dotted": f"{_temp_prefix('a.b.c')}{dead.pid}.xyz98765.tmp",   # removed too
+        "live": f"{other}{os.getppid()}.live1234.tmp",                 # a running writer's: kept
+        "fresh": f"{other}{dead.pid}.fresh123.tmp",                    # changed just now: kept
+        "user": "other.pt.tmp",                                        # not a temporary file of ours: kept
+    }
+    for k, n in names.items():
+        (tmp_path / n).write_bytes(b"x" * 100)
+        if k != "fresh":
+            os.utime(tmp_path / n, (time.time() - 3600,) * 2)
+    SAVERS[kind](tmp_path / "ck", 1.0)
+    assert sorted(os.listdir(tmp_path)) == sorted(["ck", names["live"], names["fresh"], names["user"]])

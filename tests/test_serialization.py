@@ -243,8 +243,8 @@ def test_a_writer_that_dies_or_hits_a_full_disk_leaves_the_previous_checkpoint(t
     left = [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]          # the killed save's temporary file
     for n in left:                                                           # once it is old enough ...
         os.utime(tmp_path / n, (time.time() - 3600,) * 2)
-    glassgrad.save({"w": glassgrad.arange(3.0)}, path)                       # ... the next save removes it
-    assert sorted(os.listdir(tmp_path)) == ["ck.pt", "writer.py"], left
+    glassgrad.save({"w": glassgrad.arange(3.0)}, tmp_path / "other.pt")      # ... any save in the folder removes it
+    assert sorted(os.listdir(tmp_path)) == ["ck.pt", "other.pt", "writer.py"], left
 
 
 @pytest.mark.skipif(os.name != "posix", reason="stale temporary files are recognised by pid on POSIX only")
@@ -260,7 +260,7 @@ def test_only_a_dead_writers_old_temporary_files_are_removed(tmp_path):
         "live": f"{prefix}{os.getppid()}.live1234.tmp",                # a running writer: kept
         "mine": f"{prefix}{os.getpid()}.mine1234.tmp",                 # this process (another thread?): kept
         "other_host": f".ck.pt.otherhost-{dead.pid}.abcd1234.tmp",     # another machine on a shared disk: kept
-        "other_file": f".ck2.pt.{prefix[7:]}{dead.pid}.abcd1234.tmp",  # a temporary file of another target: kept
+        "other_file": f".ck2.pt.{prefix[7:]}{dead.pid}.abcd1234.tmp",  # a dead writer's for another file: removed
         "not_ours": f"{prefix}{dead.pid}.tmp",                         # not mkstemp's pattern: kept
     }
     for k, n in names.items():
@@ -268,4 +268,5 @@ def test_only_a_dead_writers_old_temporary_files_are_removed(tmp_path):
         if k != "fresh":
             os.utime(tmp_path / n, (time.time() - 3600,) * 2)
     glassgrad.save({"w": glassgrad.arange(3.0)}, tmp_path / "ck.pt")
-    assert sorted(os.listdir(tmp_path)) == sorted(["ck.pt"] + [n for k, n in names.items() if k != "stale"])
+    kept = [n for k, n in names.items() if k not in ("stale", "other_file")]
+    assert sorted(os.listdir(tmp_path)) == sorted(["ck.pt"] + kept)

@@ -20,8 +20,9 @@ replaces it atomically wherever that changes nothing else:
     * the path is not a regular file (a device such as /dev/null, a FIFO): it is written to, never replaced.
   An in-place save keeps no atomicity: a crash, a kill or an error mid-write (a full disk, an object the
   format cannot hold) leaves a truncated or partial file, as torch.save does.
-- A writer killed mid-save leaves its temporary file behind; it is recognised by name and removed by a
-  later save to the same file."""
+- A writer killed mid-save leaves its temporary file behind.  Any later save into the same folder removes
+  those of writers on this host whose pid is no longer running and whose file has not changed for a minute,
+  whichever file they were saving; a running writer's file is never touched."""
 import os
 import re
 import socket
@@ -51,13 +52,14 @@ def _pid_alive(pid):
     return True
 
 
-def _remove_stale(folder, prefix):
-    """Remove temporary files that writers on this host left when they were killed mid-save: their
-    writer pid is no longer running and they have not changed for _STALE_AFTER seconds.  Another
-    process's save in progress is never touched (its pid is alive, or its file is still being written)."""
+def _remove_stale(folder):
+    """Remove temporary files that writers on this host left in `folder` when they were killed mid-save,
+    whatever file they were saving: their writer pid is no longer running and they have not changed for
+    _STALE_AFTER seconds.  Another process's save in progress is never touched (its pid is alive, or its
+    file is still being written)."""
     if os.name != "posix":
         return
-    ours = re.compile(re.escape(prefix) + r"(\d+)\.[a-z0-9_]{8}\.tmp")      # mkstemp's 8 random characters
+    ours = re.compile(r"\..+\." + re.escape(_host()) + r"-(\d+)\.[a-z0-9_]{8}\.tmp", re.S)  # mkstemp's 8 characters
     try:
         names = os.listdir(folder)
     except OSError:
@@ -125,7 +127,7 @@ def atomic_write(filename, write):
     path = os.fspath(filename)
     target = os.path.realpath(path)
     folder = os.path.dirname(target)
-    _remove_stale(folder, _temp_prefix(target))
+    _remove_stale(folder)
     try:
         old = os.stat(target)
     except FileNotFoundError:
