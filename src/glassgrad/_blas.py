@@ -4,7 +4,9 @@ two things ``numpy`` does not expose:
 * ``axpy(alpha, x, y)``: ``y += alpha * x`` in place.  OpenBLAS's vector kernels use fused
   multiply-add instructions where the CPU has them, as ATen's ``add(alpha=)`` does, so optimizer
   updates round like PyTorch's and run at memory speed on all BLAS threads (a float64 emulation of the
-  fused step is ~8x slower).
+  fused step is ~8x slower).  A library's axpy is used only after a probe shows it rounds once (MKL's
+  does not on AMD CPUs, a pre-FMA CPU's kernels do not): otherwise the NumPy path computes the same
+  once-rounded update, so an optimizer step's bits do not depend on the BLAS or its CPU kernel.
 * the thread count behind ``glassgrad.set_num_threads`` / ``get_num_threads``.
 
 Optionally, GEMMs (``matmul``) go through Intel MKL when its wheel is installed (``pip install
@@ -56,9 +58,39 @@ class _Lib:
         if core is not None:
             core.restype = ctypes.c_char_p
         self.corename = core().decode() if core is not None else "mkl" if threads else "?"
+        self._fused = {}
+
+    def fused(self, name):
+        """Whether this library's `name` ("saxpy"/"daxpy") rounds y + a*x once per element, as ATen's fused
+        kernels and glassgrad's NumPy path do; probed once.  Not every BLAS does on every CPU (MKL's saxpy on
+        an AMD CPU takes a path without FMA): one that does not is not used, so an update's bits do not
+        depend on which BLAS or CPU kernel is present."""
+        ok = self._fused.get(name)
+        if ok is None:
+            ok = self._fused[name] = _rounds_once(getattr(self, name), np.float32 if name == "saxpy" else np.float64)
+        return ok
 
 
 _lib = [None, False]     # the bound library, and whether we looked for it
+
+
+def _rounds_once(fn, dt):
+    """Probe axpy `fn` on a vector long enough for its unrolled body and its tail.  The operands are in
+    [1, 2) with half-width mantissas, so a * x + y is exact in a type twice as wide and the fused result is
+    that sum rounded once; a two-rounding kernel differs from it in about a third of the elements."""
+    wide = np.float64 if dt == np.float32 else np.longdouble
+    bits = 24 if dt == np.float32 else 30
+    if np.finfo(wide).nmant < 2 * bits + 2:          # no wide type to tell (long double == double)
+        return False
+    rng = np.random.default_rng(12)
+    n = 1031
+    x, y = (1 + rng.integers(0, 2 ** (bits - 1), n) / 2 ** (bits - 1) for _ in range(2))
+    a = 1 + 987654321 % 2 ** (bits - 1) / 2 ** (bits - 1)
+    x, y = x.astype(dt), y.astype(dt)
+    want = (x.astype(wide) * wide(a) + y.astype(wide)).astype(dt)
+    got = y.copy()
+    fn(n, float(a), x.ctypes.data, 1, got.ctypes.data, 1)
+    return bool(np.array_equal(got, want))
 
 
 def _candidates():
@@ -116,7 +148,7 @@ def axpy(alpha, x, y):
     else:
         return False
     lib = _mkl[0] or _load()    # MKL's once it is loaded: one thread pool, not two fighting for the cores
-    if lib is None:
+    if lib is None or not lib.fused(name):
         return False
     if y.size:
         getattr(lib, name)(y.size, float(alpha), x.ctypes.data, 1, y.ctypes.data, 1)

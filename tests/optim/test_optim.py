@@ -122,14 +122,26 @@ def _compare_traj(ta, tb, tol):
             np.testing.assert_allclose(y, x, err_msg=f"step {step}", **tol)
 
 
+def _horizon(name, kw):
+    """Steps over which a trajectory is compared.  Two configurations amplify 1-ulp differences exponentially,
+    so that torch's own trajectories under its plain, AVX2 and AVX-512 kernels (ATEN_CPU_CAPABILITY) part
+    beyond the tolerance: Adafactor's normalised update turns coordinates whose gradient oscillates around 0
+    into sign-like steps, and Adamax with heavy weight decay switches its infinity norm between max()'s two
+    arms.  Measured (torch default vs AVX-512, max relative difference): Adamax float32 2e-6 at step 40,
+    3e-5 at 45, 4e-3 at 95; float64 4e-16 at 40, 1e-10 at 95.  They are compared while torch agrees with
+    itself; every other configuration over 100 steps."""
+    if name == "Adafactor" and kw:
+        return 50
+    if name == "Adamax" and kw.get("weight_decay"):
+        return 40
+    return 100
+
+
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("name,kw", CASES, ids=IDS)
 def test_trajectory(name, kw, dtype):
     dt, tol = DTYPES[dtype]
-    # Adafactor's normalised update turns coordinates whose gradient oscillates around 0 into sign-like steps
-    # that amplify 1-ulp differences (torch's float32 sqrt itself is not correctly rounded), so that
-    # aggressive configuration is compared over a shorter horizon.
-    steps = 50 if name == "Adafactor" and kw else 100
+    steps = _horizon(name, kw)
     _, _, tt = _run(torch, name, kw, dt, steps)
     gp, _, tg = _run(glassgrad, name, kw, dt, steps)
     assert gp[0].dtype == getattr(glassgrad, dtype)
