@@ -8,6 +8,12 @@ sys.path.insert(0, os.path.dirname(__file__))
 # the optional mkl wheel (tests/test_blas.py switches MKL on for its own tests).
 os.environ.setdefault("GLASSGRAD_BLAS", "openblas")
 
+# Property tests draw the same examples on every run and machine: a failure comes back when rerun.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("glassgrad", derandomize=True, database=None)
+_hypothesis_settings.load_profile("glassgrad")
+
 
 def _coverage():
     """Distinct torch functions and Tensor methods (operators included) exercised by the op table."""

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch
 import glassgrad  # noqa: E402
 
 LIBS = (torch, glassgrad)

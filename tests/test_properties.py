@@ -1,12 +1,11 @@
 """Property tests (hypothesis): broadcasting and reduction shapes, values and gradients agree with torch."""
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-import glassgrad as gg
+import torch
 
-torch = pytest.importorskip("torch")
+import glassgrad as gg
 
 SETTINGS = settings(max_examples=60, deadline=None)
 

@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch
 
 from glassgrad import _rng  # noqa: E402
 

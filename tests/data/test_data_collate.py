@@ -4,7 +4,7 @@ import collections
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch
 import glassgrad  # noqa: E402
 
 Point = collections.namedtuple("Point", ["x", "y"])

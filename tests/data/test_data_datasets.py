@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch
 import glassgrad  # noqa: E402
 
 SEEDS = [0, 1, 7, 1234]

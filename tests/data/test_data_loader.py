@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch
 import glassgrad  # noqa: E402
 
 SEEDS = [0, 1, 42, 2024]

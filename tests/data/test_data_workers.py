@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch
 import glassgrad  # noqa: E402
 
 
