@@ -95,6 +95,35 @@ _FROM_FUNCTIONAL = ("selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "prelu"
                     "pixel_unshuffle")   # only those whose torch.* signature is the functional one
 
 
+# torch.* functions whose first argument is a Tensor get torch's TypeError for anything else ("exp():
+# argument 'input' (position 1) must be Tensor, not list"), checked once here for the whole namespace.
+# Not checked: the functions whose first argument is something else -- sizes, data, numbers, sequences of
+# tensors, an equation -- and those torch itself writes in Python (norm, split, tensordot).
+_NOT_TENSOR_FIRST = {"tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange",
+                     "range", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "normal",
+                     "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "scalar_tensor",
+                     "empty_strided", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack",
+                     "column_stack", "row_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "einsum",
+                     "atleast_1d", "atleast_2d", "atleast_3d", "norm", "split", "tensordot", "return_types",
+                     "index_put_zeros"}
+# ...and those whose first argument may also be a number (torch.add(2, x))
+_NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+                 "remainder", "pow", "float_power", "xlogy"}
+
+
+def _tensor_first_names():
+    from .ops import (creation, elementwise, compare, reduction, sorting, views, shape, indexing, linalg,
+                      norm as _norm)
+    names = {"clone", "is_floating_point", "numel"}
+    for m in (creation, elementwise, compare, reduction, sorting, views, shape, indexing, linalg, _norm):
+        names.update(m.__all__)
+    return sorted(names - _NOT_TENSOR_FIRST)
+
+
+from ._args import wrap_namespace as _wrap_namespace  # noqa: E402
+_wrap_namespace(globals(), _tensor_first_names(), _NUMBER_FIRST)
+
+
 def __getattr__(name):
     """nn, optim and utils load on first use (keeps `import glassgrad` fast)."""
     import importlib

@@ -88,17 +88,20 @@ def from_numpy_dtype(npdt):
         ) from None
 
 
-def to_dtype(d):
-    """Accept a glassgrad dtype, a NumPy dtype/type or a Python type (float, int, bool)."""
+def to_dtype(d, fn=None, arg="dtype"):
+    """A dtype argument as torch's argument parser takes it: a glassgrad dtype, or the Python types float
+    (float64), int (int64) and bool; anything else (a string, a NumPy dtype) is torch's TypeError.
+    `fn` names the function in the message."""
     if d.__class__ is dtype:
         return d
     if d is _pyfloat:
-        return _default[0]
+        return float64
     if d is _pyint:
         return int64
     if d is _builtin_bool:
         return bool
-    return from_numpy_dtype(d)
+    where = f"{fn}(): argument '{arg}'" if fn else f"argument '{arg}'"
+    raise TypeError(f"{where} must be torch.dtype, not {type(d).__name__}")
 
 
 _pyfloat = __builtins__["float"] if isinstance(__builtins__, dict) else __builtins__.float

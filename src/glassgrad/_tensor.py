@@ -665,7 +665,11 @@ class Tensor(TensorMethods):
 
 
 def _wrap_dim(dim, ndim):
-    """Normalise a possibly negative dim, with PyTorch's IndexError."""
+    """Normalise a possibly negative dim, with PyTorch's IndexError (and its TypeError for a dim that is not
+    an int)."""
+    if dim.__class__ is not int:
+        from ._args import int_arg
+        dim = int_arg(dim, None, "dim")
     n = ndim if ndim else 1
     if dim < -n or dim >= n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")

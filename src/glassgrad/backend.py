@@ -57,6 +57,9 @@ def to_device(arr, dev):
         if arr.__class__ is np.ndarray:
             return arr
         return _cupy.asnumpy(arr)
+    if dev.type != "cuda":
+        raise RuntimeError(f"PyTorch is not linked with support for {dev.type} devices (glassgrad's tensors live "
+                           "on cpu or, through CuPy, cuda)")
     if _cupy is None:
         raise AssertionError("Torch not compiled with CUDA enabled")
     with _cupy.cuda.Device(dev.index or 0):

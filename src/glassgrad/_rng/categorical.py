@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from .common import _FLOATS, _f64, _u53
+from .common import _C_NAMES, _FLOATS, _f64, _u53
 from .continuous import exponential
 from .engine import _gen
 
@@ -216,7 +216,8 @@ def multinomial(gen, probs, num_samples, replacement=False):
     gen = _gen(gen)
     probs = np.asarray(probs)
     if probs.dtype not in _FLOATS:
-        raise TypeError(f"multinomial only supports floating-point dtypes for input, got: {probs.dtype}")
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{_C_NAMES.get(probs.dtype.name)}")
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     num_samples = operator.index(num_samples)

@@ -84,8 +84,17 @@ def _u53(gen, n):
     return (r & np.uint64((1 << 53) - 1)).astype(np.float64) * (2.0 ** -53)
 
 
+_KERNELS = {"uniform": "check_uniform_bounds", "normal": "normal_kernel_cpu", "log_normal": "log_normal_cpu"}
+_C_NAMES = {"int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+
+
 def _float_dtype(dtype, what):
+    """The dtype of a continuous distribution's output: floating, else torch's error for that sampler."""
     dt = np.dtype(np.float32 if dtype is None else dtype)
     if dt not in _FLOATS:
-        raise TypeError(f"{what}: unsupported dtype {dt} (expected float16/32/64)")
+        name = _C_NAMES.get(dt.name, dt.name)
+        if what in _KERNELS:
+            raise NotImplementedError(f'"{_KERNELS[what]}" not implemented for \'{name}\'')
+        raise RuntimeError(f"{what.capitalize()} distribution is a continuous probability distribution. dtype must "
+                           f"be a floating point but you specified {name}")
     return dt

@@ -7,11 +7,12 @@ ops: tensor as_tensor asarray from_numpy zeros ones empty full arange range lins
      log_normal_ cauchy_ copy_
 """
 import math
+import os
 import warnings
 
 import numpy as np
 
-from .. import _dtype, _rng, backend
+from .. import _args, _dtype, _rng, backend
 from .._device import as_device, cpu
 from .._tensor import Tensor, Size, _make
 from ._core import check_inplace, grad, commit_inplace
@@ -75,19 +76,67 @@ def _gen(g):
 
 
 # -- helpers ------------------------------------------------------------------------------------
-def _size(size):
-    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
-        size = size[0]
-    try:
-        return tuple(int(s) for s in size)
-    except TypeError:
-        raise TypeError(f"size must be a tuple of ints, but got {type(size).__name__}") from None
-
-
-def _check_size(shape):
+def _size(size, fn="size"):
+    """The sizes of zeros(*size) and its kin, parsed as torch parses them (TypeError for non-integers,
+    RuntimeError for negative sizes)."""
+    shape = _args.sizes(size, fn)
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    return shape
+
+
+def _memory_limit():
+    """Bytes one array may take: physical memory plus swap (what the kernel would let one process have)."""
+    if not _limit:
+        try:
+            total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            total = 2 ** 63
+        try:
+            with open("/proc/meminfo") as f:
+                total += next(int(ln.split()[1]) * 1024 for ln in f if ln.startswith("SwapTotal:"))
+        except (OSError, StopIteration, ValueError):
+            pass
+        _limit.append(total)
+    return _limit[0]
+
+
+_limit = []
+
+
+def _alloc_error(nbytes):
+    return RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} bytes. "
+                        "Error code 12 (Cannot allocate memory)")
+
+
+def check_alloc(shape, itemsize):
+    """torch's checks of a new tensor's byte size, made before anything is allocated: a size whose product
+    overflows (torch multiplies in unsigned 64-bit, then by the element size, and wants an int64) and one
+    no allocator can serve (more than this machine's memory and swap) are RuntimeErrors."""
+    n, overflow = 1, False
+    for s in shape:
+        n *= s
+        overflow = overflow or n >= 2 ** 64
+    nbytes = n * itemsize
+    if overflow or nbytes >= 2 ** 63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    if nbytes > _memory_limit():
+        raise _alloc_error(nbytes)
+
+
+def _new(make, shape, dt, *args):
+    """make(shape, *args) -> an array of dtype `dt` (glassgrad dtype), its size checked first; the
+    allocator's own failure (memory taken by others, a process limit) is torch's RuntimeError too."""
+    check_alloc(shape, dt.itemsize)
+    try:
+        return make(shape, *args)
+    except MemoryError:
+        raise _alloc_error(math.prod(shape) * dt.itemsize) from None
+
+
+def _device_arg(device):
+    return None if device is None else as_device(device)
 
 
 def _finish(arr, requires_grad, device=None):
@@ -97,14 +146,24 @@ def _finish(arr, requires_grad, device=None):
             arr = backend.to_device(arr, dev)
     t = _make(arr)
     if requires_grad:
-        t._set_requires_grad(True, "Only Tensors of floating point and complex dtype can require gradients")
+        t._set_requires_grad(_args.bool_arg(requires_grad),
+                             "Only Tensors of floating point and complex dtype can require gradients")
     return t
 
 
-def _dt(dtype, default=None):
+def _dt(dtype, default=None, fn=None):
     if dtype is None:
         return default or _dtype._default[0]
-    return _dtype.to_dtype(dtype)
+    return _dtype.to_dtype(dtype, fn)
+
+
+def _spec(fn, size, dtype, device, requires_grad, default=None):
+    """zeros/ones/empty/rand/randn's arguments checked in torch's order, before anything is allocated:
+    (shape, dtype, device)."""
+    shape = _size(size, fn)
+    dt = _dt(dtype, default, fn)
+    _args.bool_arg(requires_grad, fn, "requires_grad")
+    return shape, dt, _device_arg(device)
 
 
 # -- from data --------------------------------------------------------------------------------
@@ -277,7 +336,8 @@ def from_numpy(ndarray):
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
-    return _finish(np.array(s, dtype=_dt(dtype).np), requires_grad, device)
+    dt = _dt(dtype, None, "scalar_tensor")
+    return _finish(np.array(_fill_value(s, dt, "scalar_tensor", "s", 1)), requires_grad, _device_arg(device))
 
 
 def _rebuild(arr, requires_grad):
@@ -288,106 +348,169 @@ def _rebuild(arr, requires_grad):
 
 # -- filled -------------------------------------------------------------------------------------
 def zeros(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
-    shape = _size(size)
-    _check_size(shape)
-    return _finish(np.zeros(shape, _dt(dtype).np), requires_grad, device)
+    shape, dt, dev = _spec("zeros", size, dtype, device, requires_grad)
+    return _finish(_new(np.zeros, shape, dt, dt.np), requires_grad, dev)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
-    shape = _size(size)
-    _check_size(shape)
-    return _finish(np.ones(shape, _dt(dtype).np), requires_grad, device)
+    shape, dt, dev = _spec("ones", size, dtype, device, requires_grad)
+    return _finish(_new(np.ones, shape, dt, dt.np), requires_grad, dev)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
           memory_format=None):
-    shape = _size(size)
-    _check_size(shape)
-    return _finish(np.zeros(shape, _dt(dtype).np), requires_grad, device)
+    shape, dt, dev = _spec("empty", size, dtype, device, requires_grad)
+    return _finish(_new(np.zeros, shape, dt, dt.np), requires_grad, dev)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **kw):
-    return empty(tuple(size), dtype=dtype, device=device, requires_grad=requires_grad)
+    size = _args.int_list(size, "empty_strided", "size", 1)
+    stride = _args.int_list(stride, "empty_strided", "stride", 2)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+                           f"({len(stride)})")
+    return empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _fill_value(v, dt, fn, arg="fill_value", pos=2):
+    """A fill value (torch's Scalar) as a NumPy scalar of dtype `dt`, with torch's errors for an int out of
+    every range (OverflowError) and for a value `dt` cannot hold (RuntimeError); negative values wrap into
+    unsigned types, as in torch."""
+    v = _args.number_arg(v, fn, arg, pos)
+    if isinstance(v, int) and not isinstance(v, bool) and not -2 ** 63 <= v < 2 ** 64:
+        raise OverflowError("int too big to convert")
+    if dt.np.kind in "iu" and not isinstance(v, bool):
+        info = np.iinfo(dt.np)
+        if not math.isfinite(v) or v > info.max or v < (-info.max if info.min == 0 else info.min):
+            raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
+    return np.array(v).astype(dt.np)[()]
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
          requires_grad=False):
-    shape = _size((size,))
-    _check_size(shape)
-    if dtype is None:
-        fv = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
-        dt = _dtype.scalar_dtype(fv)
-    else:
-        dt = _dtype.to_dtype(dtype)
-    return _finish(np.full(shape, fill_value, dt.np), requires_grad, device)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {_args.type_name(size)}")
+    shape = _size((size,), "full")
+    fv = _args.number_arg(fill_value, "full", "fill_value", 2)
+    dt = _dtype.scalar_dtype(fv) if dtype is None else _dtype.to_dtype(dtype, "full")
+    fv = _fill_value(fv, dt, "full")
+    _args.bool_arg(requires_grad, "full", "requires_grad")
+    dev = _device_arg(device)
+    return _finish(_new(np.full, shape, dt, fv, dt.np), requires_grad, dev)
 
 
-def _like(x, dtype):
-    return x._data.dtype if dtype is None else _dtype.to_dtype(dtype).np
+def _like(x, dtype, fn):
+    return x._data.dtype if dtype is None else _dtype.to_dtype(dtype, fn).np
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad, device or input.device)
+    return _finish(np.zeros(input._data.shape, _like(input, dtype, "zeros_like")), requires_grad,
+                   device or input.device)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(np.ones(input._data.shape, _like(input, dtype)), requires_grad, device or input.device)
+    return _finish(np.ones(input._data.shape, _like(input, dtype, "ones_like")), requires_grad,
+                   device or input.device)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad, device or input.device)
+    return _finish(np.zeros(input._data.shape, _like(input, dtype, "empty_like")), requires_grad,
+                   device or input.device)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return _finish(np.full(input._data.shape, fill_value, _like(input, dtype)), requires_grad,
-                   device or input.device)
+    npdt = _like(input, dtype, "full_like")
+    fv = _fill_value(fill_value, _dtype.from_numpy_dtype(npdt), "full_like")
+    return _finish(np.full(input._data.shape, fv, npdt), requires_grad, device or input.device)
 
 
 # -- ranges --------------------------------------------------------------------------------------
-def _num(v):
-    return v.item() if isinstance(v, Tensor) else v
+def _range_arg(v, fn, arg, pos):
+    """A Number argument of arange/range/linspace (a 0-d tensor is its value)."""
+    if isinstance(v, Tensor):
+        if v._data.ndim:
+            if fn == "linspace" or fn == "logspace":
+                raise RuntimeError(f"{fn} only supports 0-dimensional start and end tensors, but got {arg} with "
+                                   f"{v._data.ndim} dimension(s).")
+            raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Number, not Tensor")
+        return v._data.item()
+    return _args.number_arg(v, fn, arg, pos)
+
+
+def _range_size(fn, start, end, step, dt):
+    """Number of elements of arange / range, with torch's checks on the bounds and the step."""
+    for v in (start, end, step):
+        if isinstance(v, int) and not -2 ** 63 <= v < 2 ** 63:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    if step != step or step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if (end - start) * step < 0 and end != start:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign" if fn == "arange" else
+                           "upper bound and lower bound inconsistent with step sign")
+    if all(isinstance(v, int) for v in (start, end, step)):
+        n = -((start - end) // step) if fn == "arange" else (end - start) // step + 1
+    else:
+        q = (end - start) / step
+        if not math.isfinite(q) or abs(q) >= 2 ** 63:
+            raise RuntimeError("invalid size, possible overflow?")
+        n = math.ceil(q) if fn == "arange" else math.floor(q) + 1
+    n = max(n, 0)
+    check_alloc((n,), dt.itemsize)
+    return n
+
+
+def _range(fn, start, end, step, dtype, float_default):
+    """The values of arange / range: start + i * step, computed in double for floating dtypes (as torch)."""
+    isf = any(isinstance(v, float) for v in (start, end, step))
+    dt = _dt(dtype, (_dtype._default[0] if isf or float_default else _dtype.int64), fn)
+    if dt is _dtype.bool:
+        raise NotImplementedError(f'"{fn}_cpu" not implemented for \'Bool\'')
+    if not dt.is_floating_point:
+        if isf and step != 0 and int(step) == 0:
+            raise ValueError("step must be nonzero")
+        start, end, step = (int(v) if math.isfinite(v) else v for v in (start, end, step))
+    n = _range_size(fn, start, end, step, dt)
+    if dt.is_floating_point:
+        return (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
+    return (start + np.arange(n, dtype=np.int64) * step).astype(dt.np)
 
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    start, end, step = _num(start), _num(end), _num(step)
+    start = _range_arg(start, "arange", "end" if end is None else "start", 1)
+    end = None if end is None else _range_arg(end, "arange", "end", 2)
+    step = _range_arg(step, "arange", "step", 3)
     if end is None:
         start, end = 0, start
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0 and end != start:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    if dtype is None:
-        isf = any(isinstance(v, float) for v in (start, end, step))
-        dt = _dtype._default[0] if isf else _dtype.int64
-    else:
-        dt = _dtype.to_dtype(dtype)
-    n = max(int(math.ceil((end - start) / step)), 0)
-    if dt.is_floating_point:
-        # PyTorch computes start + i * step in double then casts
-        arr = (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
-    else:
-        arr = np.arange(start, start + n * step, step)[:n].astype(dt.np) if n else np.zeros(0, dt.np)
-    return _finish(arr, requires_grad, device)
+    return _finish(_range("arange", start, end, step, dtype, False), requires_grad, _device_arg(device))
 
 
 def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
                   "in [start, end).", UserWarning, stacklevel=2)
-    n = int(math.floor((end - start) / step)) + 1
-    dt = _dt(dtype)
-    arr = (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
-    return _finish(arr, requires_grad, device)
+    start, end, step = (_range_arg(v, "range", a, i + 1) for i, (v, a) in
+                        enumerate(((start, "start"), (end, "end"), (step, "step"))))
+    return _finish(_range("range", start, end, step, dtype, True), requires_grad, _device_arg(device))
+
+
+def _steps(steps, fn):
+    steps = _args.int_arg(steps, fn, "steps", 3)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return steps
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    start, end = _num(start), _num(end)
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    dt = _dt(dtype)
-    if steps == 1:
-        arr = np.array([start], dtype=np.float64)
+    start, end = _range_arg(start, "linspace", "start", 1), _range_arg(end, "linspace", "end", 2)
+    steps = _steps(steps, "linspace")
+    dt = _dt(dtype, None, "linspace")
+    check_alloc((steps,), max(dt.itemsize, 8))
+    dev = _device_arg(device)
+    if steps <= 1:
+        arr = np.array([start] * steps, dtype=np.float64)
     else:
         # PyTorch fills the first half from start and the second half from end
         step = (end - start) / (steps - 1)
@@ -403,37 +526,48 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
             half = steps // 2
             arr = np.where(np.arange(steps) < half, s + stp * i, e - stp * (np.array(steps - 1, dt.np) - i))
         else:
-            arr = np.array([s])
-    return _finish(arr.astype(dt.np), requires_grad, device)
+            arr = np.array([s] * steps)
+    return _finish(arr.astype(dt.np), requires_grad, dev)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    start, end = _range_arg(start, "logspace", "start", 1), _range_arg(end, "logspace", "end", 2)
+    steps = _steps(steps, "logspace")
+    dt = _dt(dtype, None, "logspace")
     lin = linspace(start, end, steps, dtype=_dtype.float64)._data
-    dt = _dt(dtype)
-    return _finish(np.power(base, lin).astype(dt.np), requires_grad, device)
+    return _finish(np.power(base, lin).astype(dt.np), requires_grad, _device_arg(device))
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    if m is None:
-        m = n
-    if n < 0:
-        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    return _finish(np.eye(n, m, dtype=_dt(dtype).np), requires_grad, device)
+    n = _args.int_arg(n, "eye", "n", 1)
+    m = n if m is None else _args.int_arg(m, "eye", "m", 2)
+    for name, v in (("n", n), ("m", m)):
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
+    dt = _dt(dtype, None, "eye")
+    dev = _device_arg(device)
+    return _finish(_new(lambda shape: np.eye(*shape, dtype=dt.np), (n, m), dt), requires_grad, dev)
 
 
 # -- random ------------------------------------------------------------------------------------
+def _gen_arg(generator, fn):
+    if generator is not None and not isinstance(generator, _rng.Generator):
+        raise TypeError(f"{fn}(): argument 'generator' must be torch.Generator, not {_args.type_name(generator)}")
+    return _gen(generator)
+
+
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
          requires_grad=False):
-    shape = _size(size)
-    _check_size(shape)
-    return _finish(_rng.rand(_gen(generator), shape, _dt(dtype).np), requires_grad, device)
+    shape, dt, dev = _spec("rand", size, dtype, device, requires_grad)
+    g = _gen_arg(generator, "rand")
+    return _finish(_new(lambda sh: _rng.rand(g, sh, dt.np), shape, dt), requires_grad, dev)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
           requires_grad=False):
-    shape = _size(size)
-    _check_size(shape)
-    return _finish(_rng.randn(_gen(generator), shape, _dt(dtype).np), requires_grad, device)
+    shape, dt, dev = _spec("randn", size, dtype, device, requires_grad)
+    g = _gen_arg(generator, "randn")
+    return _finish(_new(lambda sh: _rng.randn(g, sh, dt.np), shape, dt), requires_grad, dev)
 
 
 def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -448,18 +582,38 @@ def randint(*args, generator=None, out=None, dtype=None, layout=None, device=Non
         low, high, size = args
     else:
         raise TypeError("randint() received an invalid combination of arguments")
+    for v in (low, high):       # torch: ints beyond int64 fail to unpack before anything else is looked at
+        if isinstance(v, int) and not -2 ** 63 <= v < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
+    low = _args.int_arg(low, "randint", "low", 1)
+    high = _args.int_arg(high, "randint", "high", len(args) - 1)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"randint(): argument 'size' (position {len(args)}) must be tuple of ints, not "
+                        f"{_args.type_name(size)}")
+    shape = _size((size,), "randint")
+    dt = _dt(dtype, _dtype.int64, "randint")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    dt = _dt(dtype, _dtype.int64)
-    return _finish(_rng.randint(_gen(generator), int(low), int(high), tuple(size), dt.np), requires_grad, device)
+    g = _gen_arg(generator, "randint")
+    return _finish(_new(lambda sh: _rng.randint(g, low, high, sh, dt.np), shape, dt), requires_grad,
+                   _device_arg(device))
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
              requires_grad=False):
+    n = _args.int_arg(n, "randperm", "n", 1)
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
-    dt = _dt(dtype, _dtype.int64)
-    return _finish(_rng.randperm(_gen(generator), int(n), dt.np), requires_grad, device)
+    dt = _dt(dtype, _dtype.int64, "randperm")
+    if dt is _dtype.bool:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if dt.np.kind in "iu" and n - 1 > np.iinfo(dt.np).max:
+        raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
+    if dt is _dtype.float16 and n > 2049:
+        raise RuntimeError("n cannot be greater than 2049 for Half type.")
+    check_alloc((n,), 8)
+    g = _gen_arg(generator, "randperm")
+    return _finish(_new(lambda sh: _rng.randperm(g, n, dt.np), (n,), dt), requires_grad, _device_arg(device))
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
@@ -478,29 +632,51 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
 
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
-    g = _gen(generator)
+    g = _gen_arg(generator, "normal")
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        m = mean._data if isinstance(mean, Tensor) else np.asarray(mean)
-        s = std._data if isinstance(std, Tensor) else np.asarray(std)
-        shape = np.broadcast_shapes(m.shape, s.shape)
+        if size is not None:
+            raise TypeError("normal() received an invalid combination of arguments - got (Tensor, ..., tuple): a "
+                            "size goes with a float mean and std only")
         ref = mean if isinstance(mean, Tensor) else std
+        m = mean._data if isinstance(mean, Tensor) else np.asarray(_args.number_arg(mean, "normal", "mean", 1))
+        s = std._data if isinstance(std, Tensor) else np.asarray(_args.number_arg(std, "normal", "std", 2))
+        if not isinstance(std, Tensor) and s < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        if isinstance(std, Tensor) and not (s >= 0).all():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        try:
+            shape = np.broadcast_shapes(m.shape, s.shape)
+        except ValueError:
+            from ._core import broadcast_error
+            raise broadcast_error(m.shape, s.shape) from None
         z = _rng.normal(g, shape, 0.0, 1.0, ref._data.dtype)
         return _finish((z * s + m).astype(ref._data.dtype), False)
     if size is None:
-        raise TypeError("normal() received an invalid combination of arguments")
-    shape = _size((size,))
-    return _finish(_rng.normal(g, shape, float(mean), float(std), _dt(dtype).np), requires_grad, device)
+        raise TypeError("normal() received an invalid combination of arguments - got (float, float): a float mean "
+                        "and std need a size")
+    mean, std = _args.number_arg(mean, "normal", "mean", 1), _args.number_arg(std, "normal", "std", 2)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"normal(): argument 'size' (position 3) must be tuple of ints, not {_args.type_name(size)}")
+    shape = _size((size,), "normal")
+    dt = _dt(dtype, None, "normal")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _finish(_new(lambda sh: _rng.normal(g, sh, float(mean), float(std), dt.np), shape, dt), requires_grad,
+                   _device_arg(device))
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
-    g = _gen(generator)
+    g = _gen_arg(generator, "bernoulli")
     if p is not None:
-        return _make(_rng.bernoulli_scalar(g, input._data.shape, float(p), input._data.dtype))
+        return _make(_rng.bernoulli_scalar(g, input._data.shape, float(_args.number_arg(p, "bernoulli", "p", 2)),
+                                           input._data.dtype))
     return _make(_rng.bernoulli_tensor(g, input._data, input._data.dtype))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    return _make(_rng.multinomial(_gen(generator), input._data, int(num_samples), bool(replacement)))
+    num_samples = _args.int_arg(num_samples, "multinomial", "num_samples", 2)
+    return _make(_rng.multinomial(_gen_arg(generator, "multinomial"), input._data, num_samples,
+                                  _args.bool_arg(replacement, "multinomial", "replacement", 3)))
 
 
 # -- in-place initialisers (Tensor methods) ---------------------------------------------------------
@@ -604,9 +780,8 @@ def legacy_new(cls, dtype, args, device=None):
         return t.detach()
     if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or \
             (len(args) == 1 and isinstance(args[0], Size)):
-        shape = _size(args)
-        _check_size(shape)
-        return _finish(np.zeros(shape, dtype.np), False, device)
+        shape = _size(args, dtype._legacy)
+        return _finish(_new(np.zeros, shape, dtype, dtype.np), False, device)
     if len(args) == 1:
         return _finish(np.array(_array_from_data(args[0], dtype), copy=True), False, device)
     raise TypeError("new(): invalid arguments")

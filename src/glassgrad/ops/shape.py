@@ -117,7 +117,7 @@ def _dims_arg(dims, ndim, name="dims"):
         dims = (dims,)
     out = []
     for d in dims:
-        w = _wrap_dim(int(d), ndim)
+        w = _wrap_dim(d, ndim)
         if w in out:
             raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
         out.append(w)
