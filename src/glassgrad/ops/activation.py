@@ -126,6 +126,7 @@ def _gelu32_block(x, y, d, a, t, e):
     e *= _F32(-0.5)
     np.exp(e, out=e)                            # e = exp(-x^2 / 2)
     y *= e                                      # y = q
+    np.minimum(a, _F32(1e30), out=a)            # |x| = inf has q = 0: t = 0, so gelu(inf) = inf as in float64
     np.multiply(a, y, out=t)                    # t = |x| q
     h = a if d is None else d
     np.greater_equal(x, _F32(0.0), out=h)       # h = H
