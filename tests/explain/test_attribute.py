@@ -25,6 +25,15 @@ def _close(a, b, rtol=1e-4, atol=1e-6):
     np.testing.assert_allclose(_np(a), _np(b), rtol=rtol, atol=atol)
 
 
+def _close_to_torch(a, ref, rtol=1e-4, atol=1e-6):
+    """A float32 gradient against torch's: per element within rtol, give or take 1e-5 of the tensor's largest
+    magnitude.  An element that is a sum of cancelling terms carries those terms' rounding, and torch rounds
+    them differently per CPU (its AVX-512, AVX2 and plain kernels), so its own results differ there."""
+    a, ref = _np(a), _np(ref)
+    scale = float(np.abs(ref).max()) if ref.size else 0.0
+    np.testing.assert_allclose(a, ref, rtol=rtol, atol=max(atol, 1e-5 * scale))
+
+
 # -- seed 000: the TextSnake head and TextLoss, run by either library ----------------------------------
 def _load_seed000(lib):
     path = os.path.join(SEEDS, "seed000_textsnake.py")
@@ -96,7 +105,7 @@ def test_seed000_matches_torch_autograd_grad_per_term(seed000):
         gs = torch.autograd.grad(tterms[t], list(thead.parameters()), retain_graph=True, allow_unused=True)
         for n, g in zip(names, gs):
             ref = np.zeros(att.grads[(n, t)].shape, np.float32) if g is None else g.numpy()
-            _close(att.grads[(n, t)], ref, rtol=1e-4, atol=1e-6)
+            _close_to_torch(att.grads[(n, t)], ref)
 
 
 def test_seed000_stacks_the_shared_nodes(seed000):
@@ -151,7 +160,7 @@ def test_seed001_attribution_equals_separate_backwards():
         tg = torch.autograd.grad(tl, list(tmodel.parameters()), retain_graph=True)
         for (n, _), g in zip(model.named_parameters(), tg):
             _close(att.grads[(n, term)], sep[term][n], rtol=1e-6, atol=1e-8)
-            _close(att.grads[(n, term)], g, rtol=1e-5, atol=1e-7)
+            _close_to_torch(att.grads[(n, term)], g, rtol=1e-5, atol=1e-7)
 
 
 # -- .grad untouched, graph kept, accumulate=True ----------------------------------------------------------
@@ -217,7 +226,7 @@ def test_mlp_heads_unreachable_and_matches_torch():
                 assert not att.grads[(n, t)]._data.any()
             else:
                 assert att.reachable[(n, t)]
-                _close(att.grads[(n, t)], g, rtol=1e-4, atol=1e-6)
+                _close_to_torch(att.grads[(n, t)], g)
     txt = att.table()
     assert txt.count("unreachable") == 2 * K * (K - 1)        # weight and bias of each other head
     assert att.stats["stacked"] > 0 and att.stats["fallback"] == {}
@@ -269,8 +278,8 @@ def test_non_leaf_params_and_default_leaves():
     tx, th, tterms = build(torch)
     for k, tl in enumerate(tterms):
         gx, gh = torch.autograd.grad(tl, [tx, th], retain_graph=True)
-        _close(att.grads[("x", f"term{k}")], gx)
-        _close(att.grads[("h", f"term{k}")], gh)
+        _close_to_torch(att.grads[("x", f"term{k}")], gx)
+        _close_to_torch(att.grads[("h", f"term{k}")], gh)
     assert explain.attribute(terms).params == ["leaf0"]       # no model, no params: the reached leaves
 
 
@@ -374,7 +383,7 @@ def test_stacked_rules_match_torch(case):
         for name, g in (("x", gx), ("w", gw)):
             key = (name, f"term{k}")
             ref = np.zeros((6, 4), np.float32) if g is None else g.numpy()
-            _close(att.grads[key], ref, rtol=1e-4, atol=1e-5)
+            _close_to_torch(att.grads[key], ref, atol=1e-5)
             _close(att.grads[key], loop.grads[key], rtol=1e-5, atol=1e-6)
 
 
@@ -387,4 +396,4 @@ def test_unverified_node_falls_back_to_loop():
     tx = torch.tensor(x._data, requires_grad=True)
     ts, _ = tx.sort(0)
     for k, tl in enumerate([ts[0].sum(), (ts ** 2).sum()]):
-        _close(att.grads[("param0", f"term{k}")], torch.autograd.grad(tl, tx, retain_graph=True)[0])
+        _close_to_torch(att.grads[("param0", f"term{k}")], torch.autograd.grad(tl, tx, retain_graph=True)[0])
