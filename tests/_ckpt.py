@@ -1,6 +1,11 @@
 """One comparison for checkpoint tests: objects loaded by glassgrad and by torch (either side either library)
 must agree in container types and order, state_dict _metadata, and, for tensors, class (Parameter or not),
-dtype, shape, strides, requires_grad and values."""
+dtype, shape, strides, requires_grad and values.  Also the building blocks of forged torch pickles and archives."""
+import io
+import pickle
+import warnings
+import zipfile
+
 import numpy as np
 
 
@@ -35,3 +40,35 @@ def error_of(fn):
     except Exception as e:                   # noqa: BLE001 -- the caller compares type and text
         return e
     return None
+
+
+class Reduce:
+    """An object that pickles as fn(*args): a forged pickle's building block."""
+
+    def __init__(self, fn, args):
+        self.fn, self.args = fn, args
+
+    def __reduce__(self):
+        return self.fn, self.args
+
+
+class TorchLike(pickle.Pickler):
+    """Pickles like torch.save: tensors as _rebuild_tensor_v2 over persistent storage ids (`storages` maps
+    id(marker object) -> the persistent id pickled in its place)."""
+
+    def __init__(self, f, storages):
+        super().__init__(f, protocol=2)
+        self.storages = storages
+
+    def persistent_id(self, obj):
+        return self.storages.get(id(obj))
+
+
+def zip_bytes(entries):
+    """A zip archive of [(name, bytes, compress_type)] entries, duplicate names kept, as bytes."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z, warnings.catch_warnings():
+        warnings.simplefilter("ignore")                  # "Duplicate name" is what some callers want
+        for name, data, method in entries:
+            z.writestr(name, data, compress_type=method)
+    return out.getvalue()

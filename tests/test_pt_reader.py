@@ -12,7 +12,7 @@ import torch
 
 import glassgrad
 import glassgrad.nn.parameter  # noqa: F401 -- imported up front: the hostile tests count allocations
-from _ckpt import assert_same
+from _ckpt import Reduce as _Reduce, TorchLike as _TorchLike, assert_same
 from glassgrad._pt_reader import UnsafeCheckpointError
 from glassgrad.serialization import CheckpointError
 
@@ -73,14 +73,6 @@ def _archive(tmp_path, pkl, extra=(), data=None):
     return p
 
 
-class _Reduce:
-    def __init__(self, fn, args):
-        self.fn, self.args = fn, args
-
-    def __reduce__(self):
-        return self.fn, self.args
-
-
 def _marker_cmd(tmp_path):
     return f"touch {tmp_path / 'PWNED'}"
 
@@ -103,17 +95,6 @@ def test_code_execution_payloads_are_refused_naming_the_global(case, proto, tmp_
     with pytest.raises(UnsafeCheckpointError, match="refusing global"):
         glassgrad.load(_archive(tmp_path, pkl))
     assert not (tmp_path / "PWNED").exists()
-
-
-class _TorchLike(pickle.Pickler):
-    """Pickles like torch.save: tensors as _rebuild_tensor_v2 over persistent storage ids."""
-
-    def __init__(self, f, storages):
-        super().__init__(f, protocol=2)
-        self.storages = storages
-
-    def persistent_id(self, obj):
-        return self.storages.get(id(obj))
 
 
 def _forged_tensor(tmp_path, size, stride, offset=0, numel=4, nbytes=16):
