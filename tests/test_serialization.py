@@ -155,7 +155,7 @@ FORGED = {
     "negative_offset": (dict(T, offset=-1), "negative"),
     "negative_stride_before_start": (dict(T, shape=[2], strides=[-1]), "outside its storage"),
     "dtype_mismatch": (dict(T, dtype="float64"), "does not match"),
-    "float_shape": (dict(T, shape=[4.0]), "does not match"),
+    "float_shape": (dict(T, shape=[4.0]), "malformed tensor"),
     "bad_float": ({"$float": "1e999999"}, "bad float"),
     "bad_pairs": ({"$dict": [[1, 2, 3]]}, "pairs"),
     "unhashable_key": ({"$dict": [[[1], 2]]}, "unhashable"),
@@ -172,7 +172,7 @@ def test_forged_structures_raise_checkpoint_error(case, tmp_path):
 def test_deep_nesting_is_refused(tmp_path):
     p = tmp_path / "deep.pt"
     gs.save_file({}, p, metadata={"glassgrad": '{"version": 1, "root": ' + "[" * 100000 + "]" * 100000 + "}"})
-    with pytest.raises(CheckpointError, match="too deeply|not valid JSON"):
+    with pytest.raises(CheckpointError, match="nested deeper than 1000"):
         glassgrad.load(p)
 
 

@@ -7,13 +7,15 @@ The format: an 8-byte little-endian header size N, N bytes of UTF-8 JSON mapping
 then the tensors' bytes, little-endian, C order.  Nothing in it can run code.  A file is checked whole
 before anything is allocated for its tensors: header size within the file, JSON an object, known dtypes,
 non-negative integer shapes whose byte size equals their offsets' span, and offsets that tile the data
-exactly (no overlap, no gap, nothing past the end).  Any violation raises ``SafetensorError`` naming it.
+exactly (no overlap, no gap, nothing past the end), no name twice, nesting at most 1000 deep (counted
+before parsing), shapes NumPy can hold.  Any violation raises ``SafetensorError`` naming it.
 Writes go to a temporary file in the target's folder, flushed and fsync'ed, then renamed over the target:
 a crash mid-save leaves the previous file intact (and the next save removes the crashed writer's temporary
 file).
 """
 import json
 import os
+import re
 import struct
 
 import numpy as np
@@ -92,6 +94,56 @@ def save_file(tensors, filename, metadata=None):
 
 # -- reading -----------------------------------------------------------------------------------------
 
+MAX_DEPTH = 1000            # JSON (and pickle) nesting any real checkpoint stays far below
+_JSON_ESCAPE, _JSON_STRING = re.compile(rb"\\.", re.S), re.compile(rb'"[^"]*"')    # neither backtracks
+
+
+def json_loads(raw, bad):
+    """The JSON document in bytes `raw`, or `bad(message)` raised: for text that is not JSON, for an object
+    with a key twice (json keeps the last one silently) and for nesting deeper than MAX_DEPTH -- counted on
+    the text, strings removed, before json recurses (which, under a raised recursion limit, can overflow the
+    C stack)."""
+    brackets = np.frombuffer(_JSON_STRING.sub(b"", _JSON_ESCAPE.sub(b"", raw)), dtype=np.uint8)
+    depth = 0
+    for i in range(0, len(brackets), 1 << 14):
+        c = brackets[i:i + (1 << 14)]
+        run = depth + np.cumsum(((c == 91) | (c == 123)).astype(np.int64) - ((c == 93) | (c == 125)))
+        if run.max() > MAX_DEPTH:
+            raise bad(f"nested deeper than {MAX_DEPTH} levels")
+        depth = int(run[-1])
+
+    def unique(pairs):
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            seen = set()
+            twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+            raise bad(f"key {twice!r} twice in one JSON object")
+        return d
+    try:
+        return json.loads(raw.decode("utf-8"), object_pairs_hook=unique)
+    except SafetensorError:
+        raise
+    except UnicodeDecodeError:
+        raise bad("not valid UTF-8") from None
+    except ValueError as e:
+        raise bad(f"not valid JSON: {e}") from None
+    except RecursionError:          # deep enough for what the caller's stack has left of the recursion limit
+        raise bad(f"nested too deeply (at most {MAX_DEPTH} levels, fewer on a deep call stack)") from None
+
+
+def numpy_shape(shape, itemsize, bad):
+    """Raises bad(message) unless NumPy can make an array of `shape` (non-negative ints) with `itemsize`-byte
+    elements: at most 64 dimensions, and the product of the non-zero sizes times the item size below
+    2**63 (NumPy checks that even for an empty array)."""
+    if len(shape) > 64:
+        raise bad(f"a tensor with {len(shape)} dimensions; glassgrad (NumPy) supports at most 64")
+    n = itemsize
+    for s in shape:
+        n *= s or 1
+    if n >= 2 ** 63:
+        raise bad(f"a tensor of shape {list(shape)} is too large for NumPy")
+
+
 def _parse_header(size_bytes, read_header, total):
     """Validate the header; returns ([(name, dtype, shape, begin, end)], metadata, data_start)."""
     if len(size_bytes) < 8:
@@ -101,13 +153,7 @@ def _parse_header(size_bytes, read_header, total):
         raise SafetensorError(f"header too large: {n} bytes")
     if 8 + n > total:
         raise SafetensorError(f"header size {n} runs past the end of the file ({total} bytes)")
-    raw = read_header(n)
-    try:
-        head = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise SafetensorError("header is not valid UTF-8") from None
-    except ValueError as e:
-        raise SafetensorError(f"header is not valid JSON: {e}") from None
+    head = json_loads(read_header(n), lambda msg: SafetensorError(f"header: {msg}"))
     if not isinstance(head, dict):
         raise SafetensorError("header is not a JSON object")
     metadata = head.pop("__metadata__", None)
@@ -132,6 +178,7 @@ def _parse_header(size_bytes, read_header, total):
                 and 0 <= offs[0] <= offs[1]):
             raise SafetensorError(f"{name!r}: data_offsets must be [begin, end] with 0 <= begin <= end")
         nbytes = np.dtype(dt).itemsize
+        numpy_shape(shape, nbytes, lambda msg: SafetensorError(f"{name!r}: {msg}"))
         for s in shape:
             nbytes *= s
         if nbytes != offs[1] - offs[0]:

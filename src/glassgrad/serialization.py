@@ -18,6 +18,7 @@ stay shared on whatever device they land.
 import io
 import json
 import math
+import reprlib
 from collections import OrderedDict
 
 import numpy as np
@@ -151,13 +152,23 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
 
 # -- load --------------------------------------------------------------------------------------------
 
-def checked_view(own, offset, shape, strides, bad):
-    """The view of 1-d storage array `own` at element `offset` with element `strides`, after checking that
-    every element it can address lies inside the storage (`bad(message)` makes the error to raise).
-    Negative strides are allowed (the reach is checked both ways); shape, offset must be >= 0."""
+def checked_view(own, offset, shape, strides, bad, negative_strides=True):
+    """The view of 1-d storage array `own` at element `offset` with element `strides`, after checking all a
+    file can get wrong (`bad(message)` makes the error to raise): shape and strides tuples of ints of one
+    length, offset an int, sizes and offset >= 0, a shape and strides NumPy can hold, and every element the
+    view can address inside the storage.  Negative strides are allowed unless `negative_strides` is False
+    (the reach is checked both ways)."""
     from .backend import as_strided
+    if not (type(offset) is int and type(shape) is tuple and type(strides) is tuple and len(shape) == len(strides)
+            and all(type(v) is int for v in shape + strides)):
+        raise bad("malformed tensor size / stride / offset")
     if any(s < 0 for s in shape) or offset < 0:
         raise bad("negative size or offset")
+    if not negative_strides and any(s < 0 for s in strides):
+        raise bad("negative tensor stride")
+    _st.numpy_shape(shape, own.itemsize, bad)
+    if any(abs(s) * own.itemsize >= 2 ** 63 for s in strides):
+        raise bad(f"a tensor with strides {list(strides)} is too large for NumPy")
     n = own.size
     if 0 in shape:
         if offset > n:
@@ -172,6 +183,37 @@ def checked_view(own, offset, shape, strides, bad):
     return as_strided(base, shape, [s * own.itemsize for s in strides])
 
 
+def requires_grad(flag, dtype, bad):
+    """A loaded tensor's requires_grad `flag`, checked: a bool, and True only for a floating point dtype."""
+    if type(flag) is not bool:
+        raise bad(f"requires_grad must be a bool, not {type(flag).__name__}")
+    if flag and dtype.kind != "f":
+        raise bad(f"a {dtype} tensor cannot require gradients (only floating point tensors can)")
+    return flag
+
+
+SAME_HASH = 16      # keys of one dict sharing one hash: more than any real checkpoint has
+
+
+def set_key(d, counts, key, value, bad):
+    """d[key] = value for a dict being loaded; returns whether `key` is new to d.  `counts` (hash -> number of
+    d's keys with it) refuses more than SAME_HASH keys with one hash: a dict of keys that all hash alike takes
+    quadratic time to build (60k ints k * (2**61 - 1): half a minute).  No real checkpoint comes near: str hashes are
+    salted per process, ints below 2**61 - 1 (an optimizer's parameter ids) hash to themselves, and a float
+    shares its hash with few other numbers -- the limit binds only on keys chosen to collide."""
+    try:
+        h = hash(key)
+    except TypeError:
+        raise bad("unhashable dict key") from None
+    new = key not in d
+    if new:
+        n = counts[h] = counts.get(h, 0) + 1
+        if n > SAME_HASH:
+            raise bad(f"more than {SAME_HASH} keys with one hash in one dict (keys chosen to make loading slow)")
+    d[key] = value
+    return new
+
+
 _NO_CUDA = ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
             "If you are running on a CPU-only machine, please use torch.load with "
             "map_location=torch.device('cpu') to map your storages to the CPU.")
@@ -184,7 +226,7 @@ def _restore(array, location):
     from ._device import device
     if location == "cpu":
         return array
-    m = re.fullmatch(r"cuda(?::(\d+))?", location) if isinstance(location, str) else None
+    m = re.fullmatch(r"cuda(?::(\d{1,9}))?", location) if isinstance(location, str) else None
     if m is None:
         raise LocationError("don't know how to restore data location of torch.storage.UntypedStorage "
                            f"(tagged with {location})")
@@ -256,23 +298,20 @@ class _Loader:
     def tensor(self, d):
         from ._tensor import _make
         from .nn.parameter import Parameter
-        key = d.get("$tensor")
-        own = self.storage(key if isinstance(key, str) else None)
-        try:
-            dt = np.dtype(d["dtype"])
-            shape, strides, off = tuple(d["shape"]), tuple(d["strides"]), d["offset"]
-        except (KeyError, TypeError):
-            raise _bad("malformed tensor entry") from None
-        ints = shape + strides + (off,)
-        if dt != own.dtype or len(shape) != len(strides) or not all(type(v) is int for v in ints):
-            raise _bad("tensor entry does not match its storage")
-        a = checked_view(own, off, shape, strides, _bad)
-        t = _make(a)
-        if d.get("parameter"):
-            return Parameter(t, requires_grad=bool(d.get("requires_grad")))
-        if d.get("requires_grad"):
-            t.requires_grad_(True)
-        return t
+        key = d["$tensor"]
+        if not isinstance(key, str):
+            raise _bad(f"a tensor's storage key must be a string, not {type(key).__name__}")
+        own = self.storage(key)
+        if d.get("dtype") != str(own.dtype):
+            raise _bad(f"tensor dtype does not match its storage ({own.dtype})")
+        shape, strides = d.get("shape"), d.get("strides")
+        if not (isinstance(shape, list) and isinstance(strides, list)):
+            raise _bad("malformed tensor entry: shape and strides must be lists")
+        t = _make(checked_view(own, d.get("offset"), tuple(shape), tuple(strides), _bad))
+        rg = requires_grad(d.get("requires_grad", False), own.dtype, _bad)
+        if self._flag(d, "parameter"):
+            return Parameter(t, requires_grad=rg)
+        return t.requires_grad_(True) if rg else t
 
     def decode(self, x):
         if x is None or isinstance(x, (bool, str, int, float)):
@@ -287,21 +326,30 @@ class _Loader:
             return tuple(self.decode(v) for v in self._list(x["$tuple"]))
         if "$float" in x:
             if x["$float"] not in ("nan", "inf", "-inf"):
-                raise _bad(f"bad float {x['$float']!r}")
+                raise _bad("bad float (only nan, inf, -inf are spelled out)")
             return float(x["$float"])
         if "$dict" in x:
-            out = OrderedDict() if x.get("ordered") else {}
+            ordered = self._flag(x, "ordered")
+            out, counts = OrderedDict() if ordered else {}, {}
             for pair in self._list(x["$dict"]):
                 if not (isinstance(pair, list) and len(pair) == 2):
                     raise _bad("dict entries must be [key, value] pairs")
                 k = self.decode(pair[0])
-                if isinstance(k, (list, dict)):
-                    raise _bad("unhashable dict key")
-                out[k] = self.decode(pair[1])
+                if not set_key(out, counts, k, self.decode(pair[1]), _bad):
+                    raise _bad(f"key {reprlib.repr(k)} twice in one dict")
             if "_metadata" in x:
+                if not ordered:
+                    raise _bad("_metadata on a dict that is not ordered (a state_dict is an OrderedDict)")
                 out._metadata = self.decode(x["_metadata"])
             return out
-        raise _bad(f"unknown entry {sorted(x)[:3]}")
+        raise _bad(f"unknown entry {reprlib.repr(sorted(x)[:3])}")
+
+    @staticmethod
+    def _flag(x, name):
+        v = x.get(name, False)
+        if type(v) is not bool:
+            raise _bad(f"{name} must be a bool, not {type(v).__name__}")
+        return v
 
     @staticmethod
     def _list(v):
@@ -333,7 +381,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
             return _pt_reader.load_torch_zip(io.BytesIO(data), place)
         if _pt_reader.is_torch_legacy(data[:4]):
             return _pt_reader.load_torch_legacy(data, place)
-        tensors, meta = _st.read_bytes(data)
+        tensors, meta = _container(_st.read_bytes, data)
     else:
         with open(f, "rb") as fh:
             head = fh.read(4)
@@ -346,19 +394,24 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
                 return _pt_reader.load_torch_legacy(fh.read(), place)
         if _pt_reader.is_torch_zip(head):
             return _pt_reader.load_torch_zip(f, place, mmap=bool(mmap))
-        tensors, meta = _st.read_file(f, mmap=bool(mmap))
+        tensors, meta = _container(_st.read_file, f, mmap=bool(mmap))
     return _finish(tensors, meta or {}, place)
+
+
+def _container(read, *args, **kwargs):
+    """read(...) of the safetensors file glassgrad's format is, its errors raised as glassgrad.load's."""
+    try:
+        return read(*args, **kwargs)
+    except CheckpointError:
+        raise
+    except _st.SafetensorError as e:
+        raise _bad(str(e)) from None
 
 
 def _finish(tensors, meta, place):
     if _KEY not in meta:
         raise _bad("not a glassgrad checkpoint (no structure in the safetensors metadata)")
-    try:
-        doc = json.loads(meta[_KEY])
-    except ValueError as e:
-        raise _bad(f"structure is not valid JSON: {e}") from None
-    except RecursionError:
-        raise _bad("structure nested too deeply") from None
+    doc = _st.json_loads(meta[_KEY].encode("utf-8", "surrogatepass"), lambda msg: _bad(f"structure: {msg}"))
     if not isinstance(doc, dict) or doc.get("version") != _VERSION or "root" not in doc:
         raise _bad("unsupported structure version")
     locations = doc.get("locations", {})
