@@ -185,3 +185,173 @@ def test_a_location_with_thousands_of_digits_is_a_location_error(monkeypatch):
     for location, msg in [("cuda:" + "9" * 5000, "don't know how to restore"), ("cuda:999999999", "device 999999999")]:
         with pytest.raises(LocationError, match=msg):
             Placement()(np.zeros(2, np.float32), location)
+
+
+# -- torch pickles: malformed arguments, nesting, keys that hash alike (issues 3, 4, 5, 7) ---------------------------
+
+def _tensor_pickle(offset=0, size=(4,), stride=(1,), requires_grad=False, storage=torch.FloatStorage, key="0",
+                   numel=4, nbytes=16, pid=None, args=None, wrap=None):
+    """A torch archive holding one tensor rebuilt by _rebuild_tensor_v2 from the given (possibly wrong-typed)
+    pieces; `wrap(tensor_object)` wraps it in something else."""
+    marker = object()
+    pid = pid if pid is not None else ("storage", storage, key, "cpu", numel)
+    t = Reduce(tu._rebuild_tensor_v2, args(marker) if args else
+               (marker, offset, size, stride, requires_grad, OrderedDict()))
+    f = io.BytesIO()
+    TorchLike(f, {id(marker): pid}).dump(wrap(t) if wrap else t)
+    return zip_bytes([("a/data.pkl", f.getvalue(), STORED), ("a/byteorder", b"little", STORED),
+                      ("a/data/0", bytes(nbytes), STORED)])
+
+
+def _raw_pickle(body):
+    return zip_bytes([("a/data.pkl", b"\x80\x02" + body + b".", STORED)])
+
+
+TORCH_MALFORMED = {
+    "offset_float": (_tensor_pickle(offset=1.5), "malformed tensor"),
+    "offset_huge": (_tensor_pickle(offset=2 ** 70), "outside its storage"),
+    "offset_negative": (_tensor_pickle(offset=-1), "negative"),
+    "size_a_string": (_tensor_pickle(size="abcd"), "malformed tensor"),
+    "size_a_list": (_tensor_pickle(size=[4], stride=[1]), "malformed tensor"),
+    "size_nested": (_tensor_pickle(size=((4,),)), "malformed tensor"),
+    "size_a_dict": (_tensor_pickle(size={4: 1}), "malformed tensor"),
+    "size_bool": (_tensor_pickle(size=(True,)), "malformed tensor"),
+    "size_negative": (_tensor_pickle(size=(-1,)), "negative"),
+    "size_huge_broadcast": (_tensor_pickle(size=(2 ** 62,), stride=(0,)), "too large for NumPy"),
+    "size_huge_but_empty": (_tensor_pickle(size=(0, 2 ** 70), stride=(1, 1)), "too large for NumPy"),
+    "stride_huge_on_size_one": (_tensor_pickle(size=(1,), stride=(2 ** 70,)), "too large for NumPy"),
+    "stride_float": (_tensor_pickle(stride=(1.0,)), "malformed tensor"),
+    "sizes_and_strides_differ": (_tensor_pickle(size=(2, 2), stride=(1,)), "malformed tensor"),
+    "dims_65": (_tensor_pickle(size=(1,) * 65, stride=(1,) * 65),
+                "65 dimensions; glassgrad \\(NumPy\\) supports at most 64"),
+    "requires_grad_on_ints": (_tensor_pickle(requires_grad=True, storage=torch.LongStorage, nbytes=32),
+                              "floating point"),
+    "requires_grad_an_int": (_tensor_pickle(requires_grad=1), "requires_grad must be a bool"),
+    "parameter_requires_grad_a_tensor": (_tensor_pickle(wrap=lambda t: Reduce(
+        tu._rebuild_parameter, (t, t, OrderedDict()))), "requires_grad must be a bool"),
+    "parameter_of_ints": (_tensor_pickle(storage=torch.LongStorage, nbytes=32, wrap=lambda t: Reduce(
+        tu._rebuild_parameter, (t, True, OrderedDict()))), "floating point"),
+    "too_many_arguments": (_tensor_pickle(args=lambda m: (m, 0, (4,), (1,), False, OrderedDict(), None, 1)),
+                           "bad arguments"),
+    "storage_key_an_int": (_tensor_pickle(key=5), "persistent storage id"),
+    "storage_numel_float": (_tensor_pickle(numel=4.0), "persistent storage id"),
+    "storage_numel_huge": (_tensor_pickle(numel=2 ** 70), "declares"),
+    "storage_numel_negative": (_tensor_pickle(numel=-4), "declares"),
+    "storage_location_an_int": (_tensor_pickle(pid=("storage", torch.FloatStorage, "0", 0, 4)),
+                                "persistent storage id"),
+    "storage_id_a_string": (_tensor_pickle(pid="storage"), "persistent storage id"),
+    "storage_id_too_short": (_tensor_pickle(pid=("storage", torch.FloatStorage, "0")), "persistent storage id"),
+    "storage_type_a_string": (_tensor_pickle(pid=("storage", "FloatStorage", "0", "cpu", 4)),
+                              "persistent storage id"),
+    "too_few_arguments": (_tensor_pickle(args=lambda m: (m, 0)), "bad arguments"),
+    "unhashable_key_in_tuple": (_raw_pickle(b"}]\x85K\x02s"), "unhashable"),
+    "mark_missing": (_raw_pickle(b"K\x01t"), "MARK"),
+    "memo_missing": (_raw_pickle(b"h\x05"), "memo"),
+    "global_of_ints": (_raw_pickle(b"K\x01K\x02\x93"), "two strings"),
+    "short_binunicode_truncated": (_raw_pickle(b"\x8c\xff"), "truncated"),
+    "stack_left_over": (_raw_pickle(b"K\x01K\x02"), "malformed stack"),
+}
+
+
+def _reduce_of_a_tensor():
+    """REDUCE whose callable is a tensor: a pickled tensor, then an empty tuple and REDUCE."""
+    with zipfile.ZipFile(io.BytesIO(_tensor_pickle())) as z:
+        body = z.read("a/data.pkl")
+    return zip_bytes([("a/data.pkl", body[:-1] + b")R.", STORED), ("a/data/0", bytes(16), STORED)])
+
+
+TORCH_MALFORMED["reduce_a_tensor"] = (_reduce_of_a_tensor(), "REDUCE of Tensor")
+
+
+@pytest.mark.parametrize("case", sorted(TORCH_MALFORMED))
+def test_malformed_torch_pickles_raise_checkpoint_error(case, tmp_path):
+    data, msg = TORCH_MALFORMED[case]
+    for load in (_load_bytes(data), _load_path(tmp_path, data)):
+        _refused(load, CheckpointError, msg)
+
+
+_DEEP = r"""
+import io, struct, sys, zipfile
+sys.setrecursionlimit(10 ** 6)
+import glassgrad
+from glassgrad import safetensors as gs
+from glassgrad.serialization import CheckpointError
+n = 1_000_000
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w") as z:
+    z.writestr("a/data.pkl", b"\x80\x02}K\x01" + b"\x85" * n + b"K\x00s.")       # a tuple key n deep
+deep = "[" * n + "]" * n
+header = deep.encode()
+cases = {"pickle_tuple_key": lambda: glassgrad.load(io.BytesIO(buf.getvalue())),
+         "safetensors_header": lambda: gs.load(struct.pack("<Q", len(header)) + header),
+         "glassgrad_structure": lambda: glassgrad.load(io.BytesIO(gs.save(
+             {}, metadata={"glassgrad": '{"version": 1, "root": ' + deep + "}"})))}
+for name, load in cases.items():
+    try:
+        load()
+        print(name, "loaded")
+    except (CheckpointError, gs.SafetensorError) as e:
+        print(name, type(e).__name__, e)
+"""
+
+
+def test_deep_nesting_is_refused_without_recursing(tmp_path):
+    """A tuple key a million deep crashes torch.load (hash recursion); deep JSON reaches json's C recursion.
+    With the recursion limit raised, either overflows the C stack unless nesting is bounded before it."""
+    out = subprocess.run([sys.executable, "-c", _DEEP], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    lines = out.stdout.splitlines()
+    assert len(lines) == 3 and all("nested deeper than 1000" in ln for ln in lines), lines
+    assert [ln.split()[1] for ln in lines] == ["CheckpointError", "SafetensorError", "CheckpointError"]
+
+
+@pytest.mark.parametrize("op", ["tuple1", "mark", "list", "dict"])
+def test_pickles_nested_deeper_than_the_limit_are_refused(op):
+    """Each way of nesting: TUPLE1 on TUPLE1, MARK ... TUPLE, APPEND of a list into a list, SETITEM of a dict into
+    a dict; 1000 levels load, 1001 do not."""
+    def body(n):
+        return {"tuple1": b"N" + b"\x85" * n, "mark": b"(" * n + b"N" + b"t" * n,
+                "list": b"]" * n + b"a" * (n - 1), "dict": b"}" + b"K\x00}" * (n - 1) + b"s" * (n - 1)}[op]
+    _refused(_load_bytes(_raw_pickle(body(1001))), CheckpointError, "nested deeper than 1000")
+    got = glassgrad.load(io.BytesIO(_raw_pickle(body(1000))))
+    for _ in range(999 if op in ("list", "dict") else 1000):
+        got = got[0]
+    assert got is None if op in ("tuple1", "mark") else got in ([], {})
+
+
+_P = 2 ** 61 - 1            # CPython's int hash modulus: k * _P hashes to 0 for every k
+
+
+def _long1(n):
+    b = n.to_bytes((n.bit_length() + 8) // 8, "little", signed=True)
+    return b"\x8a" + bytes([len(b)]) + b
+
+
+def test_int_keys_that_all_hash_alike_are_refused_at_once():
+    """60k keys k * (2**61 - 1): each insert probes every earlier key -- half a minute to build the dict.  No real
+    checkpoint has more than a few keys with one hash (str hashes are salted per process, ints below 2**61 - 1
+    hash to themselves), so more than 16 in one dict are refused."""
+    body = b"}(" + b"".join(_long1(k * _P) + b"N" for k in range(1, 60_001)) + b"u"
+    data = _raw_pickle(body)
+    assert len(data) < 2 << 20
+    t = time.perf_counter()
+    _refused(_load_bytes(data), CheckpointError, "keys with one hash")
+    assert time.perf_counter() - t < 5
+    structure = {"$dict": [[k * _P, None] for k in range(1, 60_001)]}
+    t = time.perf_counter()
+    _refused(_load_bytes(_forge({}, structure)), CheckpointError, "keys with one hash")
+    assert time.perf_counter() - t < 5
+
+
+def test_real_int_and_float_keys_still_load():
+    """Optimizer state_dicts key their state by int; ints, floats and tuples of them that merely share low bits
+    are not refused."""
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(3, 2)
+    opt = torch.optim.Adam(lin.parameters())
+    lin(torch.randn(4, 3)).sum().backward()
+    opt.step()
+    obj = {"opt": opt.state_dict(), "ints": {k * 2 ** 40: k for k in range(2000)}, "neg": {-1: "a", -2: "b"},
+           "floats": {k / 8: k for k in range(2000)}, "tuples": {(k, 2 ** 40 * k): k for k in range(2000)}}
+    data = _torch_bytes(obj)
+    assert_same(torch.load(io.BytesIO(data), weights_only=True), glassgrad.load(io.BytesIO(data)))

@@ -5,7 +5,8 @@ what a state_dict needs: containers, numbers, strings, the globals in ``_ALLOWED
 and parameter rebuild functions, the storage types) and persistent storage ids.  Any other global is
 refused with an error naming it -- nothing is imported, nothing is called that is not in the table.
 A storage's declared size is checked against the bytes of its archive entry before it is read, and every
-tensor view against its storage before it is built.
+tensor view against its storage before it is built.  Containers nest at most MAX_DEPTH deep, and a dict's
+keys may not all hash alike (serialization.set_key).
 """
 import struct
 import zipfile
@@ -14,7 +15,8 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .serialization import CheckpointError, Placement, checked_view
+from .safetensors import MAX_DEPTH
+from .serialization import CheckpointError, Placement, checked_view, requires_grad, set_key
 
 __all__ = ["UnsafeCheckpointError", "is_torch_zip", "load_torch_zip", "is_torch_legacy", "load_torch_legacy"]
 
@@ -44,31 +46,21 @@ class _Storage:
         self.array = array
 
 
-def _view(storage, offset, size, stride):
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad_, backward_hooks, metadata=None):
+    from ._tensor import _make
     if not isinstance(storage, _Storage):
         raise _bad("tensor rebuilt from something that is not a storage")
-    if not (type(offset) is int and isinstance(size, tuple) and isinstance(stride, tuple)
-            and len(size) == len(stride) and all(type(v) is int for v in size + stride)):
-        raise _bad("malformed tensor size / stride / offset")
-    if any(s < 0 for s in stride):
-        raise _bad("negative tensor stride")
-    return checked_view(storage.array, offset, size, stride, _bad)
+    a = checked_view(storage.array, storage_offset, size, stride, _bad, negative_strides=False)
+    t = _make(a)
+    return t.requires_grad_(True) if requires_grad(requires_grad_, a.dtype, _bad) else t
 
 
-def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
-    from ._tensor import _make
-    t = _make(_view(storage, storage_offset, size, stride))
-    if requires_grad is True:
-        t.requires_grad_(True)
-    return t
-
-
-def _rebuild_parameter(data, requires_grad, backward_hooks):
+def _rebuild_parameter(data, requires_grad_, backward_hooks):
     from ._tensor import Tensor
     from .nn.parameter import Parameter
     if not isinstance(data, Tensor):
         raise _bad("parameter rebuilt from something that is not a tensor")
-    return Parameter(data, requires_grad=bool(requires_grad))
+    return Parameter(data, requires_grad=requires_grad(requires_grad_, data._data.dtype, _bad))
 
 
 _ALLOWED = {("collections", "OrderedDict"): OrderedDict,
@@ -76,6 +68,7 @@ _ALLOWED = {("collections", "OrderedDict"): OrderedDict,
             ("torch._utils", "_rebuild_parameter"): _rebuild_parameter}
 _ALLOWED.update({("torch", n): _StorageType(n, d) for n, d in _STORAGES.items()})
 _CALLABLE = (OrderedDict, _rebuild_tensor_v2, _rebuild_parameter)
+_CONTAINERS = (tuple, list, dict, OrderedDict)
 # torch's own tensor types that glassgrad has no dtype for: a plain error, not a refusal as unsafe
 _NO_DTYPE = {("torch", "BFloat16Storage"): "bfloat16", ("torch", "ComplexFloatStorage"): "complex64",
              ("torch", "ComplexDoubleStorage"): "complex128", ("torch", "QInt8Storage"): "quantized",
@@ -92,6 +85,7 @@ class _Machine:
     def __init__(self, data, storage, pos=0, dry=False):
         self.data, self.pos, self.storage, self.dry = data, pos, storage, dry
         self.stack, self.marks, self.memo = [], [], {}
+        self.depth, self.counts = {}, {}    # id(container) -> how deep it nests / (dicts) its keys' hash counts
 
     def read(self, n):
         if n < 0 or self.pos + n > len(self.data):
@@ -132,14 +126,32 @@ class _Machine:
                                         "tensors or state_dicts)")
         return obj
 
+    def made(self, obj, items=()):
+        """Push container `obj`, new, holding `items`."""
+        self.depth[id(obj)] = 0
+        if isinstance(obj, dict):
+            self.counts[id(obj)] = {}
+        self.grew(obj, items)
+        self.stack.append(obj)
+
+    def grew(self, obj, items):
+        """Container `obj` now also holds `items`: it may nest at most MAX_DEPTH deep.  Exact for tuples, which
+        are built whole, and so for everything Python hashes recursively (a deep tuple key crashes the
+        interpreter when hashed); lists and dicts filled after they were nested are counted as of then, and
+        Python's recursion limit guards what recurses into them."""
+        d = 1 + max((self.depth.get(id(x), 1) for x in items if type(x) in _CONTAINERS), default=0)
+        if d > self.depth[id(obj)]:
+            if d > MAX_DEPTH:
+                raise _bad(f"containers nested deeper than {MAX_DEPTH} levels")
+            self.depth[id(obj)] = d
+
     def setitems(self, target, items):
         if not isinstance(target, dict) or len(items) % 2:
             raise _bad("SETITEM(S) on something that is not a dict")
+        counts = self.counts[id(target)]
         for i in range(0, len(items), 2):
-            try:
-                target[items[i]] = items[i + 1]
-            except TypeError:
-                raise _bad("unhashable dict key") from None
+            set_key(target, counts, items[i], items[i + 1], _bad)
+        self.grew(target, items)
 
     def run(self):
         u = struct.unpack
@@ -151,11 +163,11 @@ class _Machine:
             elif op == b"\x95":                                 # FRAME
                 self.read(8)
             elif op == b"}":
-                st.append({})
+                self.made({})
             elif op == b"]":
-                st.append([])
+                self.made([])
             elif op == b")":
-                st.append(())
+                self.made(())
             elif op == b"(":
                 self.marks.append(len(st))
             elif op == b"X":
@@ -179,30 +191,28 @@ class _Machine:
             elif op == b"\x89":
                 st.append(False)
             elif op == b"t":
-                st.append(tuple(self.pop_mark()))
+                items = self.pop_mark()
+                self.made(tuple(items), items)
             elif op in (b"\x85", b"\x86", b"\x87"):             # TUPLE1..3
                 n = op[0] - 0x84
                 if len(st) < n:
                     raise _bad("pickle stack underflow")
                 items = tuple(st[-n:])
                 del st[-n:]
-                st.append(items)
+                self.made(items, items)
             elif op == b"l":
-                st.append(self.pop_mark())
-            elif op == b"a":
-                v = self.pop()
-                if not st or not isinstance(st[-1], list):
-                    raise _bad("APPEND on something that is not a list")
-                st[-1].append(v)
-            elif op == b"e":
                 items = self.pop_mark()
+                self.made(items, items)
+            elif op in (b"a", b"e"):                            # APPEND, APPENDS
+                items = [self.pop()] if op == b"a" else self.pop_mark()
                 if not st or not isinstance(st[-1], list):
-                    raise _bad("APPENDS on something that is not a list")
+                    raise _bad("APPEND(S) on something that is not a list")
                 st[-1].extend(items)
+                self.grew(st[-1], items)
             elif op == b"d":
-                d = {}
-                self.setitems(d, self.pop_mark())
-                st.append(d)
+                items = self.pop_mark()
+                self.made({})
+                self.setitems(st[-1], items)
             elif op == b"s":
                 v, k = self.pop(), self.pop()
                 self.setitems(st[-1] if st else None, [k, v])
@@ -228,11 +238,14 @@ class _Machine:
                 st.append(self.global_(module, name))
             elif op == b"R":                                    # REDUCE
                 args, fn = self.pop(), self.pop()
-                if fn not in _CALLABLE or not isinstance(args, tuple):
+                if not (any(fn is f for f in _CALLABLE) and isinstance(args, tuple)):
                     raise _bad(f"REDUCE of {type(fn).__name__}")
-                if fn is OrderedDict and args:
-                    raise _bad("OrderedDict built with arguments")
-                if self.dry and fn is not OrderedDict:      # legacy format's first pass: storages only
+                if fn is OrderedDict:
+                    if args:
+                        raise _bad("OrderedDict built with arguments")
+                    self.made(OrderedDict())
+                    continue
+                if self.dry:                                # legacy format's first pass: storages only
                     st.append(None)
                     continue
                 try:
@@ -272,7 +285,7 @@ def _read(z, name):
 
 def _check_pid(pid, n):
     """A persistent id ('storage', storage type, key, location, numel[, view]) of length n."""
-    if not (isinstance(pid, tuple) and len(pid) == n and pid[0] == "storage"
+    if not (isinstance(pid, tuple) and len(pid) == n and isinstance(pid[0], str) and pid[0] == "storage"
             and isinstance(pid[1], _StorageType) and isinstance(pid[2], str) and isinstance(pid[3], str)
             and type(pid[4]) is int):
         raise _bad("malformed persistent storage id")
