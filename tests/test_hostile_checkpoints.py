@@ -355,3 +355,134 @@ def test_real_int_and_float_keys_still_load():
            "floats": {k / 8: k for k in range(2000)}, "tuples": {(k, 2 ** 40 * k): k for k in range(2000)}}
     data = _torch_bytes(obj)
     assert_same(torch.load(io.BytesIO(data), weights_only=True), glassgrad.load(io.BytesIO(data)))
+
+
+# -- torch zip archives: compression, names twice, entry counts, damage (issues 1, 2, 6) -----------------------------
+
+@pytest.mark.parametrize("method,name", [(BZIP2, "bzip2"), (LZMA, "lzma")])
+@pytest.mark.parametrize("entry", ["data.pkl", "byteorder", "data/0"])
+def test_bzip2_and_lzma_entries_are_refused_before_inflating(tmp_path, method, name, entry):
+    """A few hundred bytes of bzip2 inflate to gigabytes; torch refuses the method, so does glassgrad -- after
+    reading nothing but the directory.  The pickle and byteorder bombs here inflate to 16 MiB (the limit is
+    1 MiB); the storage keeps its size, which is checked first."""
+    good = _entries(_torch_bytes({"w": torch.ones(3)}))
+    pad = bytes(0 if entry == "data/0" else 16 << 20)
+    bomb = [(n, d + pad if n.endswith(entry) else d, method if n.endswith(entry) else STORED) for n, d, _ in good]
+    data = zip_bytes(bomb)
+    assert len(data) < 64 << 10
+    _refused(_load_path(tmp_path, data), CheckpointError, f"{entry}.*compressed with {name}", peak_below=1 << 20)
+
+
+def test_deflated_pickle_loads_as_torch_loads_it(tmp_path):
+    """torch reads DEFLATE entries (miniz); glassgrad does for all but storages, which torch.save never
+    compresses (glassgrad maps or reads them straight from the file)."""
+    obj = {"w": torch.arange(6.0).view(2, 3), "step": 3}
+    data = zip_bytes(_entries(_torch_bytes(obj), lambda n: STORED if "/data/" in n else DEFLATED))
+    assert_same(torch.load(io.BytesIO(data), weights_only=True), glassgrad.load(io.BytesIO(data)))
+    p = tmp_path / "d.pt"
+    p.write_bytes(data)
+    assert_same(torch.load(p, weights_only=True), glassgrad.load(p, mmap=True))
+
+
+def _deflate_bomb(declared):
+    """An archive whose data.pkl inflates to 64 MiB but declares `declared` bytes in its directory."""
+    data = zip_bytes([("a/data.pkl", b"\x80\x02N." + bytes(64 << 20), DEFLATED)])
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        info = z.getinfo("a/data.pkl")
+    cd = data.rindex(b"PK\x01\x02")                         # the only central directory record
+    b = bytearray(data)
+    struct.pack_into("<I", b, cd + 24, declared)            # uncompressed size
+    struct.pack_into("<I", b, info.header_offset + 22, declared)
+    return bytes(b)
+
+
+def test_a_deflate_bomb_inflates_no_further_than_its_declared_size(tmp_path):
+    _refused(_load_path(tmp_path, _deflate_bomb(100)), CheckpointError, "data.pkl.*(inflates|CRC)",
+             peak_below=1 << 20)
+
+
+@pytest.mark.parametrize("order", ["first", "second"])
+def test_two_entries_with_one_name_are_refused(tmp_path, order):
+    good = _entries(_torch_bytes({"w": torch.ones(3)}))
+    dup = [e for e in good if e[0].endswith("data/0")][0]
+    other = (dup[0], torch.full((3,), 7.0).numpy().tobytes(), STORED)
+    entries = []
+    for e in good:
+        entries += ([other, e] if order == "first" else [e, other]) if e is dup else [e]
+    _refused(_load_path(tmp_path, zip_bytes(entries)), CheckpointError, "two entries named '.*data/0'")
+
+
+def test_an_archive_with_too_many_entries_is_refused_from_its_directory_end(tmp_path):
+    """400k entries cost Python's zipfile 235 MiB (torch: 31 MiB); glassgrad reads the entry count from the end
+    record and refuses more than 100,000 before parsing the directory: here one too many."""
+    entries = [("a/data.pkl", b"\x80\x02N.", STORED)] + [(f"a/{i}", b"", STORED) for i in range(100_000)]
+    _refused(_load_path(tmp_path, zip_bytes(entries)), CheckpointError, "100001 entries.*at most 100000",
+             peak_below=1 << 20)
+
+
+def test_a_directory_holding_more_records_than_its_end_record_counts_is_refused(tmp_path):
+    """The count is the bound only if the directory holds exactly that many records."""
+    data = bytearray(zip_bytes([("a/data.pkl", b"\x80\x02N.", STORED), ("a/x", b"", STORED)]))
+    end = data.rindex(b"PK\x05\x06")
+    struct.pack_into("<HH", data, end + 8, 1, 1)
+    _refused(_load_path(tmp_path, bytes(data)), CheckpointError, "central directory")
+
+
+def test_the_directory_of_a_large_real_archive_costs_under_250_bytes_an_entry(tmp_path):
+    """5,000 storages: glassgrad's directory takes under 250 bytes an entry (Python's zipfile: ~520)."""
+    p = tmp_path / "many.pt"
+    torch.save({str(i): torch.tensor([float(i)]) for i in range(5000)}, p)
+    archive = _pt_reader._Archive(p, os.path.getsize(p), mmap=False)
+    tracemalloc.start()
+    try:
+        names = archive.directory()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        archive.close()
+    assert len(names) == 5006 and peak < 5006 * 250, peak / 5006
+    assert glassgrad.load(p, mmap=True)["4999"].item() == 4999.0
+
+
+def _patched(data, at, fmt, *values):
+    b = bytearray(data)
+    struct.pack_into(fmt, b, at, *values)
+    return bytes(b)
+
+
+def _archive_cases():
+    good = _torch_bytes({"w": torch.ones(3)})                   # torch writes zip64 end records
+    end, end64 = good.rindex(b"PK\x05\x06"), good.rindex(b"PK\x06\x06")
+    cd = good.index(b"PK\x01\x02")
+    plain = zip_bytes([("a/data.pkl", b"\x80\x02N.", STORED)])
+    return {
+        "no_end_record": (good[:end], "no end of central directory"),
+        "directory_past_the_end": (_patched(good, end64 + 48, "<Q", 2 ** 40), "central directory"),
+        "directory_past_the_end_32": (_patched(plain, plain.rindex(b"PK\x05\x06") + 16, "<I", 2 ** 32 - 2),
+                                      "central directory"),
+        "zip64_record_missing": (_patched(good, end64, "<I", 0), "zip64 end record"),
+        "zip64_record_past_the_end": (_patched(good, end - 12, "<Q", 2 ** 50), "zip64 end record"),
+        "too_many_entries_counted": (_patched(good, end64 + 32, "<Q", 2 ** 40), "at most 100000"),
+        "record_bad_signature": (_patched(good, cd, "<I", 0), "central directory"),
+        "name_past_the_directory": (_patched(good, cd + 28, "<H", 60000), "central directory"),
+        "header_offset_past_the_end": (_patched(good, cd + 42, "<I", 2 ** 32 - 2), "local header|past the end"),
+        "encrypted": (_patched(good, cd + 8, "<H", 1), "encrypted"),
+    }
+
+
+ARCHIVE_CASES = _archive_cases()
+
+
+@pytest.mark.parametrize("case", sorted(ARCHIVE_CASES))
+def test_damaged_archives_raise_checkpoint_error(case, tmp_path):
+    data, msg = ARCHIVE_CASES[case]
+    for load in (_load_bytes(data), _load_path(tmp_path, data)):
+        _refused(load, CheckpointError, msg, peak_below=1 << 20)
+
+
+def test_zip64_archives_from_torch_still_load():
+    """torch writes zip64 records in its archives (miniz); the directory reader follows them."""
+    obj = {"w": torch.arange(10.0), "b": torch.ones(2, dtype=torch.int64)}
+    data = _torch_bytes(obj)
+    assert b"PK\x06\x06" in data
+    assert_same(torch.load(io.BytesIO(data), weights_only=True), glassgrad.load(io.BytesIO(data)))

@@ -7,11 +7,15 @@ refused with an error naming it -- nothing is imported, nothing is called that i
 A storage's declared size is checked against the bytes of its archive entry before it is read, and every
 tensor view against its storage before it is built.  Containers nest at most MAX_DEPTH deep, and a dict's
 keys may not all hash alike (serialization.set_key).
+
+The zip archive is read here too, not by Python's zipfile: its directory is parsed with every offset, size
+and count checked against the file (and at most _MAX_ENTRIES entries, refused from the end record before
+anything is parsed), names must be unique, and entries are stored (or, but for storages, deflated --
+inflated no further than their declared size); bzip2 and lzma, which torch does not read, are refused.
 """
 import struct
-import zipfile
 import zlib
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 
 import numpy as np
 
@@ -269,20 +273,6 @@ class _Machine:
                 raise _bad(f"unsupported pickle opcode {op!r}")
 
 
-# what zipfile raises on a corrupt archive (bad headers, CRCs, unknown compression or encryption flags)
-_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, NotImplementedError, RuntimeError,
-               zlib.error, struct.error, UnicodeDecodeError)
-
-
-def _read(z, name):
-    try:
-        return z.read(name)
-    except CheckpointError:
-        raise
-    except _ZIP_ERRORS + (ValueError,) as e:
-        raise _bad(f"archive entry {name!r} is corrupt ({e})") from None
-
-
 def _check_pid(pid, n):
     """A persistent id ('storage', storage type, key, location, numel[, view]) of length n."""
     if not (isinstance(pid, tuple) and len(pid) == n and isinstance(pid[0], str) and pid[0] == "storage"
@@ -296,9 +286,17 @@ def is_torch_zip(head):
     return head[:4] == b"PK\x03\x04"
 
 
-class _StoredEntries:
-    """Uncompressed zip entries taken straight from the archive -- read into one buffer each (CRC checked) or,
-    with `mmap`, mapped copy-on-write -- after their local headers are checked against the archive's size."""
+_Entry = namedtuple("_Entry", "flags method crc csize size offset")
+_MAX_ENTRIES = 100_000      # torch.save writes one entry per storage, and six more
+_METHODS = {0: "stored", 8: "deflate", 12: "bzip2", 14: "lzma"}
+
+
+class _Archive:
+    """A zip archive (path or binary file object) read without Python's zipfile (whose directory costs ~500
+    bytes an entry, parsed in full whatever the end record counts, and which inflates bzip2/lzma entries
+    whole before checking their size), every count, size and offset checked against the file.  `read`
+    returns an entry's bytes through its checked local header -- read and CRC checked or, for a storage with
+    `mmap`, mapped copy-on-write."""
 
     def __init__(self, f, size, mmap):
         self.size, self.mapped, self.fh, self.opened = size, None, None, False
@@ -313,31 +311,126 @@ class _StoredEntries:
         if self.opened:
             self.fh.close()
 
-    def _bytes(self, at, n):
+    def _bytes(self, at, n, what):
         if at + n > self.size:
-            return b""
+            raise _bad(f"{what} extends past the end of the archive")
         if self.mapped is not None:
             return bytes(self.mapped[at:at + n])
         self.fh.seek(at)
-        return self.fh.read(n)
+        b = self.fh.read(n)
+        if len(b) != n:
+            raise _bad(f"{what} is truncated")
+        return b
 
-    def read(self, info, need):
-        head = self._bytes(info.header_offset, 30)
-        if len(head) != 30 or head[:4] != b"PK\x03\x04" or info.flag_bits & 1:
-            raise _bad(f"entry {info.filename!r} has no valid local header (or is encrypted)")
-        n, extra = struct.unpack("<HH", head[26:30])
-        start = info.header_offset + 30 + n + extra
-        if start + need > self.size:
-            raise _bad(f"entry {info.filename!r} extends past the end of the archive")
-        if self.mapped is not None:
-            return self.mapped[start:start + need]
-        buf = bytearray(need)
-        self.fh.seek(start)
-        if self.fh.readinto(buf) != need:
-            raise _bad(f"entry {info.filename!r} is truncated")
-        if zlib.crc32(buf) != info.CRC:
-            raise _bad(f"archive entry {info.filename!r} is corrupt (CRC mismatch)")
-        return buf
+    def directory(self):
+        """The entries' names, each mapped to its record in the central directory (parsed by `entry`): ~190
+        bytes an entry, and more than _MAX_ENTRIES are refused from the end record's count."""
+        tail_at = max(0, self.size - 22 - 0xFFFF)            # the end record, then at most a 64 KiB comment
+        tail = self._bytes(tail_at, self.size - tail_at, "end record")
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or len(tail) - at < 22:
+            raise _bad("not a readable zip archive (no end of central directory record)")
+        count, cd_size, cd_at = struct.unpack_from("<HII", tail, at + 10)
+        if at >= 20 and tail[at - 20:at - 16] == b"PK\x06\x07":  # zip64 (torch writes it): counts in its record
+            rec = self._bytes(struct.unpack_from("<Q", tail, at - 12)[0], 56, "zip64 end record")
+            if rec[:4] != b"PK\x06\x06":
+                raise _bad("corrupt zip64 end record")
+            count, cd_size, cd_at = struct.unpack_from("<QQQ", rec, 32)
+        if count > _MAX_ENTRIES:
+            raise _bad(f"archive has {count} entries; glassgrad reads at most {_MAX_ENTRIES} (torch.save writes "
+                       "one per storage, and six more)")
+        self.cd = cd = self._bytes(cd_at, cd_size, "central directory")
+        names, pos = {}, 0
+        for _ in range(count):
+            if cd[pos:pos + 4] != b"PK\x01\x02" or pos + 46 > len(cd):
+                raise _bad("corrupt central directory (a record is missing)")
+            flags, = struct.unpack_from("<H", cd, pos + 8)
+            n, m, k = struct.unpack_from("<HHH", cd, pos + 28)
+            if pos + 46 + n + m + k > len(cd):
+                raise _bad("corrupt central directory (a record runs past its end)")
+            try:
+                name = cd[pos + 46:pos + 46 + n].decode("utf-8" if flags & 0x800 else "cp437")
+            except UnicodeDecodeError:
+                raise _bad("an entry's name is not valid UTF-8") from None
+            if name in names:
+                raise _bad(f"archive holds two entries named {name!r}")
+            names[name] = pos
+            pos += 46 + n + m + k
+        if pos != len(cd):
+            raise _bad(f"corrupt central directory (it holds more than the {count} records its end record counts)")
+        self.names = names
+        return names
+
+    def entry(self, name):
+        """The _Entry of `name` (None if there is none)."""
+        pos = self.names.get(name)
+        if pos is None:
+            return None
+        flags, method, crc, csize, size, n, m = struct.unpack_from("<HH4xIIIHH", self.cd, pos + 8)
+        offset, = struct.unpack_from("<I", self.cd, pos + 42)
+        if 0xFFFFFFFF in (size, csize, offset):
+            size, csize, offset = _zip64(self.cd[pos + 46 + n:pos + 46 + n + m], (size, csize, offset))
+        return _Entry(flags, method, crc, csize, size, offset)
+
+    def read(self, name, e=None, storage=False):
+        """The bytes of entry `name` (its _Entry `e`, if the caller has it): stored, or (but for a storage)
+        deflated and inflated no further than its declared size."""
+        e = e or self.entry(name)
+        if e.flags & 1:
+            raise _bad(f"entry {name!r} is encrypted")
+        if e.method not in ((0,) if storage else (0, 8)):
+            raise _bad(f"entry {name!r} is compressed with {_METHODS.get(e.method, f'method {e.method}')}; "
+                       f"glassgrad reads {'storages' if storage else 'entries'} stored" + (
+                           "" if storage else " or deflated") + " (torch.save stores them)")
+        if e.method == 0 and e.csize != e.size:
+            raise _bad(f"stored entry {name!r} declares two sizes")
+        head = self._bytes(e.offset, 30, f"entry {name!r}")
+        if head[:4] != b"PK\x03\x04":
+            raise _bad(f"entry {name!r} has no valid local header")
+        start = e.offset + 30 + sum(struct.unpack_from("<HH", head, 26))
+        if not storage:
+            raw = self._bytes(start, e.csize, f"entry {name!r}")
+            raw = _inflate(raw, e.size, name) if e.method == 8 else raw
+        elif start + e.size > self.size:
+            raise _bad(f"entry {name!r} extends past the end of the archive")
+        elif self.mapped is not None:
+            return self.mapped[start:start + e.size]
+        else:
+            raw = bytearray(e.size)
+            self.fh.seek(start)
+            if self.fh.readinto(raw) != e.size:
+                raise _bad(f"entry {name!r} is truncated")
+        if zlib.crc32(raw) != e.crc:
+            raise _bad(f"archive entry {name!r} is corrupt (CRC mismatch)")
+        return raw
+
+
+def _zip64(extra, fields):
+    """(size, compressed size, header offset) with each that reads 0xFFFFFFFF taken, in order, from the zip64
+    extra field."""
+    i = 0
+    while i + 4 <= len(extra):
+        tag, n = struct.unpack_from("<HH", extra, i)
+        if tag == 1:
+            data = extra[i + 4:i + 4 + n]
+            big = iter(struct.unpack_from(f"<{len(data) // 8}Q", data))
+            out = tuple(next(big, None) if f == 0xFFFFFFFF else f for f in fields)
+            if None in out:
+                break
+            return out
+        i += 4 + n
+    raise _bad("corrupt central directory (an entry's zip64 sizes are missing)")
+
+
+def _inflate(raw, size, name):
+    d = zlib.decompressobj(-15)
+    try:
+        out = d.decompress(raw, size + 1)                   # at most one byte past the declared size
+    except zlib.error as e:
+        raise _bad(f"entry {name!r} is corrupt ({e})") from None
+    if len(out) != size or not d.eof:
+        raise _bad(f"entry {name!r} inflates to other than its declared {size} bytes")
+    return out
 
 
 def load_torch_zip(f, place=None, mmap=False):
@@ -351,33 +444,29 @@ def load_torch_zip(f, place=None, mmap=False):
     else:
         import os
         size = os.path.getsize(f)
+    archive = _Archive(f, size, mmap)
     try:
-        z = zipfile.ZipFile(f)
-    except _ZIP_ERRORS + (ValueError,) as e:
-        raise _bad(f"not a readable zip archive ({e})") from None
-    entries = _StoredEntries(f, size, mmap)
-    with z:
-        try:
-            return _load_zip(z, entries, size, place)
-        finally:
-            entries.close()
+        return _load_zip(archive, place)
+    finally:
+        archive.close()
 
 
-def _load_zip(z, entries, size, place):
-    """load_torch_zip on the opened archive `z` (`entries` reads its storages)."""
-    names = z.namelist()
-    for n in names:
+def _load_zip(archive, place):
+    """load_torch_zip on the opened `archive`."""
+    entries = archive.directory()
+    for n in entries:
         if n.startswith("/") or ".." in n.replace("\\", "/").split("/"):
             raise _bad(f"archive entry with an unsafe path: {n!r}")
-    pkl = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
+    pkl = [n for n in entries if n.endswith("/data.pkl") and n.count("/") == 1]
     if len(pkl) != 1:
         raise _bad("archive has no single <name>/data.pkl")
     prefix = pkl[0][:-len("data.pkl")]
-    if prefix + "constants.pkl" in names or any(n.startswith(prefix + "code/") for n in names):
+    if prefix + "constants.pkl" in entries or any(n.startswith(prefix + "code/") for n in entries):
         raise UnsafeCheckpointError(         # torch.load dispatched these to torch.jit.load (CVE-2025-32434)
             "torch checkpoint: this is a TorchScript archive (torch.jit.save), which holds code; glassgrad "
             "loads weights only -- save the model's state_dict with torch.save and load that")
-    if prefix + "byteorder" in names and _read(z, prefix + "byteorder").strip() not in (b"little", b""):
+    order = prefix + "byteorder"
+    if order in entries and archive.read(order).strip() not in (b"little", b""):
         raise _bad("big-endian checkpoints are not supported")
     cache = {}
 
@@ -389,23 +478,18 @@ def _load_zip(z, entries, size, place):
                 raise _bad(f"storage {key!r} used with two dtypes")
             return s
         name = prefix + "data/" + key
-        try:
-            info = z.getinfo(name)
-        except KeyError:
-            raise _bad(f"storage {key!r} is missing from the archive") from None
+        e = archive.entry(name)
+        if e is None:
+            raise _bad(f"storage {key!r} is missing from the archive")
         need = numel * stype.dtype.itemsize
-        if numel < 0 or info.file_size != need:
-            raise _bad(f"storage {key!r} declares {numel} elements ({need} bytes) but holds {info.file_size}")
-        # torch stores storages uncompressed; a compressed or oversized entry could make z.read allocate or
-        # inflate far more than the file holds
-        if info.compress_type != zipfile.ZIP_STORED or info.header_offset + info.compress_size > size:
-            raise _bad(f"storage {key!r}: entry is compressed or extends past the end of the archive")
-        raw = entries.read(info, need)
+        if numel < 0 or e.size != need:
+            raise _bad(f"storage {key!r} declares {numel} elements ({need} bytes) but holds {e.size}")
+        raw = archive.read(name, e, storage=True)
         host = np.frombuffer(raw, dtype=stype.dtype.newbyteorder("<")).astype(stype.dtype, copy=False)
         s = cache[key] = _Storage(place(host, location))
         return s
 
-    data = _read(z, pkl[0])
+    data = archive.read(pkl[0])
     try:
         return _Machine(data, storage).run()
     except RecursionError:
