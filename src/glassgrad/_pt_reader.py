@@ -72,7 +72,7 @@ _ALLOWED = {("collections", "OrderedDict"): OrderedDict,
             ("torch._utils", "_rebuild_parameter"): _rebuild_parameter}
 _ALLOWED.update({("torch", n): _StorageType(n, d) for n, d in _STORAGES.items()})
 _CALLABLE = (OrderedDict, _rebuild_tensor_v2, _rebuild_parameter)
-_CONTAINERS = (tuple, list, dict, OrderedDict)
+_CONTAINERS = frozenset((tuple, list, dict, OrderedDict))
 # torch's own tensor types that glassgrad has no dtype for: a plain error, not a refusal as unsafe
 _NO_DTYPE = {("torch", "BFloat16Storage"): "bfloat16", ("torch", "ComplexFloatStorage"): "complex64",
              ("torch", "ComplexDoubleStorage"): "complex128", ("torch", "QInt8Storage"): "quantized",
@@ -132,22 +132,31 @@ class _Machine:
 
     def made(self, obj, items=()):
         """Push container `obj`, new, holding `items`."""
-        self.depth[id(obj)] = 0
+        self.depth[id(obj)] = self.nest(items)
         if isinstance(obj, dict):
             self.counts[id(obj)] = {}
-        self.grew(obj, items)
         self.stack.append(obj)
 
     def grew(self, obj, items):
-        """Container `obj` now also holds `items`: it may nest at most MAX_DEPTH deep.  Exact for tuples, which
-        are built whole, and so for everything Python hashes recursively (a deep tuple key crashes the
-        interpreter when hashed); lists and dicts filled after they were nested are counted as of then, and
-        Python's recursion limit guards what recurses into them."""
-        d = 1 + max((self.depth.get(id(x), 1) for x in items if type(x) in _CONTAINERS), default=0)
+        """Container `obj` now also holds `items`."""
+        d = self.nest(items)
         if d > self.depth[id(obj)]:
-            if d > MAX_DEPTH:
-                raise _bad(f"containers nested deeper than {MAX_DEPTH} levels")
             self.depth[id(obj)] = d
+
+    def nest(self, items):
+        """How deep a container holding `items` nests: at most MAX_DEPTH.  Exact for tuples, which are built
+        whole, and so for everything Python hashes recursively (a deep tuple key crashes the interpreter when
+        hashed); lists and dicts filled after they were nested are counted as of then, and Python's recursion
+        limit guards what recurses into them."""
+        d, depth = 0, self.depth
+        for x in items:
+            if type(x) in _CONTAINERS:
+                e = depth.get(id(x), 1)
+                if e > d:
+                    d = e
+        if d >= MAX_DEPTH:
+            raise _bad(f"containers nested deeper than {MAX_DEPTH} levels")
+        return d + 1
 
     def setitems(self, target, items):
         if not isinstance(target, dict) or len(items) % 2:
