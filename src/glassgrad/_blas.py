@@ -133,25 +133,38 @@ def info():
     return out
 
 
-def axpy(alpha, x, y):
-    """y += alpha * x in place with one rounding per element; True when done, False when the arrays are
-    not float32/float64 C-contiguous arrays of one dtype and size (or no BLAS is bound): the caller then
-    computes it with NumPy."""
+def _axpy_fn(x, y):
+    """The bound once-rounding ?axpy that can compute y += alpha * x for these arrays, else None."""
     dt = y.dtype
     if (x.dtype != dt or x.size != y.size or not (x.flags.c_contiguous and y.flags.c_contiguous)
             or not y.flags.writeable or x.__class__ is not np.ndarray or y.__class__ is not np.ndarray):
-        return False
+        return None
     if dt == np.float32:
         name = "saxpy"
     elif dt == np.float64:
         name = "daxpy"
     else:
-        return False
+        return None
     lib = _mkl[0] or _load()    # MKL's once it is loaded: one thread pool, not two fighting for the cores
     if lib is None or not lib.fused(name):
+        return None
+    return getattr(lib, name)
+
+
+def axpy_ready(x, y):
+    """Whether axpy(alpha, x, y) will be done by BLAS (so a caller may prepare y first)."""
+    return _axpy_fn(x, y) is not None
+
+
+def axpy(alpha, x, y):
+    """y += alpha * x in place with one rounding per element; True when done, False when the arrays are
+    not float32/float64 C-contiguous arrays of one dtype and size, or no BLAS that rounds once is bound:
+    the caller then computes it with NumPy (y untouched)."""
+    fn = _axpy_fn(x, y)
+    if fn is None:
         return False
     if y.size:
-        getattr(lib, name)(y.size, float(alpha), x.ctypes.data, 1, y.ctypes.data, 1)
+        fn(y.size, float(alpha), x.ctypes.data, 1, y.ctypes.data, 1)
     return True
 
 

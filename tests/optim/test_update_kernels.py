@@ -112,15 +112,31 @@ def test_sgd_matches_torch(opt_name, kw, n):
     np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("opt_name,kw", SGD_CASES + [("Adam", dict(lr=0.01)), ("AdamW", dict(lr=0.01, amsgrad=True))])
+# beta1 <= 0.5 takes lerp's other arm (weight >= 0.5)
+OTHER_CASES = [("Adam", dict(lr=0.01)), ("AdamW", dict(lr=0.01, amsgrad=True)), ("Adam", dict(lr=0.05, betas=(0.5, 0.9))),
+               ("NAdam", dict(lr=0.01, betas=(0.3, 0.9)))]
+
+
+@pytest.mark.parametrize("opt_name,kw", SGD_CASES + OTHER_CASES)
 @pytest.mark.parametrize("n", [33, 4 * K._BLOCK + 5])
 def test_updates_are_the_same_bits_on_every_path(opt_name, kw, n, monkeypatch):
-    """An update's bits do not depend on the path -- the BLAS axpy, or NumPy's (blocked for long vectors) --
-    so a run is reproducible whichever BLAS and CPU kernel a machine has."""
+    """An update's bits do not depend on the path -- the BLAS axpy, or NumPy's (blocked for long vectors,
+    taken where no BLAS rounds once: GLASSGRAD_BLAS=numpy, OpenBLAS's Haswell kernels, MKL on AMD) -- so a
+    run is reproducible whichever BLAS and CPU kernel a machine has, and both paths are torch's update."""
     blas = _run(glassgrad, opt_name, kw, n)
     np.testing.assert_array_equal(blas, _run(glassgrad, opt_name, kw, n))        # deterministic
-    monkeypatch.setattr(_blas, "axpy", lambda *a: False)
+    np.testing.assert_allclose(blas, _run(torch, opt_name, kw, n), rtol=2e-6, atol=1e-6)
+    monkeypatch.setattr(_blas, "_axpy_fn", lambda x, y: None)                      # no BLAS that rounds once
     np.testing.assert_array_equal(blas, _run(glassgrad, opt_name, kw, n))
+
+
+def test_a_refused_blas_axpy_leaves_the_operands_alone(monkeypatch):
+    """lerp's weight >= 0.5 arm updates in place from `end`: a BLAS refusal must not have copied it over x
+    first (Adam with beta1 = 0.5 took twice the step on the NumPy path)."""
+    monkeypatch.setattr(_blas, "_axpy_fn", lambda x, y: None)
+    x, end = np.zeros(5, np.float32), np.ones(5, np.float32)
+    K.lerp(x, end, 0.75, out=x)
+    np.testing.assert_array_equal(x, np.full(5, 0.75, np.float32))
 
 
 @pytest.mark.parametrize("kw", [dict(lr=0.01), dict(lr=0.01, weight_decay=0.1, amsgrad=True)])

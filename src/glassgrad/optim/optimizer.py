@@ -135,8 +135,11 @@ def _fma(a, b, c, dt, out=None):
 
 
 def _axpy(a, y, x, out):
-    """out = x + a * y through BLAS axpy (fused, in place) when the arrays allow it, else None."""
+    """out = x + a * y through BLAS axpy (fused, in place) when the arrays allow it, else None -- with
+    nothing written, so the caller's NumPy path still sees its inputs (`out` may be one of them)."""
     if not (isinstance(y, np.ndarray) and y.shape == x.shape) or out is y:
+        return None
+    if not _blas.axpy_ready(y, x if out is None else out):
         return None
     o = x if out is x else x.copy() if out is None else out
     if o is not x:
