@@ -116,12 +116,20 @@ def get_default_dtype():
 
 def set_default_dtype(d):
     if d.__class__ is not dtype or not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type")
+        raise TypeError("only floating-point types are supported as the default type")
     _default[0] = d
+
+
+def _dtype_arg(d, fn, arg, pos):
+    if d.__class__ is not dtype:
+        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be torch.dtype, not {type(d).__name__}")
+    return d
 
 
 def promote_types(a, b):
     """torch.promote_types: the category order is bool < integer < floating."""
+    if a.__class__ is not dtype or b.__class__ is not dtype:
+        _dtype_arg(a, "promote_types", "type1", 1), _dtype_arg(b, "promote_types", "type2", 2)
     if a is b:
         return a
     if a._cat == 2 or b._cat == 2:
@@ -184,4 +192,4 @@ def result_type(*operands):
 
 def can_cast(from_, to):
     """torch.can_cast: casting to a lower category is not allowed."""
-    return from_._cat <= to._cat
+    return _dtype_arg(from_, "can_cast", "from_", 1)._cat <= _dtype_arg(to, "can_cast", "to", 2)._cat

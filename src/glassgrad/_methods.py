@@ -390,6 +390,8 @@ class TensorMethods:
         return _ops.reduction.kthvalue(self, k, dim, keepdim)
     def count_nonzero(self, dim=None):
         return _ops.reduction.count_nonzero(self, dim)
+    def histc(self, bins=100, min=0, max=0):
+        return _ops.reduction.histc(self, bins, min, max)
 
 
     # -- ops/sorting.py ---------------------------------------------------------------
@@ -408,6 +410,8 @@ class TensorMethods:
         return _ops.views.view(self, *shape)
     def view_as(self, other):
         return _ops.views.view_as(self, other)
+    def sum_to_size(self, *size):
+        return _ops.views.sum_to_size(self, *size)
     def reshape(self, *shape):
         return _ops.views.reshape(self, *shape)
     def reshape_as(self, other):
@@ -473,8 +477,10 @@ class TensorMethods:
 
 
     # -- ops/shape.py -----------------------------------------------------------------
-    def flip(self, dims):
-        return _ops.shape.flip(self, dims)
+    def flip(self, *dims):
+        if not dims:
+            raise TypeError("flip() missing 1 required positional arguments: \"dims\"")
+        return _ops.shape.flip(self, dims[0] if len(dims) == 1 else dims)
     def fliplr(self):
         return _ops.shape.fliplr(self)
     def flipud(self):

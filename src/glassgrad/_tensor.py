@@ -206,11 +206,15 @@ class Tensor(TensorMethods):
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value.__class__ is not bool and not isinstance(value, np.bool_):
+            raise RuntimeError("requires_grad must be a bool")
         self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
 
     def requires_grad_(self, requires_grad=True):
+        from ._args import bool_arg
         # PyTorch words the integer-dtype error differently for each entry point
-        return self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
+        return self._set_requires_grad(bool_arg(requires_grad, "requires_grad_", "requires_grad", 1),
+                                       "only Tensors of floating point dtype can require gradients")
 
     def _set_requires_grad(self, requires_grad, int_msg):
         requires_grad = bool(requires_grad)
@@ -316,6 +320,8 @@ class Tensor(TensorMethods):
 
     @data.setter
     def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
 
     def detach(self):
@@ -378,12 +384,17 @@ class Tensor(TensorMethods):
     def __float__(self):
         if _grad_state.watching is not None:    # explain.watch: log the cut
             _grad_state.watching.on_cut("float()", self)
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self):
         if _grad_state.watching is not None:    # explain.watch: log the cut
             _grad_state.watching.on_cut("int()", self)
-        return int(self.item())
+        return int(self._scalar())
+
+    def _scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -499,7 +510,8 @@ class Tensor(TensorMethods):
         return _C.to_dtype(self, _dtype.bool)
 
     def type_as(self, other):
-        return _C.to_dtype(self, other.dtype)
+        from ._args import tensor_arg
+        return _C.to_dtype(self, tensor_arg(other, "type_as", "other", 1).dtype)
 
     def cpu(self, memory_format=None):
         return _C.to_device(self, "cpu")
@@ -510,7 +522,7 @@ class Tensor(TensorMethods):
     def clone(self, *, memory_format=None):
         return _C.clone(self)
 
-    def contiguous(self, memory_format=None):
+    def contiguous(self, *, memory_format=None):
         return self if self._data.flags.c_contiguous else _C.clone(self)
 
     def new(self, *args, **kwargs):
@@ -602,24 +614,31 @@ class Tensor(TensorMethods):
     def __imatmul__(self, other):
         raise RuntimeError("In-place matmul is not supported. Use 'a = a @ b' instead of 'a @= b'.")
 
-    # comparisons and logic (ops/compare.py)
+    # comparisons and logic (ops/compare.py); another operand than a tensor or a number leaves the answer to
+    # Python, as torch's operators do (x == None is False, x < None a TypeError)
     def __eq__(self, other):
-        return _Cmp.eq(self, other)
+        return _Cmp.eq(self, other) if _is_operand(other) else NotImplemented
 
     def __ne__(self, other):
-        return _Cmp.ne(self, other)
+        return _Cmp.ne(self, other) if _is_operand(other) else NotImplemented
 
     def __lt__(self, other):
-        return _Cmp.lt(self, other)
+        return _Cmp.lt(self, other) if _is_operand(other) else NotImplemented
 
     def __le__(self, other):
-        return _Cmp.le(self, other)
+        return _Cmp.le(self, other) if _is_operand(other) else NotImplemented
 
     def __gt__(self, other):
-        return _Cmp.gt(self, other)
+        return _Cmp.gt(self, other) if _is_operand(other) else NotImplemented
 
     def __ge__(self, other):
-        return _Cmp.ge(self, other)
+        return _Cmp.ge(self, other) if _is_operand(other) else NotImplemented
+
+    def __contains__(self, element):
+        if not _is_operand(element) or isinstance(element, np.ndarray):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                               f"{type(element)}.")
+        return bool((self == element).any())
 
     def __and__(self, other):
         return _Cmp.bitwise_and(self, other)
@@ -637,6 +656,8 @@ class Tensor(TensorMethods):
     __rxor__ = __xor__
 
     def __invert__(self):
+        if self._data.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return _Cmp.bitwise_not(self)
 
     def __iand__(self, other):
@@ -686,6 +707,7 @@ from .ops import elementwise as _E  # noqa: E402
 from .ops import compare as _Cmp  # noqa: E402
 from .ops import linalg as _L  # noqa: E402
 from .ops import indexing as _I  # noqa: E402
+from .ops._core import is_operand as _is_operand  # noqa: E402
 
 # Operators that are exactly one op with the same argument order are that op itself: one Python call less
 # on the hot path of `a * b`.

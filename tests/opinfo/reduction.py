@@ -326,3 +326,35 @@ OPS.append(OpInfo("reduction_errors", lambda T, f, a, *args: getattr(T, f)(a, *a
                       ErrorSample(Sample("norm", np.zeros((3, 4)), "abc"), RuntimeError,
                                   "linalg.matrix_norm: Order abc not supported."),
                   ]))
+
+
+def _histc_samples(rng, dt):
+    """histc: default 100 bins over the data's range, explicit ranges (values outside ignored, NaN ignored),
+    values exactly on bin edges (the last bin includes its right edge), one distinct value (the range widened
+    by 1 each way), 0-d, empty, non-contiguous."""
+    edges = np.linspace(0, 1, 11).astype(dt)
+    return [Sample(arr(rng, (3, 4), dt), name="default"),
+            Sample(arr(rng, (50,), dt), 7, -1, 1, name="range"),
+            Sample(arr(rng, (50,), dt), bins=13, name="data_range"),
+            Sample(edges, 10, 0, 1, name="on_edges"),
+            Sample(np.array([1.0, np.nan, 3.0, -5.0, 9.0], dt), 4, 0, 4, name="nan_and_outside"),
+            Sample(np.full((4,), 1.5, dt), 3, name="one_value"),
+            Sample(np.array(2.0, dt), 2, name="0d"),
+            Sample(np.zeros((0,), dt), 3, name="empty"),
+            Sample(noncontig(arr(rng, (4, 3), dt)), 5, name="noncontig")]
+
+
+def _histc_errors():
+    return [ErrorSample(Sample(np.arange(3)), NotImplementedError, "\"histogram_cpu\" not implemented for 'Long'"),
+            ErrorSample(Sample(np.ones(3), 0), RuntimeError, "bins must be > 0, but got 0"),
+            ErrorSample(Sample(np.ones(3), 3, 2, 1), RuntimeError, "torch.histc: max must be larger than min"),
+            ErrorSample(Sample(np.ones(3), 3, 0, float("inf")), RuntimeError,
+                        "torch.histc: range of [0, inf] is not finite"),
+            ErrorSample(Sample(np.array([1.0, np.nan])), RuntimeError, "is not finite")]
+
+
+# histc is not differentiable: its inputs require grad, its result must not (checked against torch)
+OPS += [OpInfo("histc", lambda T, a, *args, **kw: T.histc(a, *args, **kw), _histc_samples, gradcheck=False,
+               gradgrad=False, errors=_histc_errors),
+        OpInfo("Tensor.histc", lambda T, a, *args, **kw: a.histc(*args, **kw), _histc_samples, gradcheck=False,
+               gradgrad=False, variant_of="histc")]

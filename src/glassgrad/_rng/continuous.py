@@ -197,6 +197,8 @@ def cauchy(gen, shape, median=0.0, sigma=1.0, dtype=np.float32):
     shape = _shape(shape)
     median = float(median)
     sigma = float(sigma)
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
     n = _numel(shape)
     if n == 0:
         return np.empty(shape, dtype=dt)

@@ -49,6 +49,17 @@ def _as_tuple(x):
     return tuple(x)
 
 
+def _outputs(x):
+    """The tensors backward() / grad() differentiate; anything else is torch's AssertionError (its own type
+    for this check, matched here as an explicit raise)."""
+    from .._tensor import Tensor
+    out = (x,) if isinstance(x, Tensor) else tuple(x) if isinstance(x, (tuple, list)) else (x,)
+    for t in out:
+        if not isinstance(t, Tensor):
+            raise AssertionError("Expected output to be a torch.Tensor")
+    return out
+
+
 def _make_grads(outputs, grads, create_graph):
     """Check the seed gradients and turn them into what the engine carries (arrays or Tensors)."""
     import numpy as np
@@ -116,7 +127,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         inputs = _as_tuple(inputs)
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    tensors = _as_tuple(tensors)
+    tensors = _outputs(tensors)
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
@@ -144,7 +155,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     single_input = isinstance(inputs, Tensor)
-    outputs = _as_tuple(outputs)
+    outputs = _outputs(outputs)
     inputs = _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")

@@ -100,8 +100,11 @@ class set_grad_enabled(_DecoratorContextManager):
     """Sets grad mode on construction (function use) and restores it on exit (with-block use)."""
 
     def __init__(self, mode):
+        if mode.__class__ is not bool:
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                            f"{type(mode).__name__}")
         self.prev = state.enabled
-        self.mode = bool(mode)
+        self.mode = mode
         state.enabled = self.mode
 
     def __call__(self, func):

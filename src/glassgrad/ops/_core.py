@@ -29,7 +29,7 @@ from ..autograd.graph import AccumulateGrad
 from ..autograd.grad_mode import state as grad  # grad.enabled is read on every op
 
 __all__ = ["np", "Tensor", "make", "edge", "NO_EDGE", "save_in", "save_out", "grad", "as_tensor_arg", "quiet",
-           "binary_operands", "check_inplace", "commit_inplace", "broadcast_error", "sum_to"]
+           "binary_operands", "check_inplace", "commit_inplace", "broadcast_error", "broadcast_shape", "sum_to"]
 
 NO_EDGE = (None, 0)
 _ndarray = np.ndarray
@@ -111,6 +111,17 @@ def broadcast_error(a_shape, b_shape):
     return RuntimeError(f"shapes {tuple(a_shape)} and {tuple(b_shape)} cannot be broadcast")
 
 
+def broadcast_shape(*shapes):
+    """The shape `shapes` broadcast to, with PyTorch's error for the first one that does not fit."""
+    out = ()
+    for s in shapes:
+        try:
+            out = np.broadcast_shapes(out, s)
+        except ValueError:
+            raise broadcast_error(out, s) from None
+    return out
+
+
 def sum_to(g, shape):
     """Sum array `g` down to `shape` (undo broadcasting)."""
     if g.shape == shape:
@@ -167,9 +178,16 @@ def binary_operands(a, b):
         return ad, b, None
     if isinstance(b, Tensor):
         return _tensor_operands(a, ad, b)  # subclass (Parameter)
-    if isinstance(b, (np.ndarray, np.generic, list, tuple)):
+    if isinstance(b, (np.ndarray, np.generic)):
         return binary_operands(a, as_tensor_arg(b, a))
-    raise TypeError(f"unsupported operand type: '{type(b).__name__}'")
+    raise TypeError(f"unsupported operand type: '{type(b).__name__}' (the other operand must be a Tensor or a "
+                    "number)")
+
+
+def is_operand(b):
+    """Whether `b` can be the other operand of a Tensor operator (else the operator returns NotImplemented,
+    as torch's do: x == 'a' is False, x < None a TypeError)."""
+    return isinstance(b, (Tensor, int, float, np.ndarray, np.generic))
 
 
 def _tensor_operands(a, ad, b):
@@ -191,7 +209,14 @@ VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in a
 
 
 def check_inplace(t):
-    """PyTorch's checks before writing into `t` while grad mode is on."""
+    """PyTorch's checks before writing into `t` (grad-mode checks, and memory that cannot be written)."""
+    a = t._data
+    if a.__class__ is _ndarray and not a.flags.writeable:
+        if a.size > 1 and 0 in a.strides:
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                               "single memory location. Please clone() the tensor before performing the operation.")
+        raise RuntimeError("the tensor's memory is read-only (a NumPy array that is not writeable): clone() it "
+                           "before writing into it")
     if grad.enabled:
         if t._rg and t._grad_fn is None:
             raise RuntimeError(LEAF_MSG)

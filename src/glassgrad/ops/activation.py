@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from ._core import make, edge, save_in, save_out, grad
 from ..autograd.graph import Node
 from .elementwise import _inplace
@@ -32,6 +32,12 @@ _GELU_C = 0.044715
 # -- helpers -----------------------------------------------------------------------------------
 def _name_c(a):
     return _dtype.from_numpy_dtype(a.dtype).name_c
+
+
+def _scalars(fn, **params):
+    """torch's TypeError for a Scalar parameter (slope, alpha, beta, threshold...) that is not a number."""
+    for name, v in params.items():
+        _args.number_arg(v, fn, name)
 
 
 def _float_only(x, kernel):
@@ -259,6 +265,7 @@ def _leaky(a, slope):
 
 
 def leaky_relu(input, negative_slope=0.01, *, _node=LeakyReluBackward0):
+    _scalars("leaky_relu", negative_slope=negative_slope)
     a = _float_only(input, "leaky_relu_cpu")
     save = "self" if _node is LeakyReluBackward0 else "result"
     return _record(input, _leaky(a, negative_slope), _node, save, negative_slope=negative_slope)
@@ -280,6 +287,7 @@ class HardtanhBackward0(Node):      # dx = gy inside (min_val, max_val), else 0
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
+    _scalars("hardtanh", min_val=min_val, max_val=max_val)
     a = input._data
     if a.dtype == np.bool_:
         raise RuntimeError("Bool inputs not supported for hardtanh")
@@ -335,6 +343,7 @@ class CeluBackward1(EluBackward1):
 
 
 def elu(input, alpha=1.0, scale=1.0, input_scale=1.0, *, _node=EluBackward0):
+    _scalars("elu", alpha=alpha, scale=scale, input_scale=input_scale)
     a = _float_only(input, "elu_cpu")
     with np.errstate(all="ignore"):
         h = _hi(a)
@@ -348,6 +357,7 @@ def elu_(input, alpha=1.0, scale=1.0, input_scale=1.0):
 
 
 def _celu_args(alpha):
+    _scalars("celu", alpha=alpha)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return alpha, 1.0, 1.0 / alpha
@@ -526,6 +536,7 @@ class SoftplusBackward0(Node):      # dx = gy sigmoid(beta x), gy where beta x >
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    _scalars("softplus", beta=beta, threshold=threshold)
     a = _float_only(input, "softplus_cpu")
     h = _hi(a)
     with np.errstate(all="ignore"):
@@ -578,6 +589,7 @@ def _fmt(v):
 
 
 def softshrink(input, lambd=0.5):
+    _scalars("softshrink", lambd=lambd)
     a = _float_only(input, "softshrink_check")
     mx = float(np.finfo(a.dtype).max)
     if not 0 <= lambd <= mx:
@@ -590,6 +602,7 @@ def softshrink(input, lambd=0.5):
 
 
 def hardshrink(input, lambd=0.5):
+    _scalars("hardshrink", lambd=lambd)
     a = _float_only(input, "hardshrink_cpu")
     y = np.where((a >= -lambd) & (a <= lambd), np.zeros((), a.dtype), a)
     return _record(input, _out(y, a), HardshrinkBackward0, lambd=lambd)
@@ -609,6 +622,7 @@ class ThresholdBackward1(ThresholdBackward0):
 
 
 def threshold(input, threshold, value, *, _node=ThresholdBackward0):
+    _scalars("threshold", threshold=threshold, value=value)
     a = input._data
     if a.dtype == np.bool_:
         raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")

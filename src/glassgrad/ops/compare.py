@@ -28,14 +28,10 @@ def _cmp(fn, a, b):
 
 
 def eq(input, other, *, out=None):
-    if other is None:
-        return False
     return _cmp(np.equal, input, other)
 
 
 def ne(input, other, *, out=None):
-    if other is None:
-        return True
     return _cmp(np.not_equal, input, other)
 
 

@@ -5,10 +5,10 @@ ops: to (dtype / device / other tensor), type, float/double/long/... (via to_dty
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from .._device import as_device
 from .. import backend
-from ._core import make, edge, grad, as_tensor_arg  # noqa: F401  (as_tensor_arg re-exported)
+from ._core import Tensor, make, edge, grad, as_tensor_arg  # noqa: F401  (as_tensor_arg re-exported)
 from ..autograd.graph import Node
 
 __all__ = ["to_dtype", "to_device", "clone", "to", "type_", "dtype_of_np", "scalar_like"]
@@ -82,25 +82,51 @@ def clone(x, memory_format=None):
     return make(arr)
 
 
+def _to_error(args, kwargs):
+    got = ", ".join([_args.type_name(a) for a in args] + [f"{k}={_args.type_name(v)}" for k, v in kwargs.items()])
+    return TypeError(f"to() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool "
+                     "copy = False, *, torch.memory_format memory_format = None)\n"
+                     " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+                     "memory_format = None)\n"
+                     " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+                     "memory_format = None)")
+
+
+def _dtype_like(a):
+    """A positional dtype of to(): a dtype, the types float/int/bool, or (as torch's parser takes them) a
+    float or bool value standing for float64 / bool."""
+    if a.__class__ is _dtype.dtype or a in (float, int, bool):
+        return _dtype.to_dtype(a)
+    if a.__class__ is bool:
+        return _dtype.bool
+    if a.__class__ is float:
+        return _dtype.float64
+    return None
+
+
 def _parse_to(args, kwargs):
-    dtype = kwargs.get("dtype")
-    device = kwargs.get("device")
-    copy = kwargs.get("copy", False)
-    for a in args:
-        if a.__class__ is _dtype.dtype:
-            dtype = a
-        elif isinstance(a, str) or a.__class__.__name__ == "device":
-            device = a
-        elif hasattr(a, "_data") and hasattr(a, "dtype"):
-            dtype, device = a.dtype, a.device
-        elif isinstance(a, bool):
-            pass    # non_blocking
-        elif a is None:
-            pass
-        elif isinstance(a, int):
-            device = a
-        else:
-            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+    """to()'s three signatures: (device, dtype, non_blocking, copy), (dtype, non_blocking, copy) and
+    (tensor, non_blocking, copy); anything else is torch's TypeError."""
+    from .._device import device as _device_cls
+    if set(kwargs) - {"dtype", "device", "non_blocking", "copy", "memory_format"}:
+        raise _to_error(args, kwargs)
+    dtype, device = kwargs.get("dtype"), kwargs.get("device")
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):
+        dtype, device = rest[0].dtype, rest[0].device
+        rest.pop(0)
+    elif rest and _dtype_like(rest[0]) is not None:
+        dtype = _dtype_like(rest.pop(0))
+    elif rest and (rest[0] is None or isinstance(rest[0], (str, int, _device_cls))):
+        device = rest.pop(0)
+        if rest and (rest[0] is None or _dtype_like(rest[0]) is not None):
+            d = rest.pop(0)
+            dtype = None if d is None else _dtype_like(d)
+    flags = rest + [kwargs[k] for k in ("non_blocking", "copy") if k in kwargs]
+    if len(rest) > 2 or any(f.__class__ is not bool for f in flags):
+        raise _to_error(args, kwargs)
+    copy = kwargs.get("copy", rest[1] if len(rest) > 1 else False)
     return dtype, device, copy
 
 
@@ -133,8 +159,19 @@ def type_(x, dtype=None):
 
 
 def view_dtype(x, dtype):
-    dtype = _dtype.to_dtype(dtype)
-    return make(x._data.view(dtype.np))
+    """x.view(dtype): the same bytes as another dtype, with torch's checks when the element size changes."""
+    dtype = _dtype.to_dtype(dtype, "view")
+    a = x._data
+    if dtype.itemsize != a.itemsize:
+        what = f"to view {_dtype.from_numpy_dtype(a.dtype).name_c} as {dtype.name_c} (different element sizes)"
+        if a.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if a.shape[-1] != 1 and a.strides[-1] != a.itemsize:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {a.strides[-1] // a.itemsize}")
+        ratio = dtype.itemsize // a.itemsize
+        if ratio > 1 and a.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {a.shape[-1]}")
+    return make(a.view(dtype.np))
 
 
 def scalar_like(v, like):

@@ -35,14 +35,23 @@ class Generator(_rng.Generator):
         self.device = as_device(device)
 
     def manual_seed(self, seed):
-        super().manual_seed(int(seed))
+        if isinstance(seed, bool) or _args.as_int(seed) is None:
+            raise RuntimeError(f"manual_seed expected a long, but got {_args.type_name(seed)}")
+        seed = _args.as_int(seed)
+        if not -2 ** 63 <= seed < 2 ** 64:
+            raise ValueError("Overflow when unpacking long long")
+        super().manual_seed(seed)
         return self
 
     def get_state(self):
         return _make(super().get_state())
 
     def set_state(self, new_state):
-        super().set_state(new_state._data if isinstance(new_state, Tensor) else new_state)
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {_args.type_name(new_state)}")
+        if new_state._data.dtype != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        super().set_state(new_state._data)
         return self
 
 
@@ -51,7 +60,7 @@ default_generator.seed()      # torch 2.13 seeds its default CPU generator rando
 
 
 def manual_seed(seed):
-    default_generator.manual_seed(seed)
+    default_generator.manual_seed(int(seed))      # torch.manual_seed calls int() first: '5' and 1.5 are seeds
     return default_generator
 
 
@@ -170,9 +179,11 @@ def _spec(fn, size, dtype, device, requires_grad, default=None):
 def _ragged_error(data):
     def length_at(seq, depth, want):
         if depth == len(want):
+            if isinstance(seq, (list, tuple)):
+                raise TypeError(f"'{type(seq).__name__}' object cannot be interpreted as an integer")
             return
         if not isinstance(seq, (list, tuple)):
-            raise ValueError(f"expected sequence of length {want[depth]} at dim {depth} (got 0)")
+            raise TypeError("not a sequence")
         if len(seq) != want[depth]:
             raise ValueError(f"expected sequence of length {want[depth]} at dim {depth} (got {len(seq)})")
         for s in seq:
@@ -185,6 +196,32 @@ def _ragged_error(data):
         cur = cur[0]
     length_at(data, 0, want)
     raise ValueError("could not infer a tensor shape from the given data")
+
+
+def _check_leaves(data, dtype):
+    """torch's errors for the elements of tensor(data) NumPy could not make numbers of: strings, None,
+    arbitrary objects, ints beyond int64."""
+    for x in (data if isinstance(data, list) else [data]):
+        if isinstance(x, list):
+            _check_leaves(x, dtype)
+        elif isinstance(x, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        elif isinstance(x, int) and not -2 ** 63 <= x < 2 ** 63 and (dtype is None or not dtype.is_floating_point):
+            raise ValueError("Overflow when unpacking long long")
+        elif not isinstance(x, (int, float, complex, np.generic, np.ndarray)):
+            if dtype is not None:
+                raise TypeError(f"must be real number, not {type(x).__name__}")
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+
+
+def _check_fits(arr, dtype):
+    """torch's check that Python numbers fit an integer dtype (unsigned types take negatives down to -max)."""
+    if dtype.np.kind not in "iu" or arr.size == 0 or arr.dtype.kind not in "iuf":
+        return
+    info = np.iinfo(dtype.np)
+    lo = -info.max if info.min == 0 else info.min
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all() or arr.max() > info.max or arr.min() < lo:
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
 def _unwrap_nested(data):
@@ -245,25 +282,27 @@ def _array_from_data(data, dtype):
     try:
         arr = np.array(data)
     except ValueError:
+        _check_leaves(data, dtype)
         _ragged_error(data)
     except OverflowError:
-        raise RuntimeError("Overflow when unpacking long") from None
-    if arr.dtype == object:
-        if any(isinstance(x, str) for x in np.ravel(arr)):
-            raise TypeError("new(): invalid data type 'str'")
-        _ragged_error(data)
-    if arr.dtype.kind in "US":
-        raise TypeError("new(): invalid data type 'str'")
+        raise ValueError("Overflow when unpacking long long") from None
+    if arr.dtype == object or arr.dtype.kind in "US":
+        _check_leaves(data, dtype)
+        if arr.dtype == object and dtype is not None and dtype.is_floating_point:
+            arr = np.array(data, dtype=np.float64)       # ints beyond int64 for a floating dtype
+        if arr.dtype == object:
+            _ragged_error(data)
     if scalar_dt is not None:
         dtype = scalar_dt
+    if arr.dtype == np.uint64 and (dtype is None or not dtype.is_floating_point):
+        raise ValueError("Overflow when unpacking long long")
     if dtype is not None:
+        _check_fits(arr, dtype)
         return arr.astype(dtype.np)
     k = arr.dtype.kind
     if k == "f":
         return arr.astype(_dtype._default[0].np)
     if k in "iu":
-        if arr.dtype == np.uint64:
-            raise RuntimeError("Overflow when unpacking long")
         return arr.astype(np.int64)
     if k == "b":
         return arr
@@ -347,19 +386,19 @@ def _rebuild(arr, requires_grad):
 
 
 # -- filled -------------------------------------------------------------------------------------
-def zeros(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
-    shape, dt, dev = _spec("zeros", size, dtype, device, requires_grad)
+def zeros(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
+    shape, dt, dev = _spec("zeros", size_ if size is None else (size,), dtype, device, requires_grad)
     return _finish(_new(np.zeros, shape, dt, dt.np), requires_grad, dev)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
-    shape, dt, dev = _spec("ones", size, dtype, device, requires_grad)
+def ones(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
+    shape, dt, dev = _spec("ones", size_ if size is None else (size,), dtype, device, requires_grad)
     return _finish(_new(np.ones, shape, dt, dt.np), requires_grad, dev)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
+def empty(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
           memory_format=None):
-    shape, dt, dev = _spec("empty", size, dtype, device, requires_grad)
+    shape, dt, dev = _spec("empty", size_ if size is None else (size,), dtype, device, requires_grad)
     return _finish(_new(np.zeros, shape, dt, dt.np), requires_grad, dev)
 
 
@@ -556,16 +595,16 @@ def _gen_arg(generator, fn):
     return _gen(generator)
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+def rand(*size_, size=None, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
          requires_grad=False):
-    shape, dt, dev = _spec("rand", size, dtype, device, requires_grad)
+    shape, dt, dev = _spec("rand", size_ if size is None else (size,), dtype, device, requires_grad)
     g = _gen_arg(generator, "rand")
     return _finish(_new(lambda sh: _rng.rand(g, sh, dt.np), shape, dt), requires_grad, dev)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+def randn(*size_, size=None, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
           requires_grad=False):
-    shape, dt, dev = _spec("randn", size, dtype, device, requires_grad)
+    shape, dt, dev = _spec("randn", size_ if size is None else (size,), dtype, device, requires_grad)
     g = _gen_arg(generator, "randn")
     return _finish(_new(lambda sh: _rng.randn(g, sh, dt.np), shape, dt), requires_grad, dev)
 
@@ -644,11 +683,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         if isinstance(std, Tensor) and not (s >= 0).all():
             raise RuntimeError("normal expects all elements of std >= 0.0")
-        try:
-            shape = np.broadcast_shapes(m.shape, s.shape)
-        except ValueError:
-            from ._core import broadcast_error
-            raise broadcast_error(m.shape, s.shape) from None
+        from ._core import broadcast_shape
+        shape = broadcast_shape(m.shape, s.shape)
         z = _rng.normal(g, shape, 0.0, 1.0, ref._data.dtype)
         return _finish((z * s + m).astype(ref._data.dtype), False)
     if size is None:
@@ -697,23 +733,29 @@ def fill_(x, value):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
-        value = value._data
-    return _fill_inplace(x, value)
+        value = value._data.item()
+    return _fill_inplace(x, _fill_value(value, _dtype.from_numpy_dtype(x._data.dtype), "fill_", "value", 1))
 
 
 def zero_(x):
     return _fill_inplace(x, 0, "ZeroBackward0")
 
 
+def _float_arg(v, fn, arg, pos):
+    return float(_args.number_arg(v, fn, arg, pos))
+
+
 def uniform_(x, a=0, b=1, *, generator=None):
-    return _fill_inplace(x, _rng.uniform(_gen(generator), x._data.shape, float(a), float(b), x._data.dtype),
+    a, b = _float_arg(a, "uniform_", "from", 1), _float_arg(b, "uniform_", "to", 2)
+    return _fill_inplace(x, _rng.uniform(_gen_arg(generator, "uniform_"), x._data.shape, a, b, x._data.dtype),
                          "UniformBackward0")
 
 
 def normal_(x, mean=0, std=1, *, generator=None):
+    mean, std = _float_arg(mean, "normal_", "mean", 1), _float_arg(std, "normal_", "std", 2)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _fill_inplace(x, _rng.normal(_gen(generator), x._data.shape, float(mean), float(std), x._data.dtype),
+    return _fill_inplace(x, _rng.normal(_gen_arg(generator, "normal_"), x._data.shape, mean, std, x._data.dtype),
                          "NormalBackward0")
 
 
@@ -723,43 +765,48 @@ def random_(x, *args, generator=None, **kw):
         args = args + (kw.pop("to"),)
     if "from" in kw:
         args = (kw.pop("from"),) + args
+    args = tuple(None if a is None else _args.int_arg(a, "random_", ("from", "to")[i + 2 - len(args)], i + 1)
+                 for i, a in enumerate(args))
     if len(args) == 1:
-        high = int(args[0])
+        high = args[0]
     elif len(args) == 2:
-        low, high = (None if args[0] is None else int(args[0])), (None if args[1] is None else int(args[1]))
+        low, high = args
         if low is None:
             low = 0
-    return _fill_inplace(x, _rng.random_(_gen(generator), x._data.shape, x._data.dtype, low, high),
+    return _fill_inplace(x, _rng.random_(_gen_arg(generator, "random_"), x._data.shape, x._data.dtype, low, high),
                          f"RandomBackward{len(args)}")
 
 
 def bernoulli_(x, p=0.5, *, generator=None):
-    g = _gen(generator)
+    g = _gen_arg(generator, "bernoulli_")
     if isinstance(p, Tensor):
         arr = _rng.bernoulli_tensor(g, np.broadcast_to(p._data, x._data.shape), x._data.dtype)
     else:
-        arr = _rng.bernoulli_scalar(g, x._data.shape, float(p), x._data.dtype)
+        arr = _rng.bernoulli_scalar(g, x._data.shape, _float_arg(p, "bernoulli_", "p", 1), x._data.dtype)
     return _fill_inplace(x, arr, "BernoulliBackward1" if isinstance(p, Tensor) else "BernoulliBackward2")
 
 
 def exponential_(x, lambd=1, *, generator=None):
-    return _fill_inplace(x, _rng.exponential(_gen(generator), x._data.shape, float(lambd), x._data.dtype),
-                         "ExponentialBackward0")
+    lambd = _float_arg(lambd, "exponential_", "lambd", 1)
+    return _fill_inplace(x, _rng.exponential(_gen_arg(generator, "exponential_"), x._data.shape, lambd,
+                                             x._data.dtype), "ExponentialBackward0")
 
 
 def geometric_(x, p, *, generator=None):
-    u = _rng.rand(_gen(generator), x._data.shape, np.float64)
-    return _fill_inplace(x, np.ceil(np.log(u) / np.log1p(-p)))
+    p = _float_arg(p, "geometric_", "p", 1)
+    return _fill_inplace(x, _rng.geometric(_gen_arg(generator, "geometric_"), x._data.shape, p, x._data.dtype))
 
 
 def log_normal_(x, mean=1, std=2, *, generator=None):
-    z = _rng.normal(_gen(generator), x._data.shape, float(mean), float(std), x._data.dtype)
-    return _fill_inplace(x, np.exp(z))
+    mean, std = _float_arg(mean, "log_normal_", "mean", 1), _float_arg(std, "log_normal_", "std", 2)
+    return _fill_inplace(x, _rng.log_normal(_gen_arg(generator, "log_normal_"), x._data.shape, mean, std,
+                                            x._data.dtype))
 
 
 def cauchy_(x, median=0, sigma=1, *, generator=None):
-    u = _rng.rand(_gen(generator), x._data.shape, x._data.dtype)
-    return _fill_inplace(x, median + sigma * np.tan(np.pi * (u - 0.5)))
+    median, sigma = _float_arg(median, "cauchy_", "median", 1), _float_arg(sigma, "cauchy_", "sigma", 2)
+    return _fill_inplace(x, _rng.cauchy(_gen_arg(generator, "cauchy_"), x._data.shape, median, sigma,
+                                        x._data.dtype))
 
 
 def copy_(x, src, non_blocking=False):

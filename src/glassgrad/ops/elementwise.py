@@ -9,7 +9,7 @@ its own dtype, as PyTorch does).
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, broadcast_error,
                     check_inplace, commit_inplace, as_tensor_arg, quiet)
 from ._core import FP_DEFAULT, fp_state
@@ -167,7 +167,8 @@ class RsubBackward0(_Binary):       # y = b - alpha * a (b a tensor)
         return self._red(F, -g if self.alpha == 1 else g * (-self.alpha), g)
 
 
-def _check_alpha(a_dtype_kind, alpha):
+def _check_alpha(a_dtype_kind, alpha, fn="add"):
+    _args.number_arg(alpha, fn, "alpha")
     if isinstance(alpha, float) and a_dtype_kind in "iub" and alpha != int(alpha):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
@@ -474,9 +475,11 @@ def pow(input, exponent, *, out=None):
             n._saved = (save_in(input),)
             return make(y, True, n)
         return make(y)
-    if ad.dtype.kind in "iu" and np.any(bd < 0):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    y = _bcast(np.power, ad, bd, input, exponent)
+    if ad.dtype.kind in "iu" and np.any(bd < 0):     # torch: 1 ** -n = 1, (-1) ** -n = +-1, others 0
+        y = _bcast(np.power, ad, np.maximum(bd, 0), input, exponent)
+        y = np.where(bd < 0, np.where(ad == 1, 1, np.where(ad == -1, 1 - 2 * (bd % 2), 0)), y).astype(y.dtype)
+    else:
+        y = _bcast(np.power, ad, bd, input, exponent)
     if _needs_grad(input, bt):
         n = _binary_node(PowBackward1, input, exponent, bt)
         out = make(y, True, n)
@@ -489,6 +492,7 @@ def rpow(input, other):
     """other ** input with `other` a number (what `2 ** x` calls)."""
     if isinstance(other, Tensor):
         return pow(other, input)
+    _args.number_arg(other, "pow", "self", 1)
     ed = input._data
     base = np.asarray(other, dtype=ed.dtype if ed.dtype.kind == "f" or isinstance(other, int) else
                       _dtype._default[0].np)
@@ -528,6 +532,8 @@ def _copy_from(x, src):
 
 def copy_(x, src, non_blocking=False):
     check_inplace(x)
+    if not isinstance(src, (Tensor, int, float, np.generic)):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {_args.type_name(src)}")
     if not isinstance(src, Tensor):
         src = as_tensor_arg(src, x)
     if grad.enabled and (x._rg or src._rg):

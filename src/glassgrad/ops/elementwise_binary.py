@@ -6,8 +6,9 @@ ops: clamp clip clamp_min clamp_max minimum maximum fmin fmax atan2 arctan2 hypo
 """
 import numpy as np
 
-from .. import _dtype
-from ._core import Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, as_tensor_arg
+from .. import _args, _dtype
+from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, as_tensor_arg,
+                    broadcast_shape)
 from ..autograd.graph import Node
 from .elementwise import _inplace, _Binary, _binary_node, _needs_grad, _bcast, div as _div, pow as _pow
 
@@ -516,7 +517,7 @@ def float_power(input, exponent, *, out=None):
     if isinstance(exponent, Tensor):
         e = exponent if exponent._data.dtype == np.float64 else to_dtype(exponent, _dtype.float64)
         return _pow(x, e)
-    return _pow(x, float(exponent))
+    return _pow(x, float(_args.number_arg(exponent, "float_power", "exponent", 2)))
 
 
 # -- addcmul / addcdiv ---------------------------------------------------------------------------------
@@ -552,11 +553,9 @@ def _addc(cls, fn, input, t1, t2, value):
                            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
                            "float inputs. The future addcdiv behavior is just the latter implementation: "
                            "(input + value * tensor1 / tensor2), for all dtypes.")
-    try:
-        y = (a + fn(b, c) * np.asarray(value, rt)).astype(rt)
-    except ValueError:
-        from ._core import broadcast_error
-        raise broadcast_error(a.shape, np.broadcast_shapes(b.shape, c.shape) if True else None) from None
+    value = _args.number_arg(value, "addcmul" if cls is AddcmulBackward0 else "addcdiv", "value")
+    broadcast_shape(b.shape, c.shape, a.shape)
+    y = (a + fn(b, c) * np.asarray(value, rt)).astype(rt)
     if grad.enabled and any(t._rg for t in ts):
         n = cls(tuple(edge(t) for t in ts))
         n.value = value

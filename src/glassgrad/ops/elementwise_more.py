@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from ._core import Tensor, make, edge, save_in, save_out, grad, as_tensor_arg, broadcast_error, quiet
 from ..autograd.graph import Node
 from .elementwise import _inplace, _float_input, pow as _pow
@@ -208,8 +208,11 @@ class RoundBackward1(RoundBackward0):
 
 def round(input, *, decimals=0, out=None):
     a = input._data
+    decimals = _args.int_arg(decimals, "round", "decimals")
     if a.dtype == np.bool_:
         raise NotImplementedError('"round_vml_cpu" not implemented for \'Bool\'')
+    if decimals and a.dtype.kind in "iu":
+        raise NotImplementedError(f'"round_cpu" not implemented for \'{_dtype.from_numpy_dtype(a.dtype).name_c}\'')
     if decimals == 0 or a.dtype.kind not in "f":
         y = np.round(a) if a.dtype.kind == "f" else a.copy()
     else:
@@ -265,6 +268,9 @@ class NanToNumBackward0(Node):      # dx = gy where x is finite, else 0
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    for name, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if v is not None:
+            _args.number_arg(v, "nan_to_num", name)
     a = input._data
     if a.dtype.kind != "f":
         y = a.copy()
@@ -380,8 +386,14 @@ _C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "in
 
 
 def lerp(input, end, weight, *, out=None):
+    _args.tensor_arg(end, "lerp", "end", 2)
     s, e = input._data, end._data
     wt = isinstance(weight, Tensor)
+    if not wt:
+        weight = _args.number_arg(weight, "lerp", "weight", 3)
+        if s.dtype.kind not in "f":
+            raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for '
+                                      f'\'{_dtype.from_numpy_dtype(s.dtype).name_c}\'')
     for nm, t in (("end", end), ("weight", weight if wt else None)):
         if t is not None and t._data.dtype != s.dtype:
             raise RuntimeError(f"expected dtype {_C_TYPES.get(s.dtype.name, s.dtype.name)} for `{nm}` but got dtype "

@@ -24,6 +24,41 @@ def _is_basic(item):
     return item is None or item is Ellipsis or isinstance(item, (int, np.integer, slice)) and not isinstance(item, bool)
 
 
+def _index_dims(it):
+    """How many dims of the indexed tensor one index item consumes."""
+    if it is None or it is Ellipsis:
+        return 0
+    if isinstance(it, Tensor) and it._data.dtype in (np.bool_, np.uint8):
+        return it._data.ndim
+    return 1
+
+
+def normalize_index(index, ndim):
+    """An index as a tuple, with torch's reading of what NumPy reads otherwise: a string is a TypeError
+    (torch tries to make a tensor of it), and every Ellipsis of several stands for the dims the other
+    items leave (x[..., 0, ...] is x[:, :, 0] for 3 dims; ellipses past the last dim add nothing)."""
+    index = _legacy_sequence(index)
+    if not isinstance(index, tuple):
+        index = (index,)
+    for it in index:
+        bad = next((v for v in (it if isinstance(it, list) else (it,)) if isinstance(v, (str, bytes))), None)
+        if bad is not None:
+            raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
+    if sum(1 for it in index if it is Ellipsis) < 2:
+        return index
+    n_real = sum(_index_dims(it) for it in index)
+    out, dim = [], 0
+    for it in index:
+        if it is Ellipsis:
+            k = max(min(ndim - n_real, ndim - dim), 0)
+            out.extend([slice(None)] * k)
+            dim += k
+        else:
+            out.append(it)
+            dim += _index_dims(it)
+    return tuple(out)
+
+
 def _expand_ellipsis(index, ndim):
     n_real = sum(1 for it in index if it is not None and it is not Ellipsis and not
                  (isinstance(it, Tensor) and it._data.dtype in (np.bool_, np.uint8)))
@@ -65,6 +100,8 @@ def _basic_getitem(x, index, single=False):
             dim += 1
         else:
             i = int(it)
+            if dim >= out._data.ndim:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size 0")
             size = out._data.shape[dim]
             if i < -size or i >= size:
                 raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
@@ -102,8 +139,8 @@ def _to_np_index(index, x):
             out.append(a)
         elif isinstance(it, (list, tuple)):
             a = np.asarray(it)
-            if a.dtype.kind == "f":
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if a.dtype.kind == "f":      # torch makes a long tensor of a list: floats are truncated
+                a = a.astype(np.int64)
             out.append(a)
         elif isinstance(it, bool):
             out.append(it)
@@ -206,10 +243,8 @@ def _legacy_sequence(index):
 
 
 def getitem(x, index):
-    index = _legacy_sequence(index)
     single = isinstance(index, slice)
-    if not isinstance(index, tuple):
-        index = (index,)
+    index = normalize_index(index, x._data.ndim)
     if all(_is_basic(it) for it in index):
         return _basic_getitem(x, index, single)
     npidx = _to_np_index(index, x)

@@ -4,7 +4,7 @@ Helpers and gather/scatter/index_* live in indexing_more.py.
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, grad, as_tensor_arg, broadcast_error
 from ..autograd.graph import Node
@@ -51,7 +51,7 @@ def masked_fill(input, mask, value):
     if vt and value._data.ndim != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value._data.ndim} dimension(s).")
-    v = value._data if vt else value
+    v = value._data if vt else _args.number_arg(value, "masked_fill", "value", 3)
     y = np.where(mb, np.asarray(v).astype(a.dtype), a)
     if _needs(input, value if vt else None):
         if vt:
@@ -134,7 +134,7 @@ def masked_scatter_(x, mask, source):
 
 # -- take / put / take_along_dim ------------------------------------------------------------------
 def _flat_index(x, index, name):
-    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    idx = _args.tensor_arg(index, name, "index", 2)._data
     if idx.dtype != np.int64:
         raise RuntimeError(f"{name}(): Expected a long tensor for index, but got {_dtype._FROM_NP[idx.dtype]}")
     n = x._data.size
@@ -181,8 +181,9 @@ class PutBackward0(Node):           # y = x.put(i, s, acc); dx = gy (acc) or gy.
 
 def put(input, index, source, accumulate=False):
     idx = _flat_index(input, index, "put")
+    _args.tensor_arg(source, "put", "source", 3)
     if idx.size != source._data.size:
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                            f"source.numel() = {source._data.size}, index.numel() = {idx.size}")
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
@@ -293,9 +294,11 @@ def setitem(x, index, value):
     from .elementwise import copy_
     if isinstance(index, Tensor) and index._data.dtype == np.uint8:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
-    from .indexing import _legacy_sequence
-    index = _legacy_sequence(index)
-    idx = index if isinstance(index, tuple) else (index,)
+    from .indexing import normalize_index
+    if not isinstance(value, (Tensor, int, float, np.generic)):
+        raise TypeError(f"can't assign a {_args.type_name(value)} to a torch.{x.dtype._legacy}")
+    idx = normalize_index(index, x._data.ndim)
+    index = idx if isinstance(index, tuple) or len(idx) != 1 else idx[0]
     if all(_is_basic(it) for it in idx):
         copy_(getitem(x, index), value)
         return

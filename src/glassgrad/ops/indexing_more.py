@@ -5,7 +5,7 @@ NumPy form on arrays and the differentiable glassgrad op on Tensors (create_grap
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, edge, grad, as_tensor_arg, save_in, save_out, broadcast_error
 from ..autograd.graph import Node
@@ -110,8 +110,7 @@ def _needs(*ts):
 
 
 def _long_index(index, name):
-    if not isinstance(index, Tensor):
-        index = as_tensor_arg(index, None)
+    _args.tensor_arg(index, name, "index", 3)
     if index._data.dtype not in (np.int64, np.int32):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     return index._data.astype(np.int64)
@@ -129,12 +128,16 @@ def _dim_checks(x, dim, idx, src, name):
         raise RuntimeError(f"Index tensor must have the same number of dimensions as {name} tensor")
     xs = x._data.shape if x._data.ndim else (1,)
     ishape = idx.shape if idx.ndim else (1,)
+    ss = None if src is None else (src._data.shape if src._data.ndim else (1,))
     for k in range(nd):
-        if k != d and ishape[k] > xs[k]:
+        if k != d and ishape[k] > xs[k] or ss is not None and k < len(ss) and ishape[k] > ss[k]:
+            if ss is not None:
+                raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self {list(xs)} apart from "
+                                   f"dimension {d} and to be no larger size than src {list(ss)}")
             raise RuntimeError(f"Size does not match at dimension {k} expected index {list(ishape)} to be no "
                                f"larger than self {list(xs)} apart from dimension {d}")
     if idx.size:
-        bad = (idx < -xs[d]) | (idx >= xs[d])
+        bad = (idx < 0) | (idx >= xs[d])       # torch: no negative indices here
         if bad.any():
             v = int(idx[bad].reshape(-1)[0])
             raise RuntimeError(f"index {v} is out of bounds for dimension {d} with size {xs[d]}")
@@ -208,6 +211,10 @@ def _pad_to(F, part, shape):
 
 def _scatter_impl(input, dim, index, src, value, reduce):
     idx = _long_index(index, "scatter")
+    if src is not None and src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if src is None:
+        value = _args.number_arg(value, "scatter", "value", 4)
     d = _dim_checks(input, dim, idx, src, "self")
     a = _as1(input._data).copy()
     i1 = _as1(idx)
@@ -266,8 +273,16 @@ class ScatterAddBackward0(Node):    # y = x.scatter_add(d, i, src); dx = gy; dsr
         return (g, _pad_to(F, _gather(F, g1, self.dim, self.index), self.sshape))
 
 
+def _scatter_src(input, src, name):
+    _args.tensor_arg(src, name, "src", 4)
+    if src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    return src
+
+
 def scatter_add(input, dim, index, src):
-    idx = _long_index(index, "scatter")
+    idx = _long_index(index, "scatter_add")
+    _scatter_src(input, src, "scatter_add")
     d = _dim_checks(input, dim, idx, src, "self")
     a = _as1(input._data).copy()
     i1 = _as1(idx)
@@ -317,6 +332,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     idx = _long_index(index, "scatter_reduce")
+    _scatter_src(input, src, "scatter_reduce")
     d = _dim_checks(input, dim, idx, src, "self")
     x = _as1(input._data)
     i1 = _as1(idx)
@@ -357,24 +373,35 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
 
 
 # -- index_select / index_add / index_copy / index_fill -----------------------------------------
-def _index_arg(x, dim, index, name, err=IndexError):
-    if not isinstance(index, Tensor):
-        index = as_tensor_arg(index, x)
+# torch checks each op's index in its own words: (dtype error type and text, whether negative indices count
+# from the end, the error type for an index out of range)
+_INDEX_RULES = {
+    "index_select": (RuntimeError, "index_select(): Expected dtype int32 or int64 for index", False, IndexError),
+    "index_add_": (RuntimeError, "index_add_(): Expected dtype int32/int64 for index but got: {}", False,
+                   RuntimeError),
+    "index_copy_": (RuntimeError, "index_copy_(): Expected a long tensor for index, but got {}", False, IndexError),
+    "index_fill_": (IndexError, "index_fill_(): Expected dtype int64 for index.", True, IndexError),
+}
+
+
+def _index_arg(x, dim, index, name):
+    dtype_err, dtype_msg, negative_ok, range_err = _INDEX_RULES[name]
+    _args.tensor_arg(index, name.rstrip("_"), "index", 3)
     idx = index._data
     if idx.dtype not in (np.int64, np.int32):
-        if name == "index_select":
-            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-        raise IndexError(f"{name}(): Expected dtype int64 for index.")
+        raise dtype_err(dtype_msg.format(_dtype.from_numpy_dtype(idx.dtype).name_c))
     if idx.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     d = _wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d] if x._data.ndim else 1
     idx = idx.reshape(-1).astype(np.int64)
-    if idx.size and ((idx < -size) | (idx >= size)).any():
+    bad = ((idx < -size) if negative_ok else (idx < 0)) | (idx >= size)
+    if idx.size and bad.any():
         if name == "index_select":
             raise IndexError("index out of range in self")
-        v = int(idx[(idx < -size) | (idx >= size)][0])
-        raise IndexError(f"index {v} is out of bounds for dimension {d} with size {size}")
+        v = int(idx[bad][0])
+        prefix = "index_copy_(): " if name == "index_copy_" else ""
+        raise range_err(f"{prefix}index {v} is out of bounds for dimension {d} with size {size}")
     return d, idx
 
 
@@ -409,6 +436,18 @@ class IndexAddBackward0(Node):      # y = x.index_add(d, i, s, alpha); dx = gy; 
 
 
 def _src_check(x, d, idx, source, name):
+    _args.tensor_arg(source, name.rstrip("_"), "source", 4)
+    xs, srcs = x._data.shape, source._data.shape
+    if source._data.ndim and (len(srcs) != len(xs) or srcs[:d] + srcs[d + 1:] != xs[:d] + xs[d + 1:]):
+        if name == "index_copy_":
+            raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. "
+                               f"Destination slice shape: {list(xs[:d] + xs[d + 1:])} at dimension {d} and source "
+                               f"slice shape: {list(srcs[:d] + srcs[d + 1:])} at dimension 0.")
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(xs)} source.shape = {list(srcs)}")
+    if name == "index_add_" and source._data.dtype != x._data.dtype:
+        raise RuntimeError(f"index_add_(): self ({_dtype.from_numpy_dtype(x._data.dtype).name_c}) and source "
+                           f"({_dtype.from_numpy_dtype(source._data.dtype).name_c}) must have the same scalar type")
     ss = source._data.shape[d] if source._data.ndim else 1
     if idx.shape[0] != ss:
         if name == "index_copy_":
@@ -477,6 +516,8 @@ def index_fill(input, dim, index, value):
     d, idx = _index_arg(input, dim, index, "index_fill_")
     a = _as1(input._data).copy()
     vt = isinstance(value, Tensor)
+    if not vt:
+        value = _args.number_arg(value, "index_fill", "value", 4)
     if vt and value._data.ndim != 0:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value._data.ndim} dimension(s).")

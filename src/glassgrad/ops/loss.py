@@ -386,6 +386,8 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     x, t = _same_dtype(input, target)
     if not np.all((x >= 0) & (x <= 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if not np.all((t >= 0) & (t <= 1)):
+        raise RuntimeError("all elements of target should be between 0 and 1")
     with np.errstate(divide="ignore", invalid="ignore"):
         lx = np.maximum(np.log(x), x.dtype.type(-100))
         l1x = np.maximum(np.log1p(-x), x.dtype.type(-100))

@@ -92,6 +92,14 @@ def _C(F, arr, like):
     return F.const(arr, like) if F.is_tensor_mode else arr
 
 
+def _float_kernel(input, kernel):
+    """torch's normalisation kernels exist for floating dtypes only."""
+    if input._data.dtype.kind != "f":
+        from .. import _dtype
+        name = _dtype.from_numpy_dtype(input._data.dtype).name_c
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
 def _check_param_dtypes(input, *ts):
     """PyTorch's CPU mixed-dtype checks: parameters must share the input's dtype (a half / bfloat16 input may
     take float32 parameters)."""
@@ -196,6 +204,7 @@ def _numel_check(t, name, c):
 
 
 def _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    _float_kernel(input, "batch_norm")
     """torch.batch_norm: normalise over every dim but 1; updates the running stats in place (training)."""
     _check_param_dtypes(input, weight, bias, running_mean, running_var)
     if grad.enabled:
@@ -297,9 +306,10 @@ class NativeLayerNormBackward0(Node):
 
 
 def _native_layer_norm(input, normalized_shape, weight, bias, eps):
+    _float_kernel(input, "LayerNormKernelImpl")
     _check_param_dtypes(input, weight, bias)
     x = input._data
-    ns = tuple(int(s) for s in normalized_shape)
+    ns = tuple(normalized_shape)
     k = len(ns)
     if k == 0:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
@@ -366,6 +376,7 @@ class NativeGroupNormBackward0(Node):
 
 
 def _native_group_norm(input, weight, bias, num_groups, eps):
+    _float_kernel(input, "GroupNormKernelImpl")
     _check_param_dtypes(input, weight, bias)
     x = input._data
     if x.ndim < 2:
@@ -688,11 +699,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
 def _shape_arg(normalized_shape, fn):
     if isinstance(normalized_shape, (int, np.integer)) and not isinstance(normalized_shape, bool):
         raise TypeError(f"{fn}(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
-    return tuple(int(s) for s in normalized_shape)
+    from .. import _args
+    return _args.int_list(normalized_shape, fn, "normalized_shape", 2)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x * rsqrt(mean(x^2) + eps) (* weight), made contiguous: PyTorch's CPU composite."""
+    _float_kernel(input, "rms_norm")
     ns = _shape_arg(normalized_shape, "rms_norm")
     shape = input._data.shape
     k = len(ns)

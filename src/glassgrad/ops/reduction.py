@@ -15,7 +15,7 @@ from ..autograd.graph import Node
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax",
            "argmin", "all", "any", "count_nonzero", "var", "std", "norm", "logsumexp", "cumsum", "cumprod",
-           "cummax", "cummin", "median", "nanmedian", "mode", "kthvalue"]
+           "cummax", "cummin", "median", "nanmedian", "mode", "kthvalue", "histc"]
 
 
 def _dims(dim, ndim):
@@ -483,4 +483,4 @@ class MinBackward0(_Sel):
 
 
 from .reduction_more import (var, std, norm, logsumexp, cumsum, cumsum_, cumprod,  # noqa
-                             cummax, cummin, median, nanmedian, mode, kthvalue)
+                             cummax, cummin, median, nanmedian, mode, kthvalue, histc)

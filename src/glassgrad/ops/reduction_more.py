@@ -1,10 +1,11 @@
 """Reductions, continued: var std norm logsumexp cumsum cumprod cummax cummin median nanmedian mode
-kthvalue (imported by reduction.py, which exports them)."""
+kthvalue histc (imported by reduction.py, which exports them)."""
+import math
 import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import make, edge, save_in, save_out, grad
 from ..autograd.graph import Node
@@ -22,8 +23,12 @@ def _var_args(name, input, dim, unbiased, correction):
     a = input._data
     if a.dtype.kind not in "fc":
         raise RuntimeError("std and var only support floating point and complex dtypes")
+    if unbiased is not None:
+        _args.bool_arg(unbiased, name, "unbiased")
     if correction is None:
         correction = 0 if unbiased is False else 1
+    else:
+        correction = _args.number_arg(correction, name, "correction")
     axes = _dims(dim, a.ndim)
     n = _count(a.shape, axes)
     if n - correction <= 0:
@@ -474,6 +479,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
 
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    k = _args.int_arg(k, "kthvalue", "k", 2)
     a = input._data
     d = _wrap_dim(dim, a.ndim)
 
@@ -506,3 +512,45 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if not keepdim:
         idx, vals = idx.squeeze(d), vals.squeeze(d)
     return named("mode", selected(ModeBackward0, input, vals, idx, d, keepdim), make(idx))
+
+
+# -- histc ----------------------------------------------------------------------------------------------
+def _cfmt(v):
+    """A double as C++ streams print it (torch's messages): 0, 1.5, inf, -nan."""
+    return "-nan" if v != v else f"{v:g}"
+
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """torch.histc: the counts of input's elements in `bins` equal bins over [min, max] (min == max: the
+    data's own range, widened by 1 each way if that is one value too).  Elements outside the range and
+    NaNs are not counted; the last bin includes its right edge.  Computed as torch's CPU kernel does (bin =
+    trunc((x - min) * bins / (max - min)) in the input's dtype), so the counts match at bin edges too.
+    Not differentiable: the result never requires grad."""
+    bins = _args.int_arg(bins, "histc", "bins", 2)
+    lo = float(_args.number_arg(min, "histc", "min", 3))
+    hi = float(_args.number_arg(max, "histc", "max", 4))
+    a = input._data
+    if lo == hi and a.size:
+        lo, hi = float(np.min(a)), float(np.max(a))
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_cfmt(lo)}, {_cfmt(hi)}] is not finite")
+    if not lo < hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if a.dtype.kind != "f":
+        kernel = "linspace_cpu" if a.dtype == np.bool_ else "histogram_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.from_numpy_dtype(a.dtype).name_c}'")
+    t = a.dtype.type
+    if not (np.isfinite(t(lo)) and np.isfinite(t(hi))):
+        raise RuntimeError(f"value cannot be converted to type {_dtype.from_numpy_dtype(a.dtype).name_c.lower()} "
+                           "without overflow")
+    lo_t, hi_t = t(lo), t(hi)
+    x = a.reshape(-1)
+    x = x[(x >= lo_t) & (x <= hi_t)]
+    with np.errstate(all="ignore"):
+        pos = ((x - lo_t) * t(bins) / (hi_t - lo_t)).astype(np.int64)
+    pos = np.minimum(pos, bins - 1)         # the rightmost bin includes its right edge
+    return make(np.bincount(pos, minlength=bins).astype(a.dtype))

@@ -5,9 +5,9 @@ ops: cat stack (more in later sections: flip roll repeat repeat_interleave tile 
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from .._tensor import _wrap_dim
-from ._core import Tensor, make, edge, grad
+from ._core import Tensor, make, edge, grad, broadcast_shape
 from ..autograd.graph import Node
 
 __all__ = ["cat", "concat", "concatenate", "stack"]
@@ -31,12 +31,9 @@ class CatBackward0(Node):           # y = cat(xs, d); dx_i = gy narrowed to x_i'
 
 
 def cat(tensors, dim=0, *, out=None):
-    tensors = list(tensors)
+    tensors = _args.tensor_list(tensors, "cat")
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     rt = _dtype.result_type(*[t if t._data.ndim else t for t in tensors])
     rt = tensors[0].dtype
     for t in tensors[1:]:
@@ -83,7 +80,7 @@ class StackBackward0(Node):         # y = stack(xs, d); dx_i = gy.select(d, i)
 
 
 def stack(tensors, dim=0, *, out=None):
-    tensors = list(tensors)
+    tensors = _args.tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     shp = tensors[0]._data.shape
@@ -143,7 +140,7 @@ class FlipBackward0(Node):          # y = flip(x, d); dx = flip(gy, d)
 
 
 def flip(x, dims):
-    d = _dims_arg(dims, x._data.ndim)
+    d = _dims_arg(_args.int_list(dims, "flip", "dims", 2), x._data.ndim)
     y = np.flip(x._data, d).copy() if d else x._data.copy()
     return _unary(x, y, FlipBackward0, dims=d)
 
@@ -173,13 +170,13 @@ class RollBackward0(Node):          # y = roll(x, s, d); dx = roll(gy, -s, d)
 
 
 def roll(x, shifts, dims=None):
-    sh = (int(shifts),) if isinstance(shifts, (int, np.integer)) else tuple(int(s) for s in shifts)
+    sh = _args.int_list(shifts, "roll", "shifts", 2)
     if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
         if len(sh) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:0")
         y = np.roll(x._data.reshape(-1), sh[0]).reshape(x._data.shape)
         return _unary(x, y, RollBackward0, shifts=sh, dims=None)
-    dd = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
+    dd = _args.int_list(dims, "roll", "dims", 3)
     if len(sh) != len(dd):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:{len(dd)}")
     dd = tuple(_wrap_dim(d, x._data.ndim) for d in dd)
@@ -202,22 +199,21 @@ class RepeatBackward0(Node):        # y = x.repeat(r); dx = gy summed over the r
 
 
 def repeat(x, *sizes):
-    if len(sizes) == 1 and not isinstance(sizes[0], (int, np.integer)):
-        sizes = tuple(sizes[0])
-    reps = tuple(int(s) for s in sizes)
+    reps = _args.sizes(sizes, "repeat", "repeats")
     if len(reps) < x._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
                            "of tensor")
     if any(r < 0 for r in reps):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(reps)}: {list(reps)}")
+    from .creation import check_alloc
+    pad = (1,) * (len(reps) - x._data.ndim) + x._data.shape
+    check_alloc([r * s for r, s in zip(reps, pad)], x._data.itemsize)
     y = np.tile(x._data, reps) if reps else x._data.copy()
     return _unary(x, np.ascontiguousarray(y), RepeatBackward0, reps=reps, in_shape=x._data.shape)
 
 
 def tile(x, dims):
-    if isinstance(dims, (int, np.integer)):
-        dims = (dims,)
-    dims = tuple(int(d) for d in dims)
+    dims = _args.int_list(dims, "tile", "dims", 2)
     if len(dims) < x._data.ndim:
         dims = (1,) * (x._data.ndim - len(dims)) + dims
     return repeat(x, dims)
@@ -276,7 +272,7 @@ def _tri(x, diagonal, lower):
     a = x._data
     if a.ndim < 2:
         raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
-    m = _tri_mask(a.shape, int(diagonal), lower)
+    m = _tri_mask(a.shape, _args.int_arg(diagonal, "tril" if lower else "triu", "diagonal", 2), lower)
     y = np.where(m, a, np.zeros((), a.dtype))
     return _unary(x, y, TrilBackward0 if lower else TriuBackward0, mask=m)
 
@@ -359,12 +355,13 @@ def _write_diag(out, offset, d1, d2, vals):
 
 
 def diag(input, diagonal=0, *, out=None):
+    diagonal = _args.int_arg(diagonal, "diag", "diagonal", 2)
     a = input._data
     if a.ndim == 1:
         return diag_embed(input, diagonal, 0, 1)
     if a.ndim != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
-    fn = _diag_view_fn(int(diagonal), 0, 1)
+    fn = _diag_view_fn(diagonal, 0, 1)
     y = np.ascontiguousarray(fn(a))
     return _unary(input, y, _DiagonalCopyBackward, fn=fn, shape=a.shape)
 
@@ -387,14 +384,15 @@ def trace(input):
     return _unary(input, y, TraceBackward0, shape=a.shape)
 
 
-def _tensor_list(tensors):
+def _tensor_list(tensors, fn="broadcast_tensors"):
+    """The tensors of f(*tensors) or f(tensors)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        return list(tensors[0])
-    return list(tensors)
+        tensors = tensors[0]
+    return _args.tensor_list(list(tensors), fn)
 
 
 def meshgrid(*tensors, indexing=None):
-    ts = _tensor_list(tensors)
+    ts = _tensor_list(tensors, "meshgrid")
     if indexing is None:
         import warnings
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument. "
@@ -425,13 +423,13 @@ def meshgrid(*tensors, indexing=None):
 
 
 def atleast_1d(*tensors):
-    ts = _tensor_list(tensors)
+    ts = _tensor_list(tensors, "atleast_1d")
     res = [V.reshape(t, (1,)) if t._data.ndim == 0 else t for t in ts]
     return res[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else tuple(res)
 
 
 def atleast_2d(*tensors):
-    ts = _tensor_list(tensors)
+    ts = _tensor_list(tensors, "atleast_2d")
     res = []
     for t in ts:
         nd = t._data.ndim
@@ -440,7 +438,7 @@ def atleast_2d(*tensors):
 
 
 def atleast_3d(*tensors):
-    ts = _tensor_list(tensors)
+    ts = _tensor_list(tensors, "atleast_3d")
     res = []
     for t in ts:
         nd = t._data.ndim
@@ -455,7 +453,7 @@ def atleast_3d(*tensors):
 
 
 def _nonempty(tensors, name):
-    ts = list(tensors)
+    ts = _args.tensor_list(tensors, name)
     if not ts:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
     return ts
@@ -490,17 +488,19 @@ def broadcast_shapes(*shapes):
     from .._tensor import Size
     out = ()
     for s in shapes:
-        s = (int(s),) if isinstance(s, (int, np.integer)) else tuple(s)
-        try:
-            out = np.broadcast_shapes(out, s)
-        except ValueError:
-            from ._core import broadcast_error
-            raise broadcast_error(out, s) from None
+        s = (s,) if _args.as_int(s) is not None else tuple(s)
+        for v in s:
+            if _args.as_int(v) is None:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {v}: only ints are dimension "
+                                   "lengths")
+            if v < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+        out = broadcast_shape(out, s)
     return Size(out)
 
 
 def broadcast_tensors(*tensors):
-    ts = _tensor_list(tensors)
+    ts = _tensor_list(tensors, "broadcast_tensors")
     shape = ()
     from ._core import broadcast_error
     for t in ts:

@@ -3,6 +3,7 @@
 """
 import numpy as np
 
+from .. import _args
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, edge, grad
 from ..autograd.graph import Node
@@ -186,6 +187,7 @@ def msort(input, *, out=None):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    k = _args.int_arg(k, "topk", "k", 2)
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     n = a.shape[d] if a.ndim else 1

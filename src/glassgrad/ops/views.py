@@ -10,8 +10,11 @@ Each view records ``_base`` (the tensor that owns the memory) and ``_view_fn`` (
 that takes an array shaped like the base and returns the same view of it), so an in-place
 write through the view can route gradients through the base (CopySlices).
 """
+import math
+
 import numpy as np
 
+from .. import _args
 from .._tensor import Size, _wrap_dim
 from ._core import make, edge, grad, check_inplace
 from ..autograd.graph import Node
@@ -50,10 +53,9 @@ class _ViewNode(Node):
     __slots__ = ("in_shape", "args")
 
 
-def _shape_arg(shape):
-    if len(shape) == 1 and not isinstance(shape[0], int):
-        shape = shape[0]
-    return tuple(int(s) for s in shape)
+def _shape_arg(shape, fn="view", arg="size"):
+    """f(*shape) / f(shape): torch's int[] parsing (TypeError for anything but ints)."""
+    return _args.sizes(shape, fn, arg)
 
 
 def _infer_shape(shape, numel):
@@ -115,7 +117,7 @@ def view(x, *shape):
 
 
 def reshape(x, *shape):
-    shape = _infer_shape(_shape_arg(shape), x._data.size)
+    shape = _infer_shape(_shape_arg(shape, "reshape", "shape"), x._data.size)
     a = x._data
     arr = a.view()
     try:
@@ -135,11 +137,11 @@ def reshape(x, *shape):
 
 
 def view_as(x, other):
-    return view(x, other._data.shape)
+    return view(x, _args.tensor_arg(other, "view_as", "other", 1)._data.shape)
 
 
 def reshape_as(x, other):
-    return reshape(x, other._data.shape)
+    return reshape(x, _args.tensor_arg(other, "reshape_as", "other", 1)._data.shape)
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -205,7 +207,7 @@ class TBackward0(_ViewNode):
 
 
 def permute(x, *dims):
-    dims = _shape_arg(dims)
+    dims = _shape_arg(dims, "permute", "dims")
     nd = x._data.ndim
     if len(dims) != nd:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -279,7 +281,7 @@ class ExpandBackward0(_ViewNode):    # y = x.expand(s); dx = sum of gy over expa
 
 
 def expand(x, *sizes):
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(sizes, "expand")
     shp = x._data.shape
     nd = len(shp)
     if len(sizes) < nd:
@@ -302,12 +304,14 @@ def expand(x, *sizes):
                                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
                                f"Tensor sizes: {list(shp)}")
     target = tuple(target)
+    if math.prod(target) >= 2 ** 63:
+        raise RuntimeError("numel: integer multiplication overflow")
     arr = np.broadcast_to(x._data, target)
     return _view_op(x, arr, ExpandBackward0, lambda b, s=target: np.broadcast_to(b, s))
 
 
 def expand_as(x, other):
-    return expand(x, other._data.shape)
+    return expand(x, _args.tensor_arg(other, "expand_as", "other", 1)._data.shape)
 
 
 def broadcast_to(x, size):
@@ -323,7 +327,9 @@ class SumToSizeBackward(_ViewNode):  # y = x.sum_to_size(s); dx = gy.expand(x.sh
 
 def sum_to_size(x, *size):
     from ._core import sum_to
-    size = _shape_arg(size)
+    size = _shape_arg(size, "sum_to_size")
+    if len(size) > x._data.ndim or any(s != 1 and s != c for s, c in zip(size[::-1], x._data.shape[::-1])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(x._data.shape)}}}.")
     arr = sum_to(x._data, tuple(size))
     if arr is x._data:
         return x
@@ -375,7 +381,8 @@ def squeeze(x, dim=None):
     else:
         if isinstance(dim, (tuple, list)):
             cls = SqueezeBackward2
-            dims = {_wrap_dim(d, nd) for d in dim}
+            from .reduction import _dims
+            dims = set(_dims(dim, nd)) if dim else set()
         else:
             cls = SqueezeBackward1
             dims = {_wrap_dim(dim, nd)}
@@ -435,7 +442,8 @@ def narrow(x, dim, start, length):
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, nd)
     size = x._data.shape[d]
-    start = int(start)
+    start = _args.int_arg(start, "narrow", "start", 3)
+    length = _args.int_arg(length, "narrow", "length", 4)
     if start < 0:
         start += size
     if start < 0 or start > size:
@@ -452,7 +460,7 @@ def select(x, dim, index):
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, nd)
     size = x._data.shape[d]
-    i = int(index)
+    i = _args.int_arg(index, "select", "index", 2)
     if i < -size or i >= size:
         raise IndexError(f"select(): index {i} out of range for tensor of size {list(x._data.shape)} at "
                          f"dimension {d}")
@@ -625,6 +633,10 @@ def unfold(x, dimension, size, step):
     nd = x._data.ndim
     d = _wrap_dim(dimension, nd) if nd else 0
     length = x._data.shape[d] if nd else 1
+    size = _args.int_arg(size, "unfold", "size", 2)
+    step = _args.int_arg(step, "unfold", "step", 3)
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if size > length:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
     if step <= 0:
@@ -704,14 +716,14 @@ def split(x, split_size_or_sections, dim=0):
     nd = x._data.ndim
     d = _wrap_dim(dim, nd)
     size = x._data.shape[d]
-    if isinstance(split_size_or_sections, int):
-        s = split_size_or_sections
+    if _args.as_int(split_size_or_sections) is not None:
+        s = _args.int_arg(split_size_or_sections, "split", "split_size", 2)
         if s <= 0 and not (s == 0 and size == 0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         bounds = [(i, min(i + s, size)) for i in range(0, size, s)] if s else [(0, 0)]
         cls = SplitBackward0
     else:
-        secs = [int(v) for v in split_size_or_sections]
+        secs = list(_args.int_list(split_size_or_sections, "split_with_sizes", "split_sizes", 2))
         if sum(secs) != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
                                f"at dimension {d}), but got split_sizes={secs}")
@@ -725,6 +737,7 @@ def split(x, split_size_or_sections, dim=0):
 
 
 def chunk(x, chunks, dim=0):
+    chunks = _args.int_arg(chunks, "chunk", "chunks", 2)
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = _wrap_dim(dim, x._data.ndim)
@@ -738,12 +751,14 @@ def chunk(x, chunks, dim=0):
 def tensor_split(x, indices_or_sections, dim=0):
     d = _wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d]
-    if isinstance(indices_or_sections, int):
-        n = indices_or_sections
+    if _args.as_int(indices_or_sections) is not None:
+        n = _args.int_arg(indices_or_sections, "tensor_split", "sections", 2)
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
         q, r = divmod(size, n)
         secs = [q + 1] * r + [q] * (n - r)
     else:
-        idx = [int(i) for i in indices_or_sections]
+        idx = list(_args.int_list(indices_or_sections, "tensor_split", "indices", 2))
         secs, prev = [], 0
         for i in idx + [size]:
             i = max(min(i, size), prev)

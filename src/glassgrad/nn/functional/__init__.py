@@ -14,3 +14,34 @@ from ._loss import *  # noqa: F401,F403
 from ._attention import *  # noqa: F401,F403
 from ._attention import (_canonical_mask, _none_or_dtype, _mha_shape_check, _in_projection_packed,  # noqa: F401
                          _in_projection)
+
+
+# The functions torch implements in C++ take their tensors through its argument parser: anything else is a
+# TypeError ("relu(): argument 'input' (position 1) must be Tensor, not list"), checked once here.  The
+# others are torch Python code that fails on the first tensor method it calls (AttributeError) -- as
+# glassgrad's do -- and are left alone.
+_PYTHON_LEVEL = {"adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool2d",
+                 "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices",
+                 "affine_grid", "binary_cross_entropy",
+                 "binary_cross_entropy_with_logits", "dropout1d", "dropout2d", "dropout3d", "embedding_bag",
+                 "gaussian_nll_loss", "glu", "group_norm", "huber_loss", "instance_norm", "interpolate", "l1_loss",
+                 "local_response_norm", "log_softmax", "lp_pool1d", "lp_pool2d", "lp_pool3d", "margin_ranking_loss",
+                 "max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d", "mse_loss", "normalize",
+                 "sigmoid", "smooth_l1_loss", "softmax", "softmin", "softsign", "tanh", "tanhshrink",
+                 "triplet_margin_with_distance_loss", "upsample", "upsample_bilinear", "upsample_nearest",
+                 "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "multi_head_attention_forward"}
+_MORE_TENSORS = {"linear": ("weight", "bias?"), "bilinear": ("input2", "weight", "bias?"),
+                 "cross_entropy": ("target",), "nll_loss": ("target",), "embedding": ("weight",),
+                 "conv1d": ("weight", "bias?"), "conv2d": ("weight", "bias?"), "conv3d": ("weight", "bias?"),
+                 "layer_norm": ("weight?", "bias?"), "prelu": ("weight",)}
+
+
+def _wrap():
+    from ..._args import wrap_namespace
+    g = globals()
+    names = [n for n, f in g.items() if not n.startswith("_") and callable(f) and getattr(f, "__module__", "")
+             .startswith(__name__) and n not in _PYTHON_LEVEL]
+    wrap_namespace(g, names, also=_MORE_TENSORS)
+
+
+_wrap()

@@ -1,4 +1,5 @@
 """nn.functional: max / avg / adaptive / lp pooling and max_unpool with PyTorch's checks."""
+from ... import _args
 from ..._tensor import Tensor
 from ...ops import pool as _P
 
@@ -200,7 +201,14 @@ def _osize(output_size, x, nd, fn):
     else:
         o = [output_size] * nd
     S = list(x.shape)[-nd:]
-    return tuple(S[i] if o[i] is None else int(o[i]) for i in range(nd))
+    out = tuple(S[i] if o[i] is None else _args.int_arg(o[i], fn, "output_size", 2) for i in range(nd))
+    if any(v < 0 for v in out):
+        if "max" in fn:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: "
+                               f"{list(x.shape)[:-nd] + list(out)}")
+        raise RuntimeError(f"{fn}: elements of output_size must be greater than or equal to 0 but received "
+                           f"{{{', '.join(map(str, out))}}}")
+    return out
 
 
 def _adaptive_check(x, nd, fn, colon):

@@ -2,6 +2,7 @@
 import numbers
 import warnings
 
+from ... import _args
 from ..._tensor import Tensor
 from ...ops import pad as _P
 from ...ops import upsample as _U
@@ -13,9 +14,10 @@ __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilin
 
 # -- pad ------------------------------------------------------------------------------------------------
 def pad(input, pad, mode="constant", value=None):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    pad = [int(p) for p in pad]
+    _args.tensor_arg(input, "pad", "input", 1)
+    pad = list(_args.int_list(pad, "pad", "pad", 2))
+    if value is not None:
+        value = _args.number_arg(value, "pad", "value", 4)
     if mode == "constant":
         return _P.constant_pad_nd(input, pad, 0 if value is None else value)
     if mode not in ("reflect", "replicate", "circular"):
