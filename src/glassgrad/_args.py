@@ -6,7 +6,7 @@ Python functions; the checks here give them the same errors:
 
   * ``type_name(obj)``             how torch names a type in its messages
   * ``int_arg`` / ``int_list``     an ``int`` / ``int[]`` argument (bools are ints, floats and strings are not)
-  * ``number_arg``                 a ``Scalar`` argument (a Python or NumPy number, or a one-element tensor)
+  * ``number_arg``                 a ``Scalar`` argument (a Python or NumPy number, or a 0-d tensor)
   * ``tensor_arg``                 a ``Tensor`` argument
   * ``tensor_first(fn, name)``     `fn` wrapped so that its first argument must be a Tensor (or a number,
                                    for the few ops torch lets take one): applied once, to the functions of
@@ -100,11 +100,11 @@ def sizes(args, fn, arg="size"):
 
 
 def number_arg(v, fn=None, arg="other", pos=None):
-    """A ``Scalar`` argument: a Python/NumPy number (bool included) or a one-element tensor (its item)."""
+    """A ``Scalar`` argument: a Python/NumPy number (bool included) or a 0-d tensor (its item)."""
     if isinstance(v, numbers.Number) and not isinstance(v, complex):
         return v
-    if _is_tensor(v) and v._data.size == 1:
-        return v._data.reshape(()).item()
+    if _is_tensor(v) and v._data.ndim == 0:
+        return v._data.item()
     raise TypeError(f"{_where(fn, arg, pos)} must be Number, not {type_name(v)}")
 
 

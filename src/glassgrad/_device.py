@@ -35,7 +35,7 @@ def _parse(s):
         raise RuntimeError(f"Expected one of {', '.join(TYPES)} device type at start of device string: {kind}")
     if idx is None:
         return kind, None
-    if int(idx) >= 2 ** 63:
+    if int(idx) >= 2 ** 31:
         raise RuntimeError(f"Could not parse device index '{idx}' in device string '{s}'")
     return kind, int(idx)
 

@@ -155,7 +155,11 @@ def type_(x, dtype=None):
         dtype = _TYPE_NAMES[dtype]
     elif hasattr(dtype, "_gg_dtype"):
         dtype = dtype._gg_dtype
-    return to_dtype(x, _dtype.to_dtype(dtype))
+    elif isinstance(dtype, type):
+        raise ValueError(f"invalid type: '{dtype.__name__}'")
+    elif dtype.__class__ is not _dtype.dtype:
+        raise TypeError("dtype must be a type, str, or dtype object")
+    return to_dtype(x, dtype)
 
 
 def view_dtype(x, dtype):

@@ -166,11 +166,15 @@ def _dt(dtype, default=None, fn=None):
     return _dtype.to_dtype(dtype, fn)
 
 
-def _spec(fn, size, dtype, device, requires_grad, default=None):
+def _spec(fn, size, dtype, device, requires_grad, size_kw=None):
     """zeros/ones/empty/rand/randn's arguments checked in torch's order, before anything is allocated:
-    (shape, dtype, device)."""
+    (shape, dtype, device).  `size` are the positional sizes, `size_kw` the size= keyword (a sequence)."""
+    if size_kw is not None:
+        if size or not isinstance(size_kw, (tuple, list)):
+            raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not {_args.type_name(size_kw)}")
+        size = (size_kw,)
     shape = _size(size, fn)
-    dt = _dt(dtype, default, fn)
+    dt = _dt(dtype, None, fn)
     _args.bool_arg(requires_grad, fn, "requires_grad")
     return shape, dt, _device_arg(device)
 
@@ -387,18 +391,18 @@ def _rebuild(arr, requires_grad):
 
 # -- filled -------------------------------------------------------------------------------------
 def zeros(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
-    shape, dt, dev = _spec("zeros", size_ if size is None else (size,), dtype, device, requires_grad)
+    shape, dt, dev = _spec("zeros", size_, dtype, device, requires_grad, size)
     return _finish(_new(np.zeros, shape, dt, dt.np), requires_grad, dev)
 
 
 def ones(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
-    shape, dt, dev = _spec("ones", size_ if size is None else (size,), dtype, device, requires_grad)
+    shape, dt, dev = _spec("ones", size_, dtype, device, requires_grad, size)
     return _finish(_new(np.ones, shape, dt, dt.np), requires_grad, dev)
 
 
 def empty(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
           memory_format=None):
-    shape, dt, dev = _spec("empty", size_ if size is None else (size,), dtype, device, requires_grad)
+    shape, dt, dev = _spec("empty", size_, dtype, device, requires_grad, size)
     return _finish(_new(np.zeros, shape, dt, dt.np), requires_grad, dev)
 
 
@@ -597,14 +601,14 @@ def _gen_arg(generator, fn):
 
 def rand(*size_, size=None, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
          requires_grad=False):
-    shape, dt, dev = _spec("rand", size_ if size is None else (size,), dtype, device, requires_grad)
+    shape, dt, dev = _spec("rand", size_, dtype, device, requires_grad, size)
     g = _gen_arg(generator, "rand")
     return _finish(_new(lambda sh: _rng.rand(g, sh, dt.np), shape, dt), requires_grad, dev)
 
 
 def randn(*size_, size=None, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
           requires_grad=False):
-    shape, dt, dev = _spec("randn", size_ if size is None else (size,), dtype, device, requires_grad)
+    shape, dt, dev = _spec("randn", size_, dtype, device, requires_grad, size)
     g = _gen_arg(generator, "randn")
     return _finish(_new(lambda sh: _rng.randn(g, sh, dt.np), shape, dt), requires_grad, dev)
 
