@@ -210,7 +210,10 @@ def test_no_false_alarm_and_same_grads_as_torch(fn):
     with explain.nan_watch():
         watched = fn(glassgrad).grad._data.copy()
     assert watched.dtype == plain.dtype and np.array_equal(watched, plain)
-    np.testing.assert_allclose(plain, ref, rtol=1e-6, atol=1e-7)
+    # torch's float32 softmax and its backward (p * (g - sum(p * g)), which cancels) round per CPU; here the two
+    # libraries already differ by 2.4e-7 at a gradient scale of 0.8, a quarter of the old rtol=1e-6/atol=1e-7.
+    # Within 1e-5 of the gradient's scale (plus rtol 1e-5): a wrong or missing term moves it by O(0.1).
+    np.testing.assert_allclose(plain, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
 
 
 def _train(T):

@@ -155,11 +155,27 @@ def test_batch_norm_train(shape, offset, affine):
     stats = {}
 
     def fn(T, x, w=None, b=None):
-        rm, rv = T.zeros(c), T.ones(c)
-        stats[T.__name__] = (rm, rv)
+        rm = T.zeros(c, dtype=x.dtype)
+        rv = T.ones(c, dtype=x.dtype)
+        stats[(T.__name__, x.dtype == T.float64)] = (rm, rv)
         return T.nn.functional.batch_norm(x, rm, rv, w, b, training=True, momentum=0.3)
-    _compare(fn, arrays, rtol=1e-4, atol=2e-5)
-    for a, b in zip(stats["glassgrad"], stats["torch"]):
+    gv, gg, gname = _run(G, fn, arrays)
+    tv, tg, tname = _run(torch, fn, arrays)
+    assert gname == tname
+    for a, b in zip(gv + gg, tv + tg):
+        assert a.shape == b.shape and a.dtype == b.dtype
+    # Values are judged against torch run in float64 on the same (float32) inputs, not against torch's float32:
+    # with offset=100 the float32 statistics cancel, and torch's float32 output moves by up to 1.5e-5 (1.8e-6
+    # of the output's scale) between its AVX-512 and baseline kernels -- most of the old atol=2e-5.  A correct
+    # float32 batch norm stays within ~3e-6 of the scale of float64 (the mean rounded to float32 shifts every
+    # normalised value alike; the weight gradient sums that shift over the batch), so 1e-5 of each tensor's
+    # largest magnitude (plus rtol 1e-5) holds everywhere, while a wrong statistic (biased variance: 5e-4 of the
+    # output at n=960; a missing mean or gradient term: O(1)) is still far outside it.
+    rv64, rg64, _ = _run(torch, fn, [a.astype(np.float64) for a in arrays])
+    for a, b in zip(gv + gg, rv64 + rg64):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(b).max())
+    # the running statistics (one float32 reduction per channel) against torch's float32 ones
+    for a, b in zip(stats[("glassgrad", False)], stats[("torch", False)]):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
 
 
