@@ -244,8 +244,15 @@ def test_clip_grad_norm_scales_in_place_like_torch(create_graph):
         total = T.nn.utils.clip_grad_norm_(m.parameters(), 0.05)
         res.append([A(total)] + [A(g) for g in gs] + [[g._version - v for g, v in zip(gs, v0)]]
                    + [[g.requires_grad for g in gs]])
-    for a, b in zip(*res):
-        np.testing.assert_allclose(np.asarray(a, np.float64), np.asarray(b, np.float64), rtol=1e-6, atol=1e-8)
+    (t_total, *t_grads, t_versions, t_rg), (g_total, *g_grads, g_versions, g_rg) = res
+    assert g_versions == t_versions and g_rg == t_rg
+    # torch's LSTM gradients come from oneDNN, whose float32 kernels differ per CPU (1 ulp-level changes with its
+    # AVX2 path already use 0.2 of the old rtol=1e-6/atol=1e-8, which was 7e-7 of the gradients' scale).  The
+    # total norm within rtol 1e-5, each clipped gradient within rtol 1e-5 plus 1e-5 of its scale: a wrong clip
+    # coefficient (max_norm / (total + 1e-6)) or an unscaled gradient is off by a factor, far outside that.
+    np.testing.assert_allclose(g_total, t_total, rtol=1e-5)
+    for a, b in zip(g_grads, t_grads):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(b).max())
 
 
 @pytest.mark.parametrize("which", ["h0", "c0", "x"])
