@@ -38,6 +38,12 @@ def test_numbers_equal_numpy_and_torch(name):
     gm, tm = _run(glassgrad, make, shape), _run(torch, make, shape)
     fl = explain.flow(gm)
     tparams = dict(tm.named_parameters())
+    # Gradients that are zero in exact arithmetic hold only float32 rounding noise, which torch's kernels make
+    # differently per CPU: the conv bias feeding BatchNorm (|grad| 1.7e-8 with torch's AVX-512 kernels, 5.7e-8 with
+    # its AVX2 MKL/oneDNN paths; glassgrad 2.8e-8), and the means of the last layer's gradients (zero-sum over the
+    # classes).  Against torch those are compared with an absolute tolerance of 1e-6 of the model's largest gradient
+    # entry (the old abs=1e-7 left 2x to 3x); every real gradient statistic here is 3e-4 or more and keeps its rel.
+    eps = 1e-6 * max(float(p.grad.abs().max()) for p in tm.parameters())
     assert [p.name for p in fl.params] == [n for n, _ in gm.named_parameters()]
     for ps in fl.params:
         p = dict(gm.named_parameters())[ps.name]
@@ -51,18 +57,18 @@ def test_numbers_equal_numpy_and_torch(name):
         assert ps.ratio == pytest.approx(np.linalg.norm(g.ravel()) / np.linalg.norm(w.ravel()), rel=1e-12)
         # torch's numbers for the same model, same seed
         tg = tparams[ps.name].grad
-        assert ps.grad_norm == pytest.approx(float(tg.norm()), rel=1e-4, abs=1e-7)
-        assert ps.grad_max == pytest.approx(float(tg.abs().max()), rel=1e-4, abs=1e-7)
-        assert ps.grad_mean == pytest.approx(float(tg.double().mean()), rel=1e-3, abs=1e-7)
+        assert ps.grad_norm == pytest.approx(float(tg.norm()), rel=1e-4, abs=eps)
+        assert ps.grad_max == pytest.approx(float(tg.abs().max()), rel=1e-4, abs=eps)
+        assert ps.grad_mean == pytest.approx(float(tg.double().mean()), rel=1e-3, abs=eps)
     # layers: the modules that own parameters, named as named_modules names them
     owners = [n for n, m in tm.named_modules() if list(m.parameters(recurse=False))]
     assert [s.name for s in fl.layers] == owners
     for s in fl.layers:
         tmod = dict(tm.named_modules())[s.name]
         flat = torch.cat([p.grad.reshape(-1) for p in tmod.parameters(recurse=False)]).double()
-        assert s.grad_norm == pytest.approx(float(flat.norm()), rel=1e-4)
-        assert s.grad_mean == pytest.approx(float(flat.mean()), rel=1e-3, abs=1e-7)
-        assert s.grad_max == pytest.approx(float(flat.abs().max()), rel=1e-4)
+        assert s.grad_norm == pytest.approx(float(flat.norm()), rel=1e-4, abs=eps)
+        assert s.grad_mean == pytest.approx(float(flat.mean()), rel=1e-3, abs=eps)
+        assert s.grad_max == pytest.approx(float(flat.abs().max()), rel=1e-4, abs=eps)
         assert s.type == type(tmod).__name__
     assert fl.median == pytest.approx(float(np.median([s.grad_norm for s in fl.layers])), rel=1e-12)
 
