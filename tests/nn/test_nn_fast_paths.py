@@ -19,7 +19,11 @@ def _run(T, fn, arrays, grad_out_seed=7):
             type(y.grad_fn).__name__)
 
 
-def _compare(fn, arrays, rtol=1e-4, atol=1e-4, exact=False):
+def _compare(fn, arrays, rtol=1e-4, atol=1e-4, exact=False, atol_scale=1e-5):
+    """atol_scale: the absolute tolerance grows to that fraction of each tensor's largest magnitude.  The default
+    is for convolutions, float32 GEMMs over up to 288 products that MKL/oneDNN order per CPU: their outputs reach
+    90 here, where atol=1e-4 alone would be 1.1e-6 of the scale (torch's AVX2/SSE4 code paths already use 0.09
+    of it); a wrong tap, stride or padding is off by O(1)."""
     gv, gg, gname = _run(G, fn, arrays)
     tv, tg, tname = _run(torch, fn, arrays)
     assert gname == tname
@@ -28,7 +32,8 @@ def _compare(fn, arrays, rtol=1e-4, atol=1e-4, exact=False):
         if exact:
             assert np.array_equal(a, b, equal_nan=True)
         else:
-            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+            scale = np.abs(b[np.isfinite(b)]).max(initial=0.0)
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=max(atol, atol_scale * scale))
 
 
 def _arr(*shape, seed=0, dt=np.float32, scale=1.0, offset=0.0):
@@ -110,7 +115,7 @@ POOL = [("tiles", 2, {}), ("tiles_rect_crop", (3, 2), {}), ("tiles_1", (2, 1), {
 def test_max_pool2d_ties_nan(name, k, kw):
     # overlapping windows sum several gradients into one input: the order of that sum may round differently
     _compare(lambda T, x: T.nn.functional.max_pool2d(x, k, return_indices=True, **kw), [_ties_nan((2, 3, 9, 7))],
-             exact=name != "overlap", rtol=1e-6, atol=1e-6)
+             exact=name != "overlap", rtol=1e-6, atol=1e-6, atol_scale=0.0)
 
 
 @pytest.mark.parametrize("kw", [dict(kernel_size=2, stride=2, padding=1), dict(kernel_size=3, stride=2, padding=1,
@@ -182,7 +187,7 @@ def test_batch_norm_train(shape, offset, affine):
 def test_batch_norm_float64_and_double_backward():
     _compare(lambda T, x, w, b: T.nn.functional.batch_norm(x, None, None, w, b, training=True),
              [_arr(6, 4, 5, 3, dt=np.float64), _arr(4, seed=3, dt=np.float64), _arr(4, seed=4, dt=np.float64)],
-             rtol=1e-10, atol=1e-10)
+             rtol=1e-10, atol=1e-10, atol_scale=0.0)
     res = []
     for T in (G, torch):
         x = T.tensor(_arr(6, 4, 5, 3, dt=np.float64), requires_grad=True)
