@@ -31,9 +31,14 @@ def type_name(obj):
     return f"{t.__module__.split('.')[0]}.{t.__name__}"
 
 
+_TENSOR = []        # the Tensor class, looked up once (_tensor imports this module)
+
+
 def _is_tensor(obj):
-    from ._tensor import Tensor
-    return isinstance(obj, Tensor)
+    if not _TENSOR:
+        from ._tensor import Tensor
+        _TENSOR.append(Tensor)
+    return isinstance(obj, _TENSOR[0])
 
 
 def _where(fn, arg, pos):
@@ -94,9 +99,14 @@ def int_items(items, fn=None, arg="size"):
 def sizes(args, fn, arg="size"):
     """The sizes of ``f(*size)`` (``zeros(2, 3)``, ``zeros((2, 3))``, ``x.view(2, 3)``): one sequence or
     several ints."""
-    if len(args) == 1 and (as_int(args[0]) is None or isinstance(args[0], (bool, np.bool_))):
+    if len(args) == 1 and args[0].__class__ is tuple:
+        args = args[0]                      # zeros((2, 3)): checked as the items below
+    elif len(args) == 1 and (as_int(args[0]) is None or isinstance(args[0], (bool, np.bool_))):
         return int_list(args[0], fn, arg, 1)
-    return int_items(args, fn, arg)
+    for s in args:                          # the common call: plain ints in int64's range
+        if s.__class__ is not int or not -_I64 <= s < _I64:
+            return int_items(args, fn, arg)
+    return tuple(args)
 
 
 def number_arg(v, fn=None, arg="other", pos=None):

@@ -131,6 +131,8 @@ def _parse_to(args, kwargs):
 
 
 def to(x, *args, **kwargs):
+    if not kwargs and len(args) == 1 and args[0].__class__ is _dtype.dtype:     # x.to(torch.float64)
+        return to_dtype(x, args[0], False)
     dtype, device, copy = _parse_to(args, kwargs)
     out = x
     if device is not None:

@@ -123,6 +123,8 @@ def check_alloc(shape, itemsize):
     """torch's checks of a new tensor's byte size, made before anything is allocated: a size whose product
     overflows (torch multiplies in unsigned 64-bit, then by the element size, and wants an int64) and one
     no allocator can serve (more than this machine's memory and swap) are RuntimeErrors."""
+    if 0 < math.prod(shape) * itemsize <= _memory_limit():     # no partial product overflowed either
+        return
     n, overflow = 1, False
     for s in shape:
         n *= s

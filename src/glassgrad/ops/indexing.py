@@ -40,11 +40,18 @@ def normalize_index(index, ndim):
     index = _legacy_sequence(index)
     if not isinstance(index, tuple):
         index = (index,)
+    ellipses = 0
     for it in index:
+        c = it.__class__
+        if c is int or c is slice or it is None:            # the common items, checked first
+            continue
+        if it is Ellipsis:
+            ellipses += 1
+            continue
         bad = next((v for v in (it if isinstance(it, list) else (it,)) if isinstance(v, (str, bytes))), None)
         if bad is not None:
             raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
-    if sum(1 for it in index if it is Ellipsis) < 2:
+    if ellipses < 2:
         return index
     n_real = sum(_index_dims(it) for it in index)
     out, dim = [], 0

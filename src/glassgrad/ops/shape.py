@@ -34,7 +34,6 @@ def cat(tensors, dim=0, *, out=None):
     tensors = _args.tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    rt = _dtype.result_type(*[t if t._data.ndim else t for t in tensors])
     rt = tensors[0].dtype
     for t in tensors[1:]:
         rt = _dtype.promote_types(rt, t.dtype)
