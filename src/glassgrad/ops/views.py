@@ -304,7 +304,7 @@ def expand(x, *sizes):
                                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
                                f"Tensor sizes: {list(shp)}")
     target = tuple(target)
-    if math.prod(target) >= 2 ** 63:
+    if min(target, default=0) < 0 or math.prod(target) >= 2 ** 63:     # torch's unsigned numel overflows
         raise RuntimeError("numel: integer multiplication overflow")
     arr = np.broadcast_to(x._data, target)
     return _view_op(x, arr, ExpandBackward0, lambda b, s=target: np.broadcast_to(b, s))
@@ -444,11 +444,13 @@ def narrow(x, dim, start, length):
     size = x._data.shape[d]
     start = _args.int_arg(start, "narrow", "start", 3)
     length = _args.int_arg(length, "narrow", "length", 4)
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
         start += size
-    if start < 0 or start > size:
-        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
-    if length < 0 or start + length > size:
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     fn = _slice_fn(d, slice(start, start + length))
     return _view_op(x, fn(x._data), SliceBackward0, fn, fn)
