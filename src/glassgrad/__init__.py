@@ -23,12 +23,14 @@ from . import autograd
 from .autograd.anomaly import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_detect_anomaly  # noqa: E402
 from .ops import _ns as _ns  # noqa: F401  (wires the backward namespaces)
 from .ops.creation import *  # noqa: F401,F403
+from .ops.random import *  # noqa: F401,F403
 from .ops.conversion import clone
 from .ops.elementwise import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
+from .ops.strided import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
@@ -112,10 +114,11 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 
 
 def _tensor_first_names():
-    from .ops import (creation, elementwise, compare, reduction, sorting, views, shape, indexing, linalg,
-                      norm as _norm)
+    from .ops import (creation, random, elementwise, compare, reduction, sorting, views, strided, shape, indexing,
+                      linalg, norm as _norm)
     names = {"clone", "is_floating_point", "numel"}
-    for m in (creation, elementwise, compare, reduction, sorting, views, shape, indexing, linalg, _norm):
+    for m in (creation, random, elementwise, compare, reduction, sorting, views, strided, shape, indexing, linalg,
+              _norm):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
 

@@ -443,7 +443,7 @@ class TensorMethods:
     def unfold(self, dimension, size, step):
         return _ops.views.unfold(self, dimension, size, step)
     def as_strided(self, size, stride, storage_offset=None):
-        return _ops.views.as_strided(self, size, stride, storage_offset)
+        return _ops.strided.as_strided(self, size, stride, storage_offset)
     def diagonal(self, offset=0, dim1=0, dim2=1):
         return _ops.views.diagonal(self, offset, dim1, dim2)
     def flatten(self, start_dim=0, end_dim=-1):
@@ -595,33 +595,33 @@ class TensorMethods:
         return _ops.linalg.kron(self, other)
 
 
-    # -- ops/creation.py --------------------------------------------------------------
+    # -- ops/creation.py and ops/random.py --------------------------------------------------------------
     def fill_(self, value):
         return _ops.creation.fill_(self, value)
     def zero_(self):
         return _ops.creation.zero_(self)
     def uniform_(self, a=0, b=1, *, generator=None):
-        return _ops.creation.uniform_(self, a, b, generator=generator)
+        return _ops.random.uniform_(self, a, b, generator=generator)
     def normal_(self, mean=0, std=1, *, generator=None):
-        return _ops.creation.normal_(self, mean, std, generator=generator)
+        return _ops.random.normal_(self, mean, std, generator=generator)
     def random_(self, *args, generator=None):
-        return _ops.creation.random_(self, *args, generator=generator)
+        return _ops.random.random_(self, *args, generator=generator)
     def bernoulli_(self, p=0.5, *, generator=None):
-        return _ops.creation.bernoulli_(self, p, generator=generator)
+        return _ops.random.bernoulli_(self, p, generator=generator)
     def bernoulli(self, p=None, *, generator=None):
-        return _ops.creation.bernoulli(self, p, generator=generator)
+        return _ops.random.bernoulli(self, p, generator=generator)
     def exponential_(self, lambd=1, *, generator=None):
-        return _ops.creation.exponential_(self, lambd, generator=generator)
+        return _ops.random.exponential_(self, lambd, generator=generator)
     def geometric_(self, p, *, generator=None):
-        return _ops.creation.geometric_(self, p, generator=generator)
+        return _ops.random.geometric_(self, p, generator=generator)
     def log_normal_(self, mean=1, std=2, *, generator=None):
-        return _ops.creation.log_normal_(self, mean, std, generator=generator)
+        return _ops.random.log_normal_(self, mean, std, generator=generator)
     def cauchy_(self, median=0, sigma=1, *, generator=None):
-        return _ops.creation.cauchy_(self, median, sigma, generator=generator)
+        return _ops.random.cauchy_(self, median, sigma, generator=generator)
     def copy_(self, src, non_blocking=False):
         return _ops.creation.copy_(self, src, non_blocking)
     def multinomial(self, num_samples, replacement=False, *, generator=None):
-        return _ops.creation.multinomial(self, num_samples, replacement, generator=generator)
+        return _ops.random.multinomial(self, num_samples, replacement, generator=generator)
 
     @property
     def T(self):

@@ -173,7 +173,7 @@ class NanWatch:
             return
         inputs = ctx.inputs(t)
         nan_out = _has_nan(a)
-        if ctx.op_frame.f_code.co_filename == _CREATION or not inputs or _nonfinite_arg(ctx.op_frame):
+        if ctx.op_frame.f_code.co_filename in _CREATION or not inputs or _nonfinite_arg(ctx.op_frame):
             if not nan_out:
                 self.excused.set(t, True)
             return                      # values the user wrote: data, not an op's failure

@@ -29,7 +29,7 @@ _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _OPS = _PKG + "ops" + os.sep
 _SKIP_LIB = (_PKG + "optim" + os.sep, _PKG + "nn" + os.sep + "utils" + os.sep)
 _CONVERSION = _OPS + "conversion.py"
-_CREATION = _OPS + "creation.py"
+_CREATION = (_OPS + "creation.py", _OPS + "random.py")      # where constants are made
 
 # functions under ops/ that are plumbing, not the op the user called
 _HELPERS = frozenset(("make", "edge", "save_in", "save_out", "binary_operands", "as_tensor_arg", "scalar_like",
@@ -242,7 +242,7 @@ class Watch:
                 for x in srcs:
                     ev.add_source(x)
                 ev.result = weakref.ref(t)
-        elif path == _CREATION and ctx.op == "tensor":
+        elif path == _CREATION[0] and ctx.op == "tensor":
             from .._tensor import Tensor
             data = ctx.op_frame.f_locals.get("data")
             if isinstance(data, Tensor) and (data._rg or data._grad_fn is not None):

@@ -210,7 +210,7 @@ def orthogonal_(tensor, gain=1, generator=None):
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops.creation import randperm
+    from ..ops.random import randperm
     rows, cols = tensor.shape
     zeros = int(math.ceil(sparsity * rows))
     with no_grad():

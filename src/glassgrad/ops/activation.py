@@ -727,7 +727,7 @@ def rrelu_with_noise(input, lower=1.0 / 8, upper=1.0 / 3, training=False, genera
                                   f"not implemented for '{_name_c(a)}'")
     if training:
         from .._rng.common import _u53
-        from .creation import default_generator
+        from .random import default_generator
         gen = default_generator if generator is None else generator
         flat = np.ascontiguousarray(a).reshape(-1)
         neg = flat <= 0

@@ -375,7 +375,7 @@ def _fractional_int_pair(value, name):
 
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
-    from ...ops.creation import rand
+    from ...ops.random import rand
     if output_size is None and output_ratio is None:
         raise ValueError("fractional_max_pool2d requires specifying either an output_size or an output_ratio")
     if output_size is None:

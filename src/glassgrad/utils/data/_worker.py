@@ -18,7 +18,7 @@ from typing import Any, Callable, NamedTuple, Optional
 
 import numpy as np
 
-from ...ops.creation import manual_seed
+from ...ops.random import manual_seed
 from ._fetch import _DatasetKind, make_reader
 
 __all__ = ["WorkerInfo", "get_worker_info"]

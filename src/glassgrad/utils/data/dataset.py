@@ -6,7 +6,7 @@ import math
 import warnings
 import typing
 
-from ...ops.creation import default_generator, randperm
+from ...ops.random import default_generator, randperm
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
            "random_split"]

@@ -4,7 +4,7 @@ glassgrad has no process groups, so ``num_replicas`` and ``rank`` must be given 
 """
 import math
 
-from ...ops.creation import Generator, randperm
+from ...ops.random import Generator, randperm
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]

@@ -7,7 +7,8 @@ import itertools
 import typing
 
 from ... import _dtype
-from ...ops.creation import Generator, as_tensor, empty, multinomial, randint, randperm, random_
+from ...ops.creation import as_tensor, empty
+from ...ops.random import Generator, multinomial, randint, randperm, random_
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
            "WeightedRandomSampler"]
