@@ -32,6 +32,28 @@ def test_view_of_leaf_inplace_error():
     diff(lambda T: _x(T)[0:2].mul_(2))
 
 
+def _view_leaf(T):
+    """A view made a leaf that requires grad: its base needs no grad (torch still refuses writes into it)."""
+    return T.arange(6.0).reshape(2, 3).requires_grad_()
+
+
+def test_a_view_made_a_leaf_refuses_inplace_writes_and_so_do_its_views():
+    diff(lambda T: _view_leaf(T).add_(1))
+    diff(lambda T: _view_leaf(T).__setitem__(0, 1.0))          # was silently accepted
+    diff(lambda T: _view_leaf(T)[1].mul_(2))
+
+
+def test_a_view_of_a_plain_buffer_still_takes_an_inplace_write_that_needs_grad():
+    def f(T):
+        buf = T.zeros(3)
+        w = T.ones(3, requires_grad=True)
+        v = buf[:2]
+        v.add_(w[:2] * 2)
+        v.sum().backward()
+        return buf, w.grad
+    diff(f)
+
+
 def test_leaf_inplace_under_no_grad_ok():
     def f(T):
         x = _x(T)

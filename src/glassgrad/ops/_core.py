@@ -218,11 +218,13 @@ def check_inplace(t):
         raise RuntimeError("the tensor's memory is read-only (a NumPy array that is not writeable): clone() it "
                            "before writing into it")
     if grad.enabled:
+        base = t._base
+        # torch checks the view first: a view that requires grad, or views a leaf that does, of a leaf base
+        # (x = b.view(2, 3).requires_grad_() makes x and its own views such views even though b needs no grad)
+        if base is not None and base._grad_fn is None and (base._rg or t._rg):
+            raise RuntimeError(VIEW_LEAF_MSG)
         if t._rg and t._grad_fn is None:
             raise RuntimeError(LEAF_MSG)
-        base = t._base
-        if base is not None and base._rg and base._grad_fn is None:
-            raise RuntimeError(VIEW_LEAF_MSG)
     if t._extra is not None and t._extra.get("inference") and not grad.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
                            "You can make a clone to get a normal tensor before doing inplace update."
