@@ -28,3 +28,29 @@ def test_tensor_dtype_inference_matches_torch(key, default):
         finally:
             T.set_default_dtype(old)
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("size,stride", [((2, 3), (1, 2)), ((2, 3), (3, 1)), ((2, 3), (0, 1)), ((0, 3), (5, 1)),
+                                         ((4,), (3,)), ((), ())])
+def test_empty_strided_has_the_strides_it_was_asked_for(size, stride):
+    res = []
+    for T in (torch, glassgrad):
+        t = T.empty_strided(size, stride, dtype=T.float64)
+        res.append((tuple(t.shape), t.stride(), t.is_contiguous(), t.untyped_storage().nbytes()
+                    if T is torch else glassgrad.backend.owner(t._data).nbytes))
+        t.fill_(1.0)                                  # one value: allowed where elements share memory too
+        assert t.sum().item() == t.numel()
+        if 0 in stride and t.numel() > 1:            # elements share memory: other writes are refused
+            with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+                t.add_(1.0)
+    assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("size,stride", [((2,), (-1,)), ((2, 2), (2 ** 62, 1)), ((-1,), (1,))])
+def test_empty_strided_errors_match_torch(size, stride):
+    errs = []
+    for T in (torch, glassgrad):
+        with pytest.raises(RuntimeError) as e:
+            T.empty_strided(size, stride)
+        errs.append(str(e.value))
+    assert errs[0] == errs[1]

@@ -192,3 +192,17 @@ def test_view_taken_before_an_inplace_write_to_its_base():
         buf.add_(x)
         res.append((x.grad.tolist(), v.grad_fn.name(), w.requires_grad, w.grad_fn.name()))
     assert res[0] == res[1]
+
+
+def test_fill_and_zero_write_through_elements_that_share_memory():
+    """torch lets fill_/zero_ (one value everywhere) write into an expanded tensor, and refuses other in-place
+    ops there; the write reaches the base."""
+    def fill(T, op):
+        b = T.zeros(1, 3)
+        t = b.expand(2, 3)
+        getattr(t, op)(*((2.0,) if op == "fill_" else ()))
+        return b, t, [b._version, t._version]
+    diff(lambda T: fill(T, "fill_"))
+    diff(lambda T: fill(T, "zero_"))
+    diff(lambda T: T.zeros(1, 3).expand(2, 3).add_(1))
+    diff(lambda T: T.zeros(1, 3).expand(2, 3).normal_())

@@ -107,6 +107,21 @@ def data_ptr(arr):
     return arr.data.ptr
 
 
+def shared_writable(arr):
+    """A writable view of the memory `arr` reads, for writing one value into every element: NumPy makes
+    arrays whose elements share memory (a stride of 0: expand, broadcast) read-only; their dimensions of
+    stride 0 are collapsed to one element here.  Only memory `arr` already addresses is reached."""
+    if arr.__class__ is not np.ndarray or arr.flags.writeable:
+        return arr
+    own = owner(arr)
+    if not own.flags.writeable or not (own.flags.c_contiguous or own.flags.f_contiguous):
+        return None
+    off = (data_ptr(arr) - data_ptr(own)) // arr.itemsize
+    shape = tuple(1 if st == 0 else n for n, st in zip(arr.shape, arr.strides))
+    flat = own.reshape(-1, order="A")[off:]
+    return np.lib.stride_tricks.as_strided(flat, shape, arr.strides, writeable=True)
+
+
 def as_strided(arr, shape, strides):
     """A writable view of `arr`'s memory with byte `strides` (the caller checks the bounds)."""
     if arr.__class__ is np.ndarray:

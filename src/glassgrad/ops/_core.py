@@ -23,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, backend
 from .._tensor import Tensor, _make
 from ..autograd.graph import AccumulateGrad
 from ..autograd.grad_mode import state as grad  # grad.enabled is read on every op
@@ -208,10 +208,13 @@ LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place oper
 VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
-def check_inplace(t):
-    """PyTorch's checks before writing into `t` (grad-mode checks, and memory that cannot be written)."""
+def check_inplace(t, shared_ok=False):
+    """PyTorch's checks before writing into `t` (grad-mode checks, and memory that cannot be written).
+    shared_ok: the op writes one value everywhere (fill_, zero_), which torch allows into elements that share
+    memory."""
     a = t._data
-    if a.__class__ is _ndarray and not a.flags.writeable:
+    if a.__class__ is _ndarray and not a.flags.writeable and not (
+            shared_ok and a.size > 1 and 0 in a.strides and backend.shared_writable(a) is not None):
         if a.size > 1 and 0 in a.strides:
             raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                                "single memory location. Please clone() the tensor before performing the operation.")

@@ -352,7 +352,17 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
     if len(size) != len(stride):
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
                            f"({len(stride)})")
-    return empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
+    _size((size,), "empty_strided")
+    dt = _dt(dtype, None, "empty_strided")
+    n = 0 if 0 in size else 1 + sum((s - 1) * st for s, st in zip(size, stride))
+    if min(stride, default=0) < 0 or n * dt.itemsize >= 2 ** 63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    storage = _new(np.zeros, (n,), dt, dt.np)           # the smallest storage the strides address, as torch
+    # elements that share memory (a stride of 0) cannot be written, as torch refuses writes into them
+    shared = any(s > 1 and st == 0 for s, st in zip(size, stride))
+    arr = np.lib.stride_tricks.as_strided(storage, size, tuple(st * dt.itemsize for st in stride),
+                                          writeable=not shared)
+    return _finish(arr, requires_grad, _device_arg(device))
 
 
 def _fill_value(v, dt, fn, arg="fill_value", pos=2):
@@ -533,14 +543,15 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 
 
 # -- in-place initialisers (Tensor methods) ---------------------------------------------------------
-def _fill_inplace(x, arr, name="FillBackward2"):
-    """Write `arr` into x (an initialiser: no history, version bumped)."""
-    check_inplace(x)
+def _fill_inplace(x, arr, name="FillBackward2", shared_ok=False):
+    """Write `arr` into x (an initialiser: no history, version bumped).  shared_ok: `arr` is one value, which
+    may be written into elements that share memory (fill_, zero_ on an expanded tensor, as torch)."""
+    check_inplace(x, shared_ok)
     if x._rg and grad.enabled and x._grad_fn is not None:
         # filling a non-leaf cuts its history (node `name`: zero gradient upstream)
         from .elementwise import _detached_overwrite
         return _detached_overwrite(x, arr, name)
-    x._data[...] = arr
+    backend.shared_writable(x._data)[...] = arr
     x._vc[0] += 1
     return x
 
@@ -551,11 +562,12 @@ def fill_(x, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
         value = value._data.item()
-    return _fill_inplace(x, _fill_value(value, _dtype.from_numpy_dtype(x._data.dtype), "fill_", "value", 1))
+    return _fill_inplace(x, _fill_value(value, _dtype.from_numpy_dtype(x._data.dtype), "fill_", "value", 1),
+                         shared_ok=True)
 
 
 def zero_(x):
-    return _fill_inplace(x, 0, "ZeroBackward0")
+    return _fill_inplace(x, 0, "ZeroBackward0", shared_ok=True)
 
 
 def copy_(x, src, non_blocking=False):

@@ -9,7 +9,7 @@ its own dtype, as PyTorch does).
 """
 import numpy as np
 
-from .. import _args, _dtype
+from .. import _args, _dtype, backend
 from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, broadcast_error,
                     check_inplace, commit_inplace, as_tensor_arg, quiet)
 from ._core import FP_DEFAULT, fp_state
@@ -108,7 +108,7 @@ def _detached_overwrite(x, arr, name="FillBackward2"):
     """Overwrite a non-leaf with constants: its values no longer depend on its history, so the node
     (PyTorch's FillBackward2, ZeroBackward0, NormalBackward0, ...) passes a zero gradient back."""
     e = edge(x)
-    x._data[...] = arr
+    backend.shared_writable(x._data)[...] = arr
     x._vc[0] += 1
     x._grad_fn = _overwrite_node(name)((e,))
     x._out_nr = 0
