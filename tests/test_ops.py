@@ -20,7 +20,7 @@ for _op in ALL_OPS:
 
 
 def _samples(op, dt):
-    rng = np.random.default_rng(zlib.crc32(op.name.encode()))       # stable across processes (hash() is not)
+    rng = np.random.default_rng(zlib.crc32(op.name.encode()))       # stable across processes (string hashing is randomised per process)
     return op.samples(rng, np.dtype(dt))
 
 
