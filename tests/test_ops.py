@@ -217,7 +217,6 @@ GG = [c for c in DIFF if c.values[0].gradgrad and c.values[1] == "float64"]
 def test_second_derivatives_match_torch(op, dt):
     """d/dx <grad(f)(x), v> against torch's double backward."""
     _xfail(op, "gradgrad")
-    rng = np.random.default_rng(2)
     for s in _samples(op, dt):
         res = []
         for T in (torch, gg):

@@ -7,7 +7,6 @@ import math
 import os
 import subprocess
 import sys
-from collections import OrderedDict
 
 import numpy as np
 import pytest

@@ -74,7 +74,7 @@ class cuda:
         return backend.device_count()
 
     @staticmethod
-    def synchronize(device=None):
+    def synchronize(device=None):  # noqa: F811  (the argument torch names device)
         backend.synchronize(device)
 
     @staticmethod

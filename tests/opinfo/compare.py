@@ -1,7 +1,7 @@
 """Op table rows: comparisons and logic (ops/compare.py).  Nothing here is differentiable."""
 import numpy as np
 
-from .core import OpInfo, Sample, ErrorSample, binary_samples, unary_samples, arr, noncontig
+from .core import OpInfo, Sample, ErrorSample, unary_samples, arr, noncontig
 
 ND = dict(differentiable=False)
 ALL_DT = ("float32", "float64", "int64", "int32", "bool")

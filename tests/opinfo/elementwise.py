@@ -2,7 +2,7 @@
 elementwise_binary.py)."""
 import numpy as np
 
-from .core import OpInfo, Sample, ErrorSample, NoGrad, unary_samples, binary_samples, arr, noncontig, away_from_zero
+from .core import OpInfo, Sample, ErrorSample, unary_samples, binary_samples, arr, noncontig, away_from_zero
 
 OPS = [
     OpInfo("add", lambda T, a, b: T.add(a, b), binary_samples()),

@@ -1,7 +1,7 @@
 """Op table rows: indexing, gather/scatter, index_*, masked_*, take/put, index_put (ops/indexing*.py)."""
 import numpy as np
 
-from .core import OpInfo, Sample, ErrorSample, arr, noncontig, Idx, NoGrad, away_from_zero
+from .core import OpInfo, Sample, ErrorSample, arr, noncontig, Idx, NoGrad
 
 
 def _e(*items):

@@ -1,7 +1,7 @@
 """Op table rows: shape ops that copy (ops/shape.py)."""
 import numpy as np
 
-from .core import OpInfo, Sample, ErrorSample, arr, noncontig, TList, Idx
+from .core import OpInfo, Sample, ErrorSample, arr, noncontig, Idx
 
 
 def _s(*shapes_and_kw):

@@ -154,7 +154,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    single_input = isinstance(inputs, Tensor)
     outputs = _outputs(outputs)
     inputs = _as_tuple(inputs)
     if not inputs:

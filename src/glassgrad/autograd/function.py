@@ -193,7 +193,6 @@ class Function(metaclass=_FunctionMeta):
         ctx._arg_pos = tensor_pos
         ctx._n_args = len(args)
         ctx._in_meta = tuple((args[i]._data.shape, args[i]._data.dtype) for i in tensor_pos)
-        versions = {id(args[i]): args[i]._vc[0] for i in tensor_pos}
         custom_setup = cls.setup_context is not Function.setup_context
         with no_grad():
             if custom_setup:

@@ -183,7 +183,6 @@ class Node:
     # the engine calls this; a Python-level Node subclass may override
     def __call__(self, *grads):
         from ..ops._ns import TEN
-        from .grad_mode import state
         res = self.backward(TEN, *grads) if self.n_outputs == 1 else self.backward(TEN, list(grads))
         return res
 

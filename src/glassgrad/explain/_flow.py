@@ -231,7 +231,7 @@ class Flow:
         out = [line(head), line(tuple("-" * w for w in widths))] + [line(r) for r in rows]
         flagged = [s for s in self.layers if s.flags]
         out.append(f"{len(self.layers)} layers, median grad norm {_f(self.median)}; "
-                   + (f"flagged: " + "; ".join(f"{s.name} ({', '.join(s.flags)})" for s in flagged)
+                   + ("flagged: " + "; ".join(f"{s.name} ({', '.join(s.flags)})" for s in flagged)
                       if flagged else "no layer flagged"))
         return "\n".join(out)
 

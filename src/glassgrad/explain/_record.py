@@ -509,9 +509,9 @@ class GateStory:
         fw_nan = [k for k, d in self.variants.items() if not np.isfinite(d["forward"]).all()]
         g_nan = [k for k, d in self.variants.items() if not np.isfinite(d["grad"]).all()]
         clean = [k for k, d in self.variants.items() if k not in fw_nan and k not in g_nan]
-        lines.append(f"The mask zeroes the rows of J for unselected outputs (they depend on nothing) and the "
-                     f"columns for unselected inputs (they reach nothing): the chain rule applies the mask to "
-                     f"the gradient too, d loss/d x = mask * d loss/d y.")
+        lines.append("The mask zeroes the rows of J for unselected outputs (they depend on nothing) and the "
+                     "columns for unselected inputs (they reach nothing): the chain rule applies the mask to "
+                     "the gradient too, d loss/d x = mask * d loss/d y.")
         if fw_nan:
             lines.append(f"Forward NaN/Inf in: {', '.join(fw_nan)} -- 0 * NaN is NaN, so multiplying by the "
                          f"mask does not remove a NaN; where() selects instead of multiplying.")

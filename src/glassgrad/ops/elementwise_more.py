@@ -341,7 +341,6 @@ def where(condition, input=None, other=None, *, out=None):
     try:
         y = np.where(c, ad, bd)
     except ValueError:
-        shapes = [c.shape, ad.shape, bd.shape]
         raise broadcast_error(np.broadcast_shapes(ad.shape, bd.shape) if _bc_ok(ad, bd) else ad.shape,
                               c.shape if _bc_ok(ad, bd) else bd.shape) from None
     if grad.enabled and (input._rg or other._rg):

@@ -9,8 +9,7 @@ import warnings
 
 import numpy as np
 
-from .._tensor import _wrap_dim
-from ._core import Tensor, make, edge, grad, as_tensor_arg
+from ._core import Tensor, make, edge, grad
 from ..autograd.graph import Node
 from . import views as V
 
@@ -273,11 +272,6 @@ def getitem(x, index):
         n.rows = rows
         return make(y, True, n)
     return make(y)
-
-
-def setitem(x, index, value):
-    from . import indexing_more
-    return indexing_more.setitem(x, index, value)
 
 
 class _IndexPutZerosBackward(Node):

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _args, _dtype
 from .._tensor import _wrap_dim
-from ._core import Tensor, make, grad, as_tensor_arg, broadcast_error
+from ._core import Tensor, make, as_tensor_arg, broadcast_error
 from ..autograd.graph import Node
 from .indexing import getitem, _to_np_index, _is_basic, _check_adv
 from .indexing_more import _node, _needs, _inplace, gather

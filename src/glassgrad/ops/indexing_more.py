@@ -7,9 +7,8 @@ import numpy as np
 
 from .. import _args, _dtype
 from .._tensor import _wrap_dim
-from ._core import Tensor, make, edge, grad, as_tensor_arg, save_in, save_out, broadcast_error
+from ._core import Tensor, make, edge, grad, as_tensor_arg, save_in, save_out
 from ..autograd.graph import Node
-from .indexing import getitem, _to_np_index, _is_basic, _check_adv
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add", "index_copy",
            "index_fill"]
@@ -231,7 +230,7 @@ def _scatter_impl(input, dim, index, src, value, reduce):
                           "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
                           "TensorAdvancedIndexing.cpp:225.)", UserWarning, stacklevel=4)
         if src._data.dtype != a.dtype:
-            raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype")
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         s = _as1(src._data)
         vals = _part(s, i1.shape)
     else:

@@ -5,7 +5,6 @@ ops: mm matmul einsum tensordot; the rest (bmm mv dot vdot inner outer ger addmm
 """
 import numpy as np
 
-from .. import _dtype
 from .._blas import matmul as gemm
 from ._core import Tensor, make, edge, save_in, grad
 from ..autograd.graph import Node
@@ -63,7 +62,6 @@ def matmul(input, other, *, out=None):
     return linalg_more.matmul_general(input, other)
 
 
-from . import linalg_more  # noqa: E402
 from .linalg_more import *  # noqa: E402,F401,F403
 from .linalg_more import addmm_, _wrap, _st  # noqa: E402,F401
 from .linalg_more import __all__ as _more_all  # noqa: E402

@@ -50,7 +50,7 @@ def ctc_loss_per_sample(log_probs, targets, input_lengths, target_lengths, blank
         raise RuntimeError("blank must be in label range")
     tg = targets._data if isinstance(targets, Tensor) else np.asarray(targets)
     if tg.dtype.kind not in "iu":
-        raise RuntimeError(f"ctc_loss: expected targets to have an integer dtype")
+        raise RuntimeError("ctc_loss: expected targets to have an integer dtype")
     il = _lengths(input_lengths, "input_lengths")
     tl = _lengths(target_lengths, "target_lengths")
     if il.size != N:

@@ -4,7 +4,6 @@ ops: sum mean nansum nanmean prod max min amax amin aminmax argmax argmin all an
      (continued in reduction_more.py: var std norm logsumexp cumsum cumprod cummax cummin median
      nanmedian mode kthvalue)
 """
-import builtins
 
 import numpy as np
 
@@ -332,7 +331,7 @@ def _check_nonempty(name, a, axes):
 
 
 def _dim_extreme(name, argfn, input, dim, keepdim):
-    from .sorting import named, selected, _SelectNode
+    from .sorting import named, selected
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     _check_nonempty(name, a, (d,))

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _args
 from .._tensor import _wrap_dim
-from ._core import Tensor, make, edge, grad
+from ._core import make, edge, grad
 from ..autograd.graph import Node
 
 __all__ = ["sort", "argsort", "msort", "topk", "return_types"]

@@ -136,7 +136,6 @@ class _UpsampleNode(Node):
 
     def backward(self, F, g):
         shape = self.input_shape
-        nd = len(self.taps)
         if F.is_tensor_mode:
             mats = [_matrix(t, shape[2 + j], g._data.dtype) for j, t in enumerate(self.taps)]
             return (separable_matrices_apply(F, g, mats, True),)

@@ -3,7 +3,6 @@ import numbers
 import warnings
 
 from ... import _args
-from ..._tensor import Tensor
 from ...ops import pad as _P
 from ...ops import upsample as _U
 from ...ops import conv as _C
