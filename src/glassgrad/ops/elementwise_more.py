@@ -7,9 +7,9 @@ ops: abs sign sgn exp2 expm1 log2 log10 log1p rsqrt sin cos tan asin acos atan s
 The binary ops (clamp, minimum, atan2, lerp, addcmul, ...) and softmax live in
 elementwise_binary.py.
 
-Most unary ops are built by `_unary` from (forward on arrays, backward formula, what to save):
-the Node class gets PyTorch's grad_fn name, the backward is written once with F (arrays or
-Tensors, so it is itself differentiable).
+Most unary ops are two lines: `SinBackward0 = _node("SinBackward0", formula, save)` makes the backward
+node (PyTorch's grad_fn name, the formula written once with F -- arrays or Tensors, so it is itself
+differentiable) and `sin, sin_ = _unary("sin", SinBackward0, np.sin)` the forward and its in-place form.
 """
 import builtins
 import math
@@ -42,11 +42,19 @@ class _NoSave(Node):
         return (self._f(F, g, None),)
 
 
-def _unary(name, node, fwd, bwd, save="self", keep_int=False, inplace=True, aliases=(), reject=None):
-    """Define `name(input)` (and `name_`) computing fwd on arrays; backward bwd(F, g, saved)."""
-    base = _NoSave if save is None else _Unary
-    cls = type(node, (base,), {"__slots__": (), "_saved_names": () if save is None else (save,),
-                               "_f": staticmethod(bwd), "__module__": __name__})
+def _node(name, bwd, save="self"):
+    """The backward node class `name` (PyTorch's grad_fn name) whose formula is bwd(F, g, saved): saved is
+    the input ("self"), the result ("result") or nothing (None).  Bound by assignment where the op is
+    defined, so `grep "SinBackward0 ="` finds it."""
+    return type(name, (_NoSave if save is None else _Unary,),
+                {"__slots__": (), "_saved_names": () if save is None else (save,), "_f": staticmethod(bwd),
+                 "__module__": __name__, "__qualname__": name})
+
+
+def _unary(name, cls, fwd, keep_int=False, inplace=True, aliases=(), reject=None):
+    """`name(input)` and `name_(x)` (None when not `inplace`) computing fwd on arrays, recording node `cls`
+    (from _node); `name`, its aliases and their in-place forms join __all__."""
+    save = cls._saved_names[0] if cls._saved_names else None
 
     def fn(input, *, out=None):
         if reject is not None and input._data.dtype.kind in reject[0]:
@@ -71,15 +79,11 @@ def _unary(name, node, fwd, bwd, save="self", keep_int=False, inplace=True, alia
     def fn_(x):
         return _inplace(fn, x)
     fn_.__name__ = fn_.__qualname__ = name + "_"
-    g = globals()
-    g[node] = cls
     for nm in (name,) + tuple(aliases):
-        g[nm] = fn
         __all__.append(nm)
         if inplace:
-            g[nm + "_"] = fn_
             __all__.append(nm + "_")
-    return fn
+    return fn, (fn_ if inplace else None)
 
 
 def _sq(x):
@@ -124,51 +128,91 @@ def _zero(F, g, v):
     return g * 0
 
 
-_unary("abs", "AbsBackward0", np.abs, lambda F, g, x: g * F.sign(x), keep_int=True, aliases=("absolute",),
-       reject=("b", NotImplementedError, '"abs_cpu" not implemented for \'{}\''))
-_unary("sign", "SignBackward0", np.sign, _zero, save=None, keep_int="bool_copy")
-_unary("sgn", "SgnBackward0", np.sign, _zero, save=None, keep_int="bool_copy")
-_unary("exp2", "Exp2Backward0", np.exp2, lambda F, g, y: g * (y * _LN2), save="result")
-_unary("expm1", "Expm1Backward0", np.expm1, lambda F, g, y: g * (y + 1), save="result")
-_unary("log2", "Log2Backward0", np.log2, lambda F, g, x: g / (x * _LN2))
-_unary("log10", "Log10Backward0", np.log10, lambda F, g, x: g / (x * _LN10))
-_unary("log1p", "Log1PBackward0", np.log1p, lambda F, g, x: g / (x + 1))
-_unary("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a), lambda F, g, y: g * (y * y * y) * -0.5, save="result")
-_unary("sin", "SinBackward0", np.sin, lambda F, g, x: g * F.cos(x))
-_unary("cos", "CosBackward0", np.cos, lambda F, g, x: g * -F.sin(x))
-_unary("tan", "TanBackward0", np.tan, lambda F, g, y: g * (y * y + 1), save="result")
-_unary("asin", "AsinBackward0", np.arcsin, lambda F, g, x: g / F.sqrt(1 - x * x), aliases=("arcsin",))
-_unary("acos", "AcosBackward0", np.arccos, lambda F, g, x: -g / F.sqrt(1 - x * x), aliases=("arccos",))
-_unary("atan", "AtanBackward0", np.arctan, lambda F, g, x: g / (x * x + 1), aliases=("arctan",))
-_unary("sinh", "SinhBackward0", np.sinh, lambda F, g, x: g * ((F.exp(x) + F.exp(-x)) * 0.5))
-_unary("cosh", "CoshBackward0", np.cosh, lambda F, g, x: g * ((F.exp(x) - F.exp(-x)) * 0.5))
-_unary("tanh", "TanhBackward0", np.tanh, lambda F, g, y: g * (1 - y * y), save="result")
-_unary("asinh", "AsinhBackward0", np.arcsinh, lambda F, g, x: g / F.sqrt(x * x + 1), aliases=("arcsinh",))
-_unary("acosh", "AcoshBackward0", np.arccosh, lambda F, g, x: g / F.sqrt(x * x - 1), aliases=("arccosh",))
-_unary("atanh", "AtanhBackward0", np.arctanh, lambda F, g, x: g / (1 - x * x), aliases=("arctanh",))
-_unary("sigmoid", "SigmoidBackward0", lambda a: _sigmoid_arr(a.astype(np.float32) if a.dtype == np.float16 else a),
-       lambda F, g, y: g * ((1 - y) * y), save="result")
+AbsBackward0 = _node("AbsBackward0", lambda F, g, x: g * F.sign(x))
+abs, abs_ = _unary("abs", AbsBackward0, np.abs, keep_int=True, aliases=("absolute",),
+                   reject=("b", NotImplementedError, '"abs_cpu" not implemented for \'{}\''))
+absolute, absolute_ = abs, abs_
+SignBackward0 = _node("SignBackward0", _zero, save=None)
+sign, sign_ = _unary("sign", SignBackward0, np.sign, keep_int="bool_copy")
+SgnBackward0 = _node("SgnBackward0", _zero, save=None)
+sgn, sgn_ = _unary("sgn", SgnBackward0, np.sign, keep_int="bool_copy")
+Exp2Backward0 = _node("Exp2Backward0", lambda F, g, y: g * (y * _LN2), save="result")
+exp2, exp2_ = _unary("exp2", Exp2Backward0, np.exp2)
+Expm1Backward0 = _node("Expm1Backward0", lambda F, g, y: g * (y + 1), save="result")
+expm1, expm1_ = _unary("expm1", Expm1Backward0, np.expm1)
+Log2Backward0 = _node("Log2Backward0", lambda F, g, x: g / (x * _LN2))
+log2, log2_ = _unary("log2", Log2Backward0, np.log2)
+Log10Backward0 = _node("Log10Backward0", lambda F, g, x: g / (x * _LN10))
+log10, log10_ = _unary("log10", Log10Backward0, np.log10)
+Log1PBackward0 = _node("Log1PBackward0", lambda F, g, x: g / (x + 1))
+log1p, log1p_ = _unary("log1p", Log1PBackward0, np.log1p)
+RsqrtBackward0 = _node("RsqrtBackward0", lambda F, g, y: g * (y * y * y) * -0.5, save="result")
+rsqrt, rsqrt_ = _unary("rsqrt", RsqrtBackward0, lambda a: 1 / np.sqrt(a))
+SinBackward0 = _node("SinBackward0", lambda F, g, x: g * F.cos(x))
+sin, sin_ = _unary("sin", SinBackward0, np.sin)
+CosBackward0 = _node("CosBackward0", lambda F, g, x: g * -F.sin(x))
+cos, cos_ = _unary("cos", CosBackward0, np.cos)
+TanBackward0 = _node("TanBackward0", lambda F, g, y: g * (y * y + 1), save="result")
+tan, tan_ = _unary("tan", TanBackward0, np.tan)
+AsinBackward0 = _node("AsinBackward0", lambda F, g, x: g / F.sqrt(1 - x * x))
+asin, asin_ = _unary("asin", AsinBackward0, np.arcsin, aliases=("arcsin",))
+arcsin, arcsin_ = asin, asin_
+AcosBackward0 = _node("AcosBackward0", lambda F, g, x: -g / F.sqrt(1 - x * x))
+acos, acos_ = _unary("acos", AcosBackward0, np.arccos, aliases=("arccos",))
+arccos, arccos_ = acos, acos_
+AtanBackward0 = _node("AtanBackward0", lambda F, g, x: g / (x * x + 1))
+atan, atan_ = _unary("atan", AtanBackward0, np.arctan, aliases=("arctan",))
+arctan, arctan_ = atan, atan_
+SinhBackward0 = _node("SinhBackward0", lambda F, g, x: g * ((F.exp(x) + F.exp(-x)) * 0.5))
+sinh, sinh_ = _unary("sinh", SinhBackward0, np.sinh)
+CoshBackward0 = _node("CoshBackward0", lambda F, g, x: g * ((F.exp(x) - F.exp(-x)) * 0.5))
+cosh, cosh_ = _unary("cosh", CoshBackward0, np.cosh)
+TanhBackward0 = _node("TanhBackward0", lambda F, g, y: g * (1 - y * y), save="result")
+tanh, tanh_ = _unary("tanh", TanhBackward0, np.tanh)
+AsinhBackward0 = _node("AsinhBackward0", lambda F, g, x: g / F.sqrt(x * x + 1))
+asinh, asinh_ = _unary("asinh", AsinhBackward0, np.arcsinh, aliases=("arcsinh",))
+arcsinh, arcsinh_ = asinh, asinh_
+AcoshBackward0 = _node("AcoshBackward0", lambda F, g, x: g / F.sqrt(x * x - 1))
+acosh, acosh_ = _unary("acosh", AcoshBackward0, np.arccosh, aliases=("arccosh",))
+arccosh, arccosh_ = acosh, acosh_
+AtanhBackward0 = _node("AtanhBackward0", lambda F, g, x: g / (1 - x * x))
+atanh, atanh_ = _unary("atanh", AtanhBackward0, np.arctanh, aliases=("arctanh",))
+arctanh, arctanh_ = atanh, atanh_
+SigmoidBackward0 = _node("SigmoidBackward0", lambda F, g, y: g * ((1 - y) * y), save="result")
+sigmoid, sigmoid_ = _unary("sigmoid", SigmoidBackward0,
+                           lambda a: _sigmoid_arr(a.astype(np.float32) if a.dtype == np.float16 else a))
 
 
 def _sigmoid_arr(a):
     return 1 / (1 + np.exp(-a))     # PyTorch's formula (exp overflow gives exactly 0 / 1)
 
 
-_unary("erf", "ErfBackward0", _erf_arr, lambda F, g, x: g * (F.exp(-(x * x)) * _2_SQRTPI))
-_unary("erfc", "ErfcBackward0", _erfc_arr, lambda F, g, x: g * (F.exp(-(x * x)) * -_2_SQRTPI))
-_unary("erfinv", "ErfinvBackward0", erfinv_array,
-       lambda F, g, x: g * (F.exp(F.square(F.erfinv(x))) * (0.5 * math.sqrt(math.pi))))
-_unary("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda F, g, y: g * -(y * y), save="result")
-_unary("deg2rad", "Deg2RadBackward0", np.deg2rad, lambda F, g, v: g * (math.pi / 180), save=None, inplace=False)
-_unary("rad2deg", "Rad2DegBackward0", np.rad2deg, lambda F, g, v: g * (180 / math.pi), save=None, inplace=False)
-_unary("floor", "FloorBackward0", np.floor, _zero, save=None, keep_int=True,
-       reject=("b", NotImplementedError, '"floor_vml_cpu" not implemented for \'{}\''))
-_unary("ceil", "CeilBackward0", np.ceil, _zero, save=None, keep_int=True,
-       reject=("b", NotImplementedError, '"ceil_vml_cpu" not implemented for \'{}\''))
-_unary("trunc", "TruncBackward0", np.trunc, _zero, save=None, keep_int=True, aliases=("fix",),
-       reject=("b", NotImplementedError, '"trunc_vml_cpu" not implemented for \'{}\''))
-_unary("frac", "FracBackward0", lambda a: a - np.trunc(a), lambda F, g, v: g, save=None,
-       reject=("biu", NotImplementedError, '"frac_cpu" not implemented for \'{}\''))
+ErfBackward0 = _node("ErfBackward0", lambda F, g, x: g * (F.exp(-(x * x)) * _2_SQRTPI))
+erf, erf_ = _unary("erf", ErfBackward0, _erf_arr)
+ErfcBackward0 = _node("ErfcBackward0", lambda F, g, x: g * (F.exp(-(x * x)) * -_2_SQRTPI))
+erfc, erfc_ = _unary("erfc", ErfcBackward0, _erfc_arr)
+ErfinvBackward0 = _node("ErfinvBackward0",
+                        lambda F, g, x: g * (F.exp(F.square(F.erfinv(x))) * (0.5 * math.sqrt(math.pi))))
+erfinv, erfinv_ = _unary("erfinv", ErfinvBackward0, erfinv_array)
+ReciprocalBackward0 = _node("ReciprocalBackward0", lambda F, g, y: g * -(y * y), save="result")
+reciprocal, reciprocal_ = _unary("reciprocal", ReciprocalBackward0, np.reciprocal)
+Deg2RadBackward0 = _node("Deg2RadBackward0", lambda F, g, v: g * (math.pi / 180), save=None)
+deg2rad = _unary("deg2rad", Deg2RadBackward0, np.deg2rad, inplace=False)[0]
+Rad2DegBackward0 = _node("Rad2DegBackward0", lambda F, g, v: g * (180 / math.pi), save=None)
+rad2deg = _unary("rad2deg", Rad2DegBackward0, np.rad2deg, inplace=False)[0]
+FloorBackward0 = _node("FloorBackward0", _zero, save=None)
+floor, floor_ = _unary("floor", FloorBackward0, np.floor, keep_int=True,
+                       reject=("b", NotImplementedError, '"floor_vml_cpu" not implemented for \'{}\''))
+CeilBackward0 = _node("CeilBackward0", _zero, save=None)
+ceil, ceil_ = _unary("ceil", CeilBackward0, np.ceil, keep_int=True,
+                     reject=("b", NotImplementedError, '"ceil_vml_cpu" not implemented for \'{}\''))
+TruncBackward0 = _node("TruncBackward0", _zero, save=None)
+trunc, trunc_ = _unary("trunc", TruncBackward0, np.trunc, keep_int=True, aliases=("fix",),
+                       reject=("b", NotImplementedError, '"trunc_vml_cpu" not implemented for \'{}\''))
+fix, fix_ = trunc, trunc_
+FracBackward0 = _node("FracBackward0", lambda F, g, v: g, save=None)
+frac, frac_ = _unary("frac", FracBackward0, lambda a: a - np.trunc(a),
+                     reject=("biu", NotImplementedError, '"frac_cpu" not implemented for \'{}\''))
 
 
 def _relu_bwd(F, g, y):
@@ -179,8 +223,9 @@ def _relu_bwd(F, g, y):
     return F.mask(y != 0, g)
 
 
-_unary("relu", "ReluBackward0", lambda a: np.maximum(a, 0), _relu_bwd, save="result",
-       keep_int=True, reject=("b", RuntimeError, "Boolean inputs not supported for relu"))
+ReluBackward0 = _node("ReluBackward0", _relu_bwd, save="result")
+relu, relu_ = _unary("relu", ReluBackward0, lambda a: np.maximum(a, 0), keep_int=True,
+                     reject=("b", RuntimeError, "Boolean inputs not supported for relu"))
 
 
 def square(input, *, out=None):
