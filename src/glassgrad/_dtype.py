@@ -59,6 +59,30 @@ bool = dtype("bool", np.bool_, 0, "BoolTensor")
 _C_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
             "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
 
+
+
+# the C++ types some of PyTorch's messages print instead (CPU kernels' template arguments)
+_CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
+              "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char", "bool": "bool"}
+
+
+def c_name(np_dtype):
+    """PyTorch's C++ scalar type name (Float, Double, Long, ...) of a NumPy dtype, as its messages print
+    it; the NumPy name for a dtype PyTorch has no name for.  The one table of these names."""
+    n = _np_name(np_dtype)
+    return _C_NAMES.get(n, n)
+
+
+def cpp_name(np_dtype):
+    """The C++ type of a NumPy dtype as PyTorch's kernel messages print it ('long int', 'c10::Half')."""
+    n = _np_name(np_dtype)
+    return _CPP_NAMES.get(n, n)
+
+
+def _np_name(d):
+    return d.name if d.__class__ is dtype else np.dtype(d).name      # a glassgrad dtype, or a NumPy one
+
+
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 

@@ -9,7 +9,8 @@ import operator
 
 import numpy as np
 
-from .common import _C_NAMES, _FLOATS, _f64, _u53
+from .. import _dtype
+from .common import _FLOATS, _f64, _u53
 from .continuous import exponential
 from .engine import _gen
 
@@ -217,7 +218,7 @@ def multinomial(gen, probs, num_samples, replacement=False):
     probs = np.asarray(probs)
     if probs.dtype not in _FLOATS:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
-                           f"{_C_NAMES.get(probs.dtype.name)}")
+                           f"{_dtype.c_name(probs.dtype)}")
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     num_samples = operator.index(num_samples)

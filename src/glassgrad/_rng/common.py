@@ -11,6 +11,8 @@ import platform
 
 import numpy as np
 
+from .. import _dtype
+
 _f16 = np.dtype(np.float16)
 _f32 = np.dtype(np.float32)
 _f64 = np.dtype(np.float64)
@@ -85,14 +87,13 @@ def _u53(gen, n):
 
 
 _KERNELS = {"uniform": "check_uniform_bounds", "normal": "normal_kernel_cpu", "log_normal": "log_normal_cpu"}
-_C_NAMES = {"int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
 
 
 def _float_dtype(dtype, what):
     """The dtype of a continuous distribution's output: floating, else torch's error for that sampler."""
     dt = np.dtype(np.float32 if dtype is None else dtype)
     if dt not in _FLOATS:
-        name = _C_NAMES.get(dt.name, dt.name)
+        name = _dtype.c_name(dt)
         if what in _KERNELS:
             raise NotImplementedError(f'"{_KERNELS[what]}" not implemented for \'{name}\'')
         raise RuntimeError(f"{what.capitalize()} distribution is a continuous probability distribution. dtype must "

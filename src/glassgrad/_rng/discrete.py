@@ -10,7 +10,8 @@ import operator
 
 import numpy as np
 
-from .common import _C_NAMES, _FLOATS, _f16, _f32, _f64, _numel, _shape, _to_float, _u24, _u53
+from .. import _dtype
+from .common import _FLOATS, _f16, _f32, _f64, _numel, _shape, _to_float, _u24, _u53
 from .engine import _U32, _U64, _gen
 from .kernels import _libm
 
@@ -219,7 +220,7 @@ def bernoulli_tensor(gen, p, dtype=None):
     gen = _gen(gen)
     p = np.asarray(p)
     if p.dtype not in _FLOATS:
-        raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for \'{_C_NAMES.get(p.dtype.name)}\'')
+        raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for \'{_dtype.c_name(p.dtype)}\'')
     if p.size and not ((p >= 0) & (p <= 1)).all():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     dt = p.dtype if dtype is None else np.dtype(dtype)

@@ -221,9 +221,6 @@ def logical_not_(x):
 
 
 # -- bitwise ----------------------------------------------------------------------------------------
-_CNAME = {"f": "Float", "d": "Double", "e": "Half"}
-
-
 def _not_impl(kernel, a):
     nm = _dtype.from_numpy_dtype(a.dtype).name_c
     raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{nm}\'')

@@ -136,8 +136,7 @@ def _clamp_t(input, min, max):
 clip = clamp
 
 
-_CPP_INT = {"Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char", "Byte": "unsigned char",
-            "Bool": "bool"}
+_CPP_INT = {_dtype.c_name(d): _dtype.cpp_name(d) for d in ("int64", "int32", "int16", "int8", "uint8", "bool")}
 
 
 def clamp_(x, min=None, max=None):

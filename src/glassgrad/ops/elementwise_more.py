@@ -426,9 +426,6 @@ class LerpBackward1(Node):
                           g * (e - s) if _want(self, 2) else None], self.shapes, self.dts)
 
 
-_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int"}
-
-
 def lerp(input, end, weight, *, out=None):
     _args.tensor_arg(end, "lerp", "end", 2)
     s, e = input._data, end._data
@@ -440,8 +437,8 @@ def lerp(input, end, weight, *, out=None):
                                       f'\'{_dtype.from_numpy_dtype(s.dtype).name_c}\'')
     for nm, t in (("end", end), ("weight", weight if wt else None)):
         if t is not None and t._data.dtype != s.dtype:
-            raise RuntimeError(f"expected dtype {_C_TYPES.get(s.dtype.name, s.dtype.name)} for `{nm}` but got dtype "
-                               f"{_C_TYPES.get(t._data.dtype.name, t._data.dtype.name)}")
+            raise RuntimeError(f"expected dtype {_dtype.cpp_name(s.dtype)} for `{nm}` but got dtype "
+                               f"{_dtype.cpp_name(t._data.dtype)}")
     w = weight._data if wt else weight
     try:
         with np.errstate(all="ignore"):

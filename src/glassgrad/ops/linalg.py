@@ -5,6 +5,7 @@ ops: mm matmul einsum tensordot; the rest (bmm mv dot vdot inner outer ger addmm
 """
 import numpy as np
 
+from .. import _dtype
 from .._blas import matmul as gemm
 from ._core import Tensor, make, edge, save_in, grad
 from ..autograd.graph import Node
@@ -12,14 +13,10 @@ from ..autograd.graph import Node
 __all__ = ["mm", "matmul", "einsum", "tensordot"]
 
 
-_CPP = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
-        "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char", "bool": "bool"}
-
-
 def _dtype_check(a, b, what="m1 and m2"):
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected {what} to have the same dtype, but got: "
-                           f"{_CPP[a._data.dtype.name]} != {_CPP[b._data.dtype.name]}")
+                           f"{_dtype.cpp_name(a._data.dtype)} != {_dtype.cpp_name(b._data.dtype)}")
 
 
 class MmBackward0(Node):            # y = a @ b; da = gy @ b.T; db = a.T @ gy

@@ -12,20 +12,12 @@ from .. import _dtype
 from .._blas import matmul as gemm
 from ._core import Tensor, make, edge, save_in, grad
 from ..autograd.graph import Node
-from .linalg import _CPP
 
 __all__ = ["bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "baddbmm", "addbmm",
            "kron"]
 
-# ScalarType names used in some messages ("Float", "Double", "Long" ...)
-_ST = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
-       "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
-_LOW = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
-        "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char", "bool": "bool"}
-
-
 def _st(t):
-    return _ST[t._data.dtype.name]
+    return _dtype.c_name(t._data.dtype)
 
 
 # -- a generic node: one class per PyTorch name, backward given as a function -----------------
@@ -93,7 +85,7 @@ def _expand_check(t, target):
 def _mm_dtype(x, y):
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_CPP[x._data.dtype.name]} != {_CPP[y._data.dtype.name]}")
+                           f"{_dtype.cpp_name(x._data.dtype)} != {_dtype.cpp_name(y._data.dtype)}")
 
 
 def _mv_dtype(i, m, v):
@@ -463,8 +455,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if batch1._data.ndim >= 2 and batch2._data.ndim >= 1:
         _expand_check(input, (batch1._data.shape[0], batch1._data.shape[1], batch2._data.shape[-1]))
     if input._data.dtype != batch1._data.dtype:
-        raise RuntimeError(f"Input dtypes must be the same, got: input {_LOW[input._data.dtype.name]}, "
-                           f"batch1: {_LOW[batch1._data.dtype.name]}, batch2: {_LOW[batch2._data.dtype.name]}")
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_dtype.cpp_name(input._data.dtype)}, "
+                           f"batch1: {_dtype.cpp_name(batch1._data.dtype)}, "
+                           f"batch2: {_dtype.cpp_name(batch2._data.dtype)}")
     _bmm_checks(batch1, batch2)
     _scalar_type(batch1, batch2)
     s1, s2 = batch1._data.shape, batch2._data.shape

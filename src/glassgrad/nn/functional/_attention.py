@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.graph import Node
 from ...ops._core import make, edge, save_in, save_out, grad, broadcast_error
@@ -71,13 +72,10 @@ def _at_dropout(x, p, train=True):
 
 
 # -- scaled_dot_product_attention -----------------------------------------------------------------------
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool"}
 
 
 def _dt_name(t):
-    return _CPP_NAMES.get(t.dtype.name, t.dtype.name)
+    return _dtype.cpp_name(t.dtype)
 
 
 def _check_sdpa(q, k, v, attn_mask):

@@ -1,15 +1,12 @@
 """nn.functional: convolutions (conv1d/2d/3d, conv_transpose1d/2d/3d) with PyTorch's checks."""
 import numbers
 
+from ... import _dtype
 from ..._tensor import Tensor
 from ...ops.conv import _convolution
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
-_CT = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-       "bfloat16": "c10::BFloat16"}
-_ST = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-       "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _int_list(v, name, fn, nd):
@@ -135,10 +132,10 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, fn, transp
             raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(parts))
     xd, wd = x._data.dtype, weight._data.dtype
     if xd != wd:
-        raise RuntimeError(f"expected scalar type {_ST.get(xd.name, xd.name)} but found {_ST.get(wd.name, wd.name)}")
+        raise RuntimeError(f"expected scalar type {_dtype.c_name(xd)} but found {_dtype.c_name(wd)}")
     if bias is not None and bias._data.dtype != xd:
-        raise RuntimeError(f"Input type ({_CT.get(xd.name, xd.name)}) and bias type "
-                           f"({_CT.get(bias._data.dtype.name, bias._data.dtype.name)}) should be the same")
+        raise RuntimeError(f"Input type ({_dtype.cpp_name(xd)}) and bias type "
+                           f"({_dtype.cpp_name(bias._data.dtype)}) should be the same")
     y = _convolution(x, weight, bias, s, p, d, transposed, op, int(groups))
     return y if batched else squeeze(y, 0)
 
