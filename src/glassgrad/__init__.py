@@ -28,6 +28,8 @@ from .ops.conversion import clone
 from .ops.elementwise import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
+from .ops.statistics import *  # noqa: F401,F403
+from .ops.scans import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from .ops.strided import *  # noqa: F401,F403
@@ -114,11 +116,11 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 
 
 def _tensor_first_names():
-    from .ops import (creation, random, elementwise, compare, reduction, sorting, views, strided, shape, indexing,
-                      linalg, norm as _norm)
+    from .ops import (creation, random, elementwise, compare, reduction, statistics, scans, sorting, views, strided,
+                      shape, indexing, linalg, norm as _norm)
     names = {"clone", "is_floating_point", "numel"}
-    for m in (creation, random, elementwise, compare, reduction, sorting, views, strided, shape, indexing, linalg,
-              _norm):
+    for m in (creation, random, elementwise, compare, reduction, statistics, scans, sorting, views, strided, shape,
+              indexing, linalg, _norm):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
 

@@ -359,39 +359,39 @@ class TensorMethods:
     def argmin(self, dim=None, keepdim=False):
         return _ops.reduction.argmin(self, dim, keepdim)
     def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return _ops.reduction.var(self, dim, unbiased, keepdim, correction=correction)
+        return _ops.statistics.var(self, dim, unbiased, keepdim, correction=correction)
     def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return _ops.reduction.std(self, dim, unbiased, keepdim, correction=correction)
+        return _ops.statistics.std(self, dim, unbiased, keepdim, correction=correction)
     def norm(self, p='fro', dim=None, keepdim=False, dtype=None):
-        return _ops.reduction.norm(self, p, dim, keepdim, dtype)
+        return _ops.statistics.norm(self, p, dim, keepdim, dtype)
     def logsumexp(self, dim, keepdim=False):
-        return _ops.reduction.logsumexp(self, dim, keepdim)
+        return _ops.statistics.logsumexp(self, dim, keepdim)
     def cumsum(self, dim, *, dtype=None):
-        return _ops.reduction.cumsum(self, dim, dtype=dtype)
+        return _ops.scans.cumsum(self, dim, dtype=dtype)
     def cumsum_(self, dim, *, dtype=None):
-        return _ops.reduction.cumsum_(self, dim, dtype=dtype)
+        return _ops.scans.cumsum_(self, dim, dtype=dtype)
     def cumprod(self, dim, *, dtype=None):
-        return _ops.reduction.cumprod(self, dim, dtype=dtype)
+        return _ops.scans.cumprod(self, dim, dtype=dtype)
     def cummax(self, dim):
-        return _ops.reduction.cummax(self, dim)
+        return _ops.scans.cummax(self, dim)
     def cummin(self, dim):
-        return _ops.reduction.cummin(self, dim)
+        return _ops.scans.cummin(self, dim)
     def all(self, dim=None, keepdim=False):
         return _ops.reduction.all(self, dim, keepdim)
     def any(self, dim=None, keepdim=False):
         return _ops.reduction.any(self, dim, keepdim)
     def median(self, dim=None, keepdim=False):
-        return _ops.reduction.median(self, dim, keepdim)
+        return _ops.statistics.median(self, dim, keepdim)
     def nanmedian(self, dim=None, keepdim=False):
-        return _ops.reduction.nanmedian(self, dim, keepdim)
+        return _ops.statistics.nanmedian(self, dim, keepdim)
     def mode(self, dim=-1, keepdim=False):
-        return _ops.reduction.mode(self, dim, keepdim)
+        return _ops.statistics.mode(self, dim, keepdim)
     def kthvalue(self, k, dim=-1, keepdim=False):
-        return _ops.reduction.kthvalue(self, k, dim, keepdim)
+        return _ops.statistics.kthvalue(self, k, dim, keepdim)
     def count_nonzero(self, dim=None):
         return _ops.reduction.count_nonzero(self, dim)
     def histc(self, bins=100, min=0, max=0):
-        return _ops.reduction.histc(self, bins, min, max)
+        return _ops.statistics.histc(self, bins, min, max)
 
 
     # -- ops/sorting.py ---------------------------------------------------------------

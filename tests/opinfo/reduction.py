@@ -1,4 +1,4 @@
-"""Op table rows: reductions (ops/reduction.py, ops/reduction_more.py)."""
+"""Op table rows: reductions (ops/reduction.py, ops/statistics.py, ops/scans.py)."""
 import numpy as np
 
 from .core import OpInfo, Sample, ErrorSample, arr, noncontig, away_from_zero

@@ -418,7 +418,7 @@ class _TensorNS:
     # -- reduction --
     @staticmethod
     def cumsum(g, dim, reverse=False):
-        from .reduction_more import _cumsum
+        from .scans import _cumsum
         return _cumsum(g, dim, None, reverse)
 
     # -- elementwise (more) --

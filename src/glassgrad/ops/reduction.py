@@ -1,8 +1,7 @@
 """Reductions.
 
 ops: sum mean nansum nanmean prod max min amax amin aminmax argmax argmin all any count_nonzero
-     (continued in reduction_more.py: var std norm logsumexp cumsum cumprod cummax cummin median
-     nanmedian mode kthvalue)
+(statistics and norms: ops/statistics.py; running sums and extremes: ops/scans.py)
 """
 
 import numpy as np
@@ -13,8 +12,7 @@ from ._core import Tensor, make, edge, save_in, save_out, grad, quiet
 from ..autograd.graph import Node
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax",
-           "argmin", "all", "any", "count_nonzero", "var", "std", "norm", "logsumexp", "cumsum", "cumprod",
-           "cummax", "cummin", "median", "nanmedian", "mode", "kthvalue", "histc"]
+           "argmin", "all", "any", "count_nonzero"]
 
 
 def _dims(dim, ndim):
@@ -133,7 +131,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return make(y)
 
 
-# -- helpers shared with reduction_more.py ---------------------------------------------------------
+# -- helpers shared with statistics.py ---------------------------------------------------------
 def _count(shape, axes):
     c = 1
     for ax in axes:
@@ -480,6 +478,3 @@ class MaxBackward0(_Sel):
 class MinBackward0(_Sel):
     __slots__ = ()
 
-
-from .reduction_more import (var, std, norm, logsumexp, cumsum, cumsum_, cumprod,  # noqa
-                             cummax, cummin, median, nanmedian, mode, kthvalue, histc)

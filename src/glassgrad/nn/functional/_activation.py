@@ -14,7 +14,7 @@ from ...ops import activation as A
 from ...ops._core import make, broadcast_error
 from ...ops.elementwise import _inplace
 from ...ops import elementwise_more as _em
-from ...ops.reduction_more import LinalgVectorNormBackward0, norm as _norm
+from ...ops.statistics import LinalgVectorNormBackward0, norm as _norm
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "elu", "elu_", "selu", "selu_",
            "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardsigmoid",
