@@ -56,46 +56,12 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     if watch is not None:
         watch.on_backward_begin(root)
 
-    # -- 1. dependency counts ------------------------------------------------------
-    deps = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            c = deps.get(nxt)
-            if c is None:
-                deps[nxt] = 1
-                stack.append(nxt)
-            else:
-                deps[nxt] = c + 1
+    captures = needed = results = None
+    if inputs is not None:                           # 1. targets: what autograd.grad captures, what leads there
+        captures, needed, results = _targets(root, inputs)
+    deps = _dependencies(root, needed)               # 2. how many gradients each node waits for
 
-    # -- 2. targets (autograd.grad / backward(inputs=...)) -----------------------------
-    captures = None
-    needed = None
-    if inputs is not None:
-        captures = {}      # (node, nr) -> index into results
-        results = [None] * len(inputs)
-        for i, t in enumerate(inputs):
-            fn = t._grad_fn
-            if fn is not None:
-                key = (fn, t._out_nr)
-            else:
-                acc = t._acc() if t._acc is not None else None
-                if acc is None:
-                    continue      # this leaf was never used in a graph
-                key = (acc, 0)
-            captures.setdefault(key, []).append(i)
-        needed = needed_nodes([root], {k[0] for k in captures})
-        # recount dependencies restricted to needed nodes
-        deps = {}
-        for node in needed:
-            for nxt, _ in node.next_functions:
-                if nxt is not None and nxt in needed:
-                    deps[nxt] = deps.get(nxt, 0) + 1
-
-    # -- 3. run --------------------------------------------------------------------
+    # -- 3. run: nodes in reverse creation order, each once all its incoming gradients arrived ---------
     prev_grad_mode = state.enabled
     state.enabled = bool(create_graph)
     buffers = {}
@@ -204,6 +170,49 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     if captures is not None:
         return results
     return None
+
+
+def _dependencies(root, needed=None):
+    """Phase 2: how many edges lead into each node reachable from `root` (restricted to `needed` nodes when
+    given): a node runs once all of them have delivered their gradient."""
+    deps = {}
+    if needed is not None:
+        for node in needed:
+            for nxt, _ in node.next_functions:
+                if nxt is not None and nxt in needed:
+                    deps[nxt] = deps.get(nxt, 0) + 1
+        return deps
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            c = deps.get(nxt)
+            if c is None:
+                deps[nxt] = 1
+                stack.append(nxt)
+            else:
+                deps[nxt] = c + 1
+    return deps
+
+
+def _targets(root, inputs):
+    """Phase 1 (autograd.grad / backward(inputs=...)): where each input's gradient is captured -- the edge
+    ``(node, nr)`` that produced it, or its AccumulateGrad -- and the nodes on a path from `root` to one of
+    them.  Returns (captures: edge -> indices into results, needed nodes, results list)."""
+    captures = {}
+    for i, t in enumerate(inputs):
+        fn = t._grad_fn
+        if fn is not None:
+            key = (fn, t._out_nr)
+        else:
+            acc = t._acc() if t._acc is not None else None
+            if acc is None:
+                continue      # this leaf was never used in a graph
+            key = (acc, 0)
+        captures.setdefault(key, []).append(i)
+    return captures, needed_nodes([root], {k[0] for k in captures}), [None] * len(inputs)
 
 
 def needed_nodes(roots, targets):
