@@ -332,7 +332,7 @@ def test_topk_partition_path_with_ties_matches_torch_values(k, largest):
 @pytest.mark.parametrize("V,N,D,dim", [(50, 600, 32, 0), (7, 40, 130, 0), (20, 300, 24, 1), (300, 300, 16, 0),
                                        (5, 400, 20, 0), (10, 100, 2, 0)])
 def test_index_add_by_rank_is_add_at_bit_for_bit(V, N, D, dim):
-    from glassgrad.ops import indexing_more as M
+    from glassgrad.ops import gather_scatter as M
     from glassgrad.ops._ns import ARR
     rng = np.random.default_rng(V + N)
     idx = np.arange(N) % V if V == N else rng.integers(0, V, N)

@@ -511,55 +511,55 @@ class TensorMethods:
 
     # -- ops/indexing.py --------------------------------------------------------------
     def gather(self, dim, index):
-        return _ops.indexing.gather(self, dim, index)
+        return _ops.gather_scatter.gather(self, dim, index)
     def scatter(self, dim, index, src=None, *, value=None, reduce=None):
-        return _ops.indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
+        return _ops.gather_scatter.scatter(self, dim, index, src, value=value, reduce=reduce)
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
-        return _ops.indexing.scatter_(self, dim, index, src, value=value, reduce=reduce)
+        return _ops.gather_scatter.scatter_(self, dim, index, src, value=value, reduce=reduce)
     def scatter_add(self, dim, index, src):
-        return _ops.indexing.scatter_add(self, dim, index, src)
+        return _ops.gather_scatter.scatter_add(self, dim, index, src)
     def scatter_add_(self, dim, index, src):
-        return _ops.indexing.scatter_add_(self, dim, index, src)
+        return _ops.gather_scatter.scatter_add_(self, dim, index, src)
     def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
-        return _ops.indexing.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+        return _ops.gather_scatter.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
     def index_select(self, dim, index):
-        return _ops.indexing.index_select(self, dim, index)
+        return _ops.gather_scatter.index_select(self, dim, index)
     def index_add(self, dim, index, source, *, alpha=1):
-        return _ops.indexing.index_add(self, dim, index, source, alpha=alpha)
+        return _ops.gather_scatter.index_add(self, dim, index, source, alpha=alpha)
     def index_add_(self, dim, index, source, *, alpha=1):
-        return _ops.indexing.index_add_(self, dim, index, source, alpha=alpha)
+        return _ops.gather_scatter.index_add_(self, dim, index, source, alpha=alpha)
     def index_copy(self, dim, index, source):
-        return _ops.indexing.index_copy(self, dim, index, source)
+        return _ops.gather_scatter.index_copy(self, dim, index, source)
     def index_copy_(self, dim, index, source):
-        return _ops.indexing.index_copy_(self, dim, index, source)
+        return _ops.gather_scatter.index_copy_(self, dim, index, source)
     def index_fill(self, dim, index, value):
-        return _ops.indexing.index_fill(self, dim, index, value)
+        return _ops.gather_scatter.index_fill(self, dim, index, value)
     def index_fill_(self, dim, index, value):
-        return _ops.indexing.index_fill_(self, dim, index, value)
+        return _ops.gather_scatter.index_fill_(self, dim, index, value)
     def masked_fill(self, mask, value):
-        return _ops.indexing.masked_fill(self, mask, value)
+        return _ops.masked.masked_fill(self, mask, value)
     def masked_fill_(self, mask, value):
-        return _ops.indexing.masked_fill_(self, mask, value)
+        return _ops.masked.masked_fill_(self, mask, value)
     def masked_select(self, mask):
-        return _ops.indexing.masked_select(self, mask)
+        return _ops.masked.masked_select(self, mask)
     def masked_scatter(self, mask, source):
-        return _ops.indexing.masked_scatter(self, mask, source)
+        return _ops.masked.masked_scatter(self, mask, source)
     def masked_scatter_(self, mask, source):
-        return _ops.indexing.masked_scatter_(self, mask, source)
+        return _ops.masked.masked_scatter_(self, mask, source)
     def take(self, index):
-        return _ops.indexing.take(self, index)
+        return _ops.masked.take(self, index)
     def take_along_dim(self, indices, dim=None):
-        return _ops.indexing.take_along_dim(self, indices, dim)
+        return _ops.masked.take_along_dim(self, indices, dim)
     def nonzero(self, *, as_tuple=False):
         return _ops.indexing.nonzero(self, as_tuple=as_tuple)
     def index_put(self, indices, values, accumulate=False):
-        return _ops.indexing.index_put(self, indices, values, accumulate)
+        return _ops.masked.index_put(self, indices, values, accumulate)
     def index_put_(self, indices, values, accumulate=False):
-        return _ops.indexing.index_put_(self, indices, values, accumulate)
+        return _ops.masked.index_put_(self, indices, values, accumulate)
     def where(self, condition, other):
-        return _ops.indexing.where(self, condition, other)
+        return _ops.masked.where(self, condition, other)
     def put_(self, index, source, accumulate=False):
-        return _ops.indexing.put_(self, index, source, accumulate)
+        return _ops.masked.put_(self, index, source, accumulate)
 
 
     # -- ops/linalg.py ----------------------------------------------------------------

@@ -680,7 +680,7 @@ class Tensor(TensorMethods):
         return _I.getitem(self, index)
 
     def __setitem__(self, index, value):
-        _I.setitem(self, index, value)
+        _M.setitem(self, index, value)
 
     # -- everything else is a method of one op family: see _methods.py ---------------------
 
@@ -707,6 +707,7 @@ from .ops import elementwise as _E  # noqa: E402
 from .ops import compare as _Cmp  # noqa: E402
 from .ops import linalg as _L  # noqa: E402
 from .ops import indexing as _I  # noqa: E402
+from .ops import masked as _M  # noqa: E402
 from .ops._core import is_operand as _is_operand  # noqa: E402
 
 # Operators that are exactly one op with the same argument order are that op itself: one Python call less

@@ -1,9 +1,8 @@
-"""Indexing: x[i], x[i] = v, and the gather/scatter family.
+"""Indexing: x[i] and nonzero.
 
 ops: getitem (basic indexing as a chain of views, as PyTorch does; advanced indexing as
-     IndexBackward0), setitem (more in later sections: gather scatter scatter_add index_select
-     index_add index_copy index_fill masked_fill masked_select masked_scatter take
-     take_along_dim nonzero index_put ...)
+     IndexBackward0), nonzero
+(x[i] = v, masked_*, take/put, index_put: ops/masked.py; gather, scatter, index_*: ops/gather_scatter.py)
 """
 import warnings
 
@@ -304,9 +303,3 @@ def nonzero(input, *, as_tuple=False, out=None):
         return make(np.zeros((int(bool(input._data)), 0), np.int64))
     return make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
 
-
-from .indexing_more import *  # noqa: E402,F401,F403
-from .indexing_more import __all__ as _more_all, setitem, scatter_, scatter_add_, index_add_, index_copy_, \
-    index_fill_, masked_fill_, masked_scatter_, put_, where  # noqa: E402,F401
-
-__all__ += _more_all

@@ -20,7 +20,7 @@ import numpy as np
 
 from ._core import make, edge, save_in, grad, check_inplace
 from ..autograd.graph import Node, freed_error
-from .indexing_more import _index_select, _index_add_zeros
+from .gather_scatter import _index_select, _index_add_zeros
 
 # the torch-namespace functions (torch.batch_norm, torch.dropout, ...); nn.functional wraps them
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "embedding", "embedding_renorm_",

@@ -181,7 +181,7 @@ def replication_pad(x, pad):
 def circular_pad(x, pad):
     """PyTorch builds the result with slice copies: grad_fn CopySlices."""
     from .creation import zeros
-    from .indexing import setitem
+    from .masked import setitem
     a = x._data
     pairs = _pairs(pad, a.ndim)
     for d, lo, hi in pairs:

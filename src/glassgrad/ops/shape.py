@@ -238,7 +238,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
                                f"{r.shape[0]} and input.size({d}) = {x._data.shape[d]}")
         idx = make(np.repeat(np.arange(r.shape[0], dtype=np.int64), r))
-        from .indexing import index_select
+        from .gather_scatter import index_select
         return index_select(x, d, idx)
     r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
     if r < 0:

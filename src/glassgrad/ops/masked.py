@@ -1,6 +1,8 @@
-"""Indexing, part 3: masked_*, take/put, take_along_dim, index_put, x[i] = v, Tensor.where.
+"""Writes and reads by mask or flat index: masked_*, take/put, take_along_dim, index_put, x[i] = v,
+Tensor.where (shared helpers and gather: ops/gather_scatter.py).
 
-Helpers and gather/scatter/index_* live in indexing_more.py.
+ops: masked_fill masked_fill_ masked_select masked_scatter masked_scatter_ take take_along_dim put put_
+     index_put index_put_ setitem where (Tensor.where)
 """
 import numpy as np
 
@@ -9,7 +11,7 @@ from .._tensor import _wrap_dim
 from ._core import Tensor, make, as_tensor_arg, broadcast_error
 from ..autograd.graph import Node
 from .indexing import getitem, _to_np_index, _is_basic, _check_adv
-from .indexing_more import _node, _needs, _inplace, gather
+from .gather_scatter import _node, _needs, _inplace, gather
 
 __all__ = ["masked_fill", "masked_select", "masked_scatter", "take", "take_along_dim", "index_put", "index_put_",
            "put"]

@@ -1,4 +1,7 @@
-"""Indexing, continued: x[i] = v, gather/scatter, index_*, masked_*, take, put, index_put.
+"""Gather and scatter: values picked or written by index tensors along a dimension.
+
+ops: gather scatter scatter_ scatter_add scatter_add_ scatter_reduce index_select index_add index_add_
+     index_copy index_copy_ index_fill index_fill_
 
 Backward formulas are written once; the few helpers below (_gather, _scatter_add, ...) run the
 NumPy form on arrays and the differentiable glassgrad op on Tensors (create_graph).
@@ -532,9 +535,3 @@ def index_fill(input, dim, index, value):
 def index_fill_(x, dim, index, value):
     return _inplace(index_fill, x, dim, index, value)
 
-
-from .indexing_masked import *  # noqa: E402,F401,F403
-from .indexing_masked import __all__ as _masked_all, masked_fill_, masked_scatter_, put_, setitem, where  # noqa
-from .indexing_masked import masked_scatter, masked_select, put, take  # noqa: E402,F401
-
-__all__ += _masked_all
