@@ -28,6 +28,15 @@ def _mask_arg(x, mask, name):
     return m
 
 
+def _full_mask(x, mask, name):
+    """The boolean mask broadcast to x's shape (torch's dtype and broadcast errors otherwise)."""
+    m = _mask_arg(x, mask, name)
+    try:
+        return np.broadcast_to(m, x._data.shape)
+    except ValueError:
+        raise broadcast_error(m.shape, x._data.shape) from None
+
+
 class MaskedFillBackward0(Node):    # dx = gy where not mask
     __slots__ = ("mask",)
 
@@ -43,12 +52,8 @@ class MaskedFillBackward1(Node):    # dvalue = sum of gy where mask
 
 
 def masked_fill(input, mask, value):
-    m = _mask_arg(input, mask, "masked_fill_")
     a = input._data
-    try:
-        mb = np.broadcast_to(m, a.shape)
-    except ValueError:
-        raise broadcast_error(m.shape, a.shape) from None
+    mb = _full_mask(input, mask, "masked_fill_")
     vt = isinstance(value, Tensor)
     if vt and value._data.ndim != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -112,12 +117,8 @@ class MaskedScatterBackward0(Node):  # dx = gy where not mask; dsrc = gy[mask] z
 
 
 def masked_scatter(input, mask, source):
-    m = _mask_arg(input, mask, "masked_scatter_")
     a = input._data
-    try:
-        mb = np.broadcast_to(m, a.shape)
-    except ValueError:
-        raise broadcast_error(m.shape, a.shape) from None
+    mb = _full_mask(input, mask, "masked_scatter_")
     k = int(mb.sum())
     s = source._data.reshape(-1)
     if s.shape[0] < k:
