@@ -25,7 +25,11 @@ from .ops import _ns as _ns  # noqa: F401  (wires the backward namespaces)
 from .ops.creation import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.conversion import clone
-from .ops.elementwise import *  # noqa: F401,F403
+from .ops.arithmetic import *  # noqa: F401,F403
+from .ops.unary import *  # noqa: F401,F403
+from .ops.binary import *  # noqa: F401,F403
+from .ops.ternary import *  # noqa: F401,F403
+from .ops.softmax import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.statistics import *  # noqa: F401,F403
@@ -118,11 +122,11 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 
 
 def _tensor_first_names():
-    from .ops import (creation, random, elementwise, compare, reduction, statistics, scans, sorting, views, strided,
-                      shape, indexing, gather_scatter, masked, linalg, norm as _norm)
+    from .ops import (creation, random, arithmetic, unary, binary, ternary, softmax, compare, reduction, statistics,
+                      scans, sorting, views, strided, shape, indexing, gather_scatter, masked, linalg, norm as _norm)
     names = {"clone", "is_floating_point", "numel"}
-    for m in (creation, random, elementwise, compare, reduction, statistics, scans, sorting, views, strided, shape,
-              indexing, gather_scatter, masked, linalg, _norm):
+    for m in (creation, random, arithmetic, unary, binary, ternary, softmax, compare, reduction, statistics, scans,
+              sorting, views, strided, shape, indexing, gather_scatter, masked, linalg, _norm):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
 

@@ -9,235 +9,235 @@ from . import ops as _ops
 class TensorMethods:
     __slots__ = ()
 
-    # -- ops/elementwise.py -----------------------------------------------------------
+    # -- ops/arithmetic.py, unary.py, binary.py, ternary.py, softmax.py -------------------
     def add(self, other, *, alpha=1):
-        return _ops.elementwise.add(self, other, alpha=alpha)
+        return _ops.arithmetic.add(self, other, alpha=alpha)
     def add_(self, other, *, alpha=1):
-        return _ops.elementwise.add_(self, other, alpha=alpha)
+        return _ops.arithmetic.add_(self, other, alpha=alpha)
     def sub(self, other, *, alpha=1):
-        return _ops.elementwise.sub(self, other, alpha=alpha)
+        return _ops.arithmetic.sub(self, other, alpha=alpha)
     def sub_(self, other, *, alpha=1):
-        return _ops.elementwise.sub_(self, other, alpha=alpha)
+        return _ops.arithmetic.sub_(self, other, alpha=alpha)
     def subtract(self, other, *, alpha=1):
-        return _ops.elementwise.subtract(self, other, alpha=alpha)
+        return _ops.arithmetic.subtract(self, other, alpha=alpha)
     def mul(self, other):
-        return _ops.elementwise.mul(self, other)
+        return _ops.arithmetic.mul(self, other)
     def mul_(self, other):
-        return _ops.elementwise.mul_(self, other)
+        return _ops.arithmetic.mul_(self, other)
     def multiply(self, other):
-        return _ops.elementwise.multiply(self, other)
+        return _ops.arithmetic.multiply(self, other)
     def div(self, other, *, rounding_mode=None):
-        return _ops.elementwise.div(self, other, rounding_mode=rounding_mode)
+        return _ops.arithmetic.div(self, other, rounding_mode=rounding_mode)
     def div_(self, other, *, rounding_mode=None):
-        return _ops.elementwise.div_(self, other, rounding_mode=rounding_mode)
+        return _ops.arithmetic.div_(self, other, rounding_mode=rounding_mode)
     def divide(self, other, *, rounding_mode=None):
-        return _ops.elementwise.divide(self, other, rounding_mode=rounding_mode)
+        return _ops.arithmetic.divide(self, other, rounding_mode=rounding_mode)
     def true_divide(self, other):
-        return _ops.elementwise.true_divide(self, other)
+        return _ops.arithmetic.true_divide(self, other)
     def true_divide_(self, other):
-        return _ops.elementwise.true_divide_(self, other)
+        return _ops.arithmetic.true_divide_(self, other)
     def floor_divide(self, other):
-        return _ops.elementwise.floor_divide(self, other)
+        return _ops.arithmetic.floor_divide(self, other)
     def floor_divide_(self, other):
-        return _ops.elementwise.floor_divide_(self, other)
+        return _ops.arithmetic.floor_divide_(self, other)
     def remainder(self, other):
-        return _ops.elementwise.remainder(self, other)
+        return _ops.arithmetic.remainder(self, other)
     def remainder_(self, other):
-        return _ops.elementwise.remainder_(self, other)
+        return _ops.arithmetic.remainder_(self, other)
     def fmod(self, other):
-        return _ops.elementwise.fmod(self, other)
+        return _ops.arithmetic.fmod(self, other)
     def fmod_(self, other):
-        return _ops.elementwise.fmod_(self, other)
+        return _ops.arithmetic.fmod_(self, other)
     def pow(self, exponent):
-        return _ops.elementwise.pow(self, exponent)
+        return _ops.arithmetic.pow(self, exponent)
     def pow_(self, exponent):
-        return _ops.elementwise.pow_(self, exponent)
+        return _ops.arithmetic.pow_(self, exponent)
     def float_power(self, exponent):
-        return _ops.elementwise.float_power(self, exponent)
+        return _ops.arithmetic.float_power(self, exponent)
     def neg(self):
-        return _ops.elementwise.neg(self)
+        return _ops.arithmetic.neg(self)
     def neg_(self):
-        return _ops.elementwise.neg_(self)
+        return _ops.arithmetic.neg_(self)
     def negative(self):
-        return _ops.elementwise.negative(self)
+        return _ops.arithmetic.negative(self)
     def abs(self):
-        return _ops.elementwise.abs(self)
+        return _ops.unary.abs(self)
     def abs_(self):
-        return _ops.elementwise.abs_(self)
+        return _ops.unary.abs_(self)
     def absolute(self):
-        return _ops.elementwise.absolute(self)
+        return _ops.unary.absolute(self)
     def sign(self):
-        return _ops.elementwise.sign(self)
+        return _ops.unary.sign(self)
     def sign_(self):
-        return _ops.elementwise.sign_(self)
+        return _ops.unary.sign_(self)
     def sgn(self):
-        return _ops.elementwise.sgn(self)
+        return _ops.unary.sgn(self)
     def exp(self):
-        return _ops.elementwise.exp(self)
+        return _ops.unary.exp(self)
     def exp_(self):
-        return _ops.elementwise.exp_(self)
+        return _ops.unary.exp_(self)
     def exp2(self):
-        return _ops.elementwise.exp2(self)
+        return _ops.unary.exp2(self)
     def expm1(self):
-        return _ops.elementwise.expm1(self)
+        return _ops.unary.expm1(self)
     def log(self):
-        return _ops.elementwise.log(self)
+        return _ops.unary.log(self)
     def log_(self):
-        return _ops.elementwise.log_(self)
+        return _ops.unary.log_(self)
     def log2(self):
-        return _ops.elementwise.log2(self)
+        return _ops.unary.log2(self)
     def log10(self):
-        return _ops.elementwise.log10(self)
+        return _ops.unary.log10(self)
     def log1p(self):
-        return _ops.elementwise.log1p(self)
+        return _ops.unary.log1p(self)
     def sqrt(self):
-        return _ops.elementwise.sqrt(self)
+        return _ops.unary.sqrt(self)
     def sqrt_(self):
-        return _ops.elementwise.sqrt_(self)
+        return _ops.unary.sqrt_(self)
     def rsqrt(self):
-        return _ops.elementwise.rsqrt(self)
+        return _ops.unary.rsqrt(self)
     def rsqrt_(self):
-        return _ops.elementwise.rsqrt_(self)
+        return _ops.unary.rsqrt_(self)
     def sin(self):
-        return _ops.elementwise.sin(self)
+        return _ops.unary.sin(self)
     def sin_(self):
-        return _ops.elementwise.sin_(self)
+        return _ops.unary.sin_(self)
     def cos(self):
-        return _ops.elementwise.cos(self)
+        return _ops.unary.cos(self)
     def cos_(self):
-        return _ops.elementwise.cos_(self)
+        return _ops.unary.cos_(self)
     def tan(self):
-        return _ops.elementwise.tan(self)
+        return _ops.unary.tan(self)
     def asin(self):
-        return _ops.elementwise.asin(self)
+        return _ops.unary.asin(self)
     def acos(self):
-        return _ops.elementwise.acos(self)
+        return _ops.unary.acos(self)
     def atan(self):
-        return _ops.elementwise.atan(self)
+        return _ops.unary.atan(self)
     def arcsin(self):
-        return _ops.elementwise.arcsin(self)
+        return _ops.unary.arcsin(self)
     def arccos(self):
-        return _ops.elementwise.arccos(self)
+        return _ops.unary.arccos(self)
     def arctan(self):
-        return _ops.elementwise.arctan(self)
+        return _ops.unary.arctan(self)
     def atan2(self, other):
-        return _ops.elementwise.atan2(self, other)
+        return _ops.binary.atan2(self, other)
     def arctan2(self, other):
-        return _ops.elementwise.arctan2(self, other)
+        return _ops.binary.arctan2(self, other)
     def sinh(self):
-        return _ops.elementwise.sinh(self)
+        return _ops.unary.sinh(self)
     def cosh(self):
-        return _ops.elementwise.cosh(self)
+        return _ops.unary.cosh(self)
     def tanh(self):
-        return _ops.elementwise.tanh(self)
+        return _ops.unary.tanh(self)
     def tanh_(self):
-        return _ops.elementwise.tanh_(self)
+        return _ops.unary.tanh_(self)
     def asinh(self):
-        return _ops.elementwise.asinh(self)
+        return _ops.unary.asinh(self)
     def acosh(self):
-        return _ops.elementwise.acosh(self)
+        return _ops.unary.acosh(self)
     def atanh(self):
-        return _ops.elementwise.atanh(self)
+        return _ops.unary.atanh(self)
     def sigmoid(self):
-        return _ops.elementwise.sigmoid(self)
+        return _ops.unary.sigmoid(self)
     def sigmoid_(self):
-        return _ops.elementwise.sigmoid_(self)
+        return _ops.unary.sigmoid_(self)
     def logit(self, eps=None):
-        return _ops.elementwise.logit(self, eps)
+        return _ops.unary.logit(self, eps)
     def erf(self):
-        return _ops.elementwise.erf(self)
+        return _ops.unary.erf(self)
     def erfc(self):
-        return _ops.elementwise.erfc(self)
+        return _ops.unary.erfc(self)
     def erfinv(self):
-        return _ops.elementwise.erfinv(self)
+        return _ops.unary.erfinv(self)
     def reciprocal(self):
-        return _ops.elementwise.reciprocal(self)
+        return _ops.unary.reciprocal(self)
     def reciprocal_(self):
-        return _ops.elementwise.reciprocal_(self)
+        return _ops.unary.reciprocal_(self)
     def square(self):
-        return _ops.elementwise.square(self)
+        return _ops.unary.square(self)
     def square_(self):
-        return _ops.elementwise.square_(self)
+        return _ops.unary.square_(self)
     def clamp(self, min=None, max=None):
-        return _ops.elementwise.clamp(self, min, max)
+        return _ops.binary.clamp(self, min, max)
     def clamp_(self, min=None, max=None):
-        return _ops.elementwise.clamp_(self, min, max)
+        return _ops.binary.clamp_(self, min, max)
     def clip(self, min=None, max=None):
-        return _ops.elementwise.clip(self, min, max)
+        return _ops.binary.clip(self, min, max)
     def clip_(self, min=None, max=None):
-        return _ops.elementwise.clip_(self, min, max)
+        return _ops.binary.clip_(self, min, max)
     def clamp_min(self, min):
-        return _ops.elementwise.clamp_min(self, min)
+        return _ops.binary.clamp_min(self, min)
     def clamp_min_(self, min):
-        return _ops.elementwise.clamp_min_(self, min)
+        return _ops.binary.clamp_min_(self, min)
     def clamp_max(self, max):
-        return _ops.elementwise.clamp_max(self, max)
+        return _ops.binary.clamp_max(self, max)
     def clamp_max_(self, max):
-        return _ops.elementwise.clamp_max_(self, max)
+        return _ops.binary.clamp_max_(self, max)
     def minimum(self, other):
-        return _ops.elementwise.minimum(self, other)
+        return _ops.binary.minimum(self, other)
     def maximum(self, other):
-        return _ops.elementwise.maximum(self, other)
+        return _ops.binary.maximum(self, other)
     def fmin(self, other):
-        return _ops.elementwise.fmin(self, other)
+        return _ops.binary.fmin(self, other)
     def fmax(self, other):
-        return _ops.elementwise.fmax(self, other)
+        return _ops.binary.fmax(self, other)
     def floor(self):
-        return _ops.elementwise.floor(self)
+        return _ops.unary.floor(self)
     def floor_(self):
-        return _ops.elementwise.floor_(self)
+        return _ops.unary.floor_(self)
     def ceil(self):
-        return _ops.elementwise.ceil(self)
+        return _ops.unary.ceil(self)
     def ceil_(self):
-        return _ops.elementwise.ceil_(self)
+        return _ops.unary.ceil_(self)
     def round(self, *, decimals=0):
-        return _ops.elementwise.round(self, decimals=decimals)
+        return _ops.unary.round(self, decimals=decimals)
     def round_(self, *, decimals=0):
-        return _ops.elementwise.round_(self, decimals=decimals)
+        return _ops.unary.round_(self, decimals=decimals)
     def trunc(self):
-        return _ops.elementwise.trunc(self)
+        return _ops.unary.trunc(self)
     def trunc_(self):
-        return _ops.elementwise.trunc_(self)
+        return _ops.unary.trunc_(self)
     def fix(self):
-        return _ops.elementwise.fix(self)
+        return _ops.unary.fix(self)
     def frac(self):
-        return _ops.elementwise.frac(self)
+        return _ops.unary.frac(self)
     def frac_(self):
-        return _ops.elementwise.frac_(self)
+        return _ops.unary.frac_(self)
     def lerp(self, end, weight):
-        return _ops.elementwise.lerp(self, end, weight)
+        return _ops.ternary.lerp(self, end, weight)
     def lerp_(self, end, weight):
-        return _ops.elementwise.lerp_(self, end, weight)
+        return _ops.ternary.lerp_(self, end, weight)
     def hypot(self, other):
-        return _ops.elementwise.hypot(self, other)
+        return _ops.binary.hypot(self, other)
     def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
-        return _ops.elementwise.nan_to_num(self, nan, posinf, neginf)
+        return _ops.unary.nan_to_num(self, nan, posinf, neginf)
     def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
-        return _ops.elementwise.nan_to_num_(self, nan, posinf, neginf)
+        return _ops.unary.nan_to_num_(self, nan, posinf, neginf)
     def relu(self):
-        return _ops.elementwise.relu(self)
+        return _ops.unary.relu(self)
     def relu_(self):
-        return _ops.elementwise.relu_(self)
+        return _ops.unary.relu_(self)
     def addcmul(self, tensor1, tensor2, *, value=1):
-        return _ops.elementwise.addcmul(self, tensor1, tensor2, value=value)
+        return _ops.ternary.addcmul(self, tensor1, tensor2, value=value)
     def addcmul_(self, tensor1, tensor2, *, value=1):
-        return _ops.elementwise.addcmul_(self, tensor1, tensor2, value=value)
+        return _ops.ternary.addcmul_(self, tensor1, tensor2, value=value)
     def addcdiv(self, tensor1, tensor2, *, value=1):
-        return _ops.elementwise.addcdiv(self, tensor1, tensor2, value=value)
+        return _ops.ternary.addcdiv(self, tensor1, tensor2, value=value)
     def addcdiv_(self, tensor1, tensor2, *, value=1):
-        return _ops.elementwise.addcdiv_(self, tensor1, tensor2, value=value)
+        return _ops.ternary.addcdiv_(self, tensor1, tensor2, value=value)
     def xlogy(self, other):
-        return _ops.elementwise.xlogy(self, other)
+        return _ops.binary.xlogy(self, other)
     def deg2rad(self):
-        return _ops.elementwise.deg2rad(self)
+        return _ops.unary.deg2rad(self)
     def rad2deg(self):
-        return _ops.elementwise.rad2deg(self)
+        return _ops.unary.rad2deg(self)
     def copysign(self, other):
-        return _ops.elementwise.copysign(self, other)
+        return _ops.binary.copysign(self, other)
     def log_softmax(self, dim=None, dtype=None):
-        return _ops.elementwise.log_softmax(self, dim, dtype)
+        return _ops.softmax.log_softmax(self, dim, dtype)
     def softmax(self, dim=None, dtype=None):
-        return _ops.elementwise.softmax(self, dim, dtype)
+        return _ops.softmax.softmax(self, dim, dtype)
 
 
     # -- ops/compare.py ---------------------------------------------------------------

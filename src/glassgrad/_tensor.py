@@ -550,60 +550,60 @@ class Tensor(TensorMethods):
         return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
                     requires_grad=requires_grad)
 
-    # -- arithmetic operators (ops/elementwise.py; + - * / are bound to the ops at the end of this file) --
+    # -- arithmetic operators (ops/arithmetic.py; + - * / are bound to the ops at the end of this file) --
     def __iadd__(self, other):
-        return _E.add_(self, other)
+        return _A.add_(self, other)
 
     def __rsub__(self, other):
-        return _E.rsub(self, other)
+        return _A.rsub(self, other)
 
     def __isub__(self, other):
-        return _E.sub_(self, other)
+        return _A.sub_(self, other)
 
     def __imul__(self, other):
-        return _E.mul_(self, other)
+        return _A.mul_(self, other)
 
     def __rtruediv__(self, other):
-        return _E.rdiv(self, other)
+        return _A.rdiv(self, other)
 
     def __itruediv__(self, other):
-        return _E.div_(self, other)
+        return _A.div_(self, other)
 
     def __floordiv__(self, other):
-        return _E.floor_divide(self, other)
+        return _A.floor_divide(self, other)
 
     def __rfloordiv__(self, other):
-        return _E.floor_divide(_C.scalar_like(other, self), self)
+        return _A.floor_divide(_C.scalar_like(other, self), self)
 
     def __ifloordiv__(self, other):
-        return _E.floor_divide_(self, other)
+        return _A.floor_divide_(self, other)
 
     def __mod__(self, other):
-        return _E.remainder(self, other)
+        return _A.remainder(self, other)
 
     def __rmod__(self, other):
-        return _E.remainder(_C.scalar_like(other, self), self)
+        return _A.remainder(_C.scalar_like(other, self), self)
 
     def __imod__(self, other):
-        return _E.remainder_(self, other)
+        return _A.remainder_(self, other)
 
     def __pow__(self, other):
-        return _E.pow(self, other)
+        return _A.pow(self, other)
 
     def __rpow__(self, other):
-        return _E.rpow(self, other)
+        return _A.rpow(self, other)
 
     def __ipow__(self, other):
-        return _E.pow_(self, other)
+        return _A.pow_(self, other)
 
     def __neg__(self):
-        return _E.neg(self)
+        return _A.neg(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return _E.abs(self)
+        return _U.abs(self)
 
     def __matmul__(self, other):
         return _L.matmul(self, other)
@@ -703,7 +703,8 @@ def _addr(a):
 
 # The op families (imported last: they import Tensor and _make from here).
 from .ops import conversion as _C  # noqa: E402
-from .ops import elementwise as _E  # noqa: E402
+from .ops import arithmetic as _A  # noqa: E402
+from .ops import unary as _U  # noqa: E402
 from .ops import compare as _Cmp  # noqa: E402
 from .ops import linalg as _L  # noqa: E402
 from .ops import indexing as _I  # noqa: E402
@@ -712,7 +713,7 @@ from .ops._core import is_operand as _is_operand  # noqa: E402
 
 # Operators that are exactly one op with the same argument order are that op itself: one Python call less
 # on the hot path of `a * b`.
-Tensor.__add__ = Tensor.__radd__ = _E.add
-Tensor.__sub__ = _E.sub
-Tensor.__mul__ = Tensor.__rmul__ = _E.mul
-Tensor.__truediv__ = _E.div
+Tensor.__add__ = Tensor.__radd__ = _A.add
+Tensor.__sub__ = _A.sub
+Tensor.__mul__ = Tensor.__rmul__ = _A.mul
+Tensor.__truediv__ = _A.div

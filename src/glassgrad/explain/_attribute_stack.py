@@ -233,17 +233,17 @@ def _addmm_rule(node, ns, g):             # AddmmBackward0 (linear): as MmBackwa
 
 
 def _build_rules():
-    from ..ops import (elementwise as E, elementwise_more as EM, views as V, conversion as CV,
+    from ..ops import (arithmetic as A, unary as U, softmax as SM, views as V, conversion as CV,
                        reduction as R, linalg as L, loss as LS, indexing as I, conv as C)
     rules = {}
     generic = [
         # elementwise binary (_Binary: each gradient reduced with F.sum_to to the input's shape)
-        E.AddBackward0, E.SubBackward0, E.RsubBackward0, E.RsubBackward1, E.MulBackward0, E.DivBackward0,
-        E.PowBackward1, E.PowBackward2,
+        A.AddBackward0, A.SubBackward0, A.RsubBackward0, A.RsubBackward1, A.MulBackward0, A.DivBackward0,
+        A.PowBackward1, A.PowBackward2,
         # elementwise unary
-        E.NegBackward0, E.ExpBackward0, E.LogBackward0, E.SqrtBackward0, E.PowBackward0,
+        A.NegBackward0, U.ExpBackward0, U.LogBackward0, U.SqrtBackward0, A.PowBackward0,
         # softmax family: F.sum over self.dim (shifted by the namespace)
-        EM.SoftmaxBackward0, EM.LogSoftmaxBackward0,
+        SM.SoftmaxBackward0, SM.LogSoftmaxBackward0,
         # views and copies (F.reshape / permute / transpose / sum_to / expand / view_scatter)
         V.ViewBackward0, V.UnsafeViewBackward0, V.CloneBackward0, V.PermuteBackward0, V.TransposeBackward0,
         V.ExpandBackward0, V.SqueezeBackward0, V.SqueezeBackward1, V.SqueezeBackward2, V.UnsqueezeBackward0,
@@ -256,10 +256,10 @@ def _build_rules():
     ]
     for cls in generic:
         rules[cls] = _generic
-    # every unary op built by elementwise_more._unary: g * f(saved) (same shape as g)
-    for obj in vars(EM).values():
-        if isinstance(obj, type) and obj is not EM._Unary and obj is not EM._NoSave and \
-                issubclass(obj, (EM._Unary, EM._NoSave)):
+    # every unary op built by unary._node: g * f(saved) (same shape as g)
+    for obj in vars(U).values():
+        if isinstance(obj, type) and obj is not U._Unary and obj is not U._NoSave and \
+                issubclass(obj, (U._Unary, U._NoSave)):
             rules[obj] = _generic
     rules[V.TBackward0] = _t_rule
     for cls in (LS.MseLossBackward0, LS.SmoothL1LossBackward0, LS.HuberLossBackward0):
@@ -312,9 +312,10 @@ def _saved_shapes(n, o):
 
 
 def _shape_fn_for(cls):
-    from ..ops import (elementwise as E, elementwise_more as EM, views as V, reduction as R, indexing as I,
+    from ..ops import (unary as U, views as V, reduction as R, indexing as I,
                        loss as LS, conv as C)
-    if issubclass(cls, E._Binary):
+    from ..ops._core import _Binary
+    if issubclass(cls, _Binary):
         return lambda n, o: (n.ashape, n.bshape)
     if issubclass(cls, (V._ViewNode, R.SumBackward0, R.SumBackward1, R.MeanBackward0, R.MeanBackward1,
                         I.IndexBackward0)):
@@ -326,7 +327,7 @@ def _shape_fn_for(cls):
                              (n._saved[1][0]._data.shape[0],))
     if cls.__name__ in _SAVED_SHAPES:
         return _saved_shapes
-    if cls.__name__ in _SAME_SHAPE or issubclass(cls, (EM._Unary, EM._NoSave)):
+    if cls.__name__ in _SAME_SHAPE or issubclass(cls, (U._Unary, U._NoSave)):
         return lambda n, o: (o,)
     return lambda n, o: (None,) * len(n.next_functions)
 

@@ -273,3 +273,175 @@ def commit_inplace(t, out):
     t._rg = True
     t._vbase_fn = cs
     return t
+
+
+# -- shared by the pointwise op families (arithmetic.py, unary.py, binary.py, ternary.py) -----------------
+# _bcast, the binary node _Binary (+ _binary_node, _needs_grad), the gradient reduction of an n-ary node
+# (_red_n, _want), _inplace (x.op_() through op(), used by every family's in-place forms) and
+# _detached_overwrite (fill_ / zero_ / the random initialisers on a non-leaf, ops/creation.py).
+from ..autograd.graph import Node  # noqa: E402
+
+
+def _bcast(fn, ad, bd, a, b):
+    """Apply a NumPy binary function, turning NumPy's broadcast error into PyTorch's."""
+    try:
+        if fp_state.get() is FP_DEFAULT:    # quiet(fn, ad, bd) inlined: the hot path of every binary op
+            try:
+                return fn(ad, bd)
+            except (RuntimeWarning, FloatingPointError):
+                pass
+        return quiet(fn, ad, bd)
+    except ValueError:
+        bs = bd.shape if hasattr(bd, "shape") else ()
+        raise broadcast_error(ad.shape, bs) from None
+
+
+class _Binary(Node):
+    """Node of a binary op: remembers each input's shape and dtype to reduce its gradient."""
+    __slots__ = ("ashape", "bshape", "adt", "bdt", "other")
+
+    def _red(self, F, ga, gb):
+        if ga is not None:
+            if ga.shape != self.ashape:
+                ga = F.sum_to(ga, self.ashape)
+            if ga.dtype != self.adt:
+                ga = F.cast(ga, self.adt)
+        if gb is not None:
+            if gb.shape != self.bshape:
+                gb = F.sum_to(gb, self.bshape)
+            if gb.dtype != self.bdt:
+                gb = F.cast(gb, self.bdt)
+        return ga, gb
+
+
+def _binary_node(cls, a, b, bt):
+    """Create the node for a binary op whose inputs are tensor `a` and `b` (tensor `bt` or scalar)."""
+    if bt is None:
+        n = cls((edge(a), NO_EDGE))
+        n.bshape = None
+        n.bdt = None
+        n.other = b
+    else:
+        n = cls((edge(a), edge(bt)))
+        n.bshape = bt._data.shape
+        n.bdt = bt._data.dtype
+        n.other = None
+    n.ashape = a._data.shape
+    n.adt = a._data.dtype
+    return n
+
+
+def _needs_grad(a, bt):
+    return grad.enabled and (a._rg or (bt is not None and bt._rg))
+
+
+def _inplace(fn, x, *args, **kw):
+    """x.op_(...) = x.copy_(op(x, ...)): PyTorch's in-place semantics through the out-of-place op.
+
+    With no gradient to track the result is simply written into x's memory.  With one, the op
+    runs on a stand-in for x (same graph position), x takes the result's place in the graph,
+    and if the op saved its input, the stand-in gets a copy of x's old values.
+    """
+    check_inplace(x)
+    if grad.enabled and (x._rg or any(getattr(v, "_rg", False) for v in args)):
+        snap = make(x._data, x._rg, x._grad_fn, x._out_nr)
+        snap._vc = [x._vc[0]]
+        out = fn(snap, *args, **kw)
+        _check_cast(out, x)
+        saved = out._grad_fn._saved if out._grad_fn is not None else None
+        if saved and any(s[0] is snap for s in saved if len(s) == 2):
+            snap._data = x._data.copy()
+        return commit_inplace(x, out)
+    out = fn(x, *args, **kw)
+    _check_cast(out, x)
+    return commit_inplace(x, out)
+
+
+def _check_cast(out, x):
+    """PyTorch refuses to write a result into a tensor of a lower dtype category (float into long)."""
+    rd, xd = out._data.dtype, x._data.dtype
+    if rd != xd:
+        r, t = _dtype.from_numpy_dtype(rd), _dtype.from_numpy_dtype(xd)
+        if not _dtype.can_cast(r, t):
+            raise RuntimeError(f"result type {r.name_c} can't be cast to the desired output type {t.name_c}")
+
+
+def _red_n(F, grads, shapes, dts):
+    """_Binary._red for any number of inputs: each gradient summed to its input's shape, cast to its dtype."""
+    out = []
+    for g, s, d in zip(grads, shapes, dts):
+        if g is not None:
+            if g.shape != s:
+                g = F.sum_to(g, s)
+            if g.dtype != d:
+                g = F.cast(g, d)
+        out.append(g)
+    return tuple(out)
+
+
+def _want(node, i):
+    """Whether input i of `node` takes a gradient."""
+    return node.next_functions[i][0] is not None
+
+
+def _detached_overwrite(x, arr, name="FillBackward2"):
+    """Overwrite a non-leaf with constants: its values no longer depend on its history, so the node
+    (`name`, one of the classes below) passes a zero gradient back."""
+    e = edge(x)
+    backend.shared_writable(x._data)[...] = arr
+    x._vc[0] += 1
+    x._grad_fn = _OVERWRITE_NODES[name]((e,))
+    x._out_nr = 0
+    return x
+
+
+class _OverwriteBackward(Node):     # x overwritten with constants; dx = 0
+    __slots__ = ()
+
+    def backward(self, F, g):
+        return (F.zeros_like(g),)
+
+
+class FillBackward2(_OverwriteBackward):        # x.fill_(v), and the initialisers without a node of their own
+    __slots__ = ()
+
+
+class ZeroBackward0(_OverwriteBackward):        # x.zero_()
+    __slots__ = ()
+
+
+class UniformBackward0(_OverwriteBackward):     # x.uniform_()
+    __slots__ = ()
+
+
+class NormalBackward0(_OverwriteBackward):      # x.normal_()
+    __slots__ = ()
+
+
+class RandomBackward0(_OverwriteBackward):      # x.random_()
+    __slots__ = ()
+
+
+class RandomBackward1(_OverwriteBackward):      # x.random_(to)
+    __slots__ = ()
+
+
+class RandomBackward2(_OverwriteBackward):      # x.random_(from, to)
+    __slots__ = ()
+
+
+class BernoulliBackward1(_OverwriteBackward):   # x.bernoulli_(p) with a tensor p
+    __slots__ = ()
+
+
+class BernoulliBackward2(_OverwriteBackward):   # x.bernoulli_(p) with a number p
+    __slots__ = ()
+
+
+class ExponentialBackward0(_OverwriteBackward):     # x.exponential_()
+    __slots__ = ()
+
+
+_OVERWRITE_NODES = {c.__name__: c for c in (FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0,
+                                            RandomBackward0, RandomBackward1, RandomBackward2, BernoulliBackward1,
+                                            BernoulliBackward2, ExponentialBackward0)}

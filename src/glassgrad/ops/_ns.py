@@ -226,10 +226,10 @@ class _ArrayNS:
             return np.flip(np.cumsum(np.flip(g, dim), axis=dim), dim)
         return np.cumsum(g, axis=dim)
 
-    # -- elementwise (more) --
+    # -- unary --
     @staticmethod
     def erfinv(x):
-        from .elementwise_more import erfinv_array
+        from .unary import erfinv_array
         return erfinv_array(x).astype(x.dtype)
 
 
@@ -327,7 +327,7 @@ class _TensorNS:
 
     @staticmethod
     def where(c, a, b):
-        return E.where(c if isinstance(c, Tensor) else _make(np.asarray(c)), a, b)
+        return T.where(c if isinstance(c, Tensor) else _make(np.asarray(c)), a, b)
 
     @staticmethod
     def matmul(a, b):
@@ -339,56 +339,56 @@ class _TensorNS:
 
     @staticmethod
     def exp(x):
-        return E.exp(x)
+        return U.exp(x)
 
     @staticmethod
     def log(x):
-        return E.log(x)
+        return U.log(x)
 
     @staticmethod
     def sqrt(x):
-        return E.sqrt(x)
+        return U.sqrt(x)
 
     @staticmethod
     def sin(x):
-        return E.sin(x)
+        return U.sin(x)
 
     @staticmethod
     def cos(x):
-        return E.cos(x)
+        return U.cos(x)
 
     @staticmethod
     def tanh(x):
-        return E.tanh(x)
+        return U.tanh(x)
 
     @staticmethod
     def abs(x):
-        return E.abs(x)
+        return U.abs(x)
 
     @staticmethod
     def sign(x):
-        return E.sign(x)
+        return U.sign(x)
 
     @staticmethod
     def square(x):
-        return E.square(x)
+        return U.square(x)
 
     @staticmethod
     def reciprocal(x):
-        return E.reciprocal(x)
+        return U.reciprocal(x)
 
     @staticmethod
     def sigmoid(x):
-        return E.sigmoid(x)
+        return U.sigmoid(x)
 
     @staticmethod
     def pow(a, b):
-        return E.pow(a, b)
+        return A.pow(a, b)
 
     @staticmethod
     def mask(cond, g):
         c = cond._data if isinstance(cond, Tensor) else cond
-        return E.where(_make(np.asarray(c)), g, _make(np.zeros((), g._data.dtype)))
+        return T.where(_make(np.asarray(c)), g, _make(np.zeros((), g._data.dtype)))
 
     @staticmethod
     def index_add_zeros(shape, index, g):
@@ -421,14 +421,15 @@ class _TensorNS:
         from .scans import _cumsum
         return _cumsum(g, dim, None, reverse)
 
-    # -- elementwise (more) --
+    # -- unary --
     @staticmethod
     def erfinv(x):
-        return E.erfinv(x)
+        return U.erfinv(x)
 
 
 ARR = _ArrayNS()
 TEN = _TensorNS()
 
 from . import view_writes as W  # noqa: E402
-from . import elementwise as E, reduction as R, views as V, linalg as L, conversion as C, indexing as I  # noqa: E402
+from . import arithmetic as A, unary as U, ternary as T  # noqa: E402
+from . import reduction as R, views as V, linalg as L, conversion as C, indexing as I  # noqa: E402

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _args, _dtype
 from ._core import make, edge, save_in, save_out, grad
 from ..autograd.graph import Node
-from .elementwise import _inplace
+from ._core import _inplace
 
 __all__ = ["leaky_relu", "leaky_relu_", "hardtanh", "hardtanh_", "elu", "elu_", "celu", "celu_", "gelu",
            "silu", "silu_", "mish", "mish_", "hardsigmoid", "hardsigmoid_", "hardswish", "hardswish_",
@@ -190,14 +190,14 @@ def _gelu_tanh32(x):
 def _cdf_arr(h, exact):
     """The standard normal CDF of float64 array h: exact (math.erf) for float64 results, else fast."""
     if exact:
-        from .elementwise_more import _erf_arr
+        from .unary import _erf_arr
         return 0.5 * (1.0 + _erf_arr(h * _SQRT1_2)) if h.size else h.copy()
     return 0.5 * _erfc_fast(-h * _SQRT1_2)
 
 
 def _cdf(F, x):
     if F.is_tensor_mode:
-        from .elementwise_more import erf
+        from .unary import erf
         return (erf(x * _SQRT1_2) + 1) * 0.5
     return _cdf_arr(_hi(x), x.dtype == np.float64).astype(x.dtype, copy=False)
 

@@ -60,7 +60,7 @@ not_equal = ne
 
 def _inplace_nograd(fn, x, *args):
     """x.op_(other): the result written into x, cast to x's dtype (PyTorch's in-place semantics)."""
-    from .elementwise import _inplace
+    from ._core import _inplace
     return _inplace(fn, x, *args)
 
 

@@ -549,7 +549,7 @@ def _fill_inplace(x, arr, name="FillBackward2", shared_ok=False):
     check_inplace(x, shared_ok)
     if x._rg and grad.enabled and x._grad_fn is not None:
         # filling a non-leaf cuts its history (node `name`: zero gradient upstream)
-        from .elementwise import _detached_overwrite
+        from ._core import _detached_overwrite
         return _detached_overwrite(x, arr, name)
     backend.shared_writable(x._data)[...] = arr
     x._vc[0] += 1
@@ -571,7 +571,7 @@ def zero_(x):
 
 
 def copy_(x, src, non_blocking=False):
-    from .elementwise import copy_ as _copy
+    from .arithmetic import copy_ as _copy
     return _copy(x, src)
 
 

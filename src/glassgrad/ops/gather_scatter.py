@@ -119,7 +119,7 @@ def _long_index(index, name):
 
 
 def _inplace(fn, x, *args, **kw):
-    from .elementwise import _inplace as ip
+    from ._core import _inplace as ip
     return ip(fn, x, *args, **kw)
 
 

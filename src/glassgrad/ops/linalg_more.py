@@ -298,7 +298,7 @@ def vdot(input, other, *, out=None):
 def outer(input, vec2):
     _tensor_arg(vec2, "outer", 2, "vec2")
     from .views import reshape
-    from .elementwise import mul
+    from .arithmetic import mul
     if input._data.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
     if vec2._data.ndim != 1:
@@ -313,7 +313,7 @@ def ger(input, vec2):
 def inner(input, other, *, out=None):
     _tensor_arg(other, "inner", 2, "other")
     if input._data.ndim == 0 or other._data.ndim == 0:
-        from .elementwise import mul
+        from .arithmetic import mul
         return mul(input, other)
     sa, sb = input._data.shape, other._data.shape
     if sa[-1] != sb[-1]:
@@ -412,7 +412,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 
 
 def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
-    from .elementwise import _inplace
+    from ._core import _inplace
     if mat1._data.ndim == 2 and mat2._data.ndim == 2:
         ts = (mat1._data.shape[0], mat2._data.shape[1])
         if self._data.shape != ts:

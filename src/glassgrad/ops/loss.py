@@ -49,7 +49,7 @@ def check_nondiff(fname, argname, t):
 
 def _clamp_min(F, a, v):
     if F.is_tensor_mode:
-        from .elementwise_binary import clamp_min
+        from .binary import clamp_min
         return clamp_min(a, v)
     return np.maximum(a, a.dtype.type(v))
 
@@ -57,8 +57,8 @@ def _clamp_min(F, a, v):
 def _log_sigmoid(F, x):
     """log(sigmoid(x)), stable: min(x, 0) - log1p(exp(-|x|))."""
     if F.is_tensor_mode:
-        from .elementwise_binary import clamp_max
-        from .elementwise_more import log1p
+        from .binary import clamp_max
+        from .unary import log1p
         return clamp_max(x, 0.0) - log1p(F.exp(-F.abs(x)))
     return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 

@@ -294,7 +294,7 @@ def index_put_(x, indices, values, accumulate=False):
 
 
 def setitem(x, index, value):
-    from .elementwise import copy_
+    from .arithmetic import copy_
     if isinstance(index, Tensor) and index._data.dtype == np.uint8:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     from .indexing import normalize_index
@@ -337,5 +337,5 @@ def setitem(x, index, value):
 
 
 def where(input, condition, other):
-    from .elementwise import where as _where
+    from .ternary import where as _where
     return _where(condition, input, other)

@@ -218,7 +218,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if a.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_name_c(a)}")
-    from .elementwise import div
+    from .arithmetic import div
     axes = _dims(dim, a.ndim)
     cnt = np.asarray((~np.isnan(a)).sum(axis=axes, keepdims=keepdim))
     return div(nansum(input, dim, keepdim), make(cnt))
@@ -348,7 +348,7 @@ def _dim_extreme(name, argfn, input, dim, keepdim):
 
 def max(input, dim=None, keepdim=False, *, out=None):
     if isinstance(dim, Tensor):
-        from .elementwise import maximum
+        from .binary import maximum
         return maximum(input, dim)
     if dim is None:
         return _full_extreme("max", np.max, MaxBackward1, input)
@@ -357,7 +357,7 @@ def max(input, dim=None, keepdim=False, *, out=None):
 
 def min(input, dim=None, keepdim=False, *, out=None):
     if isinstance(dim, Tensor):
-        from .elementwise import minimum
+        from .binary import minimum
         return minimum(input, dim)
     if dim is None:
         return _full_extreme("min", np.min, MinBackward1, input)

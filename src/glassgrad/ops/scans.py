@@ -57,7 +57,7 @@ def _cumsum(input, dim, dtype=None, reverse=False):
 
 
 def cumsum_(x, dim, *, dtype=None):
-    from .elementwise import _inplace
+    from ._core import _inplace
     return _inplace(cumsum, x, dim, dtype=dtype)
 
 

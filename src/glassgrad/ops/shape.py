@@ -285,12 +285,12 @@ def triu(input, diagonal=0, *, out=None):
 
 
 def tril_(x, diagonal=0):
-    from .elementwise import _inplace
+    from ._core import _inplace
     return _inplace(tril, x, diagonal)
 
 
 def triu_(x, diagonal=0):
-    from .elementwise import _inplace
+    from ._core import _inplace
     return _inplace(triu, x, diagonal)
 
 

@@ -12,8 +12,8 @@ import numpy as np
 from ... import _dtype
 from ...ops import activation as A
 from ...ops._core import make, broadcast_error
-from ...ops.elementwise import _inplace
-from ...ops import elementwise_more as _em
+from ...ops._core import _inplace
+from ...ops import unary as _U, softmax as _sm
 from ...ops.statistics import LinalgVectorNormBackward0, norm as _norm
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "elu", "elu_", "selu", "selu_",
@@ -28,11 +28,11 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 # -- rectifiers -------------------------------------------------------------------------------------
 def relu(input, inplace=False):
-    return _em.relu_(input) if inplace else _em.relu(input)
+    return _U.relu_(input) if inplace else _U.relu(input)
 
 
 def relu_(input):
-    return _em.relu_(input)
+    return _U.relu_(input)
 
 
 def relu6(input, inplace=False):
@@ -142,11 +142,11 @@ def hardswish(input, inplace=False):
 
 
 def sigmoid(input):
-    return _em.sigmoid(input)
+    return _U.sigmoid(input)
 
 
 def tanh(input):
-    return _em.tanh(input)
+    return _U.tanh(input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -189,19 +189,19 @@ def _softmax_dim(name, ndim, stacklevel):
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
-    return _em.softmax(input, dim, dtype)
+    return _sm.softmax(input, dim, dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("softmin", input.dim(), _stacklevel)
-    return _em.softmax(-input, dim, dtype)
+    return _sm.softmax(-input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
-    return _em.log_softmax(input, dim, dtype)
+    return _sm.log_softmax(input, dim, dtype)
 
 
 # -- normalize and distances -----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
 from ...ops import loss as _L
 from ...ops.loss_ctc import ctc_loss_per_sample
+from ...ops.arithmetic import _div_scalar
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss",
@@ -84,28 +85,6 @@ def _pointwise_args(input, target, size_average, reduce, reduction):
         reduction = _legacy_get_string(size_average, reduce, stacklevel=4)
     x, t = _G().broadcast_tensors(input, target)
     return x, t, reduction
-
-
-class _DivScalarBackward(_L.Node):
-    """y = x / c for a C++ Scalar c (PyTorch's DivBackward1)."""
-    __slots__ = ("c",)
-
-    def backward(self, F, g):
-        return (g / self.c,)
-
-
-_DivScalarBackward.__name__ = _DivScalarBackward.__qualname__ = "DivBackward1"
-
-
-def _div_scalar(x, c):
-    from ...ops._core import edge, grad as _grad
-    with np.errstate(divide="ignore", invalid="ignore"):
-        y = np.asarray(x._data / x._data.dtype.type(c))
-    if x._rg and _grad.enabled:
-        n = _DivScalarBackward((edge(x),))
-        n.c = c
-        return _make(y, True, n)
-    return _make(y)
 
 
 # -- cross entropy / nll ----------------------------------------------------------------------------

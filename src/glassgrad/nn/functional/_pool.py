@@ -329,13 +329,13 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 # -- lp pool (composite, like PyTorch) -------------------------------------------------------------------
 def _lp(input, norm_type, kernel_size, stride, ceil_mode, nd):
-    from ...ops import elementwise as E
+    from ...ops import unary as U
     from ._activation import relu
     if isinstance(norm_type, (int, float)) and norm_type in (float("inf"), -float("inf")):
         mp = {1: max_pool1d, 2: max_pool2d, 3: max_pool3d}[nd]
         if norm_type > 0:
-            return mp(E.abs(input), kernel_size, stride, 0, 1, ceil_mode)
-        return -mp(-E.abs(input), kernel_size, stride, 0, 1, ceil_mode)
+            return mp(U.abs(input), kernel_size, stride, 0, 1, ceil_mode)
+        return -mp(-U.abs(input), kernel_size, stride, 0, 1, ceil_mode)
     pool = {1: avg_pool1d, 2: avg_pool2d, 3: avg_pool3d}[nd]
     if stride is not None:
         out = pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
@@ -347,7 +347,7 @@ def _lp(input, norm_type, kernel_size, stride, ceil_mode, nd):
         n = 1
         for k in (kernel_size if isinstance(kernel_size, (list, tuple)) else (kernel_size,) * nd):
             n *= k
-    return (E.sign(out) * relu(E.abs(out))).mul(n).pow(1.0 / norm_type)
+    return (U.sign(out) * relu(U.abs(out))).mul(n).pow(1.0 / norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):

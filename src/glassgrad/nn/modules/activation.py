@@ -7,7 +7,7 @@ from ..parameter import Parameter
 from .. import init
 from .. import functional as F
 from ...ops.creation import empty
-from ...ops import elementwise_more as _em
+from ...ops import unary as _U
 
 __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish",
            "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU", "LogSigmoid", "Softplus",
@@ -132,7 +132,7 @@ class ReLU6(Hardtanh):
 
 class Sigmoid(Module):
     def forward(self, input):
-        return _em.sigmoid(input)
+        return _U.sigmoid(input)
 
 
 class Hardsigmoid(_InplaceActivation):
@@ -145,7 +145,7 @@ class Hardsigmoid(_InplaceActivation):
 
 class Tanh(Module):
     def forward(self, input):
-        return _em.tanh(input)
+        return _U.tanh(input)
 
 
 class SiLU(_InplaceActivation):

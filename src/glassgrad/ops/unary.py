@@ -1,13 +1,13 @@
-"""Elementwise math, part 2: unary functions, clamps, min/max, rounding, binary math.
+"""Unary math: one tensor in, one out, element by element.
 
-ops: abs sign sgn exp2 expm1 log2 log10 log1p rsqrt sin cos tan asin acos atan sinh cosh tanh
-     asinh acosh atanh sigmoid logit erf erfc erfinv reciprocal square relu deg2rad rad2deg
-     floor ceil round trunc frac nan_to_num (+ aliases and in-place forms), where, lerp,
-     softmax, log_softmax
-The binary ops (clamp, minimum, atan2, lerp, addcmul, ...) and softmax live in
-elementwise_binary.py.
+ops: exp log sqrt (written by hand: the pattern of an op, see docs/architecture.md section 3)
+     abs absolute sign sgn exp2 expm1 log2 log10 log1p rsqrt sin cos tan asin arcsin acos arccos atan arctan
+     sinh cosh tanh asinh arcsinh acosh arccosh atanh arctanh sigmoid erf erfc erfinv reciprocal
+     deg2rad rad2deg floor ceil trunc fix frac relu (made by the _node + _unary factories)
+     square round logit nan_to_num
+     and the in-place form name_ of each (not deg2rad, rad2deg)
 
-Most unary ops are two lines: `SinBackward0 = _node("SinBackward0", formula, save)` makes the backward
+Most ops here are two lines: `SinBackward0 = _node("SinBackward0", formula, save)` makes the backward
 node (PyTorch's grad_fn name, the formula written once with F -- arrays or Tensors, so it is itself
 differentiable) and `sin, sin_ = _unary("sin", SinBackward0, np.sin)` the forward and its in-place form.
 """
@@ -17,17 +17,102 @@ import math
 import numpy as np
 
 from .. import _args, _dtype
-from ._core import Tensor, make, edge, save_in, save_out, grad, as_tensor_arg, broadcast_error, quiet
+from ._core import make, edge, save_in, save_out, grad, quiet, _inplace
 from ..autograd.graph import Node
-from .elementwise import _inplace, _float_input, pow as _pow
-from .elementwise_binary import _red_n, _want
+from .arithmetic import pow as _pow
 
-__all__ = []
+__all__ = ["exp", "exp_", "log", "log_", "sqrt", "sqrt_",
+           "abs", "abs_", "absolute", "absolute_", "sign", "sign_", "sgn", "sgn_", "exp2", "exp2_", "expm1",
+           "expm1_", "log2", "log2_", "log10", "log10_", "log1p", "log1p_", "rsqrt", "rsqrt_", "sin", "sin_",
+           "cos", "cos_", "tan", "tan_", "asin", "asin_", "arcsin", "arcsin_", "acos", "acos_", "arccos",
+           "arccos_", "atan", "atan_", "arctan", "arctan_", "sinh", "sinh_", "cosh", "cosh_", "tanh", "tanh_",
+           "asinh", "asinh_", "arcsinh", "arcsinh_", "acosh", "acosh_", "arccosh", "arccosh_", "atanh", "atanh_",
+           "arctanh", "arctanh_", "sigmoid", "sigmoid_", "erf", "erf_", "erfc", "erfc_", "erfinv", "erfinv_",
+           "reciprocal", "reciprocal_", "deg2rad", "rad2deg", "floor", "floor_", "ceil", "ceil_", "trunc",
+           "trunc_", "fix", "fix_", "frac", "frac_", "relu", "relu_",
+           "square", "square_", "round", "round_", "logit", "logit_", "nan_to_num", "nan_to_num_"]
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _2_SQRTPI = 2.0 / math.sqrt(math.pi)
 
 
+# -- exp / log / sqrt, written by hand ---------------------------------------------------------------
+def _float_input(x):
+    """Integer inputs of a float function compute in the default float dtype."""
+    a = x._data
+    return a if a.dtype.kind == "f" else a.astype(_dtype._default[0].np)
+
+
+class ExpBackward0(Node):           # y = exp(x); dx = gy * y
+    __slots__ = ()
+    _saved_names = ("result",)
+
+    def backward(self, F, g):
+        y, = F.unpack(self)
+        return (g * y,)
+
+
+def exp(input, *, out=None):
+    y = quiet(np.exp, _float_input(input))
+    if input._rg and grad.enabled:
+        n = ExpBackward0((edge(input),))
+        out = make(y, True, n)
+        n._saved = (save_out(out),)
+        return out
+    return make(y)
+
+
+class LogBackward0(Node):           # y = log(x); dx = gy / x
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, F, g):
+        x, = F.unpack(self)
+        return (g / x,)
+
+
+def log(input, *, out=None):
+    y = quiet(np.log, _float_input(input))
+    if input._rg and grad.enabled:
+        n = LogBackward0((edge(input),))
+        n._saved = (save_in(input),)
+        return make(y, True, n)
+    return make(y)
+
+
+class SqrtBackward0(Node):          # y = sqrt(x); dx = gy / (2 y)
+    __slots__ = ()
+    _saved_names = ("result",)
+
+    def backward(self, F, g):
+        y, = F.unpack(self)
+        return (g / (2 * y),)
+
+
+def sqrt(input, *, out=None):
+    y = quiet(np.sqrt, _float_input(input))
+    if input._rg and grad.enabled:
+        n = SqrtBackward0((edge(input),))
+        out = make(y, True, n)
+        n._saved = (save_out(out),)
+        return out
+    return make(y)
+
+
+def exp_(x):
+    return _inplace(exp, x)
+
+
+def log_(x):
+    return _inplace(log, x)
+
+
+def sqrt_(x):
+    return _inplace(sqrt, x)
+
+
+# -- the factories: _node (the backward class) and _unary (the forward and its in-place form) ------
 class _Unary(Node):
+    """Base of the nodes made by _node that save one value (the input or the result)."""
     __slots__ = ()
 
     def backward(self, F, g):
@@ -36,6 +121,7 @@ class _Unary(Node):
 
 
 class _NoSave(Node):
+    """Base of the nodes made by _node that save nothing."""
     __slots__ = ()
 
     def backward(self, F, g):
@@ -46,14 +132,18 @@ def _node(name, bwd, save="self"):
     """The backward node class `name` (PyTorch's grad_fn name) whose formula is bwd(F, g, saved): saved is
     the input ("self"), the result ("result") or nothing (None).  Bound by assignment where the op is
     defined, so `grep "SinBackward0 ="` finds it."""
-    return type(name, (_NoSave if save is None else _Unary,),
-                {"__slots__": (), "_saved_names": () if save is None else (save,), "_f": staticmethod(bwd),
-                 "__module__": __name__, "__qualname__": name})
+    class node(_NoSave if save is None else _Unary):
+        __slots__ = ()
+        _saved_names = () if save is None else (save,)
+        _f = staticmethod(bwd)
+    node.__name__ = node.__qualname__ = name
+    return node
 
 
-def _unary(name, cls, fwd, keep_int=False, inplace=True, aliases=(), reject=None):
+def _unary(name, cls, fwd, keep_int=False, inplace=True, reject=None):
     """`name(input)` and `name_(x)` (None when not `inplace`) computing fwd on arrays, recording node `cls`
-    (from _node); `name`, its aliases and their in-place forms join __all__."""
+    (from _node).  keep_int: integer inputs keep their dtype (else they compute in the default float dtype);
+    reject: (dtype kinds, exception type, message) for the dtypes the op refuses."""
     save = cls._saved_names[0] if cls._saved_names else None
 
     def fn(input, *, out=None):
@@ -79,17 +169,10 @@ def _unary(name, cls, fwd, keep_int=False, inplace=True, aliases=(), reject=None
     def fn_(x):
         return _inplace(fn, x)
     fn_.__name__ = fn_.__qualname__ = name + "_"
-    for nm in (name,) + tuple(aliases):
-        __all__.append(nm)
-        if inplace:
-            __all__.append(nm + "_")
     return fn, (fn_ if inplace else None)
 
 
-def _sq(x):
-    return x * x
-
-
+# -- made by the factories: y = f(x) (the _unary line); dx = the formula given to _node -----------------
 def _erf_arr(a):
     return np.asarray(np.frompyfunc(math.erf, 1, 1)(a), dtype=np.float64)
 
@@ -129,7 +212,7 @@ def _zero(F, g, v):
 
 
 AbsBackward0 = _node("AbsBackward0", lambda F, g, x: g * F.sign(x))
-abs, abs_ = _unary("abs", AbsBackward0, np.abs, keep_int=True, aliases=("absolute",),
+abs, abs_ = _unary("abs", AbsBackward0, np.abs, keep_int=True,
                    reject=("b", NotImplementedError, '"abs_cpu" not implemented for \'{}\''))
 absolute, absolute_ = abs, abs_
 SignBackward0 = _node("SignBackward0", _zero, save=None)
@@ -155,13 +238,13 @@ cos, cos_ = _unary("cos", CosBackward0, np.cos)
 TanBackward0 = _node("TanBackward0", lambda F, g, y: g * (y * y + 1), save="result")
 tan, tan_ = _unary("tan", TanBackward0, np.tan)
 AsinBackward0 = _node("AsinBackward0", lambda F, g, x: g / F.sqrt(1 - x * x))
-asin, asin_ = _unary("asin", AsinBackward0, np.arcsin, aliases=("arcsin",))
+asin, asin_ = _unary("asin", AsinBackward0, np.arcsin)
 arcsin, arcsin_ = asin, asin_
 AcosBackward0 = _node("AcosBackward0", lambda F, g, x: -g / F.sqrt(1 - x * x))
-acos, acos_ = _unary("acos", AcosBackward0, np.arccos, aliases=("arccos",))
+acos, acos_ = _unary("acos", AcosBackward0, np.arccos)
 arccos, arccos_ = acos, acos_
 AtanBackward0 = _node("AtanBackward0", lambda F, g, x: g / (x * x + 1))
-atan, atan_ = _unary("atan", AtanBackward0, np.arctan, aliases=("arctan",))
+atan, atan_ = _unary("atan", AtanBackward0, np.arctan)
 arctan, arctan_ = atan, atan_
 SinhBackward0 = _node("SinhBackward0", lambda F, g, x: g * ((F.exp(x) + F.exp(-x)) * 0.5))
 sinh, sinh_ = _unary("sinh", SinhBackward0, np.sinh)
@@ -170,13 +253,13 @@ cosh, cosh_ = _unary("cosh", CoshBackward0, np.cosh)
 TanhBackward0 = _node("TanhBackward0", lambda F, g, y: g * (1 - y * y), save="result")
 tanh, tanh_ = _unary("tanh", TanhBackward0, np.tanh)
 AsinhBackward0 = _node("AsinhBackward0", lambda F, g, x: g / F.sqrt(x * x + 1))
-asinh, asinh_ = _unary("asinh", AsinhBackward0, np.arcsinh, aliases=("arcsinh",))
+asinh, asinh_ = _unary("asinh", AsinhBackward0, np.arcsinh)
 arcsinh, arcsinh_ = asinh, asinh_
 AcoshBackward0 = _node("AcoshBackward0", lambda F, g, x: g / F.sqrt(x * x - 1))
-acosh, acosh_ = _unary("acosh", AcoshBackward0, np.arccosh, aliases=("arccosh",))
+acosh, acosh_ = _unary("acosh", AcoshBackward0, np.arccosh)
 arccosh, arccosh_ = acosh, acosh_
 AtanhBackward0 = _node("AtanhBackward0", lambda F, g, x: g / (1 - x * x))
-atanh, atanh_ = _unary("atanh", AtanhBackward0, np.arctanh, aliases=("arctanh",))
+atanh, atanh_ = _unary("atanh", AtanhBackward0, np.arctanh)
 arctanh, arctanh_ = atanh, atanh_
 SigmoidBackward0 = _node("SigmoidBackward0", lambda F, g, y: g * ((1 - y) * y), save="result")
 sigmoid, sigmoid_ = _unary("sigmoid", SigmoidBackward0,
@@ -207,7 +290,7 @@ CeilBackward0 = _node("CeilBackward0", _zero, save=None)
 ceil, ceil_ = _unary("ceil", CeilBackward0, np.ceil, keep_int=True,
                      reject=("b", NotImplementedError, '"ceil_vml_cpu" not implemented for \'{}\''))
 TruncBackward0 = _node("TruncBackward0", _zero, save=None)
-trunc, trunc_ = _unary("trunc", TruncBackward0, np.trunc, keep_int=True, aliases=("fix",),
+trunc, trunc_ = _unary("trunc", TruncBackward0, np.trunc, keep_int=True,
                        reject=("b", NotImplementedError, '"trunc_vml_cpu" not implemented for \'{}\''))
 fix, fix_ = trunc, trunc_
 FracBackward0 = _node("FracBackward0", lambda F, g, v: g, save=None)
@@ -228,7 +311,8 @@ relu, relu_ = _unary("relu", ReluBackward0, lambda a: np.maximum(a, 0), keep_int
                      reject=("b", RuntimeError, "Boolean inputs not supported for relu"))
 
 
-def square(input, *, out=None):
+# -- square / round / logit / nan_to_num, written by hand ----------------------------------------------
+def square(input, *, out=None):         # y = x ** 2: pow's node (PowBackward0), as PyTorch
     if input._data.dtype == np.bool_:
         from .conversion import to_dtype
         input = to_dtype(input, _dtype.int64)
@@ -239,14 +323,14 @@ def square_(x):
     return _inplace(square, x)
 
 
-class RoundBackward0(Node):
+class RoundBackward0(Node):         # y = round(x); dx = 0
     __slots__ = ()
 
     def backward(self, F, g):
         return (g * 0,)
 
 
-class RoundBackward1(RoundBackward0):
+class RoundBackward1(RoundBackward0):   # y = round(x, decimals); dx = 0
     __slots__ = ()
     _saved_names = ("decimals",)
 
@@ -272,7 +356,7 @@ def round_(x, *, decimals=0):
     return _inplace(round, x, decimals=decimals)
 
 
-class LogitBackward0(Node):         # dx = gy / (x (1 - x)), 0 outside [eps, 1 - eps]
+class LogitBackward0(Node):         # y = log(x / (1 - x)); dx = gy / (x (1 - x)), 0 outside [eps, 1 - eps]
     __slots__ = ("eps",)
     _saved_names = ("self",)
 
@@ -303,7 +387,7 @@ def logit_(x, eps=None):
     return _inplace(logit, x, eps)
 
 
-class NanToNumBackward0(Node):      # dx = gy where x is finite, else 0
+class NanToNumBackward0(Node):      # y = x with nan / inf replaced; dx = gy where x is finite, else 0
     __slots__ = ()
     _saved_names = ("self",)
 
@@ -332,220 +416,3 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
 def nan_to_num_(x, nan=0.0, posinf=None, neginf=None):
     return _inplace(nan_to_num, x, nan, posinf, neginf)
-
-
-__all__ += ["square", "square_", "round", "round_", "logit", "logit_", "nan_to_num", "nan_to_num_"]
-
-
-# -- where -------------------------------------------------------------------------------------------
-class WhereBackward0(Node):         # y = where(c, a, b); da = where(c, gy, 0); db = where(c, 0, gy)
-    __slots__ = ("cond", "ashape", "bshape", "adt", "bdt")
-    _saved_names = ("condition",)
-
-    def backward(self, F, g):
-        c = self.cond
-        z = F.zeros_like(g)
-        ga = gb = None
-        if self.next_functions[0][0] is not None:
-            ga = F.sum_to(F.where(F.const(c, g), g, z), self.ashape)
-            if ga.dtype != self.adt:
-                ga = F.cast(ga, self.adt)
-        if self.next_functions[1][0] is not None:
-            gb = F.sum_to(F.where(F.const(c, g), z, g), self.bshape)
-            if gb.dtype != self.bdt:
-                gb = F.cast(gb, self.bdt)
-        return (ga, gb)
-
-
-def where(condition, input=None, other=None, *, out=None):
-    if input is None and other is None:
-        from .indexing import nonzero
-        return nonzero(condition, as_tuple=True)
-    c = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
-    if c.dtype != np.bool_:
-        if c.dtype == np.uint8:
-            import warnings
-            warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be "
-                          "removed in a future version of PyTorch. Use a boolean condition instead.",
-                          UserWarning, stacklevel=2)
-            c = c.astype(bool)
-        else:
-            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                               f"{_dtype.from_numpy_dtype(c.dtype).name.capitalize()}")
-    if not isinstance(input, Tensor):
-        if not isinstance(other, Tensor):
-            input = as_tensor_arg(input, None)
-            other = as_tensor_arg(other, None)
-        else:
-            input = as_tensor_arg(input, other)
-    if not isinstance(other, Tensor):
-        other = as_tensor_arg(other, input)
-    rt = _dtype.result_type(input, other).np
-    ad = input._data if input._data.dtype == rt else input._data.astype(rt)
-    bd = other._data if other._data.dtype == rt else other._data.astype(rt)
-    try:
-        y = np.where(c, ad, bd)
-    except ValueError:
-        raise broadcast_error(np.broadcast_shapes(ad.shape, bd.shape) if _bc_ok(ad, bd) else ad.shape,
-                              c.shape if _bc_ok(ad, bd) else bd.shape) from None
-    if grad.enabled and (input._rg or other._rg):
-        n = WhereBackward0((edge(input), edge(other)))
-        n.cond = c
-        n.ashape, n.bshape = ad.shape, bd.shape
-        n.adt, n.bdt = input._data.dtype, other._data.dtype
-        return make(y, True, n)
-    return make(y)
-
-
-def _bc_ok(a, b):
-    try:
-        np.broadcast_shapes(a.shape, b.shape)
-        return True
-    except ValueError:
-        return False
-
-
-# -- lerp / addcmul / addcdiv --------------------------------------------------------------------------
-class LerpBackward0(Node):          # y = s + w (e - s); ds = gy (1 - w); de = gy w; dw = gy (e - s)
-    __slots__ = ("w", "shapes", "dts")
-    _saved_names = ("weight",)
-
-    def backward(self, F, g):
-        w = self.w
-        return _red_n(F, [g * (1 - w) if _want(self, 0) else None, g * w if _want(self, 1) else None],
-                      self.shapes, self.dts)
-
-
-class LerpBackward1(Node):
-    __slots__ = ("shapes", "dts")
-    _saved_names = ("self", "end", "weight")
-
-    def backward(self, F, g):
-        s, e, w = F.unpack(self)
-        return _red_n(F, [g * (1 - w) if _want(self, 0) else None, g * w if _want(self, 1) else None,
-                          g * (e - s) if _want(self, 2) else None], self.shapes, self.dts)
-
-
-def lerp(input, end, weight, *, out=None):
-    _args.tensor_arg(end, "lerp", "end", 2)
-    s, e = input._data, end._data
-    wt = isinstance(weight, Tensor)
-    if not wt:
-        weight = _args.number_arg(weight, "lerp", "weight", 3)
-        if s.dtype.kind not in "f":
-            raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for '
-                                      f'\'{_dtype.from_numpy_dtype(s.dtype).name_c}\'')
-    for nm, t in (("end", end), ("weight", weight if wt else None)):
-        if t is not None and t._data.dtype != s.dtype:
-            raise RuntimeError(f"expected dtype {_dtype.cpp_name(s.dtype)} for `{nm}` but got dtype "
-                               f"{_dtype.cpp_name(t._data.dtype)}")
-    w = weight._data if wt else weight
-    try:
-        with np.errstate(all="ignore"):
-            y = np.where(np.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w)).astype(s.dtype)
-    except ValueError:
-        from ._core import broadcast_error
-        raise broadcast_error(s.shape, e.shape) from None
-    ts = [input, end] + ([weight] if wt else [])
-    if grad.enabled and any(t._rg for t in ts):
-        n = (LerpBackward1 if wt else LerpBackward0)(tuple(edge(t) for t in ts))
-        n.shapes = [t._data.shape for t in ts]
-        n.dts = [t._data.dtype for t in ts]
-        if wt:
-            n._saved = tuple(save_in(t) for t in ts)
-        else:
-            n.w = weight
-        return make(y, True, n)
-    return make(y)
-
-
-def lerp_(x, end, weight):
-    return _inplace(lerp, x, end, weight)
-
-
-# -- softmax / log_softmax -----------------------------------------------------------------------------
-class SoftmaxBackward0(Node):       # dx = y (gy - sum(gy y, dim))
-    __slots__ = ("dim",)
-    _saved_names = ("result",)
-
-    def backward(self, F, g):
-        y, = F.unpack(self)
-        return (y * (g - F.sum(g * y, self.dim, True)),)
-
-
-class LogSoftmaxBackward0(Node):    # dx = gy - exp(y) sum(gy, dim)
-    __slots__ = ("dim",)
-    _saved_names = ("result",)
-
-    def backward(self, F, g):
-        y, = F.unpack(self)
-        if not F.plain:
-            return (g - F.exp(y) * F.sum(g, self.dim, True),)
-        return (g - np.exp(y) * _short_reduce(np.add, g, self.dim),)
-
-
-def _short_reduce(ufunc, a, d):
-    """ufunc.reduce(a, axis=d, keepdims=True).  NumPy reduces a short innermost axis row by row (~50 ns a
-    row); for one axis of length 2..7 a loop over its slices is several times faster.  Max is exact either
-    way, and sums of fewer than 8 terms add in NumPy's order (left to right)."""
-    ax = d[0] if isinstance(d, tuple) and len(d) == 1 else d
-    n = a.shape[ax] if a.ndim > 1 and isinstance(ax, int) else 0
-    if not 1 < n < 8:
-        return ufunc.reduce(a, axis=d, keepdims=True)
-    ix = [slice(None)] * a.ndim
-    ix[ax] = slice(0, 1)
-    r = a[tuple(ix)].copy()
-    for j in range(1, n):
-        ix[ax] = slice(j, j + 1)
-        ufunc(r, a[tuple(ix)], out=r)
-    return r
-
-
-def _softmax_arr(a, d, log):
-    """(log-)softmax of array `a` over axes `d`: shifted by the finite max, in place on one fresh array."""
-    m = _short_reduce(np.maximum, a, d)
-    m = np.where(np.isfinite(m), m, 0)
-    z = np.asarray(a - m)
-    if log:
-        s = _short_reduce(np.add, np.exp(z), d)
-        z -= np.log(s)
-    else:
-        np.exp(z, out=z)
-        z /= _short_reduce(np.add, z, d)
-    return z
-
-
-def _softmax(input, dim, dtype, log):
-    from .reduction import _dims
-    from .conversion import to_dtype
-    if dtype is not None:
-        input = to_dtype(input, _dtype.to_dtype(dtype))
-    a = input._data
-    if dim is None:
-        dim = 0 if a.ndim in (0, 1, 3) else 1
-    d = _dims(dim, a.ndim) if a.ndim else (_dims(dim, 0), ())[1]
-    if a.dtype.kind != "f":
-        raise NotImplementedError(f"\"{'log_' if log else ''}softmax_lastdim_kernel_impl\" not implemented for "
-                           f"'{_dtype.from_numpy_dtype(a.dtype).name_c}'")
-    if a.size == 0:
-        y = a.copy()
-    else:
-        y = quiet(_softmax_arr, a, d, log)
-    if input._rg and grad.enabled:
-        n = (LogSoftmaxBackward0 if log else SoftmaxBackward0)((edge(input),))
-        n.dim = d
-        out = make(y, True, n)
-        n._saved = (save_out(out),)
-        return out
-    return make(y)
-
-
-def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
-    return _softmax(input, dim, dtype, False)
-
-
-def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
-    return _softmax(input, dim, dtype, True)
-
-
-__all__ += ["where", "lerp", "lerp_", "softmax", "log_softmax"]

@@ -1,135 +1,23 @@
-"""Elementwise arithmetic and math.
+"""Arithmetic: the operators + - * / ** // % and their torch functions.
 
-ops: add sub rsub mul div rdiv neg exp log sqrt pow rpow where copy_ and the in-place forms
-     add_ sub_ mul_ div_ pow_ (more in later sections of this file)
+ops: add sub subtract rsub mul multiply div divide true_divide rdiv neg negative pow rpow
+     floor_divide remainder fmod float_power copy_
+     and the in-place forms add_ sub_ mul_ div_ true_divide_ pow_ neg_ floor_divide_ remainder_ fmod_
 
-Binary ops broadcast; their backward sums the gradient back to each input's shape and casts
-it to the input's dtype (an op computed in a promoted dtype hands each input a gradient of
-its own dtype, as PyTorch does).
+Binary ops broadcast; their backward (a `_Binary` node, ops/_core.py) sums the gradient back to
+each input's shape and casts it to the input's dtype (an op computed in a promoted dtype hands
+each input a gradient of its own dtype, as PyTorch does).
 """
 import numpy as np
 
-from .. import _args, _dtype, backend
-from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, broadcast_error,
-                    check_inplace, commit_inplace, as_tensor_arg, quiet)
-from ._core import FP_DEFAULT, fp_state
+from .. import _args, _dtype
+from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, check_inplace,
+                    commit_inplace, as_tensor_arg, _bcast, _Binary, _binary_node, _needs_grad, _want, _inplace)
 from ..autograd.graph import Node
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "neg",
-           "negative", "exp", "log", "sqrt", "pow"]
-
-
-# -- shared machinery ------------------------------------------------------------------------
-def _bcast(fn, ad, bd, a, b):
-    """Apply a NumPy binary function, turning NumPy's broadcast error into PyTorch's."""
-    try:
-        if fp_state.get() is FP_DEFAULT:    # quiet(fn, ad, bd) inlined: the hot path of every binary op
-            try:
-                return fn(ad, bd)
-            except (RuntimeWarning, FloatingPointError):
-                pass
-        return quiet(fn, ad, bd)
-    except ValueError:
-        bs = bd.shape if hasattr(bd, "shape") else ()
-        raise broadcast_error(ad.shape, bs) from None
-
-
-class _Binary(Node):
-    """Node of a binary op: remembers each input's shape and dtype to reduce its gradient."""
-    __slots__ = ("ashape", "bshape", "adt", "bdt", "other")
-
-    def _red(self, F, ga, gb):
-        if ga is not None:
-            if ga.shape != self.ashape:
-                ga = F.sum_to(ga, self.ashape)
-            if ga.dtype != self.adt:
-                ga = F.cast(ga, self.adt)
-        if gb is not None:
-            if gb.shape != self.bshape:
-                gb = F.sum_to(gb, self.bshape)
-            if gb.dtype != self.bdt:
-                gb = F.cast(gb, self.bdt)
-        return ga, gb
-
-
-def _binary_node(cls, a, b, bt):
-    """Create the node for a binary op whose inputs are tensor `a` and `b` (tensor `bt` or scalar)."""
-    if bt is None:
-        n = cls((edge(a), NO_EDGE))
-        n.bshape = None
-        n.bdt = None
-        n.other = b
-    else:
-        n = cls((edge(a), edge(bt)))
-        n.bshape = bt._data.shape
-        n.bdt = bt._data.dtype
-        n.other = None
-    n.ashape = a._data.shape
-    n.adt = a._data.dtype
-    return n
-
-
-def _needs_grad(a, bt):
-    return grad.enabled and (a._rg or (bt is not None and bt._rg))
-
-
-def _inplace(fn, x, *args, **kw):
-    """x.op_(...) = x.copy_(op(x, ...)): PyTorch's in-place semantics through the out-of-place op.
-
-    With no gradient to track the result is simply written into x's memory.  With one, the op
-    runs on a stand-in for x (same graph position), x takes the result's place in the graph,
-    and if the op saved its input, the stand-in gets a copy of x's old values.
-    """
-    check_inplace(x)
-    if grad.enabled and (x._rg or any(getattr(v, "_rg", False) for v in args)):
-        snap = make(x._data, x._rg, x._grad_fn, x._out_nr)
-        snap._vc = [x._vc[0]]
-        out = fn(snap, *args, **kw)
-        _check_cast(out, x)
-        saved = out._grad_fn._saved if out._grad_fn is not None else None
-        if saved and any(s[0] is snap for s in saved if len(s) == 2):
-            snap._data = x._data.copy()
-        return commit_inplace(x, out)
-    out = fn(x, *args, **kw)
-    _check_cast(out, x)
-    return commit_inplace(x, out)
-
-
-def _check_cast(out, x):
-    """PyTorch refuses to write a result into a tensor of a lower dtype category (float into long)."""
-    rd, xd = out._data.dtype, x._data.dtype
-    if rd != xd:
-        r, t = _dtype.from_numpy_dtype(rd), _dtype.from_numpy_dtype(xd)
-        if not _dtype.can_cast(r, t):
-            raise RuntimeError(f"result type {r.name_c} can't be cast to the desired output type {t.name_c}")
-
-
-def _detached_overwrite(x, arr, name="FillBackward2"):
-    """Overwrite a non-leaf with constants: its values no longer depend on its history, so the node
-    (PyTorch's FillBackward2, ZeroBackward0, NormalBackward0, ...) passes a zero gradient back."""
-    e = edge(x)
-    backend.shared_writable(x._data)[...] = arr
-    x._vc[0] += 1
-    x._grad_fn = _overwrite_node(name)((e,))
-    x._out_nr = 0
-    return x
-
-
-class _OverwriteBackward(Node):
-    __slots__ = ()
-
-    def backward(self, F, g):
-        return (F.zeros_like(g),)
-
-
-_OVERWRITE_NODES = {}
-
-
-def _overwrite_node(name):
-    cls = _OVERWRITE_NODES.get(name)
-    if cls is None:
-        cls = _OVERWRITE_NODES[name] = type(name, (_OverwriteBackward,), {"__slots__": ()})
-    return cls
+           "negative", "pow", "true_divide_", "neg_", "floor_divide", "floor_divide_", "remainder",
+           "remainder_", "fmod", "fmod_", "float_power"]
 
 
 # -- add / sub ----------------------------------------------------------------------------------
@@ -160,7 +48,7 @@ class RsubBackward1(_Binary):       # y = other - alpha * a (other a scalar); da
         return self._red(F, -g if self.alpha == 1 else g * (-self.alpha), None)
 
 
-class RsubBackward0(_Binary):       # y = b - alpha * a (b a tensor)
+class RsubBackward0(_Binary):       # y = b - alpha * a (b a tensor); da = -alpha * gy; db = gy
     __slots__ = ("alpha",)
 
     def backward(self, F, g):
@@ -278,6 +166,25 @@ class DivBackward2(DivBackward0):   # rounding_mode given: zero gradient (piecew
         return self._red(F, z, None if self.bshape is None else z)
 
 
+class DivBackward1(Node):           # y = x / c (c a C++ Scalar in x's dtype); dx = gy / c
+    __slots__ = ("c",)
+
+    def backward(self, F, g):
+        return (g / self.c,)
+
+
+def _div_scalar(x, c):
+    """x / c with c cast to x's dtype first: PyTorch's division by a C++ Scalar (node DivBackward1), which
+    its loss functions use (nn/functional/_loss.py)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.asarray(x._data / x._data.dtype.type(c))
+    if x._rg and grad.enabled:
+        n = DivBackward1((edge(x),))
+        n.c = c
+        return make(y, True, n)
+    return make(y)
+
+
 def _true_div_operands(input, other):
     ad, bd, bt = binary_operands(input, other)
     if ad.dtype.kind in "iub" and (bt is None and not isinstance(bd, float) or bt is not None and bd.dtype.kind in "iub"):
@@ -334,12 +241,11 @@ def rdiv(input, other):
     """other / input, what `2 / x` calls: PyTorch computes reciprocal(x) * other."""
     if isinstance(other, Tensor):
         return div(other, input)
-    from . import elementwise as _self
-    r = _self.reciprocal(input) if hasattr(_self, "reciprocal") else div(1.0, input)
-    return mul(r, other)
+    from .unary import reciprocal      # (unary.py imports this module)
+    return mul(reciprocal(input), other)
 
 
-# -- unary ---------------------------------------------------------------------------------------
+# -- neg -----------------------------------------------------------------------------------------
 class NegBackward0(Node):           # y = -x; dx = -gy
     __slots__ = ()
 
@@ -358,68 +264,6 @@ def neg(input, *, out=None):
 
 
 negative = neg
-
-
-def _float_input(x):
-    """Integer inputs of a float function compute in the default float dtype."""
-    a = x._data
-    return a if a.dtype.kind == "f" else a.astype(_dtype._default[0].np)
-
-
-class ExpBackward0(Node):           # y = exp(x); dx = gy * y
-    __slots__ = ()
-    _saved_names = ("result",)
-
-    def backward(self, F, g):
-        y, = F.unpack(self)
-        return (g * y,)
-
-
-def exp(input, *, out=None):
-    y = quiet(np.exp, _float_input(input))
-    if input._rg and grad.enabled:
-        n = ExpBackward0((edge(input),))
-        out = make(y, True, n)
-        n._saved = (save_out(out),)
-        return out
-    return make(y)
-
-
-class LogBackward0(Node):           # y = log(x); dx = gy / x
-    __slots__ = ()
-    _saved_names = ("self",)
-
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        return (g / x,)
-
-
-def log(input, *, out=None):
-    y = quiet(np.log, _float_input(input))
-    if input._rg and grad.enabled:
-        n = LogBackward0((edge(input),))
-        n._saved = (save_in(input),)
-        return make(y, True, n)
-    return make(y)
-
-
-class SqrtBackward0(Node):          # y = sqrt(x); dx = gy / (2 y)
-    __slots__ = ()
-    _saved_names = ("result",)
-
-    def backward(self, F, g):
-        y, = F.unpack(self)
-        return (g / (2 * y),)
-
-
-def sqrt(input, *, out=None):
-    y = quiet(np.sqrt, _float_input(input))
-    if input._rg and grad.enabled:
-        n = SqrtBackward0((edge(input),))
-        out = make(y, True, n)
-        n._saved = (save_out(out),)
-        return out
-    return make(y)
 
 
 # -- pow -------------------------------------------------------------------------------------------
@@ -567,18 +411,6 @@ def pow_(x, exponent):
     return _inplace(pow, x, exponent)
 
 
-def exp_(x):
-    return _inplace(exp, x)
-
-
-def log_(x):
-    return _inplace(log, x)
-
-
-def sqrt_(x):
-    return _inplace(sqrt, x)
-
-
 def neg_(x):
     return _inplace(neg, x)
 
@@ -586,9 +418,106 @@ def neg_(x):
 true_divide_ = div_
 
 
-# -- the rest of the family lives in elementwise_more.py (unary math) and elementwise_binary.py --------
-from . import elementwise_more as _more, elementwise_binary as _binary  # noqa: E402
-from .elementwise_more import *  # noqa: E402,F401,F403
-from .elementwise_binary import *  # noqa: E402,F401,F403
+# -- floor_divide / remainder / fmod / float_power ---------------------------------------------------
+class _FloorDivideNotImplemented(Node):    # y = floor(a / b): PyTorch has no derivative, its backward raises
+    __slots__ = ()
 
-__all__ += ["true_divide_", "neg_", "exp_", "log_", "sqrt_"] + _more.__all__ + _binary.__all__
+    def backward(self, F, g):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+_FloorDivideNotImplemented.__name__ = "torch::autograd::NotImplemented"
+
+
+def floor_divide(input, other, *, out=None):
+    if not isinstance(input, Tensor):
+        input = as_tensor_arg(input, other)
+    y = div(input, other, rounding_mode="floor")
+    if y._grad_fn is not None:
+        y._grad_fn = _FloorDivideNotImplemented(y._grad_fn.next_functions)
+    return y
+
+
+def floor_divide_(x, other):
+    return _inplace(floor_divide, x, other)
+
+
+class RemainderBackward1(_Binary):  # y = a - b floor(a / b); da = gy; db = -gy * floor(a / b)
+    __slots__ = ()
+    _saved_names = ("self", "other")
+    _round = staticmethod(np.floor)
+
+    def backward(self, F, g):
+        if self.bshape is None:
+            return self._red(F, g, None)
+        a, b = F.unpack(self)
+        gb = None
+        if _want(self, 1):
+            if F.is_tensor_mode:    # a differentiable (zero-gradient) quotient, as PyTorch's
+                q = div(a, b, rounding_mode="floor" if self._round is np.floor else "trunc")
+            else:
+                with np.errstate(all="ignore"):
+                    q = self._round(a / b)
+            gb = -g * q
+        return self._red(F, g, gb)
+
+
+class RemainderBackward0(RemainderBackward1):  # b a number: da = gy
+    __slots__ = ()
+
+
+class FmodBackward1(RemainderBackward1):   # y = a - b trunc(a / b); da = gy; db = -gy * trunc(a / b)
+    __slots__ = ()
+    _round = staticmethod(np.trunc)
+
+
+class FmodBackward0(FmodBackward1):        # b a number: da = gy
+    __slots__ = ()
+
+
+def _mod(fn, scalar_cls, tensor_cls):
+    def op(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            input = as_tensor_arg(input, other)
+        ad, bd, bt = binary_operands(input, other)
+        if ad.dtype.kind in "iu" and np.any(np.asarray(bd) == 0):
+            raise RuntimeError("ZeroDivisionError")
+        with np.errstate(all="ignore"):
+            y = _bcast(fn, ad, bd, input, other)
+        if _needs_grad(input, bt) and y.dtype.kind == "f":
+            n = _binary_node(scalar_cls if bt is None else tensor_cls, input, other, bt)
+            n._saved = (save_in(input), save_in(bt)) if bt is not None else ()
+            return make(y, True, n)
+        return make(y)
+    return op
+
+
+def _remainder_arr(a, b):
+    """PyTorch's remainder: fmod, moved into the divisor's sign (7 % -7.0 is 0., not -0.)."""
+    if np.result_type(a, b).kind != "f":
+        return np.remainder(a, b)
+    m = np.fmod(a, b)
+    return np.where((m != 0) & ((np.asarray(b) < 0) != (m < 0)), m + b, m)
+
+
+remainder = _mod(_remainder_arr, RemainderBackward0, RemainderBackward1)
+fmod = _mod(np.fmod, FmodBackward0, FmodBackward1)
+
+
+def remainder_(x, other):
+    return _inplace(remainder, x, other)
+
+
+def fmod_(x, other):
+    return _inplace(fmod, x, other)
+
+
+def float_power(input, exponent, *, out=None):
+    from .conversion import to_dtype
+    if not isinstance(input, Tensor):
+        input = as_tensor_arg(input, exponent)
+    x = input if input._data.dtype == np.float64 else to_dtype(input, _dtype.float64)
+    if isinstance(exponent, Tensor):
+        e = exponent if exponent._data.dtype == np.float64 else to_dtype(exponent, _dtype.float64)
+        return pow(x, e)
+    return pow(x, float(_args.number_arg(exponent, "float_power", "exponent", 2)))

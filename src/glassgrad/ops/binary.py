@@ -1,21 +1,19 @@
-"""Elementwise math, part 3: binary and ternary ops, clamps, softmax.
+"""Binary math: two tensors (or a tensor and a number) in, one out, element by element.
 
-ops: clamp clip clamp_min clamp_max minimum maximum fmin fmax atan2 arctan2 hypot xlogy copysign
-     floor_divide remainder fmod float_power addcmul addcdiv
-     (+ in-place forms)
+ops: minimum maximum fmin fmax clamp clip clamp_min clamp_max atan2 arctan2 hypot xlogy copysign
+     and the in-place forms clamp_ clip_ clamp_min_ clamp_max_ atan2_ hypot_ xlogy_ copysign_
+(the operators + - * / ** // % are in arithmetic.py; where, lerp, addcmul, addcdiv in ternary.py)
 """
 import numpy as np
 
-from .. import _args, _dtype
+from .. import _dtype
 from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, as_tensor_arg,
-                    broadcast_shape)
+                    _bcast, _Binary, _binary_node, _needs_grad, _red_n, _want, _inplace)
 from ..autograd.graph import Node
-from .elementwise import _inplace, _Binary, _binary_node, _needs_grad, _bcast, div as _div, pow as _pow
 
 __all__ = ["clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_min_", "clamp_max", "clamp_max_", "minimum",
            "maximum", "fmin", "fmax", "atan2", "arctan2", "atan2_", "hypot", "hypot_", "xlogy", "xlogy_",
-           "copysign", "copysign_", "floor_divide", "floor_divide_", "remainder", "remainder_", "fmod", "fmod_",
-           "float_power", "addcmul", "addcmul_", "addcdiv", "addcdiv_"]
+           "copysign", "copysign_"]
 
 
 def _need_tensor(fn, other, pos=2, arg="other"):
@@ -31,24 +29,8 @@ def _floatify(ad, bd, bt):
     return ad, bd
 
 
-def _red_n(F, grads, shapes, dts):
-    out = []
-    for g, s, d in zip(grads, shapes, dts):
-        if g is not None:
-            if g.shape != s:
-                g = F.sum_to(g, s)
-            if g.dtype != d:
-                g = F.cast(g, d)
-        out.append(g)
-    return tuple(out)
-
-
-def _want(node, i):
-    return node.next_functions[i][0] is not None
-
-
 # -- clamp ------------------------------------------------------------------------------------------
-class ClampBackward1(Node):         # number bounds: dx = gy where min <= x <= max
+class ClampBackward1(Node):         # y = clamp(x, min, max), number bounds; dx = gy where min <= x <= max
     __slots__ = ("min", "max")
     _saved_names = ("self",)
 
@@ -63,7 +45,7 @@ class ClampBackward1(Node):         # number bounds: dx = gy where min <= x <= m
         return (F.mask(m, g),)
 
 
-class ClampBackward0(Node):         # tensor bounds (PyTorch's clamp_backward_min_max)
+class ClampBackward0(Node):         # tensor bounds: gy goes to the one of x, min, max that y is (max if min > max)
     __slots__ = ("shapes", "dts", "has")
     _saved_names = ("self", "min", "max")
 
@@ -153,15 +135,15 @@ def clamp_(x, min=None, max=None):
 clip_ = clamp_
 
 
-class ClampMinBackward0(ClampBackward1):
+class ClampMinBackward0(ClampBackward1):   # y = clamp_min(x, number); dx = gy where x >= min
     __slots__ = ()
 
 
-class ClampMaxBackward0(ClampBackward1):
+class ClampMaxBackward0(ClampBackward1):   # y = clamp_max(x, number); dx = gy where x <= max
     __slots__ = ()
 
 
-class ClampMinBackward1(_Binary):   # dx = gy where x >= min; dmin = gy where x < min
+class ClampMinBackward1(_Binary):   # y = clamp_min(x, min); dx = gy where x >= min; dmin = gy where x < min
     __slots__ = ()
     _saved_names = ("self", "min")
     _op = np.greater_equal
@@ -173,7 +155,7 @@ class ClampMinBackward1(_Binary):   # dx = gy where x >= min; dmin = gy where x 
                          F.mask(~keep, g) if _want(self, 1) else None)
 
 
-class ClampMaxBackward1(ClampMinBackward1):
+class ClampMaxBackward1(ClampMinBackward1):    # y = clamp_max(x, max); dx = gy where x <= max; dmax = gy elsewhere
     __slots__ = ()
     _saved_names = ("self", "max")
     _op = np.less_equal
@@ -212,7 +194,7 @@ def clamp_max_(x, max):
 
 
 # -- minimum / maximum / fmin / fmax ------------------------------------------------------------------
-class MaximumBackward0(_Binary):    # ties split the gradient 0.5 / 0.5
+class MaximumBackward0(_Binary):    # y = max(a, b); gy goes to the larger, ties split it 0.5 / 0.5
     __slots__ = ()
     _saved_names = ("self", "other")
     _lt = np.less
@@ -227,12 +209,12 @@ class MaximumBackward0(_Binary):    # ties split the gradient 0.5 / 0.5
         return self._red(F, ga, gb)
 
 
-class MinimumBackward0(MaximumBackward0):
+class MinimumBackward0(MaximumBackward0):  # y = min(a, b); gy goes to the smaller, ties split it 0.5 / 0.5
     __slots__ = ()
     _lt = np.greater
 
 
-class FmaxBackward0(_Binary):       # self gets gy where self >= other or other is nan
+class FmaxBackward0(_Binary):       # y = fmax(a, b); da = gy where a >= b or b is nan; db = gy elsewhere
     __slots__ = ()
     _saved_names = ("self", "other")
     _ge = np.greater_equal
@@ -245,7 +227,7 @@ class FmaxBackward0(_Binary):       # self gets gy where self >= other or other 
                          F.mask(~sel, g) if _want(self, 1) else None)
 
 
-class FminBackward0(FmaxBackward0):
+class FminBackward0(FmaxBackward0):    # y = fmin(a, b); da = gy where a <= b or b is nan; db = gy elsewhere
     __slots__ = ()
     _ge = np.less_equal
 
@@ -271,7 +253,7 @@ fmin = _minmax("fmin", np.fmin, FminBackward0)
 
 
 # -- atan2 / hypot / xlogy / copysign ----------------------------------------------------------------
-class Atan2Backward0(_Binary):      # da = gy b / (a^2 + b^2); db = -gy a / (a^2 + b^2)
+class Atan2Backward0(_Binary):      # y = atan2(a, b); da = gy b / (a^2 + b^2); db = -gy a / (a^2 + b^2)
     __slots__ = ()
     _saved_names = ("self", "other")
 
@@ -281,7 +263,7 @@ class Atan2Backward0(_Binary):      # da = gy b / (a^2 + b^2); db = -gy a / (a^2
         return self._red(F, r * b if _want(self, 0) else None, -r * a if _want(self, 1) else None)
 
 
-class HypotBackward0(_Binary):      # da = gy a / y; db = gy b / y
+class HypotBackward0(_Binary):      # y = sqrt(a^2 + b^2); da = gy a / y; db = gy b / y
     __slots__ = ()
     _saved_names = ("self", "other", "result")
 
@@ -325,7 +307,7 @@ def _xlogy_arr(x, y):
         return np.where((x == 0) & ~np.isnan(y), np.zeros((), np.result_type(x, y)), x * np.log(y))
 
 
-class XlogyBackward0(_Binary):      # dx = gy log(y) (0 where x == 0 and y <= 0); dy = gy x / y
+class XlogyBackward0(_Binary):      # z = x log(y); dx = gy log(y) (0 where x == 0 and y <= 0); dy = gy x / y
     __slots__ = ()
     _saved_names = ("self", "other")
 
@@ -347,11 +329,11 @@ class XlogyBackward0(_Binary):      # dx = gy log(y) (0 where x == 0 and y <= 0)
         return self._red(F, ga, gb)
 
 
-class XlogyBackward1(XlogyBackward0):
+class XlogyBackward1(XlogyBackward0):     # x a number: dy = gy x / y
     __slots__ = ()
 
 
-class XlogyBackward2(XlogyBackward0):
+class XlogyBackward2(XlogyBackward0):     # y a number: dx = gy log(y)
     __slots__ = ()
 
 
@@ -382,7 +364,7 @@ def xlogy_(x, other):
     return _inplace(xlogy, x, other)
 
 
-class CopysignBackward0(_Binary):   # da = gy * result / self (0 where self == 0); db = 0
+class CopysignBackward0(_Binary):   # y = |a| sign(b); da = gy * result / self (0 where self == 0); db = 0
     __slots__ = ()
     _saved_names = ("self", "result")
 
@@ -394,7 +376,7 @@ class CopysignBackward0(_Binary):   # da = gy * result / self (0 where self == 0
         return self._red(F, g * r if _want(self, 0) else None, gb)
 
 
-class CopysignBackward1(CopysignBackward0):
+class CopysignBackward1(CopysignBackward0):   # b a number
     __slots__ = ()
 
 
@@ -412,171 +394,3 @@ def copysign(input, other, *, out=None):
 
 def copysign_(x, other):
     return _inplace(copysign, x, other)
-
-
-# -- floor_divide / remainder / fmod / float_power ---------------------------------------------------
-class _FloorDivideNotImplemented(Node):
-    __slots__ = ()
-
-    def backward(self, F, g):
-        raise RuntimeError("derivative for aten::floor_divide is not implemented")
-
-
-_FloorDivideNotImplemented.__name__ = "torch::autograd::NotImplemented"
-
-
-def floor_divide(input, other, *, out=None):
-    if not isinstance(input, Tensor):
-        input = as_tensor_arg(input, other)
-    y = _div(input, other, rounding_mode="floor")
-    if y._grad_fn is not None:
-        y._grad_fn = _FloorDivideNotImplemented(y._grad_fn.next_functions)
-    return y
-
-
-def floor_divide_(x, other):
-    return _inplace(floor_divide, x, other)
-
-
-class RemainderBackward1(_Binary):  # da = gy; db = -gy * floor(a / b)
-    __slots__ = ()
-    _saved_names = ("self", "other")
-    _round = staticmethod(np.floor)
-
-    def backward(self, F, g):
-        if self.bshape is None:
-            return self._red(F, g, None)
-        a, b = F.unpack(self)
-        gb = None
-        if _want(self, 1):
-            if F.is_tensor_mode:    # a differentiable (zero-gradient) quotient, as PyTorch's
-                q = _div(a, b, rounding_mode="floor" if self._round is np.floor else "trunc")
-            else:
-                with np.errstate(all="ignore"):
-                    q = self._round(a / b)
-            gb = -g * q
-        return self._red(F, g, gb)
-
-
-class RemainderBackward0(RemainderBackward1):
-    __slots__ = ()
-
-
-class FmodBackward1(RemainderBackward1):
-    __slots__ = ()
-    _round = staticmethod(np.trunc)
-
-
-class FmodBackward0(FmodBackward1):
-    __slots__ = ()
-
-
-def _mod(fn, scalar_cls, tensor_cls):
-    def op(input, other, *, out=None):
-        if not isinstance(input, Tensor):
-            input = as_tensor_arg(input, other)
-        ad, bd, bt = binary_operands(input, other)
-        if ad.dtype.kind in "iu" and np.any(np.asarray(bd) == 0):
-            raise RuntimeError("ZeroDivisionError")
-        with np.errstate(all="ignore"):
-            y = _bcast(fn, ad, bd, input, other)
-        if _needs_grad(input, bt) and y.dtype.kind == "f":
-            n = _binary_node(scalar_cls if bt is None else tensor_cls, input, other, bt)
-            n._saved = (save_in(input), save_in(bt)) if bt is not None else ()
-            return make(y, True, n)
-        return make(y)
-    return op
-
-
-def _remainder_arr(a, b):
-    """PyTorch's remainder: fmod, moved into the divisor's sign (7 % -7.0 is 0., not -0.)."""
-    if np.result_type(a, b).kind != "f":
-        return np.remainder(a, b)
-    m = np.fmod(a, b)
-    return np.where((m != 0) & ((np.asarray(b) < 0) != (m < 0)), m + b, m)
-
-
-remainder = _mod(_remainder_arr, RemainderBackward0, RemainderBackward1)
-fmod = _mod(np.fmod, FmodBackward0, FmodBackward1)
-
-
-def remainder_(x, other):
-    return _inplace(remainder, x, other)
-
-
-def fmod_(x, other):
-    return _inplace(fmod, x, other)
-
-
-def float_power(input, exponent, *, out=None):
-    from .conversion import to_dtype
-    if not isinstance(input, Tensor):
-        input = as_tensor_arg(input, exponent)
-    x = input if input._data.dtype == np.float64 else to_dtype(input, _dtype.float64)
-    if isinstance(exponent, Tensor):
-        e = exponent if exponent._data.dtype == np.float64 else to_dtype(exponent, _dtype.float64)
-        return _pow(x, e)
-    return _pow(x, float(_args.number_arg(exponent, "float_power", "exponent", 2)))
-
-
-# -- addcmul / addcdiv ---------------------------------------------------------------------------------
-class AddcmulBackward0(Node):       # y = s + v t1 t2
-    __slots__ = ("value", "shapes", "dts")
-    _saved_names = ("tensor1", "tensor2")
-
-    def backward(self, F, g):
-        t1, t2 = F.unpack(self)
-        v = self.value
-        return _red_n(F, [g if _want(self, 0) else None, g * (t2 * v) if _want(self, 1) else None,
-                          g * (t1 * v) if _want(self, 2) else None], self.shapes, self.dts)
-
-
-class AddcdivBackward0(AddcmulBackward0):   # y = s + v t1 / t2
-    __slots__ = ()
-
-    def backward(self, F, g):
-        t1, t2 = F.unpack(self)
-        v = self.value
-        return _red_n(F, [g if _want(self, 0) else None, g * v / t2 if _want(self, 1) else None,
-                          -g * v * t1 / (t2 * t2) if _want(self, 2) else None], self.shapes, self.dts)
-
-
-def _addc(cls, fn, input, t1, t2, value):
-    ts = [input, t1, t2]
-    rt = _dtype.result_type(*ts).np
-    a, b, c = (t._data.astype(rt, copy=False) for t in ts)
-    if cls is AddcdivBackward0 and rt.kind in "iub":
-        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
-                           " release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
-                           "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
-                           ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
-                           "float inputs. The future addcdiv behavior is just the latter implementation: "
-                           "(input + value * tensor1 / tensor2), for all dtypes.")
-    value = _args.number_arg(value, "addcmul" if cls is AddcmulBackward0 else "addcdiv", "value")
-    broadcast_shape(b.shape, c.shape, a.shape)
-    y = (a + fn(b, c) * np.asarray(value, rt)).astype(rt)
-    if grad.enabled and any(t._rg for t in ts):
-        n = cls(tuple(edge(t) for t in ts))
-        n.value = value
-        n.shapes = [t._data.shape for t in ts]
-        n.dts = [t._data.dtype for t in ts]
-        n._saved = (save_in(t1), save_in(t2))
-        return make(y, True, n)
-    return make(y)
-
-
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    return _addc(AddcmulBackward0, np.multiply, input, tensor1, tensor2, value)
-
-
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    with np.errstate(all="ignore"):
-        return _addc(AddcdivBackward0, np.true_divide, input, tensor1, tensor2, value)
-
-
-def addcmul_(x, tensor1, tensor2, *, value=1):
-    return _inplace(addcmul, x, tensor1, tensor2, value=value)
-
-
-def addcdiv_(x, tensor1, tensor2, *, value=1):
-    return _inplace(addcdiv, x, tensor1, tensor2, value=value)

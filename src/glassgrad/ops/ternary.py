@@ -1,0 +1,200 @@
+"""Ternary ops: three tensors in, one out, element by element.
+
+ops: where lerp addcmul addcdiv and the in-place forms lerp_ addcmul_ addcdiv_
+"""
+import numpy as np
+
+from .. import _args, _dtype
+from ._core import (Tensor, make, edge, save_in, grad, as_tensor_arg, broadcast_error, broadcast_shape, _red_n,
+                    _want, _inplace)
+from ..autograd.graph import Node
+
+__all__ = ["where", "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv", "addcdiv_"]
+
+
+# -- where -------------------------------------------------------------------------------------------
+class WhereBackward0(Node):         # y = where(c, a, b); da = where(c, gy, 0); db = where(c, 0, gy)
+    __slots__ = ("cond", "ashape", "bshape", "adt", "bdt")
+    _saved_names = ("condition",)
+
+    def backward(self, F, g):
+        c = self.cond
+        z = F.zeros_like(g)
+        ga = gb = None
+        if self.next_functions[0][0] is not None:
+            ga = F.sum_to(F.where(F.const(c, g), g, z), self.ashape)
+            if ga.dtype != self.adt:
+                ga = F.cast(ga, self.adt)
+        if self.next_functions[1][0] is not None:
+            gb = F.sum_to(F.where(F.const(c, g), z, g), self.bshape)
+            if gb.dtype != self.bdt:
+                gb = F.cast(gb, self.bdt)
+        return (ga, gb)
+
+
+def where(condition, input=None, other=None, *, out=None):
+    if input is None and other is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    c = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if c.dtype != np.bool_:
+        if c.dtype == np.uint8:
+            import warnings
+            warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be "
+                          "removed in a future version of PyTorch. Use a boolean condition instead.",
+                          UserWarning, stacklevel=2)
+            c = c.astype(bool)
+        else:
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                               f"{_dtype.from_numpy_dtype(c.dtype).name.capitalize()}")
+    if not isinstance(input, Tensor):
+        if not isinstance(other, Tensor):
+            input = as_tensor_arg(input, None)
+            other = as_tensor_arg(other, None)
+        else:
+            input = as_tensor_arg(input, other)
+    if not isinstance(other, Tensor):
+        other = as_tensor_arg(other, input)
+    rt = _dtype.result_type(input, other).np
+    ad = input._data if input._data.dtype == rt else input._data.astype(rt)
+    bd = other._data if other._data.dtype == rt else other._data.astype(rt)
+    try:
+        y = np.where(c, ad, bd)
+    except ValueError:
+        raise broadcast_error(np.broadcast_shapes(ad.shape, bd.shape) if _bc_ok(ad, bd) else ad.shape,
+                              c.shape if _bc_ok(ad, bd) else bd.shape) from None
+    if grad.enabled and (input._rg or other._rg):
+        n = WhereBackward0((edge(input), edge(other)))
+        n.cond = c
+        n.ashape, n.bshape = ad.shape, bd.shape
+        n.adt, n.bdt = input._data.dtype, other._data.dtype
+        return make(y, True, n)
+    return make(y)
+
+
+def _bc_ok(a, b):
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+        return True
+    except ValueError:
+        return False
+
+
+# -- lerp --------------------------------------------------------------------------------------------
+class LerpBackward0(Node):          # y = s + w (e - s), w a number; ds = gy (1 - w); de = gy w
+    __slots__ = ("w", "shapes", "dts")
+    _saved_names = ("weight",)
+
+    def backward(self, F, g):
+        w = self.w
+        return _red_n(F, [g * (1 - w) if _want(self, 0) else None, g * w if _want(self, 1) else None],
+                      self.shapes, self.dts)
+
+
+class LerpBackward1(Node):          # w a tensor: ds = gy (1 - w); de = gy w; dw = gy (e - s)
+    __slots__ = ("shapes", "dts")
+    _saved_names = ("self", "end", "weight")
+
+    def backward(self, F, g):
+        s, e, w = F.unpack(self)
+        return _red_n(F, [g * (1 - w) if _want(self, 0) else None, g * w if _want(self, 1) else None,
+                          g * (e - s) if _want(self, 2) else None], self.shapes, self.dts)
+
+
+def lerp(input, end, weight, *, out=None):
+    _args.tensor_arg(end, "lerp", "end", 2)
+    s, e = input._data, end._data
+    wt = isinstance(weight, Tensor)
+    if not wt:
+        weight = _args.number_arg(weight, "lerp", "weight", 3)
+        if s.dtype.kind not in "f":
+            raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for '
+                                      f'\'{_dtype.from_numpy_dtype(s.dtype).name_c}\'')
+    for nm, t in (("end", end), ("weight", weight if wt else None)):
+        if t is not None and t._data.dtype != s.dtype:
+            raise RuntimeError(f"expected dtype {_dtype.cpp_name(s.dtype)} for `{nm}` but got dtype "
+                               f"{_dtype.cpp_name(t._data.dtype)}")
+    w = weight._data if wt else weight
+    try:
+        with np.errstate(all="ignore"):
+            y = np.where(np.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w)).astype(s.dtype)
+    except ValueError:
+        raise broadcast_error(s.shape, e.shape) from None
+    ts = [input, end] + ([weight] if wt else [])
+    if grad.enabled and any(t._rg for t in ts):
+        n = (LerpBackward1 if wt else LerpBackward0)(tuple(edge(t) for t in ts))
+        n.shapes = [t._data.shape for t in ts]
+        n.dts = [t._data.dtype for t in ts]
+        if wt:
+            n._saved = tuple(save_in(t) for t in ts)
+        else:
+            n.w = weight
+        return make(y, True, n)
+    return make(y)
+
+
+def lerp_(x, end, weight):
+    return _inplace(lerp, x, end, weight)
+
+
+# -- addcmul / addcdiv ---------------------------------------------------------------------------------
+class AddcmulBackward0(Node):       # y = s + v t1 t2; ds = gy; dt1 = gy v t2; dt2 = gy v t1
+    __slots__ = ("value", "shapes", "dts")
+    _saved_names = ("tensor1", "tensor2")
+
+    def backward(self, F, g):
+        t1, t2 = F.unpack(self)
+        v = self.value
+        return _red_n(F, [g if _want(self, 0) else None, g * (t2 * v) if _want(self, 1) else None,
+                          g * (t1 * v) if _want(self, 2) else None], self.shapes, self.dts)
+
+
+class AddcdivBackward0(AddcmulBackward0):   # y = s + v t1 / t2; ds = gy; dt1 = gy v / t2; dt2 = -gy v t1 / t2^2
+    __slots__ = ()
+
+    def backward(self, F, g):
+        t1, t2 = F.unpack(self)
+        v = self.value
+        return _red_n(F, [g if _want(self, 0) else None, g * v / t2 if _want(self, 1) else None,
+                          -g * v * t1 / (t2 * t2) if _want(self, 2) else None], self.shapes, self.dts)
+
+
+def _addc(cls, fn, input, t1, t2, value):
+    ts = [input, t1, t2]
+    rt = _dtype.result_type(*ts).np
+    a, b, c = (t._data.astype(rt, copy=False) for t in ts)
+    if cls is AddcdivBackward0 and rt.kind in "iub":
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
+                           " release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+                           "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+                           ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+                           "float inputs. The future addcdiv behavior is just the latter implementation: "
+                           "(input + value * tensor1 / tensor2), for all dtypes.")
+    value = _args.number_arg(value, "addcmul" if cls is AddcmulBackward0 else "addcdiv", "value")
+    broadcast_shape(b.shape, c.shape, a.shape)
+    y = (a + fn(b, c) * np.asarray(value, rt)).astype(rt)
+    if grad.enabled and any(t._rg for t in ts):
+        n = cls(tuple(edge(t) for t in ts))
+        n.value = value
+        n.shapes = [t._data.shape for t in ts]
+        n.dts = [t._data.dtype for t in ts]
+        n._saved = (save_in(t1), save_in(t2))
+        return make(y, True, n)
+    return make(y)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    return _addc(AddcmulBackward0, np.multiply, input, tensor1, tensor2, value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    with np.errstate(all="ignore"):
+        return _addc(AddcdivBackward0, np.true_divide, input, tensor1, tensor2, value)
+
+
+def addcmul_(x, tensor1, tensor2, *, value=1):
+    return _inplace(addcmul, x, tensor1, tensor2, value=value)
+
+
+def addcdiv_(x, tensor1, tensor2, *, value=1):
+    return _inplace(addcdiv, x, tensor1, tensor2, value=value)
