@@ -7,7 +7,7 @@ ops: eq ne lt le gt ge (+ in-place forms and the aliases greater less not_equal 
 import numpy as np
 
 from .. import _dtype
-from ._core import Tensor, make, edge, grad, binary_operands, broadcast_error, as_tensor_arg
+from ._core import Tensor, make, edge, grad, binary_operands, broadcast_error, as_tensor_arg, _inplace
 from ..autograd.graph import Node
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal",
@@ -60,7 +60,6 @@ not_equal = ne
 
 def _inplace_nograd(fn, x, *args):
     """x.op_(other): the result written into x, cast to x's dtype (PyTorch's in-place semantics)."""
-    from ._core import _inplace
     return _inplace(fn, x, *args)
 
 
@@ -79,55 +78,92 @@ class _CmpInplaceBackward(Node):
         return tuple(None if s is None else F.zeros(s, g) for s in self.shapes)
 
 
-def _make_cmp_nodes():
-    out = {}
-    for nm in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge"):
-        for k in "01":
-            out[nm + k] = type(f"{nm}Backward{k}", (_CmpInplaceBackward,), {"__slots__": ()})
-    return out
-
-
-_CMP_NODES = _make_cmp_nodes()
-
-
-def _cmp_inplace(fn, nm, x, other):
+def _cmp_inplace(fn, scalar_cls, tensor_cls, x, other):
     def op(a, b):
         r = fn(a, b)
         bt = b if isinstance(b, Tensor) else None
         if grad.enabled and (a._rg or (bt is not None and bt._rg)):
             if bt is None:
-                n = _CMP_NODES[nm + "0"]((edge(a),))
+                n = scalar_cls((edge(a),))
                 n.shapes = (a._data.shape,)
             else:
-                n = _CMP_NODES[nm + "1"]((edge(a), edge(bt)))
+                n = tensor_cls((edge(a), edge(bt)))
                 n.shapes = (a._data.shape, bt._data.shape)
             return make(r._data.astype(a._data.dtype), True, n)
         return r
     return _inplace_nograd(op, x, other)
 
 
+class EqBackward0(_CmpInplaceBackward):   # x.eq_(number): x = (x == number); dx = 0
+    __slots__ = ()
+
+
+class EqBackward1(_CmpInplaceBackward):   # x.eq_(other): x = (x == other); dx = dother = 0
+    __slots__ = ()
+
+
 def eq_(x, other):
-    return _cmp_inplace(eq, "Eq", x, other)
+    return _cmp_inplace(eq, EqBackward0, EqBackward1, x, other)
+
+
+class NeBackward0(_CmpInplaceBackward):   # x.ne_(number): x = (x != number); dx = 0
+    __slots__ = ()
+
+
+class NeBackward1(_CmpInplaceBackward):   # x.ne_(other): x = (x != other); dx = dother = 0
+    __slots__ = ()
 
 
 def ne_(x, other):
-    return _cmp_inplace(ne, "Ne", x, other)
+    return _cmp_inplace(ne, NeBackward0, NeBackward1, x, other)
+
+
+class LtBackward0(_CmpInplaceBackward):   # x.lt_(number): x = (x < number); dx = 0
+    __slots__ = ()
+
+
+class LtBackward1(_CmpInplaceBackward):   # x.lt_(other): x = (x < other); dx = dother = 0
+    __slots__ = ()
 
 
 def lt_(x, other):
-    return _cmp_inplace(lt, "Lt", x, other)
+    return _cmp_inplace(lt, LtBackward0, LtBackward1, x, other)
+
+
+class LeBackward0(_CmpInplaceBackward):   # x.le_(number): x = (x <= number); dx = 0
+    __slots__ = ()
+
+
+class LeBackward1(_CmpInplaceBackward):   # x.le_(other): x = (x <= other); dx = dother = 0
+    __slots__ = ()
 
 
 def le_(x, other):
-    return _cmp_inplace(le, "Le", x, other)
+    return _cmp_inplace(le, LeBackward0, LeBackward1, x, other)
+
+
+class GtBackward0(_CmpInplaceBackward):   # x.gt_(number): x = (x > number); dx = 0
+    __slots__ = ()
+
+
+class GtBackward1(_CmpInplaceBackward):   # x.gt_(other): x = (x > other); dx = dother = 0
+    __slots__ = ()
 
 
 def gt_(x, other):
-    return _cmp_inplace(gt, "Gt", x, other)
+    return _cmp_inplace(gt, GtBackward0, GtBackward1, x, other)
+
+
+class GeBackward0(_CmpInplaceBackward):   # x.ge_(number): x = (x >= number); dx = 0
+    __slots__ = ()
+
+
+class GeBackward1(_CmpInplaceBackward):   # x.ge_(other): x = (x >= other); dx = dother = 0
+    __slots__ = ()
 
 
 def ge_(x, other):
-    return _cmp_inplace(ge, "Ge", x, other)
+    return _cmp_inplace(ge, GeBackward0, GeBackward1, x, other)
 
 
 # -- classification -----------------------------------------------------------------------------
