@@ -1,5 +1,5 @@
-"""Op table rows: elementwise arithmetic and math (ops/elementwise.py, elementwise_more.py,
-elementwise_binary.py)."""
+"""Op table rows: element-wise arithmetic and math (ops/arithmetic.py, unary.py, binary.py, ternary.py,
+softmax.py)."""
 import numpy as np
 
 from .core import OpInfo, Sample, ErrorSample, unary_samples, binary_samples, arr, noncontig, away_from_zero
