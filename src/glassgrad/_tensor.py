@@ -21,7 +21,8 @@ import numpy as np
 from . import _dtype
 from ._dtype import _FROM_NP
 from ._methods import TensorMethods
-from .autograd.grad_mode import state as _grad_state
+from ._tensor_protocol import TensorProtocol
+from .autograd.grad_mode import state as _grad_state, record_trace
 
 _ndarray = np.ndarray
 _generic = np.generic
@@ -68,7 +69,6 @@ def _make(data, rg=False, fn=None, nr=0):
     t._extra = None
     t._vbase_fn = None
     if fn is not None and _grad_state.anomaly:
-        from .autograd.anomaly import record_trace
         record_trace(fn)
     if _grad_state.inference:
         t._extra = {"inference": True}
@@ -85,15 +85,10 @@ _NONLEAF_GRAD_WARNING = (
     "more information. (Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
-class Tensor(TensorMethods):
+class Tensor(TensorMethods, TensorProtocol):
     __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_grad", "_vc", "_base", "_view_fn", "_acc",
                  "_extra", "_vbase_fn", "__weakref__", "__dict__")
     __array_priority__ = 1000
-
-    def __new__(cls, *args, **kwargs):
-        # legacy constructor torch.Tensor(2, 3) / torch.Tensor([1, 2])
-        from .ops.creation import legacy_new
-        return legacy_new(cls, _dtype._default[0], args, kwargs.get("device"))
 
     def __init__(self, *args, **kwargs):
         pass
@@ -196,20 +191,6 @@ class Tensor(TensorMethods):
         return self._out_nr
 
     # -- autograd attributes ------------------------------------------------------------
-    @property
-    def requires_grad(self):
-        b = self._base
-        if b is not None and self._vbase_fn is not b._grad_fn:
-            from .ops.view_writes import refresh_view
-            refresh_view(self, b)
-        return self._rg
-
-    @requires_grad.setter
-    def requires_grad(self, value):
-        if value.__class__ is not bool and not isinstance(value, np.bool_):
-            raise RuntimeError("requires_grad must be a bool")
-        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
-
     def requires_grad_(self, requires_grad=True):
         from ._args import bool_arg
         # PyTorch words the integer-dtype error differently for each entry point
@@ -235,14 +216,6 @@ class Tensor(TensorMethods):
     @property
     def is_leaf(self):
         return self._grad_fn is None
-
-    @property
-    def grad_fn(self):
-        b = self._base
-        if b is not None and self._vbase_fn is not b._grad_fn:
-            from .ops.view_writes import refresh_view
-            refresh_view(self, b)
-        return self._grad_fn
 
     @property
     def grad(self):
@@ -280,36 +253,10 @@ class Tensor(TensorMethods):
             return
         self._grad_fn._get_hooks().retain[self._out_nr] = self
 
-    def register_hook(self, hook):
-        if not self._rg:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
-            return self._grad_fn._register_tensor_hook(self._out_nr, hook)
-        from .autograd.graph import RemovableHandle
-        d = self._extra_dict().setdefault("hooks", {})
-        h = RemovableHandle(d)
-        d[h.id] = hook
-        return h
-
-    def register_post_accumulate_grad_hook(self, hook):
-        if self._grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        if not self._rg:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from .autograd.graph import RemovableHandle
-        d = self._extra_dict().setdefault("post_acc_hooks", {})
-        h = RemovableHandle(d)
-        d[h.id] = hook
-        return h
-
     def _extra_dict(self):
         if self._extra is None:
             self._extra = {}
         return self._extra
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     @property
     def data(self):
@@ -419,15 +366,20 @@ class Tensor(TensorMethods):
         return _make(array)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        from .utils.dlpack import export
-        return export(self, stream, max_version, dl_device, copy)
+        """The array's own DLPack export (PyTorch refuses tensors that require grad)."""
+        if self._rg:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        a = self._data
+        if a.__class__ is not _ndarray:
+            return a.__dlpack__(stream=None if stream == -1 else stream)
+        if stream not in (None, -1):
+            raise BufferError("stream must be None (or -1) for a CPU tensor")
+        kw = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device), ("copy", copy))
+              if v is not None}
+        return a.__dlpack__(**kw)
 
     def __dlpack_device__(self):
         return self._data.__dlpack_device__()
-
-    def __reduce_ex__(self, proto):
-        from .ops.creation import _rebuild
-        return (_rebuild, (np.array(self._data), self._rg))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
@@ -474,214 +426,6 @@ class Tensor(TensorMethods):
             return to_host(self._data)
         return self._data
 
-    def to(self, *args, **kwargs):
-        from .ops.conversion import to
-        return to(self, *args, **kwargs)
-
-    def type(self, dtype=None, non_blocking=False, **kwargs):
-        from .ops.conversion import type_
-        return type_(self, dtype)
-
-    def float(self, memory_format=None):
-        return _C.to_dtype(self, _dtype.float32)
-
-    def double(self, memory_format=None):
-        return _C.to_dtype(self, _dtype.float64)
-
-    def half(self, memory_format=None):
-        return _C.to_dtype(self, _dtype.float16)
-
-    def long(self, memory_format=None):
-        return _C.to_dtype(self, _dtype.int64)
-
-    def int(self, memory_format=None):
-        return _C.to_dtype(self, _dtype.int32)
-
-    def short(self, memory_format=None):
-        return _C.to_dtype(self, _dtype.int16)
-
-    def char(self, memory_format=None):
-        return _C.to_dtype(self, _dtype.int8)
-
-    def byte(self, memory_format=None):
-        return _C.to_dtype(self, _dtype.uint8)
-
-    def bool(self, memory_format=None):
-        return _C.to_dtype(self, _dtype.bool)
-
-    def type_as(self, other):
-        from ._args import tensor_arg
-        return _C.to_dtype(self, tensor_arg(other, "type_as", "other", 1).dtype)
-
-    def cpu(self, memory_format=None):
-        return _C.to_device(self, "cpu")
-
-    def cuda(self, device=None, non_blocking=False, memory_format=None):
-        return _C.to_device(self, "cuda" if device is None else device)
-
-    def clone(self, *, memory_format=None):
-        return _C.clone(self)
-
-    def contiguous(self, *, memory_format=None):
-        return self if self._data.flags.c_contiguous else _C.clone(self)
-
-    def new(self, *args, **kwargs):
-        from .ops.creation import legacy_new
-        return legacy_new(Tensor, self.dtype, args, kwargs.get("device", self.device))
-
-    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-        from .ops.creation import tensor
-        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        from .ops.creation import zeros
-        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        from .ops.creation import ones
-        return ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        from .ops.creation import empty
-        return empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-
-    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
-        from .ops.creation import full
-        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
-                    requires_grad=requires_grad)
-
-    # -- arithmetic operators (ops/arithmetic.py; + - * / are bound to the ops at the end of this file) --
-    def __iadd__(self, other):
-        return _A.add_(self, other)
-
-    def __rsub__(self, other):
-        return _A.rsub(self, other)
-
-    def __isub__(self, other):
-        return _A.sub_(self, other)
-
-    def __imul__(self, other):
-        return _A.mul_(self, other)
-
-    def __rtruediv__(self, other):
-        return _A.rdiv(self, other)
-
-    def __itruediv__(self, other):
-        return _A.div_(self, other)
-
-    def __floordiv__(self, other):
-        return _A.floor_divide(self, other)
-
-    def __rfloordiv__(self, other):
-        return _A.floor_divide(_C.scalar_like(other, self), self)
-
-    def __ifloordiv__(self, other):
-        return _A.floor_divide_(self, other)
-
-    def __mod__(self, other):
-        return _A.remainder(self, other)
-
-    def __rmod__(self, other):
-        return _A.remainder(_C.scalar_like(other, self), self)
-
-    def __imod__(self, other):
-        return _A.remainder_(self, other)
-
-    def __pow__(self, other):
-        return _A.pow(self, other)
-
-    def __rpow__(self, other):
-        return _A.rpow(self, other)
-
-    def __ipow__(self, other):
-        return _A.pow_(self, other)
-
-    def __neg__(self):
-        return _A.neg(self)
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        return _U.abs(self)
-
-    def __matmul__(self, other):
-        return _L.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return _L.matmul(_C.as_tensor_arg(other, self), self)
-
-    def __imatmul__(self, other):
-        raise RuntimeError("In-place matmul is not supported. Use 'a = a @ b' instead of 'a @= b'.")
-
-    # comparisons and logic (ops/compare.py); another operand than a tensor or a number leaves the answer to
-    # Python, as torch's operators do (x == None is False, x < None a TypeError)
-    def __eq__(self, other):
-        return _Cmp.eq(self, other) if _is_operand(other) else NotImplemented
-
-    def __ne__(self, other):
-        return _Cmp.ne(self, other) if _is_operand(other) else NotImplemented
-
-    def __lt__(self, other):
-        return _Cmp.lt(self, other) if _is_operand(other) else NotImplemented
-
-    def __le__(self, other):
-        return _Cmp.le(self, other) if _is_operand(other) else NotImplemented
-
-    def __gt__(self, other):
-        return _Cmp.gt(self, other) if _is_operand(other) else NotImplemented
-
-    def __ge__(self, other):
-        return _Cmp.ge(self, other) if _is_operand(other) else NotImplemented
-
-    def __contains__(self, element):
-        if not _is_operand(element) or isinstance(element, np.ndarray):
-            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
-                               f"{type(element)}.")
-        return bool((self == element).any())
-
-    def __and__(self, other):
-        return _Cmp.bitwise_and(self, other)
-
-    __rand__ = __and__
-
-    def __or__(self, other):
-        return _Cmp.bitwise_or(self, other)
-
-    __ror__ = __or__
-
-    def __xor__(self, other):
-        return _Cmp.bitwise_xor(self, other)
-
-    __rxor__ = __xor__
-
-    def __invert__(self):
-        if self._data.dtype.kind == "f":
-            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-        return _Cmp.bitwise_not(self)
-
-    def __iand__(self, other):
-        return _Cmp.bitwise_and_(self, other)
-
-    def __ior__(self, other):
-        return _Cmp.bitwise_or_(self, other)
-
-    def __ixor__(self, other):
-        return _Cmp.bitwise_xor_(self, other)
-
-    def __lshift__(self, other):
-        return _Cmp.bitwise_left_shift(self, other)
-
-    def __rshift__(self, other):
-        return _Cmp.bitwise_right_shift(self, other)
-
-    # indexing (ops/indexing.py)
-    def __getitem__(self, index):
-        return _I.getitem(self, index)
-
-    def __setitem__(self, index, value):
-        _M.setitem(self, index, value)
-
     # -- everything else is a method of one op family: see _methods.py ---------------------
 
 
@@ -701,19 +445,3 @@ def _addr(a):
     return a.__array_interface__["data"][0] if a.__class__ is _ndarray else a.data.ptr
 
 
-# The op families (imported last: they import Tensor and _make from here).
-from .ops import conversion as _C  # noqa: E402
-from .ops import arithmetic as _A  # noqa: E402
-from .ops import unary as _U  # noqa: E402
-from .ops import compare as _Cmp  # noqa: E402
-from .ops import linalg as _L  # noqa: E402
-from .ops import indexing as _I  # noqa: E402
-from .ops import masked as _M  # noqa: E402
-from .ops._core import is_operand as _is_operand  # noqa: E402
-
-# Operators that are exactly one op with the same argument order are that op itself: one Python call less
-# on the hot path of `a * b`.
-Tensor.__add__ = Tensor.__radd__ = _A.add
-Tensor.__sub__ = _A.sub
-Tensor.__mul__ = Tensor.__rmul__ = _A.mul
-Tensor.__truediv__ = _A.div

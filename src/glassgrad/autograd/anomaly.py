@@ -1,9 +1,8 @@
 """detect_anomaly / set_detect_anomaly: remember where each node was made; on a failing or
 NaN-producing backward, show that forward traceback."""
-import traceback
 import warnings
 
-from .grad_mode import state
+from .grad_mode import state, record_trace  # noqa: F401  (record_trace: its old home)
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
 
@@ -17,15 +16,6 @@ def is_anomaly_enabled():
 
 def is_anomaly_check_nan_enabled():
     return state.anomaly_check_nan
-
-
-_PKG_DIR = __file__.rsplit("autograd", 1)[0]   # .../glassgrad/
-
-
-def record_trace(node):
-    """Remember the user's forward stack (PyTorch shows it when this node's backward fails)."""
-    frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PKG_DIR)]
-    node._trace = "".join(traceback.format_list(frames))
 
 
 class detect_anomaly:

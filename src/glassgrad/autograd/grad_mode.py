@@ -5,6 +5,7 @@ manager also works as a decorator, as in PyTorch.
 """
 import functools
 import inspect
+import traceback
 
 
 class _State:
@@ -21,6 +22,16 @@ class _State:
 
 
 state = _State()
+
+
+# Anomaly mode (autograd/anomaly.py): every node made while it is on remembers where (Tensor creation calls this).
+_PKG_DIR = __file__.rsplit("autograd", 1)[0]   # .../glassgrad/
+
+
+def record_trace(node):
+    """Remember the user's forward stack (PyTorch shows it when this node's backward fails)."""
+    frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PKG_DIR)]
+    node._trace = "".join(traceback.format_list(frames))
 
 
 def is_grad_enabled():

@@ -272,11 +272,11 @@ class Session:
         return old
 
     def _install(self):
-        from .._tensor import Tensor
+        from .._tensor_protocol import TensorProtocol
         from ..nn.modules.module import Module
         from ..optim import optimizer as optmod
         sess = self
-        orig_backward = Tensor.__dict__["backward"]
+        orig_backward = TensorProtocol.__dict__["backward"]
 
         def backward(t, gradient=None, retain_graph=None, create_graph=False, inputs=None):
             if not sess._active or sess._in_backward or t._grad_fn is None or t._data.size != 1:
@@ -292,7 +292,7 @@ class Session:
             sess._after_backward(t)
 
         backward.__doc__ = orig_backward.__doc__
-        self._patch(Tensor, "backward", backward)
+        self._patch(TensorProtocol, "backward", backward)
 
         orig_call = Module.__dict__["__call__"]
 

@@ -69,22 +69,8 @@ class _Exporter:
 
 
 def export(t, stream=None, max_version=None, dl_device=None, copy=None):
-    """Tensor.__dlpack__: the array's own DLPack export (PyTorch refuses tensors that require grad)."""
-    if t._rg:
-        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
-    a = t._data
-    if isinstance(a, np.ndarray):
-        if stream not in (None, -1):
-            raise BufferError("stream must be None (or -1) for a CPU tensor")
-        kw = {}
-        if max_version is not None:
-            kw["max_version"] = max_version
-        if dl_device is not None:
-            kw["dl_device"] = dl_device
-        if copy is not None:
-            kw["copy"] = copy
-        return a.__dlpack__(**kw)
-    return a.__dlpack__(stream=None if stream == -1 else stream)
+    """Tensor.__dlpack__ (the array's own DLPack export; PyTorch refuses tensors that require grad)."""
+    return t.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
 
 def to_dlpack(tensor):

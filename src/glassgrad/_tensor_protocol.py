@@ -1,0 +1,288 @@
+"""The methods of Tensor that reach into ops/ or autograd/: its Python operators, conversions, constructors and
+autograd entry points, each a short delegation.
+
+``Tensor`` (``_tensor.py``) inherits them.  ``_tensor.py`` sits below autograd and ops in the layers, so this file
+imports no op module when it loads: it names ops through the ``glassgrad.ops`` package (whose ``__init__`` is
+empty), bound when a method is first called, the way ``torch/_tensor.py`` calls ``torch.*``.  The one-line
+methods of the op families are in ``_methods.py``.
+"""
+import numpy as np
+
+from . import _dtype, _tensor
+from . import ops as _ops
+from . import autograd as _autograd
+from ._args import tensor_arg
+
+
+class TensorProtocol:
+    __slots__ = ()
+
+    # -- construction: torch.Tensor(2, 3), t.new_*(...) (ops/creation.py) ------------------------
+    def __new__(cls, *args, **kwargs):
+        # legacy constructor torch.Tensor(2, 3) / torch.Tensor([1, 2])
+        return _ops.creation.legacy_new(cls, _dtype._default[0], args, kwargs.get("device"))
+
+    # -- autograd: requires_grad and grad_fn (a view's grad_fn is remade after its base changed in place), hooks, backward ---
+    @property
+    def requires_grad(self):
+        b = self._base
+        if b is not None and self._vbase_fn is not b._grad_fn:
+            _ops.view_writes.refresh_view(self, b)
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if value.__class__ is not bool and not isinstance(value, np.bool_):
+            raise RuntimeError("requires_grad must be a bool")
+        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
+
+    @property
+    def grad_fn(self):
+        b = self._base
+        if b is not None and self._vbase_fn is not b._grad_fn:
+            _ops.view_writes.refresh_view(self, b)
+        return self._grad_fn
+
+    def register_hook(self, hook):
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._register_tensor_hook(self._out_nr, hook)
+        d = self._extra_dict().setdefault("hooks", {})
+        h = _autograd.graph.RemovableHandle(d)
+        d[h.id] = hook
+        return h
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        d = self._extra_dict().setdefault("post_acc_hooks", {})
+        h = _autograd.graph.RemovableHandle(d)
+        d[h.id] = hook
+        return h
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- pickling (ops/creation.py) --------------------------------------------------------------
+    def __reduce_ex__(self, proto):
+        return (_ops.creation._rebuild, (np.array(self._data), self._rg))
+
+    # -- conversions (ops/conversion.py) and t.new_* ---------------------------------------------
+    def to(self, *args, **kwargs):
+        return _ops.conversion.to(self, *args, **kwargs)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        return _ops.conversion.type_(self, dtype)
+
+    def float(self, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.float32)
+
+    def double(self, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.float64)
+
+    def half(self, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.float16)
+
+    def long(self, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.int64)
+
+    def int(self, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.int32)
+
+    def short(self, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.int16)
+
+    def char(self, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.int8)
+
+    def byte(self, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.uint8)
+
+    def bool(self, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.bool)
+
+    def type_as(self, other):
+        return _ops.conversion.to_dtype(self, tensor_arg(other, "type_as", "other", 1).dtype)
+
+    def cpu(self, memory_format=None):
+        return _ops.conversion.to_device(self, "cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        return _ops.conversion.to_device(self, "cuda" if device is None else device)
+
+    def clone(self, *, memory_format=None):
+        return _ops.conversion.clone(self)
+
+    def contiguous(self, *, memory_format=None):
+        return self if self._data.flags.c_contiguous else _ops.conversion.clone(self)
+
+    def new(self, *args, **kwargs):
+        return _ops.creation.legacy_new(_tensor.Tensor, self.dtype, args,
+                                         kwargs.get("device", self.device))
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        return _ops.creation.tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        return _ops.creation.zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        return _ops.creation.ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return _ops.creation.empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        return _ops.creation.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)
+
+    # -- arithmetic operators (ops/arithmetic.py) ----------------------------------------------------
+    def __add__(self, other):
+        return _ops.arithmetic.add(self, other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return _ops.arithmetic.sub(self, other)
+
+    def __mul__(self, other):
+        return _ops.arithmetic.mul(self, other)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return _ops.arithmetic.div(self, other)
+
+    def __iadd__(self, other):
+        return _ops.arithmetic.add_(self, other)
+
+    def __rsub__(self, other):
+        return _ops.arithmetic.rsub(self, other)
+
+    def __isub__(self, other):
+        return _ops.arithmetic.sub_(self, other)
+
+    def __imul__(self, other):
+        return _ops.arithmetic.mul_(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.arithmetic.rdiv(self, other)
+
+    def __itruediv__(self, other):
+        return _ops.arithmetic.div_(self, other)
+
+    def __floordiv__(self, other):
+        return _ops.arithmetic.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops.arithmetic.floor_divide(_ops.conversion.scalar_like(other, self), self)
+
+    def __ifloordiv__(self, other):
+        return _ops.arithmetic.floor_divide_(self, other)
+
+    def __mod__(self, other):
+        return _ops.arithmetic.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _ops.arithmetic.remainder(_ops.conversion.scalar_like(other, self), self)
+
+    def __imod__(self, other):
+        return _ops.arithmetic.remainder_(self, other)
+
+    def __pow__(self, other):
+        return _ops.arithmetic.pow(self, other)
+
+    def __rpow__(self, other):
+        return _ops.arithmetic.rpow(self, other)
+
+    def __ipow__(self, other):
+        return _ops.arithmetic.pow_(self, other)
+
+    def __neg__(self):
+        return _ops.arithmetic.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.unary.abs(self)
+
+    def __matmul__(self, other):
+        return _ops.linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.linalg.matmul(_ops.conversion.as_tensor_arg(other, self), self)
+
+    def __imatmul__(self, other):
+        raise RuntimeError("In-place matmul is not supported. Use 'a = a @ b' instead of 'a @= b'.")
+
+    # comparisons and logic (ops/compare.py); another operand than a tensor or a number leaves the answer to
+    # Python, as torch's operators do (x == None is False, x < None a TypeError)
+    def __eq__(self, other):
+        return _ops.compare.eq(self, other) if _ops._core.is_operand(other) else NotImplemented
+
+    def __ne__(self, other):
+        return _ops.compare.ne(self, other) if _ops._core.is_operand(other) else NotImplemented
+
+    def __lt__(self, other):
+        return _ops.compare.lt(self, other) if _ops._core.is_operand(other) else NotImplemented
+
+    def __le__(self, other):
+        return _ops.compare.le(self, other) if _ops._core.is_operand(other) else NotImplemented
+
+    def __gt__(self, other):
+        return _ops.compare.gt(self, other) if _ops._core.is_operand(other) else NotImplemented
+
+    def __ge__(self, other):
+        return _ops.compare.ge(self, other) if _ops._core.is_operand(other) else NotImplemented
+
+    def __contains__(self, element):
+        if not _ops._core.is_operand(element) or isinstance(element, np.ndarray):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                               f"{type(element)}.")
+        return bool((self == element).any())
+
+    def __and__(self, other):
+        return _ops.compare.bitwise_and(self, other)
+
+    __rand__ = __and__
+
+    def __or__(self, other):
+        return _ops.compare.bitwise_or(self, other)
+
+    __ror__ = __or__
+
+    def __xor__(self, other):
+        return _ops.compare.bitwise_xor(self, other)
+
+    __rxor__ = __xor__
+
+    def __invert__(self):
+        if self._data.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return _ops.compare.bitwise_not(self)
+
+    def __iand__(self, other):
+        return _ops.compare.bitwise_and_(self, other)
+
+    def __ior__(self, other):
+        return _ops.compare.bitwise_or_(self, other)
+
+    def __ixor__(self, other):
+        return _ops.compare.bitwise_xor_(self, other)
+
+    def __lshift__(self, other):
+        return _ops.compare.bitwise_left_shift(self, other)
+
+    def __rshift__(self, other):
+        return _ops.compare.bitwise_right_shift(self, other)
+
+    # indexing (ops/indexing.py)
+    def __getitem__(self, index):
+        return _ops.indexing.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _ops.masked.setitem(self, index, value)
