@@ -222,6 +222,8 @@ def normal_(x, mean=0, std=1, *, generator=None):
 
 
 def random_(x, *args, generator=None, **kw):
+    if len(args) > 2:
+        raise TypeError(f"random_() takes 2 positional arguments but {len(args)} were given")
     low = high = None
     if "to" in kw:
         args = args + (kw.pop("to"),)
