@@ -200,7 +200,7 @@ class Tensor(TensorMethods):
     def requires_grad(self):
         b = self._base
         if b is not None and self._vbase_fn is not b._grad_fn:
-            from .ops.view_writes import refresh_view
+            from .autograd.inplace import refresh_view
             refresh_view(self, b)
         return self._rg
 
@@ -240,7 +240,7 @@ class Tensor(TensorMethods):
     def grad_fn(self):
         b = self._base
         if b is not None and self._vbase_fn is not b._grad_fn:
-            from .ops.view_writes import refresh_view
+            from .autograd.inplace import refresh_view
             refresh_view(self, b)
         return self._grad_fn
 
