@@ -15,7 +15,8 @@ differentiable per-step ops (_run_direction below, nn/modules/rnn.py's general p
 and differentiates that, so double backward works as it does through the composite.
 
 The composite recurrence of every cell kind lives here too: one time step per cell kind (_step_rnn,
-_step_lstm, _step_gru) and one layer/direction over padded or packed steps (_run_direction).
+_step_lstm, _step_gru) and one layer/direction over padded or packed steps (_run_direction); and the
+packing of padded sequences (_pack_padded, PackPaddedSequenceBackward0) under nn.utils.rnn.
 """
 import numpy as np
 
@@ -26,7 +27,7 @@ from ..autograd.graph import Node, freed_error
 from .linalg import linear
 from .shape import cat, stack
 
-__all__ = ["lstm_layer", "MkldnnRnnLayerBackward0"]
+__all__ = ["lstm_layer", "MkldnnRnnLayerBackward0", "PackPaddedSequenceBackward0"]
 
 
 _GATE_SCALE = (0.5, 0.5, 1.0, 0.5)     # i, f, g, o: sigmoid(x) = tanh(x / 2) / 2 + 1/2, g = tanh(x)
@@ -324,3 +325,26 @@ def _run_direction(step, x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
     if not T:
         return xp.new_zeros(tuple(xp.shape[:-1]) + (h0.shape[-1],)), h, c
     return (stack(outs, 0) if padded else cat(outs, 0)), h, c
+
+
+# -- packing padded sequences (nn.utils.rnn.pack_padded_sequence) ----------------------------------------
+class PackPaddedSequenceBackward0(Node):
+    """The packed rows' gradient scattered back into zeros of the padded input's shape."""
+    __slots__ = ("shape", "index")
+
+    def backward(self, F, g):
+        return (F.index_add_zeros(self.shape, self.index, g),)
+
+
+def _pack_padded(input, bs, batch_first):
+    """Rows input[t, :bs[t]] for every step t, one after another (nn.utils.rnn.pack_padded_sequence's
+    data; PackPaddedSequenceBackward0 scatters the gradient back)."""
+    t_idx = np.repeat(np.arange(len(bs)), bs)
+    b_idx = np.concatenate([np.arange(b) for b in bs]) if bs else np.zeros(0, np.int64)
+    index = (b_idx, t_idx) if batch_first else (t_idx, b_idx)
+    data = input._data[index]
+    if input._rg and grad.enabled:
+        n = PackPaddedSequenceBackward0((edge(input),))
+        n.shape, n.index = tuple(input.shape), index
+        return make(data, True, n)
+    return make(data)
