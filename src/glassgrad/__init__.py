@@ -44,6 +44,7 @@ from .ops.gather_scatter import *  # noqa: F401,F403
 from .ops.masked import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, embedding, dropout, ...: torch's signatures)
+from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
 from ._malloc import keep_freed_arrays as _keep_freed_arrays  # noqa: E402

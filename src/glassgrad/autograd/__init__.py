@@ -9,6 +9,7 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, 
 from .function import Function, FunctionCtx, once_differentiable
 from .engine import run_backward
 from .graph import Node
+from .graph import edge as _edge
 from . import graph
 from . import anomaly
 from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
@@ -29,8 +30,9 @@ class Variable(metaclass=_VariableMeta):
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         from .._tensor import Tensor, _make
         if data is None:
-            from ..ops.creation import empty
-            data = empty(0)
+            import numpy as np
+            from .._dtype import get_default_dtype
+            data = _make(np.zeros((0,), get_default_dtype().np))     # torch.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         t = _make(data._data)
@@ -96,12 +98,11 @@ def _make_grads(outputs, grads, create_graph):
 
 
 def _roots(outputs, grads):
-    from ..ops._core import edge
     roots, seeds = [], []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if not o._rg:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        roots.append(edge(o))
+        roots.append(_edge(o))
         seeds.append(g)
     return roots, seeds
 
@@ -172,7 +173,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         per = [grad(outputs, inputs, tuple(g[b] for g in grads), retain_graph=True, create_graph=create_graph,
                     allow_unused=allow_unused, materialize_grads=materialize_grads)
                for b in range(grads[0].shape[0])]
-        from ..ops.shape import stack
+        stack = graph.TEN.stack         # torch.stack (differentiable: the gradients may require grad)
         return tuple(None if per[0][k] is None else stack([p[k] for p in per]) for k in range(len(inputs)))
     seeds = _make_grads(outputs, grads, create_graph)
     roots, seeds = _roots(outputs, seeds)
@@ -202,6 +203,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 from . import function  # noqa: E402
 
-
-from . import functional  # noqa: E402
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: E402
+# autograd.functional is built on ops (the library layer): `import glassgrad` imports it, which binds it here

@@ -24,21 +24,16 @@ import heapq
 
 import numpy as _np
 
+from . import graph as _graph
 from .graph import AccumulateGrad, GraphRoot, freed_error
 from .grad_mode import state
 
 _heappush, _heappop = heapq.heappush, heapq.heappop
 
 
-_NS = None
-
-
 def _namespaces():
-    global _NS
-    if _NS is None:
-        from ..ops._ns import ARR, TEN
-        _NS = (ARR, TEN)
-    return _NS
+    """(ARR, TEN): the backward namespaces, which ops/_ns.py plugs into autograd.graph (use_namespaces)."""
+    return _graph.ARR, _graph.TEN
 
 
 def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow_unused=True,

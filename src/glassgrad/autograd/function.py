@@ -5,7 +5,8 @@ class named ``<MyFn>Backward`` made once per Function subclass.
 """
 import functools
 
-from .graph import Node, freed_error
+from .graph import Node, freed_error, edge, check_saved
+from .inplace import check_inplace
 from .grad_mode import state, no_grad
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction"]
@@ -41,13 +42,12 @@ class FunctionCtx:
             raise freed_error()
         if saved == ():
             return ()
-        from ..ops._ns import _check
         out = []
         for s in saved:
             if s is None:
                 out.append(None)
                 continue
-            _check(self, s)
+            check_saved(self, s)
             if len(s) == 2:
                 out.append(s[0])
             else:                       # a saved output: a Tensor whose grad_fn is this node again
@@ -185,7 +185,6 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         from .._tensor import Tensor, _make
-        from ..ops._core import edge
         tensor_pos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         any_rg = state.enabled and any(args[i]._rg for i in tensor_pos)
         ctx = cls._backward_cls(tuple(edge(args[i]) if any_rg else (None, 0) for i in tensor_pos))
@@ -218,7 +217,6 @@ class Function(metaclass=_FunctionMeta):
                 alias._vc = o._vc
                 o = alias
             if id(o) in dirty:
-                from ..ops._core import check_inplace
                 if any_rg:
                     if o._rg and o._grad_fn is None:
                         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "

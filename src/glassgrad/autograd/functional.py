@@ -1,6 +1,7 @@
 """torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp.
 
-Everything is built on ``autograd.grad``:
+Everything is built on ``autograd.grad`` and a few ops (a utility above ops, as in torch: the library
+layer; ``import glassgrad`` binds it as ``autograd.functional``):
   vjp       one reverse pass with cotangent v;
   jvp       the double-backward trick: u -> (u^T J) is linear in u, so d/du <u^T J, v> = J v;
   jacobian  one reverse pass per output element (``vectorize`` and ``strategy`` change nothing
@@ -9,25 +10,22 @@ Everything is built on ``autograd.grad``:
   vhp/hvp   a reverse pass through the gradient (the Hessian is symmetric, so both agree).
 """
 from .grad_mode import enable_grad
+from .._tensor import Tensor
+from ..ops.creation import zeros, zeros_like, ones_like
+from ..ops.shape import stack
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
 
-def _T():
-    import glassgrad
-    return glassgrad
-
-
 def _tupled(x, what, fn):
     """(was_a_tuple, tuple_of_tensors), with PyTorch's TypeError for anything else."""
-    T = _T()
-    if isinstance(x, T.Tensor):
+    if isinstance(x, Tensor):
         return False, (x,)
     if not isinstance(x, tuple):
         raise TypeError(f"The {what} given to {fn} must be either a Tensor or a tuple of Tensors but the given "
                         f"{what} has type {type(x)}.")
     for i, e in enumerate(x):
-        if not isinstance(e, T.Tensor):
+        if not isinstance(e, Tensor):
             raise TypeError(f"The {what} given to {fn} must be either a Tensor or a tuple of Tensors but the value "
                             f"at index {i} has type {type(e)}.")
     return True, x
@@ -49,11 +47,11 @@ def _finish(xs, create_graph):
 
 def _grads(outputs, inputs, cotangents, create_graph, strict, what):
     """autograd.grad with zeros for inputs that do not influence the outputs (or an error if strict)."""
-    T = _T()
+    from . import grad      # autograd.grad
     pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
     if pairs:
-        gs = T.autograd.grad([p[0] for p in pairs], inputs, [p[1] for p in pairs], retain_graph=True,
-                             create_graph=create_graph, allow_unused=True)
+        gs = grad([p[0] for p in pairs], inputs, [p[1] for p in pairs], retain_graph=True,
+                  create_graph=create_graph, allow_unused=True)
     else:
         gs = (None,) * len(inputs)
     out = []
@@ -62,7 +60,7 @@ def _grads(outputs, inputs, cotangents, create_graph, strict, what):
             if strict:
                 raise RuntimeError(f"The output of the user-provided function is independent of input {i}. "
                                    f"This is not allowed in strict mode.")
-            g = T.zeros_like(x)
+            g = zeros_like(x)
         out.append(g)
     return tuple(out)
 
@@ -89,7 +87,7 @@ def _cotangent(v, like, fn, none_msg):
     if v is None:
         if len(like) != 1 or like[0].numel() != 1:
             raise RuntimeError(none_msg)
-        return (_T().ones_like(like[0]),)
+        return (ones_like(like[0]),)
     return _check_v(v, like, fn)
 
 
@@ -104,13 +102,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    T = _T()
     with enable_grad():
         was_tuple, xs = _tupled(inputs, "inputs", "jvp")
         xs = _fresh(xs, create_graph)
         v = _cotangent(v, xs, "jvp", _V_NONE_INPUT)
         out_tuple, outs = _tupled(func(*xs), "outputs of the user-provided function", "jvp")
-        us = tuple(T.zeros_like(o).requires_grad_(True) for o in outs)
+        us = tuple(zeros_like(o).requires_grad_(True) for o in outs)
         g = _grads(outs, xs, us, True, strict, "jvp")
         res = _grads(g, us, v, create_graph, strict, "jvp")
     return _untuple(out_tuple, _finish(outs, create_graph)), _untuple(out_tuple, _finish(res, create_graph))
@@ -125,7 +122,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
                                   "`strategy=\"forward-mode\"` are not supported together (yet). Please either set "
                                   "`create_graph=False` or `strategy=\"reverse-mode\"`.")
-    T = _T()
     with enable_grad():
         was_tuple, xs = _tupled(inputs, "inputs", "jacobian")
         xs = _fresh(xs, create_graph)
@@ -135,15 +131,15 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             flat = o.reshape(-1)
             rows = [[] for _ in xs]
             for k in range(flat.numel()):
-                gs = _grads((flat[k],), xs, (T.ones_like(flat[k]),), create_graph, strict, "jacobian")
+                gs = _grads((flat[k],), xs, (ones_like(flat[k]),), create_graph, strict, "jacobian")
                 for j, g in enumerate(gs):
                     rows[j].append(g)
             per_input = []
             for j, x in enumerate(xs):
                 if rows[j]:
-                    J = T.stack(rows[j]).reshape(tuple(o.shape) + tuple(x.shape))
+                    J = stack(rows[j]).reshape(tuple(o.shape) + tuple(x.shape))
                 else:
-                    J = T.zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype)
+                    J = zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype)
                 per_input.append(J if create_graph else J.detach())
             blocks.append(_untuple(was_tuple, tuple(per_input)))
     return _untuple(out_tuple, tuple(blocks))
@@ -157,7 +153,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     def gradient(*ys):
         out = func(*ys)
         o = _single_scalar(out, "hessian")
-        g = _grads((o,), ys, (_T().ones_like(o),), True, strict, "hessian")
+        g = _grads((o,), ys, (ones_like(o),), True, strict, "hessian")
         return g if was_tuple else g[0]
     return jacobian(gradient, _untuple(was_tuple, xs), create_graph=create_graph, strict=strict)
 
@@ -175,14 +171,13 @@ def _single_scalar(out, fn):
 
 
 def _scalar_grad(func, inputs, v, create_graph, strict, fn):
-    T = _T()
     was_tuple, xs = _tupled(inputs, "inputs", fn)
     xs = _fresh(xs, create_graph)
     out = func(*xs)
     out_tuple = isinstance(out, tuple)
     outs = (_single_scalar(out, fn),)
     v = _cotangent(v, xs, fn, _V_NONE_INPUT)
-    g = _grads(outs, xs, (T.ones_like(outs[0]),), True, strict, fn)
+    g = _grads(outs, xs, (ones_like(outs[0]),), True, strict, fn)
     res = _grads(g, xs, v, create_graph, strict, fn)
     return _untuple(out_tuple, _finish(outs, create_graph)), _untuple(was_tuple, _finish(res, create_graph))
 

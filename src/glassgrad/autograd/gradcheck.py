@@ -6,6 +6,9 @@ nudging each element of x_j by +-eps.  Inputs are meant to be float64, as in PyT
 """
 import numpy as np
 
+from .. import _tensor     # (the module: autograd is imported while _tensor is; its names are read when called)
+from .grad_mode import no_grad, enable_grad
+
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
@@ -14,16 +17,14 @@ class GradcheckError(RuntimeError):
 
 
 def _tensors(x):
-    import glassgrad as T
-    if isinstance(x, T.Tensor):
+    if isinstance(x, _tensor.Tensor):
         return (x,)
     return tuple(x)
 
 
 def _jacobians(func, inputs, eps):
-    import glassgrad as T
-    outs = [o for o in _tensors(func(*inputs)) if isinstance(o, T.Tensor)]
-    wrt = [i for i, x in enumerate(inputs) if isinstance(x, T.Tensor) and x.requires_grad]
+    outs = [o for o in _tensors(func(*inputs)) if isinstance(o, _tensor.Tensor)]
+    wrt = [i for i, x in enumerate(inputs) if isinstance(x, _tensor.Tensor) and x.requires_grad]
     numerical = {}
     for j in wrt:
         data = inputs[j].detach().numpy()   # shares memory with the input: nudge in place
@@ -32,18 +33,19 @@ def _jacobians(func, inputs, eps):
             idx = np.unravel_index(k, data.shape)
             old = data[idx]
             data[idx] = old + eps
-            with T.no_grad():
+            with no_grad():
                 plus = [o.detach().numpy().astype(np.float64).ravel() for o in _tensors(func(*inputs))
-                        if isinstance(o, T.Tensor)]
+                        if isinstance(o, _tensor.Tensor)]
             data[idx] = old - eps
-            with T.no_grad():
+            with no_grad():
                 minus = [o.detach().numpy().astype(np.float64).ravel() for o in _tensors(func(*inputs))
-                         if isinstance(o, T.Tensor)]
+                         if isinstance(o, _tensor.Tensor)]
             data[idx] = old
             cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
         for i in range(len(outs)):
             numerical[(i, j)] = (np.stack([c[i] for c in cols], axis=1) if cols
                                  else np.zeros((outs[i].numel(), 0)))
+    from . import grad      # autograd.grad
     analytical = {}
     for i, o in enumerate(outs):
         flat = o.reshape(-1)
@@ -52,7 +54,7 @@ def _jacobians(func, inputs, eps):
             if not o.requires_grad:
                 gs = (None,) * len(wrt)
             else:
-                gs = T.autograd.grad(flat[k], [inputs[j] for j in wrt], retain_graph=True, allow_unused=True)
+                gs = grad(flat[k], [inputs[j] for j in wrt], retain_graph=True, allow_unused=True)
             for j, g in zip(wrt, gs):
                 rows[j].append(np.zeros(inputs[j].numel()) if g is None else g.detach().numpy().ravel())
         for j in wrt:
@@ -82,22 +84,22 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
                   check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
                   masked=False):
     """gradcheck of the function (inputs, grad_outputs) -> d<func(inputs), grad_outputs>/d inputs."""
-    import glassgrad as T
     inputs = _tensors(inputs)
-    outs = [o for o in _tensors(func(*inputs)) if isinstance(o, T.Tensor) and o.requires_grad]
+    outs = [o for o in _tensors(func(*inputs)) if isinstance(o, _tensor.Tensor) and o.requires_grad]
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = tuple(T.from_numpy(rng.standard_normal(tuple(o.shape)).astype(o.detach().numpy().dtype))
+        grad_outputs = tuple(_tensor._make(rng.standard_normal(tuple(o.shape)).astype(o.detach().numpy().dtype))
                              .requires_grad_(True) for o in outs)
     grad_outputs = _tensors(grad_outputs)
     n = len(inputs)
 
     def first_derivative(*args):
+        from . import grad      # autograd.grad
         xs, gos = args[:n], args[n:]
-        with T.enable_grad():      # also when gradcheck evaluates it for finite differences
-            ys = [o for o in _tensors(func(*xs)) if isinstance(o, T.Tensor) and o.requires_grad]
-            gs = T.autograd.grad(ys, [x for x in xs if isinstance(x, T.Tensor) and x.requires_grad], gos,
-                                 create_graph=True, allow_unused=True)
+        with enable_grad():      # also when gradcheck evaluates it for finite differences
+            ys = [o for o in _tensors(func(*xs)) if isinstance(o, _tensor.Tensor) and o.requires_grad]
+            gs = grad(ys, [x for x in xs if isinstance(x, _tensor.Tensor) and x.requires_grad], gos,
+                      create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
     return gradcheck(first_derivative, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)

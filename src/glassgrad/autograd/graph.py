@@ -10,12 +10,17 @@ Saved tensors are tuples, cheap to make on the hot path:
   * an output: ``(array, version_counter, version, output_nr)`` -- the output Tensor itself
     is not stored (that would be a reference cycle output -> grad_fn -> output).
 They are unpacked through the backward namespace ``F`` (``F.unpack(node)``), which checks
-the version counter and raises PyTorch's errors for modified or freed tensors.
+the version counter (``check_saved``) and raises PyTorch's errors for modified or freed tensors.
+
+The graph primitives every op uses live here: ``edge(t)`` (the edge a node gets for input ``t``),
+``NO_EDGE``, ``save_in`` / ``save_out``.  The two backward namespaces are defined in ``ops/_ns.py``
+(they are built from ops) and plugged in here by ``use_namespaces`` when ops is imported.
 """
 import itertools
 import weakref as _weakref
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "freed_error", "version_error"]
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "freed_error", "version_error", "edge", "NO_EDGE", "save_in",
+           "save_out", "check_saved", "use_namespaces"]
 
 _seq = itertools.count()
 
@@ -51,6 +56,39 @@ def version_error(desc, found, expected):
     return RuntimeError(
         f"one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: {desc} is at version {found}; expected version {expected} instead. {hint}")
+
+
+def _desc(arr, fn, nr):
+    from .._dtype import _FROM_NP
+    legacy = _FROM_NP[arr.dtype]._legacy
+    shape = list(arr.shape)
+    if fn is None:
+        return f"[torch.{legacy} {shape}]"
+    return f"[torch.{legacy} {shape}], which is output {nr} of {fn.name()},"
+
+
+def check_saved(node, s):
+    """Version check of one saved entry of `node`; returns the array."""
+    if len(s) == 2:
+        t, v = s
+        if t._vc[0] != v:
+            raise version_error(_desc(t._data, t._grad_fn, t._out_nr), t._vc[0], v)
+        return t._data
+    arr, vc, v, nr = s
+    if vc[0] != v:
+        raise version_error(_desc(arr, node, nr), vc[0], v)
+    return arr
+
+
+# -- the backward namespaces (ops/_ns.py's ARR and TEN), plugged in when ops is imported -----------------
+ARR = TEN = None
+
+
+def use_namespaces(array_ns, tensor_ns):
+    """Plug in the two namespaces backward formulas run in: `array_ns` (raw arrays, the usual case) and
+    `tensor_ns` (Tensors, create_graph).  ops/_ns.py calls this when it is imported."""
+    global ARR, TEN
+    ARR, TEN = array_ns, tensor_ns
 
 
 # nodes PyTorch implements in C++ under torch::autograd (their name() carries the namespace)
@@ -169,7 +207,6 @@ class Node:
                 saved = object.__getattribute__(self, "_saved")
                 if saved is None:
                     raise freed_error()
-                from ..ops._ns import TEN
                 return TEN.unpack_one(self, saved[names.index(key)])
             try:
                 return object.__getattribute__(self, key)
@@ -182,7 +219,6 @@ class Node:
 
     # the engine calls this; a Python-level Node subclass may override
     def __call__(self, *grads):
-        from ..ops._ns import TEN
         res = self.backward(TEN, *grads) if self.n_outputs == 1 else self.backward(TEN, list(grads))
         return res
 
@@ -208,3 +244,38 @@ class GraphRoot(Node):
     def __init__(self, edges, grads):
         Node.__init__(self, edges)
         self.grads = grads
+
+
+# -- edges and saved tensors: what every op uses to record its node -------------------------------------
+NO_EDGE = (None, 0)
+
+
+def edge(t):
+    """The edge an op's node gets for input `t`: its grad_fn, its AccumulateGrad, or nothing."""
+    b = t._base
+    if b is not None and t._vbase_fn is not b._grad_fn:
+        refresh_view(t, b)     # the base was rewritten in place since this view was taken
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._out_nr)
+    if t._rg:
+        ref = t._acc
+        acc = ref() if ref is not None else None
+        if acc is None:
+            acc = AccumulateGrad(t)
+            t._acc = _weakref.ref(acc)
+        return (acc, 0)
+    return NO_EDGE
+
+
+def save_in(t):
+    """Save input tensor `t` for backward (version-checked when unpacked)."""
+    return (t, t._vc[0])
+
+
+def save_out(out):
+    """Save an op's own output for backward without keeping the output Tensor alive."""
+    return (out._data, out._vc, out._vc[0], out._out_nr)
+
+
+from .inplace import refresh_view  # noqa: E402

@@ -1,7 +1,7 @@
 """What every op needs: edges to the graph, output wrapping, scalar handling, broadcasting
 checks, in-place bookkeeping.  Kept small and branch-light: this is the hot path.
 
-The pattern of an op (see elementwise.py):
+The pattern of an op (see unary.py):
 
     def exp(x):                                  # y = exp(x); dx = gy * y
         y = np.exp(x._data)
@@ -19,39 +19,16 @@ The pattern of an op (see elementwise.py):
             y, = F.unpack(self)
             return (gy * y,)
 """
-import weakref
-
 import numpy as np
 
 from .. import _dtype, backend
 from .._tensor import Tensor, _make
-from ..autograd.graph import AccumulateGrad
+from ..autograd.graph import edge, NO_EDGE, save_in, save_out   # the graph primitives (re-exported to ops)
 from ..autograd.grad_mode import state as grad  # grad.enabled is read on every op
+from ..autograd.inplace import check_inplace, commit_inplace
 
 __all__ = ["np", "Tensor", "make", "edge", "NO_EDGE", "save_in", "save_out", "grad", "as_tensor_arg", "quiet",
            "binary_operands", "check_inplace", "commit_inplace", "broadcast_error", "broadcast_shape", "sum_to"]
-
-NO_EDGE = (None, 0)
-_ndarray = np.ndarray
-_FROM_NP = _dtype._FROM_NP
-
-
-def edge(t):
-    """The edge an op's node gets for input `t`: its grad_fn, its AccumulateGrad, or nothing."""
-    b = t._base
-    if b is not None and t._vbase_fn is not b._grad_fn:
-        refresh_view(t, b)     # the base was rewritten in place since this view was taken
-    fn = t._grad_fn
-    if fn is not None:
-        return (fn, t._out_nr)
-    if t._rg:
-        ref = t._acc
-        acc = ref() if ref is not None else None
-        if acc is None:
-            acc = AccumulateGrad(t)
-            t._acc = weakref.ref(acc)
-        return (acc, 0)
-    return NO_EDGE
 
 
 class _NotDefault:
@@ -85,16 +62,6 @@ def quiet(f, *args):
 
 
 make = _make    # make(data, rg=False, fn=None, nr=0): wrap an op's result (the hot path: no extra call)
-
-
-def save_in(t):
-    """Save input tensor `t` for backward (version-checked when unpacked)."""
-    return (t, t._vc[0])
-
-
-def save_out(out):
-    """Save an op's own output for backward without keeping the output Tensor alive."""
-    return (out._data, out._vc, out._vc[0], out._out_nr)
 
 
 def broadcast_error(a_shape, b_shape):
@@ -133,9 +100,6 @@ def sum_to(g, shape):
     if lead:
         g = g.reshape(shape)
     return g
-
-
-from .view_writes import refresh_view  # noqa: E402
 
 _scalar_types = (int, float, bool)
 
@@ -201,78 +165,6 @@ def _tensor_operands(a, ad, b):
 def _fits(v, npdt):
     info = np.iinfo(npdt)
     return info.min <= v <= info.max
-
-
-# -- in-place ops ---------------------------------------------------------------------
-LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
-VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
-
-
-def check_inplace(t, shared_ok=False):
-    """PyTorch's checks before writing into `t` (grad-mode checks, and memory that cannot be written).
-    shared_ok: the op writes one value everywhere (fill_, zero_), which torch allows into elements that share
-    memory."""
-    a = t._data
-    if a.__class__ is _ndarray and not a.flags.writeable and not (
-            shared_ok and a.size > 1 and 0 in a.strides and backend.shared_writable(a) is not None):
-        if a.size > 1 and 0 in a.strides:
-            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                               "single memory location. Please clone() the tensor before performing the operation.")
-        raise RuntimeError("the tensor's memory is read-only (a NumPy array that is not writeable): clone() it "
-                           "before writing into it")
-    if grad.enabled:
-        base = t._base
-        # torch checks the view first: a view that requires grad, or views a leaf that does, of a leaf base
-        # (x = b.view(2, 3).requires_grad_() makes x and its own views such views even though b needs no grad)
-        if base is not None and base._grad_fn is None and (base._rg or t._rg):
-            raise RuntimeError(VIEW_LEAF_MSG)
-        if t._rg and t._grad_fn is None:
-            raise RuntimeError(LEAF_MSG)
-    if t._extra is not None and t._extra.get("inference") and not grad.inference:
-        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
-                           "You can make a clone to get a normal tensor before doing inplace update."
-                           "See https://github.com/pytorch/rfcs/pull/17 for more details.")
-
-
-def commit_inplace(t, out):
-    """Make `t` hold the result `out` of an op applied to `t` (out-of-place result).
-
-    The values are written into t's memory (so views and NumPy arrays sharing it see them),
-    the version counter is bumped, and t takes over out's place in the graph -- through
-    CopySlices on its base when `t` is a view.
-    """
-    src = out._data
-    if src.dtype != t._data.dtype:
-        src = src.astype(t._data.dtype)
-    if src.shape != t._data.shape:
-        raise RuntimeError(
-            f"output with shape {list(t._data.shape)} doesn't match the broadcast shape {list(src.shape)}")
-    np.copyto(t._data, src)
-    t._vc[0] += 1
-    fn = out._grad_fn
-    if fn is None:
-        return t
-    # a saved output now lives in t's memory and version counter
-    saved = fn._saved
-    if saved:
-        fn._saved = tuple((t._data, t._vc, t._vc[0], s[3]) if len(s) == 4 and s[0] is out._data else s
-                          for s in saved)
-    base = t._base
-    if base is None:
-        t._grad_fn = fn
-        t._out_nr = out._out_nr
-        t._rg = True
-        return t
-    from .view_writes import CopySlices, ViewFromBase
-    cs = CopySlices((edge(base),) + fn.next_functions[1:], base._data.shape, t._view_fn, fn)
-    base._grad_fn = cs
-    base._out_nr = 0
-    base._rg = True
-    t._grad_fn = ViewFromBase(((cs, 0),), base._data.shape, base._data.dtype, t._view_fn)
-    t._out_nr = 0
-    t._rg = True
-    t._vbase_fn = cs
-    return t
 
 
 # -- shared by the pointwise op families (arithmetic.py, unary.py, binary.py, ternary.py) -----------------

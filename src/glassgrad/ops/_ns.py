@@ -8,37 +8,17 @@ Every op's backward is written once, as ``backward(self, F, grad)``, with Python
     differentiable ops, so it is recorded and can be differentiated again
     (``create_graph=True``, higher-order gradients, gradgradcheck).
 
+``use_namespaces`` (at the bottom) hands both to ``autograd.graph``, where the engine and ``Node``
+find them: autograd imports no op.
+
 Both namespaces offer the same functions with the same signatures.  Add a function to
 both, in the section of your op family, when a formula needs one.
 """
 import numpy as np
 
-from ..autograd.graph import freed_error, version_error
+from ..autograd.graph import freed_error, check_saved as _check, use_namespaces
 from .._blas import matmul as gemm
 from .._tensor import Tensor, _make
-
-
-def _desc(t_or_arr, fn, nr):
-    from .._dtype import _FROM_NP
-    a = t_or_arr
-    legacy = _FROM_NP[a.dtype]._legacy
-    shape = list(a.shape)
-    if fn is None:
-        return f"[torch.{legacy} {shape}]"
-    return f"[torch.{legacy} {shape}], which is output {nr} of {fn.name()},"
-
-
-def _check(node, s):
-    """Version check of one saved entry; returns the array."""
-    if len(s) == 2:
-        t, v = s
-        if t._vc[0] != v:
-            raise version_error(_desc(t._data, t._grad_fn, t._out_nr), t._vc[0], v)
-        return t._data
-    arr, vc, v, nr = s
-    if vc[0] != v:
-        raise version_error(_desc(arr, node, nr), vc[0], v)
-    return arr
 
 
 _UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
@@ -218,6 +198,11 @@ class _ArrayNS:
     @staticmethod
     def einsum(eq, *ops):
         return L._np_einsum(eq, *ops)
+
+    # -- shape --
+    @staticmethod
+    def stack(gs, dim=0):
+        return np.stack(gs, dim)
 
     # -- reduction --
     @staticmethod
@@ -415,6 +400,11 @@ class _TensorNS:
     def einsum(eq, *ops):
         return L.einsum(eq, *ops)
 
+    # -- shape --
+    @staticmethod
+    def stack(gs, dim=0):
+        return S.stack(gs, dim)
+
     # -- reduction --
     @staticmethod
     def cumsum(g, dim, reverse=False):
@@ -429,7 +419,8 @@ class _TensorNS:
 
 ARR = _ArrayNS()
 TEN = _TensorNS()
+use_namespaces(ARR, TEN)     # the engine and Node take them from autograd.graph
 
-from . import view_writes as W  # noqa: E402
+from . import view_writes as W, shape as S  # noqa: E402
 from . import arithmetic as A, unary as U, ternary as T  # noqa: E402
 from . import reduction as R, views as V, linalg as L, conversion as C, indexing as I  # noqa: E402

@@ -1,6 +1,6 @@
 """Linear algebra: products that end in BLAS.
 
-ops: mm matmul einsum tensordot; the rest (bmm mv dot vdot inner outer ger addmm addmm_ addmv baddbmm
+ops: mm matmul einsum tensordot linear (nn.functional.linear); the rest (bmm mv dot vdot inner outer ger addmm addmm_ addmv baddbmm
      addbmm kron, matmul for ranks other than 2-D @ 2-D) in linalg_more.py
 """
 import numpy as np
@@ -60,7 +60,7 @@ def matmul(input, other, *, out=None):
 
 
 from .linalg_more import *  # noqa: E402,F401,F403
-from .linalg_more import addmm_, _wrap, _st  # noqa: E402,F401
+from .linalg_more import addmm, addmm_, _wrap, _st  # noqa: E402,F401
 from .linalg_more import __all__ as _more_all  # noqa: E402
 
 __all__ += _more_all
@@ -250,3 +250,37 @@ def tensordot(a, b, dims=2, out=None):
     cb = set(y % nb for y in db)
     out = "".join(c for i, c in enumerate(la) if i not in ca) + "".join(c for i, c in enumerate(lb) if i not in cb)
     return _einsum_core(["".join(la), "".join(lb)], out, [a, b], "ViewBackward0")
+
+
+# -- linear (nn.functional.linear) ------------------------------------------------------------------
+from . import views as _views  # noqa: E402
+
+
+def _check_linear(input, weight):
+    if input.dim() == 0 or weight.dim() not in (1, 2):
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
+                           f"{weight.dim()}D")
+    if input.shape[-1] != weight.shape[-1]:
+        rows = 1
+        for s in input.shape[:-1]:
+            rows *= s
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
+                           f"{weight.shape[-1]}x{weight.shape[0] if weight.dim() == 2 else 1})")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {input.dtype.name_c} and "
+                           f"{weight.dtype.name_c}")
+
+
+def linear(input, weight, bias=None):
+    """y = x W^T + b (nn.functional.linear): the composite PyTorch uses, so grad_fn names match --
+    AddmmBackward0 for a 2-D input with bias, ViewBackward0 / UnsafeViewBackward0 for other ranks."""
+    _check_linear(input, weight)
+    wt = _views.t(weight) if weight.dim() == 2 else weight
+    if bias is None:
+        return matmul(input, wt)
+    if input.dim() == 2 and weight.dim() == 2:
+        return addmm(bias, input, wt)
+    if weight.dim() == 2:
+        flat = input.reshape(-1, input.shape[-1])
+        return addmm(bias, flat, wt).view(*input.shape[:-1], weight.shape[0])
+    return matmul(input, wt) + bias

@@ -11,8 +11,12 @@ step for the recurrent term); the weight, bias and input gradients are then sing
 time steps.  The autograd graph of a layer is one node instead of ~15 per time step.
 
 Higher-order gradients (create_graph=True): the backward recomputes the layer as the composite of
-differentiable per-step ops (nn/modules/rnn.py's general path) from the saved inputs and differentiates
-that, so double backward works as it does through the composite.
+differentiable per-step ops (_run_direction below, nn/modules/rnn.py's general path) from the saved inputs
+and differentiates that, so double backward works as it does through the composite.
+
+The composite recurrence of every cell kind lives here too: one time step per cell kind (_step_rnn,
+_step_lstm, _step_gru) and one layer/direction over padded or packed steps (_run_direction); and the
+packing of padded sequences (_pack_padded, PackPaddedSequenceBackward0) under nn.utils.rnn.
 """
 import numpy as np
 
@@ -20,8 +24,10 @@ from .._blas import matmul as gemm
 
 from ._core import make, edge, save_in, save_out, grad
 from ..autograd.graph import Node, freed_error
+from .linalg import linear
+from .shape import cat, stack
 
-__all__ = ["lstm_layer", "MkldnnRnnLayerBackward0"]
+__all__ = ["lstm_layer", "MkldnnRnnLayerBackward0", "PackPaddedSequenceBackward0"]
 
 
 _GATE_SCALE = (0.5, 0.5, 1.0, 0.5)     # i, f, g, o: sigmoid(x) = tanh(x / 2) / 2 + 1/2, g = tanh(x)
@@ -178,7 +184,6 @@ class MkldnnRnnLayerBackward0(Node):
 
 def _composite_backward(node, saved, grads, need):
     """create_graph: differentiate the per-step composite recomputed from the saved input Tensors."""
-    from ..nn.modules.rnn import _run_direction, _step_lstm
     from ..autograd import grad as autograd_grad
     from ..autograd.grad_mode import enable_grad
     x, w_ih, w_hh, b_ih, b_hh, h0, c0 = saved[:7]
@@ -238,3 +243,108 @@ def lstm_layer(x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False, *, ba
         n._saved = (tuple(save_in(t if t is not None else zb) for t in ts) + tuple(save_out(r) for r in res))
         return res
     return make(out), make(hn), make(cn)
+
+
+# -- one time step of each cell kind (gates: x part already projected, with its bias) ---------------
+def _step_rnn(act):
+    def step(xg, h, c, w_hh, b_hh, w_hr):
+        g = xg + linear(h, w_hh, b_hh)
+        return (g.tanh() if act == "tanh" else g.relu()), None
+    return step
+
+
+def _step_lstm(xg, h, c, w_hh, b_hh, w_hr):
+    gates = xg + linear(h, w_hh, b_hh)
+    i, f, g, o = gates.chunk(4, 1)
+    c2 = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    h2 = o.sigmoid() * c2.tanh()
+    if w_hr is not None:
+        h2 = linear(h2, w_hr, None)
+    return h2, c2
+
+
+def _step_gru(xg, h, c, w_hh, b_hh, w_hr):
+    hg = linear(h, w_hh, b_hh)
+    xr, xz, xn = xg.chunk(3, 1)
+    hr, hz, hn = hg.chunk(3, 1)
+    r = (hr + xr).sigmoid()
+    z = (hz + xz).sigmoid()
+    n = (xn + hn * r).tanh()
+    return (h - n) * z + n, None
+
+
+def _run_direction(step, x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
+    """One layer, one direction.  x: (T, B, I) padded steps, or (N, I) packed rows when bs (the batch size
+    of each step) is given; h0/c0: (B, H) initial states.
+    Returns (outputs (T, B, H) or (N, H), h_n (B, H), c_n or None)."""
+    xp = linear(x, w_ih, b_ih)
+    padded = bs is None
+    if padded:
+        bs = [x.shape[1]] * x.shape[0]
+    offs = np.concatenate([[0], np.cumsum(bs)]).tolist()
+    rows = (lambda t: xp[t]) if padded else (lambda t: xp[offs[t]:offs[t + 1]])
+    T = len(bs)
+    outs = [None] * T
+    is_lstm = c0 is not None
+    if not reverse:
+        h, c = h0, c0
+        done_h, done_c = [], []
+        cur = h0.shape[0]
+        for t in range(T):
+            b = bs[t]
+            if b < cur:
+                done_h.append(h[b:cur])
+                h = h[:b]
+                if is_lstm:
+                    done_c.append(c[b:cur])
+                    c = c[:b]
+                cur = b
+            h, c = step(rows(t), h, c, w_hh, b_hh, w_hr)
+            outs[t] = h
+        if done_h:
+            h = cat([h] + done_h[::-1], 0)
+            if is_lstm:
+                c = cat([c] + done_c[::-1], 0)
+    else:
+        cur = bs[-1] if T else h0.shape[0]
+        h = h0[:cur]
+        c = c0[:cur] if is_lstm else None
+        for t in range(T - 1, -1, -1):
+            b = bs[t]
+            if b > cur:
+                h = cat([h, h0[cur:b]], 0)
+                if is_lstm:
+                    c = cat([c, c0[cur:b]], 0)
+                cur = b
+            h, c = step(rows(t), h, c, w_hh, b_hh, w_hr)
+            outs[t] = h
+        if cur < h0.shape[0]:
+            h = cat([h, h0[cur:]], 0)
+            if is_lstm:
+                c = cat([c, c0[cur:]], 0)
+    if not T:
+        return xp.new_zeros(tuple(xp.shape[:-1]) + (h0.shape[-1],)), h, c
+    return (stack(outs, 0) if padded else cat(outs, 0)), h, c
+
+
+# -- packing padded sequences (nn.utils.rnn.pack_padded_sequence) ----------------------------------------
+class PackPaddedSequenceBackward0(Node):
+    """The packed rows' gradient scattered back into zeros of the padded input's shape."""
+    __slots__ = ("shape", "index")
+
+    def backward(self, F, g):
+        return (F.index_add_zeros(self.shape, self.index, g),)
+
+
+def _pack_padded(input, bs, batch_first):
+    """Rows input[t, :bs[t]] for every step t, one after another (nn.utils.rnn.pack_padded_sequence's
+    data; PackPaddedSequenceBackward0 scatters the gradient back)."""
+    t_idx = np.repeat(np.arange(len(bs)), bs)
+    b_idx = np.concatenate([np.arange(b) for b in bs]) if bs else np.zeros(0, np.int64)
+    index = (b_idx, t_idx) if batch_first else (t_idx, b_idx)
+    data = input._data[index]
+    if input._rg and grad.enabled:
+        n = PackPaddedSequenceBackward0((edge(input),))
+        n.shape, n.index = tuple(input.shape), index
+        return make(data, True, n)
+    return make(data)

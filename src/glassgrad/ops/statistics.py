@@ -135,6 +135,11 @@ class LinalgVectorNormBackward0(Node):
             return (sx * F.mask(ydat != 0, gk / F.pow(yk, p - 1)),)
 
 
+class NormBackward1(LinalgVectorNormBackward0):
+    """torch.norm(x, p, dim, keepdim)'s node (the one pairwise_distance records)."""
+    __slots__ = ()
+
+
 def _vector_norm(a, p, axes, keepdim):
     ab = np.abs(a)
     if p == 2:      # ufunc reduce directly: np.sum's Python wrapper costs more than a small norm

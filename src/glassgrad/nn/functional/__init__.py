@@ -36,11 +36,14 @@ _MORE_TENSORS = {"linear": ("weight", "bias?"), "bilinear": ("input2", "weight",
                  "layer_norm": ("weight?", "bias?"), "prelu": ("weight",)}
 
 
+_FROM_OPS = {"linear"}      # nn.functional functions that are ops (defined in ops/linalg.py)
+
+
 def _wrap():
     from ..._args import wrap_namespace
     g = globals()
-    names = [n for n, f in g.items() if not n.startswith("_") and callable(f) and getattr(f, "__module__", "")
-             .startswith(__name__) and n not in _PYTHON_LEVEL]
+    names = [n for n, f in g.items() if not n.startswith("_") and callable(f) and (getattr(f, "__module__", "")
+             .startswith(__name__) or n in _FROM_OPS) and n not in _PYTHON_LEVEL]
     wrap_namespace(g, names, also=_MORE_TENSORS)
 
 

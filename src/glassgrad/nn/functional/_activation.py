@@ -14,7 +14,7 @@ from ...ops import activation as A
 from ...ops._core import make, broadcast_error
 from ...ops._core import _inplace
 from ...ops import unary as _U, softmax as _sm
-from ...ops.statistics import LinalgVectorNormBackward0, norm as _norm
+from ...ops.statistics import LinalgVectorNormBackward0, NormBackward1, norm as _norm
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "elu", "elu_", "selu", "selu_",
            "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardsigmoid",
@@ -243,11 +243,6 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         if s2 != shape:
             x2 = x2.expand(shape)
     return ((x1 / _clamped_norm(x1, dim, eps)) * (x2 / _clamped_norm(x2, dim, eps))).sum(dim)
-
-
-class NormBackward1(LinalgVectorNormBackward0):
-    """torch.norm(x, p, dim, keepdim)'s node (the one pairwise_distance records)."""
-    __slots__ = ()
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):

@@ -4,7 +4,8 @@ scaled_dot_product_attention follows PyTorch's CPU dispatch: 4-D query/key/value
 no dropout and a mask that needs no gradient go to the fused kernel (one node,
 ScaledDotProductFlashAttentionForCpuBackward0); everything else runs the composite "math" path
 (scale, matmul, add mask, safe softmax, dropout, matmul), whose last op names the grad_fn.
-A row whose keys are all masked out gives zeros (PyTorch's _safe_softmax), not NaN.
+A row whose keys are all masked out gives zeros (PyTorch's _safe_softmax), not NaN.  The two primitives,
+the safe softmax and the fused kernel, are in ops/attention.py.
 """
 import math
 import warnings
@@ -13,60 +14,23 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
-from ...autograd.graph import Node
-from ...ops._core import make, edge, save_in, save_out, grad, broadcast_error
+from ...ops._core import broadcast_error
+from ...ops.attention import _safe_softmax, _flash_ok, _sdpa_flash
+from ...ops.creation import zeros, ones, empty_like
+from ...ops.linalg import matmul, bmm, baddbmm, linear as _linear
+from ...ops.softmax import softmax
+from ...ops.shape import cat
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
-
-
-def _G():
-    import glassgrad
-    return glassgrad
-
-
-# -- the safe softmax (zeros for rows that are entirely -inf) --------------------------------------------
-class SafeSoftmaxBackward0(Node):
-    __slots__ = ("dim",)
-    _saved_names = ("result",)
-
-    def backward(self, F, g):
-        y, = F.unpack(self)
-        return (y * (g - F.sum(g * y, self.dim, True)),)
-
-
-def _safe_softmax_arr(a, axis=-1, out=None):
-    """Softmax of float array a along axis; rows entirely -inf give zeros.  out=a works in place."""
-    with np.errstate(all="ignore"):
-        m = np.max(a, axis=axis, keepdims=True)
-        dead = m == -np.inf                     # (max is -inf exactly when the whole row is)
-        m[~np.isfinite(m)] = 0
-        y = np.subtract(a, m, out=out)
-        np.exp(y, out=y)
-        np.divide(y, y.sum(axis=axis, keepdims=True), out=y)
-        if dead.any():
-            np.copyto(y, 0, where=dead)
-    return y
-
-
-def _safe_softmax(x, dim=-1):
-    y = _safe_softmax_arr(x._data, dim) if x.numel() else x._data.copy()
-    if x._rg and grad.enabled:
-        n = SafeSoftmaxBackward0((edge(x),))
-        n.dim = dim % x.dim()
-        out = make(y, True, n)
-        n._saved = (save_out(out),)
-        return out
-    return make(y)
 
 
 def _at_dropout(x, p, train=True):
     """ATen's CPU dropout: input * bernoulli(1-p) / (1-p) (the RNG use of torch.dropout)."""
     if p == 0 or not train or x.numel() == 0:
         return x
-    G = _G()
     if p == 1:
-        return x * G.zeros((), dtype=x.dtype)
-    noise = G.empty_like(x).bernoulli_(1 - p)
+        return x * zeros((), dtype=x.dtype)
+    noise = empty_like(x).bernoulli_(1 - p)
     noise.div_(1 - p)
     return x * noise
 
@@ -85,129 +49,15 @@ def _check_sdpa(q, k, v, attn_mask):
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{_dt_name(q)} key.dtype: {_dt_name(k)} and value.dtype: {_dt_name(v)} instead.")
-    if attn_mask is not None and attn_mask.dtype not in (_G().bool, _G().float32):    # "float": float32
+    if attn_mask is not None and attn_mask.dtype not in (_dtype.bool, _dtype.float32):    # "float": float32
         if attn_mask.dtype != q.dtype:
             raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                                f"attn_mask.dtype: {_dt_name(attn_mask)} and  query.dtype: {_dt_name(q)} instead.")
 
 
-def _mask_array(attn_mask, is_causal, L, S, np_dtype):
-    """The additive float mask as an array (None when there is none): bool False -> -inf; causal -> tril."""
-    m = None
-    if attn_mask is not None:
-        a = attn_mask._data
-        if a.dtype == np.bool_:
-            m = np.where(a, np.zeros((), np_dtype), np.array(-np.inf, np_dtype))
-        else:
-            m = a
-    if is_causal:
-        c = np.where(np.tril(np.ones((L, S), bool)), np.zeros((), np_dtype), np.array(-np.inf, np_dtype))
-        m = c if m is None else m + c
-    return m
-
-
-class ScaledDotProductFlashAttentionForCpuBackward0(Node):
-    """dV = P^T dO; dS = P (dP - rowsum(dP P)) with dP = dO V^T; dQ = s dS K; dK = s dS^T Q.
-    probs_t: the forward's P transposed, (..., S, L) (see _sdpa_flash); the arrays below follow it."""
-    __slots__ = ("scale", "groups", "probs_t", "mask")
-    _saved_names = ("query", "key", "value", "output")
-
-    def backward(self, F, g):
-        q, k, v, _ = F.unpack(self)
-        s, grp = self.scale, self.groups
-        if F.is_tensor_mode:
-            G = _G()
-            kk = k.repeat_interleave(grp, -3) if grp > 1 else k
-            vv = v.repeat_interleave(grp, -3) if grp > 1 else v
-            att = G.matmul(q, kk.transpose(-2, -1)) * s
-            if self.mask is not None:
-                att = att + G.from_numpy(self.mask)
-            p = _safe_softmax(att, -1)
-            dv = F.matmul(F.mT(p), g)
-            dp = F.matmul(g, F.mT(vv))
-            ds = p * (dp - F.sum(dp * p, -1, True))
-            dq = F.matmul(ds, kk) * s
-            dk = F.matmul(F.mT(ds), q) * s
-        else:       # the same with transposed P, dP, dS (in place on the fresh dP^T)
-            pt = self.probs_t
-            kk = np.repeat(k, grp, axis=-3) if grp > 1 else k
-            vv = np.repeat(v, grp, axis=-3) if grp > 1 else v
-            dv = np.matmul(pt, g)
-            dst = np.matmul(vv, g.swapaxes(-1, -2))
-            dst -= np.einsum("...ij,...ij->...j", dst, pt)[..., None, :]
-            dst *= pt
-            dq = np.matmul(dst.swapaxes(-1, -2), kk)
-            dq *= s
-            dk = np.matmul(dst, q)
-            dk *= s
-        if grp > 1:
-            b, h, n, d = dk.shape
-            dk = F.sum(F.reshape(dk, (b, h // grp, grp, n, d)), 2)
-            dv = F.sum(F.reshape(dv, (b, h // grp, grp, n, dv.shape[-1])), 2)
-        return dq, dk, dv
-
-
-def _flash_ok(q, k, v, attn_mask, dropout_p, enable_gqa):
-    if dropout_p > 0 or q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
-        return False
-    if q.shape[0] != k.shape[0] or q.shape[0] != v.shape[0] or k.shape[1] != v.shape[1]:
-        return False
-    if q.shape[1] != k.shape[1] and not (enable_gqa and k.shape[1] and q.shape[1] % k.shape[1] == 0):
-        return False
-    if not (q.shape[-1] == k.shape[-1] == v.shape[-1]) or q.shape[-2] == 0 or k.shape[-2] == 0:
-        return False
-    if any(t.stride(-1) != 1 for t in (q, k, v)):
-        return False
-    if q.dtype.name not in ("float32", "float64"):
-        return False
-    if attn_mask is None:
-        return True
-    m = tuple(attn_mask.shape)
-    if attn_mask._rg or len(m) not in (2, 4):
-        return False
-    if m[-2] not in (1, q.shape[2]) or m[-1] not in (1, k.shape[2]):
-        return False
-    return len(m) == 2 or (m[0] in (1, q.shape[0]) and m[1] in (1, q.shape[1]))
-
-
-def _sdpa_flash(q, k, v, attn_mask, is_causal, scale):
-    B, H, L, E = q.shape
-    S = k.shape[-2]
-    grp = H // k.shape[1]
-    qa, ka, va = q._data, k._data, v._data
-    if grp > 1:
-        ka, va = np.repeat(ka, grp, axis=-3), np.repeat(va, grp, axis=-3)
-    # The scores transposed, (..., S, L): the softmax then reduces over axis -2, with the L query rows as
-    # NumPy's contiguous inner loop (~4x faster than max/sum over a short last axis, row by row).
-    att = np.matmul(ka, qa.swapaxes(-1, -2))
-    att *= np.asarray(scale, qa.dtype)
-    m = _mask_array(attn_mask, is_causal, L, S, qa.dtype)
-    if m is not None:
-        try:
-            shape = np.broadcast_shapes((B, H, L, S), m.shape)
-        except ValueError:
-            raise broadcast_error((B, H, L, S), m.shape) from None
-        mt = m.swapaxes(-1, -2)
-        if shape == (B, H, L, S):
-            np.add(att, mt, out=att, casting="unsafe")
-        else:
-            att = (att + mt).astype(qa.dtype)
-    pt = _safe_softmax_arr(att, -2, out=att)
-    out = np.matmul(pt.swapaxes(-1, -2), va).astype(qa.dtype, copy=False)
-    if (q._rg or k._rg or v._rg) and grad.enabled:
-        n = ScaledDotProductFlashAttentionForCpuBackward0((edge(q), edge(k), edge(v)))
-        n.scale, n.groups, n.probs_t = scale, grp, pt
-        n.mask = None if m is None else np.ascontiguousarray(m)
-        res = make(out, True, n)
-        n._saved = (save_in(q), save_in(k), save_in(v), save_out(res))
-        return res
-    return make(out)
-
-
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(Q K^T * scale + mask) V; a bool mask marks the positions that take part (True = attend)."""
-    G = _G()
     q, k, v = query, key, value
     _check_sdpa(q, k, v, attn_mask)
     sc = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
@@ -223,15 +73,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
         L, S = q.shape[-2], k.shape[-2]
-        mask = G.ones((L, S), dtype=G.bool).tril()
-    if mask is not None and mask.dtype == G.bool:
-        mask = G.zeros(mask.shape, dtype=q.dtype).masked_fill(mask.logical_not(), float("-inf"))
+        mask = ones((L, S), dtype=_dtype.bool).tril()
+    if mask is not None and mask.dtype == _dtype.bool:
+        mask = zeros(mask.shape, dtype=q.dtype).masked_fill(mask.logical_not(), float("-inf"))
     if enable_gqa and q.dim() >= 3 and k.shape[-3] != q.shape[-3]:
         if k.shape[-3] == 0 or q.shape[-3] % k.shape[-3]:
             raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
         r = q.shape[-3] // k.shape[-3]
         k, v = k.repeat_interleave(r, -3), v.repeat_interleave(r, -3)
-    att = G.matmul(qs, k.transpose(-2, -1) * sf)
+    att = matmul(qs, k.transpose(-2, -1) * sf)
     if mask is not None:
         try:
             np.broadcast_shapes(tuple(att.shape), tuple(mask.shape))
@@ -243,15 +93,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     att = _safe_softmax(att, -1)
     if dropout_p > 0.0:
         att = _at_dropout(att, dropout_p, True)
-    return G.matmul(att, v)
+    return matmul(att, v)
 
 
 # -- multi-head attention ----------------------------------------------------------------------------------
-def _linear(x, w, b):
-    from ._linear import linear
-    return linear(x, w, b)
-
-
 def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
     """Whether the inputs are batched; AssertionError (PyTorch's text) for inconsistent ranks."""
     if query.dim() == 3:
@@ -289,15 +134,14 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     """A bool mask becomes an additive float mask (-inf where True); float masks pass through."""
     if mask is None:
         return None
-    G = _G()
     is_float = mask.dtype.is_floating_point
-    if mask.dtype != G.bool and not is_float:
+    if mask.dtype != _dtype.bool and not is_float:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
                       "instead.", stacklevel=3)
     if not is_float:
-        mask = G.zeros(mask.shape, dtype=target_type).masked_fill(mask, float("-inf"))
+        mask = zeros(mask.shape, dtype=target_type).masked_fill(mask, float("-inf"))
     return mask
 
 
@@ -338,25 +182,12 @@ def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
 
 def _pad_last(m):
     """Append one zero column on the last dim (F.pad(m, (0, 1)))."""
-    G = _G()
-    return G.cat([m, G.zeros(tuple(m.shape[:-1]) + (1,), dtype=m.dtype)], -1)
+    return cat([m, zeros(tuple(m.shape[:-1]) + (1,), dtype=m.dtype)], -1)
 
 
-def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
-                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
-                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
-                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
-                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
-                                 is_causal=False):
-    """Multi-head attention on (L, N, E) inputs (or unbatched (L, E)); returns (output, weights or None)."""
-    G = _G()
-    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
-    if not batched:
-        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-        if key_padding_mask is not None:
-            key_padding_mask = key_padding_mask.unsqueeze(0)
-    tgt_len, bsz, embed_dim = query.shape
-    src_len = key.shape[0]
+def _mha_masks(query, key_padding_mask, attn_mask, is_causal, need_weights):
+    """The key padding and attention masks as additive float masks; returns (key_padding_mask, attn_mask,
+    is_causal)."""
     key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask),
                                        "attn_mask", query.dtype)
     if is_causal and attn_mask is None:
@@ -368,11 +199,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
         if key_padding_mask is not None:
             is_causal = False
-    if embed_dim != embed_dim_to_check:
-        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
-    head_dim = embed_dim // num_heads
-    if head_dim * num_heads != embed_dim:
-        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    return key_padding_mask, attn_mask, is_causal
+
+
+def _mha_in_projection(query, key, value, in_proj_weight, in_proj_bias, use_separate_proj_weight, q_proj_weight,
+                       k_proj_weight, v_proj_weight):
+    """q, k, v projected by the packed in_proj_weight or by the three separate weights."""
     if use_separate_proj_weight:
         if tuple(key.shape[:2]) != tuple(value.shape[:2]):
             raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
@@ -381,32 +213,38 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             if w is None:
                 raise AssertionError(f"use_separate_proj_weight is True but {nm}_proj_weight is None")
         b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
-        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, b_q, b_k, b_v)
-    else:
-        if tuple(key.shape) != tuple(value.shape):
-            raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
-        if in_proj_weight is None:
-            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
-    if attn_mask is not None:
-        if attn_mask.dim() == 2:
-            if tuple(attn_mask.shape) != (tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
-                                   f"{(tgt_len, src_len)}.")
-            attn_mask = attn_mask.unsqueeze(0)
-        elif attn_mask.dim() == 3:
-            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
-                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
-        else:
-            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+        return _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, b_q, b_k, b_v)
+    if tuple(key.shape) != tuple(value.shape):
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+    if in_proj_weight is None:
+        raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+    return _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+
+
+def _mha_attn_mask_3d(attn_mask, tgt_len, src_len, bsz, num_heads):
+    """attn_mask checked against the shapes and made 3-D, (1 or bsz * num_heads, tgt_len, src_len)."""
+    if attn_mask.dim() == 2:
+        if tuple(attn_mask.shape) != (tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                               f"{(tgt_len, src_len)}.")
+        return attn_mask.unsqueeze(0)
+    if attn_mask.dim() == 3:
+        if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                               f"{(bsz * num_heads, tgt_len, src_len)}.")
+        return attn_mask
+    raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+
+def _mha_bias_kv(k, v, bias_k, bias_v, static_k, static_v, bsz, attn_mask, key_padding_mask):
+    """bias_k / bias_v appended to the keys and values as one more position (the masks grow a column)."""
     if bias_k is not None and bias_v is not None:
         if static_k is not None:
             raise AssertionError("bias cannot be added to static key.")
         if static_v is not None:
             raise AssertionError("bias cannot be added to static value.")
-        k = G.cat([k, bias_k.repeat(1, bsz, 1)])
-        v = G.cat([v, bias_v.repeat(1, bsz, 1)])
+        k = cat([k, bias_k.repeat(1, bsz, 1)])
+        v = cat([v, bias_v.repeat(1, bsz, 1)])
         if attn_mask is not None:
             attn_mask = _pad_last(attn_mask)
         if key_padding_mask is not None:
@@ -415,52 +253,69 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         raise AssertionError("bias_k is set but bias_v is None")
     elif bias_v is not None:
         raise AssertionError("bias_v is set but bias_k is None")
-    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = (k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_k is None else static_k)
-    v = (v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v)
-    if add_zero_attn:
-        zshape = (bsz * num_heads, 1, head_dim)
-        k = G.cat([k, G.zeros(zshape, dtype=k.dtype)], dim=1)
-        v = G.cat([v, G.zeros(zshape, dtype=v.dtype)], dim=1)
-        if attn_mask is not None:
-            attn_mask = _pad_last(attn_mask)
-        if key_padding_mask is not None:
-            key_padding_mask = _pad_last(key_padding_mask)
-    src_len = k.size(1)
+    return k, v, attn_mask, key_padding_mask
+
+
+def _mha_zero_attn(k, v, bsz, num_heads, head_dim, attn_mask, key_padding_mask):
+    """add_zero_attn: one more key/value position of zeros (the masks grow a column)."""
+    zshape = (bsz * num_heads, 1, head_dim)
+    k = cat([k, zeros(zshape, dtype=k.dtype)], dim=1)
+    v = cat([v, zeros(zshape, dtype=v.dtype)], dim=1)
+    if attn_mask is not None:
+        attn_mask = _pad_last(attn_mask)
     if key_padding_mask is not None:
-        if key_padding_mask.shape[0] != bsz:
-            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
-                                 f"{key_padding_mask.shape[0]}")
-        if key_padding_mask.shape[1] != src_len:
-            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
-                                 f"{key_padding_mask.shape[1]}")
-        kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(
-            bsz * num_heads, 1, src_len)
-        attn_mask = kpm if attn_mask is None else attn_mask + kpm
-    if not training:
-        dropout_p = 0.0
-    if need_weights:
-        E = q.shape[-1]
-        q_scaled = q * math.sqrt(1.0 / float(E))
-        if is_causal and attn_mask is None:
-            raise AssertionError("FIXME: is_causal not implemented for need_weights")
-        if attn_mask is not None:
-            w = G.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
-        else:
-            w = G.bmm(q_scaled, k.transpose(-2, -1))
-        w = G.softmax(w, dim=-1)
-        if dropout_p > 0.0:
-            w = _at_dropout(w, dropout_p, True)
-        out = G.bmm(w, v)
-        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = _linear(out, out_proj_weight, out_proj_bias)
-        out = out.view(tgt_len, bsz, out.size(1))
-        w = w.view(bsz, num_heads, tgt_len, src_len)
-        if average_attn_weights:
-            w = w.mean(dim=1)
-        if not batched:
-            out, w = out.squeeze(1), w.squeeze(0)
-        return out, w
+        key_padding_mask = _pad_last(key_padding_mask)
+    return k, v, attn_mask, key_padding_mask
+
+
+def _mha_merge_padding(key_padding_mask, attn_mask, bsz, num_heads, src_len):
+    """attn_mask plus the key padding mask broadcast over the heads, (bsz * num_heads, 1 or tgt_len, src_len)."""
+    if key_padding_mask.shape[0] != bsz:
+        raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                             f"{key_padding_mask.shape[0]}")
+    if key_padding_mask.shape[1] != src_len:
+        raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                             f"{key_padding_mask.shape[1]}")
+    kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(
+        bsz * num_heads, 1, src_len)
+    return kpm if attn_mask is None else attn_mask + kpm
+
+
+def _mha_with_weights(q, k, v, attn_mask, is_causal, dropout_p, out_proj_weight, out_proj_bias, num_heads,
+                      average_attn_weights, batched):
+    """The attention with its weights (need_weights): softmax(Q K^T / sqrt(E) + mask) V, then out_proj."""
+    tgt_len, src_len = q.shape[1], k.shape[1]
+    bsz = q.shape[0] // num_heads
+    embed_dim = q.shape[-1] * num_heads
+    E = q.shape[-1]
+    q_scaled = q * math.sqrt(1.0 / float(E))
+    if is_causal and attn_mask is None:
+        raise AssertionError("FIXME: is_causal not implemented for need_weights")
+    if attn_mask is not None:
+        w = baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+    else:
+        w = bmm(q_scaled, k.transpose(-2, -1))
+    w = softmax(w, dim=-1)
+    if dropout_p > 0.0:
+        w = _at_dropout(w, dropout_p, True)
+    out = bmm(w, v)
+    out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+    out = _linear(out, out_proj_weight, out_proj_bias)
+    out = out.view(tgt_len, bsz, out.size(1))
+    w = w.view(bsz, num_heads, tgt_len, src_len)
+    if average_attn_weights:
+        w = w.mean(dim=1)
+    if not batched:
+        out, w = out.squeeze(1), w.squeeze(0)
+    return out, w
+
+
+def _mha_sdpa(q, k, v, attn_mask, is_causal, dropout_p, out_proj_weight, out_proj_bias, num_heads, batched):
+    """The attention without weights: scaled_dot_product_attention over (bsz, heads, L, head_dim), then
+    out_proj."""
+    tgt_len, src_len, head_dim = q.shape[1], k.shape[1], q.shape[-1]
+    bsz = q.shape[0] // num_heads
+    embed_dim = head_dim * num_heads
     if attn_mask is not None:
         if attn_mask.size(0) == 1 and attn_mask.dim() == 3:
             attn_mask = attn_mask.unsqueeze(0)
@@ -476,3 +331,45 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if not batched:
         out = out.squeeze(1)
     return out, None
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """Multi-head attention on (L, N, E) inputs (or unbatched (L, E)); returns (output, weights or None)."""
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask, attn_mask, is_causal = _mha_masks(query, key_padding_mask, attn_mask, is_causal, need_weights)
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    q, k, v = _mha_in_projection(query, key, value, in_proj_weight, in_proj_bias, use_separate_proj_weight,
+                                 q_proj_weight, k_proj_weight, v_proj_weight)
+    if attn_mask is not None:
+        attn_mask = _mha_attn_mask_3d(attn_mask, tgt_len, src_len, bsz, num_heads)
+    k, v, attn_mask, key_padding_mask = _mha_bias_kv(k, v, bias_k, bias_v, static_k, static_v, bsz, attn_mask,
+                                                     key_padding_mask)
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = (k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_k is None else static_k)
+    v = (v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v)
+    if add_zero_attn:
+        k, v, attn_mask, key_padding_mask = _mha_zero_attn(k, v, bsz, num_heads, head_dim, attn_mask,
+                                                           key_padding_mask)
+    if key_padding_mask is not None:
+        attn_mask = _mha_merge_padding(key_padding_mask, attn_mask, bsz, num_heads, k.size(1))
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        return _mha_with_weights(q, k, v, attn_mask, is_causal, dropout_p, out_proj_weight, out_proj_bias,
+                                 num_heads, average_attn_weights, batched)
+    return _mha_sdpa(q, k, v, attn_mask, is_causal, dropout_p, out_proj_weight, out_proj_bias, num_heads, batched)

@@ -1,40 +1,10 @@
-"""nn.functional: linear and bilinear, as the same composites PyTorch uses (so grad_fn names match:
-AddmmBackward0 for a 2-D input with bias, ViewBackward0 / UnsafeViewBackward0 for other ranks)."""
+"""nn.functional: linear (the op is in ops/linalg.py) and bilinear, as the same composites PyTorch uses (so
+grad_fn names match: AddmmBackward0 for a 2-D input with bias, ViewBackward0 / UnsafeViewBackward0 for other
+ranks)."""
 from ... import ops  # noqa: F401
-from ...ops.linalg import matmul
-from ...ops.linalg_more import addmm
-from ...ops.views import t as _t
+from ...ops.linalg import matmul, linear  # noqa: F401  (linear is an op: ops/linalg.py)
 
 __all__ = ["linear", "bilinear"]
-
-
-def _check(input, weight):
-    if input.dim() == 0 or weight.dim() not in (1, 2):
-        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
-                           f"{weight.dim()}D")
-    if input.shape[-1] != weight.shape[-1]:
-        rows = 1
-        for s in input.shape[:-1]:
-            rows *= s
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
-                           f"{weight.shape[-1]}x{weight.shape[0] if weight.dim() == 2 else 1})")
-    if input.dtype != weight.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {input.dtype.name_c} and "
-                           f"{weight.dtype.name_c}")
-
-
-def linear(input, weight, bias=None):
-    """y = x W^T + b."""
-    _check(input, weight)
-    wt = _t(weight) if weight.dim() == 2 else weight
-    if bias is None:
-        return matmul(input, wt)
-    if input.dim() == 2 and weight.dim() == 2:
-        return addmm(bias, input, wt)
-    if weight.dim() == 2:
-        flat = input.reshape(-1, input.shape[-1])
-        return addmm(bias, flat, wt).view(*input.shape[:-1], weight.shape[0])
-    return matmul(input, wt) + bias
 
 
 def bilinear(input1, input2, weight, bias=None):

@@ -4,6 +4,8 @@ batch_norm layer_norm group_norm (native nodes in ops/norm.py); instance_norm (b
 (1, N*C, ...) view, as PyTorch); rms_norm and local_response_norm (composites, as PyTorch).
 """
 from ...ops import norm as _N
+from ...ops.creation import zeros
+from ...ops.shape import cat
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm"]
 
@@ -65,7 +67,6 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
-    import glassgrad as G
     dim = input.dim()
     if dim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
@@ -75,9 +76,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     shape = tuple(input.shape)
     c = shape[1]
     before, after = size // 2, (size - 1) // 2
-    zs = lambda n: G.zeros((shape[0], n) + shape[2:], dtype=input.dtype)   # noqa: E731
+    zs = lambda n: zeros((shape[0], n) + shape[2:], dtype=input.dtype)   # noqa: E731
     parts = ([zs(before)] if before else []) + [sq] + ([zs(after)] if after else [])
-    padded = G.cat(parts, 1) if len(parts) > 1 else sq
+    padded = cat(parts, 1) if len(parts) > 1 else sq
     div = padded.narrow(1, 0, c)
     for i in range(1, size):
         div = div + padded.narrow(1, i, c)

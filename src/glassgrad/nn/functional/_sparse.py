@@ -1,7 +1,9 @@
 """nn.functional: embedding, embedding_bag, one_hot (primitives in ops/norm.py)."""
 import warnings
 
+from ... import _dtype
 from ...ops import norm as _N
+from ...ops.creation import arange
 from ...autograd.grad_mode import no_grad
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
@@ -34,8 +36,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
                   mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
                   padding_idx=None):
-    import glassgrad as G
-    if weight.dtype == G.long and input.is_floating_point():
+    if weight.dtype == _dtype.long and input.is_floating_point():
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. "
                       "Usage `embedding_bag(weight, input, ...)` is deprecated, "
                       "and should now be `embedding_bag(input, weight, ...)`.", stacklevel=2)
@@ -49,7 +50,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              f"fixed length sequences. However, found offsets of type {_type_str(offsets)}")
-        offsets = G.arange(0, input.numel(), input.size(1), dtype=input.dtype)
+        offsets = arange(0, input.numel(), input.size(1), dtype=input.dtype)
         include_last_offset = False
         input = input.reshape(-1)
         if per_sample_weights is not None:

@@ -4,7 +4,8 @@ Parameters are registered in PyTorch's order (weight_ih_l{k}{_reverse}, weight_h
 bias_hh_l{k}, weight_hr_l{k}) and drawn uniform(-1/sqrt(hidden), 1/sqrt(hidden)) in that order, so a
 seeded model equals PyTorch's.  The recurrence is a composite of differentiable glassgrad ops: the
 input projection of a whole layer/direction is one matmul, then each time step does one matmul with
-the recurrent weight and the gate nonlinearities (PyTorch's gate order: LSTM i,f,g,o; GRU r,z,n).
+the recurrent weight and the gate nonlinearities (PyTorch's gate order: LSTM i,f,g,o; GRU r,z,n); the
+recurrence of one layer and direction is ops/rnn.py's _run_direction.
 Where PyTorch's CPU LSTM runs its oneDNN kernel (float32, padded input, no projection) each layer and
 direction is instead one fused node, ops/rnn.py's MkldnnRnnLayerBackward0 (see RNNBase._fused).
 
@@ -15,109 +16,17 @@ import math
 import numbers
 import warnings
 
-import numpy as np
-
 from .module import Module
 from ..parameter import Parameter
 from .. import init
 from ..functional._attention import _at_dropout   # ATen's CPU dropout: what the RNN kernels call between layers
+from ..._dtype import float32
 from ...ops.creation import empty, zeros
-from ...ops.rnn import lstm_layer
+from ...ops.rnn import lstm_layer, _run_direction, _step_rnn, _step_lstm, _step_gru
+from ...ops.linalg import linear as _linear
+from ...ops.shape import cat, stack
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
-
-
-def _G():
-    import glassgrad
-    return glassgrad
-
-
-def _linear(x, w, b):
-    from ..functional._linear import linear
-    return linear(x, w, b)
-
-
-# -- one time step of each cell kind (gates: x part already projected, with its bias) ---------------
-def _step_rnn(act):
-    def step(xg, h, c, w_hh, b_hh, w_hr):
-        g = xg + _linear(h, w_hh, b_hh)
-        return (g.tanh() if act == "tanh" else g.relu()), None
-    return step
-
-
-def _step_lstm(xg, h, c, w_hh, b_hh, w_hr):
-    gates = xg + _linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, 1)
-    c2 = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h2 = o.sigmoid() * c2.tanh()
-    if w_hr is not None:
-        h2 = _linear(h2, w_hr, None)
-    return h2, c2
-
-
-def _step_gru(xg, h, c, w_hh, b_hh, w_hr):
-    hg = _linear(h, w_hh, b_hh)
-    xr, xz, xn = xg.chunk(3, 1)
-    hr, hz, hn = hg.chunk(3, 1)
-    r = (hr + xr).sigmoid()
-    z = (hz + xz).sigmoid()
-    n = (xn + hn * r).tanh()
-    return (h - n) * z + n, None
-
-
-def _run_direction(step, x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
-    """One layer, one direction.  x: (T, B, I) padded steps, or (N, I) packed rows when bs (the batch size
-    of each step) is given; h0/c0: (B, H) initial states.
-    Returns (outputs (T, B, H) or (N, H), h_n (B, H), c_n or None)."""
-    G = _G()
-    xp = _linear(x, w_ih, b_ih)
-    padded = bs is None
-    if padded:
-        bs = [x.shape[1]] * x.shape[0]
-    offs = np.concatenate([[0], np.cumsum(bs)]).tolist()
-    rows = (lambda t: xp[t]) if padded else (lambda t: xp[offs[t]:offs[t + 1]])
-    T = len(bs)
-    outs = [None] * T
-    is_lstm = c0 is not None
-    if not reverse:
-        h, c = h0, c0
-        done_h, done_c = [], []
-        cur = h0.shape[0]
-        for t in range(T):
-            b = bs[t]
-            if b < cur:
-                done_h.append(h[b:cur])
-                h = h[:b]
-                if is_lstm:
-                    done_c.append(c[b:cur])
-                    c = c[:b]
-                cur = b
-            h, c = step(rows(t), h, c, w_hh, b_hh, w_hr)
-            outs[t] = h
-        if done_h:
-            h = G.cat([h] + done_h[::-1], 0)
-            if is_lstm:
-                c = G.cat([c] + done_c[::-1], 0)
-    else:
-        cur = bs[-1] if T else h0.shape[0]
-        h = h0[:cur]
-        c = c0[:cur] if is_lstm else None
-        for t in range(T - 1, -1, -1):
-            b = bs[t]
-            if b > cur:
-                h = G.cat([h, h0[cur:b]], 0)
-                if is_lstm:
-                    c = G.cat([c, c0[cur:b]], 0)
-                cur = b
-            h, c = step(rows(t), h, c, w_hh, b_hh, w_hr)
-            outs[t] = h
-        if cur < h0.shape[0]:
-            h = G.cat([h, h0[cur:]], 0)
-            if is_lstm:
-                c = G.cat([c, c0[cur:]], 0)
-    if not T:
-        return xp.new_zeros(tuple(xp.shape[:-1]) + (h0.shape[-1],)), h, c
-    return (G.stack(outs, 0) if padded else G.cat(outs, 0)), h, c
 
 
 class RNNBase(Module):
@@ -263,13 +172,12 @@ class RNNBase(Module):
         cases run the per-step composite, whose grad_fn names are then the ones torch shows."""
         if self.mode != "LSTM" or bs is not None or self.proj_size > 0 or x.numel() == 0:
             return False
-        f32 = _G().float32
+        f32 = float32
         return x.dtype == f32 and hx.dtype == f32 and cx.dtype == f32 and \
             all(w.dtype == f32 for w in self._flat_weights)
 
     def _run(self, x, bs, hx, cx):
         """x: (T, B, I) padded, or packed rows (N, I) with bs the batch sizes; hx (L*D, B, H), cx or None."""
-        G = _G()
         D = 2 if self.bidirectional else 1
         step = self._step()
         hs, cs = [], []
@@ -293,11 +201,11 @@ class RNNBase(Module):
                 outs.append(out)
                 hs.append(h)
                 cs.append(c)
-            layer_in = outs[0] if D == 1 else G.cat(outs, -1)
+            layer_in = outs[0] if D == 1 else cat(outs, -1)
             if layer < self.num_layers - 1:
                 layer_in = _at_dropout(layer_in, self.dropout, self.training)
-        h_n = G.stack(hs, 0)
-        c_n = G.stack(cs, 0) if cx is not None else None
+        h_n = stack(hs, 0)
+        c_n = stack(cs, 0) if cx is not None else None
         return layer_in, h_n, c_n
 
     def _zeros_state(self, B, size, dtype):

@@ -13,14 +13,11 @@ from .module import Module
 from .container import ModuleList
 from .linear import Linear
 from .attention import MultiheadAttention
+from ...ops.creation import full
+from ...ops.shape import triu
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer"]
-
-
-def _G():
-    import glassgrad
-    return glassgrad
 
 
 def _F():
@@ -45,8 +42,7 @@ def _layer_norm(d_model, eps, bias, fk):
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """(sz, sz) float mask: -inf above the diagonal, 0 elsewhere."""
-    G = _G()
-    return G.triu(G.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
+    return triu(full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
 
 
 def _get_seq_len(src, batch_first):

@@ -10,17 +10,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ... import _dtype
 from ..._tensor import Tensor
-from ...autograd.graph import Node
-from ...ops._core import make, edge, grad
+from ...ops.creation import arange, from_numpy, full, tensor
+from ...ops.rnn import _pack_padded as _pack
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
            "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence"]
-
-
-def _G():
-    import glassgrad
-    return glassgrad
 
 
 class PackedSequence_(NamedTuple):
@@ -53,19 +49,19 @@ class PackedSequence(PackedSequence_):
         return self
 
     def double(self):
-        return self.to(dtype=_G().double)
+        return self.to(dtype=_dtype.double)
 
     def float(self):
-        return self.to(dtype=_G().float)
+        return self.to(dtype=_dtype.float)
 
     def half(self):
-        return self.to(dtype=_G().half)
+        return self.to(dtype=_dtype.half)
 
     def long(self):
-        return self.to(dtype=_G().long)
+        return self.to(dtype=_dtype.long)
 
     def int(self):
-        return self.to(dtype=_G().int)
+        return self.to(dtype=_dtype.int)
 
     @property
     def is_cuda(self):
@@ -81,7 +77,7 @@ def invert_permutation(permutation):
     p = permutation._data
     inv = np.empty_like(p)
     inv[p] = np.arange(p.size, dtype=p.dtype)
-    return _G().from_numpy(inv)
+    return from_numpy(inv)
 
 
 def _batch_sizes_list(batch_sizes):
@@ -90,7 +86,6 @@ def _batch_sizes_list(batch_sizes):
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """Pack a padded (T, B, *) (or (B, T, *) with batch_first) tensor of sequences of `lengths`."""
-    G = _G()
     if isinstance(lengths, Tensor):
         lens = np.asarray(lengths._data, dtype=np.int64).reshape(-1)
     else:
@@ -99,7 +94,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     if not enforce_sorted:
         order = np.argsort(-lens, kind="stable")
         lens = lens[order]
-        sorted_indices = G.from_numpy(order.astype(np.int64))
+        sorted_indices = from_numpy(order.astype(np.int64))
         input = input.index_select(0 if batch_first else 1, sorted_indices)
     tdim, bdim = (1, 0) if batch_first else (0, 1)
     if lens.size and lens.min() <= 0:
@@ -118,33 +113,11 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
                            f"in `lengths`, but got {input.shape[tdim]} and {T}")
     bs = [int((lens > t).sum()) for t in range(T)]
     data = _pack(input, bs, batch_first)
-    return PackedSequence(data, G.tensor(bs, dtype=G.int64), sorted_indices, None)
-
-
-class PackPaddedSequenceBackward0(Node):
-    """The packed rows' gradient scattered back into zeros of the padded input's shape."""
-    __slots__ = ("shape", "index")
-
-    def backward(self, F, g):
-        return (F.index_add_zeros(self.shape, self.index, g),)
-
-
-def _pack(input, bs, batch_first):
-    """Rows input[t, :bs[t]] for every step t, one after another."""
-    t_idx = np.repeat(np.arange(len(bs)), bs)
-    b_idx = np.concatenate([np.arange(b) for b in bs]) if bs else np.zeros(0, np.int64)
-    index = (b_idx, t_idx) if batch_first else (t_idx, b_idx)
-    data = input._data[index]
-    if input._rg and grad.enabled:
-        n = PackPaddedSequenceBackward0((edge(input),))
-        n.shape, n.index = tuple(input.shape), index
-        return make(data, True, n)
-    return make(data)
+    return PackedSequence(data, tensor(bs, dtype=_dtype.int64), sorted_indices, None)
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
     """Inverse of pack_padded_sequence: (padded tensor, lengths)."""
-    G = _G()
     bs = _batch_sizes_list(sequence.batch_sizes)
     T = len(bs)
     if total_length is not None:
@@ -156,7 +129,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
         T_out = T
     data = sequence.data
     B = bs[0] if bs else 0
-    padded = G.full((T_out, B) + tuple(data.shape[1:]), padding_value, dtype=data.dtype)
+    padded = full((T_out, B) + tuple(data.shape[1:]), padding_value, dtype=data.dtype)
     off = 0
     for t, b in enumerate(bs):
         padded[t, :b] = data[off:off + b]
@@ -164,16 +137,15 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     lens = np.array([sum(1 for b in bs if b > i) for i in range(B)], dtype=np.int64)
     if batch_first:
         padded = padded.transpose(0, 1)
-    lengths = G.from_numpy(lens)
+    lengths = from_numpy(lens)
     if sequence.unsorted_indices is not None:
         u = sequence.unsorted_indices
-        return padded.index_select(0 if batch_first else 1, u), G.from_numpy(lens[u._data])
+        return padded.index_select(0 if batch_first else 1, u), from_numpy(lens[u._data])
     return padded, lengths
 
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """Stack variable-length sequences (each (L_i, *)) into (T, B, *) or (B, T, *), padding the ends."""
-    G = _G()
     if not isinstance(sequences, Iterable):
         raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of type: "
                            f"{type(sequences)}")
@@ -184,7 +156,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         raise RuntimeError("received an empty list of sequences")
     T = max(s.shape[0] for s in sequences)
     tail = tuple(sequences[0].shape[1:])
-    out = G.full(((len(sequences), T) if batch_first else (T, len(sequences))) + tail, padding_value,
+    out = full(((len(sequences), T) if batch_first else (T, len(sequences))) + tail, padding_value,
                  dtype=sequences[0].dtype)
     for i, s in enumerate(sequences):
         n = s.shape[0]
@@ -199,12 +171,11 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
     """Split a padded batch back into a list of its sequences.  Like PyTorch, a time-major input is
     transposed in place (the caller's tensor becomes batch-major)."""
-    G = _G()
     if not batch_first:
         padded_sequences.transpose_(0, 1)
-    idx = G.arange(padded_sequences.shape[1])
+    idx = arange(padded_sequences.shape[1])
     if not isinstance(lengths, Tensor):
-        lengths = G.tensor(list(lengths))
+        lengths = tensor(list(lengths))
     if len(lengths) != padded_sequences.shape[0]:
         raise ValueError(f"zip() argument 2 is {'shorter' if len(lengths) < padded_sequences.shape[0] else 'longer'}"
                          " than argument 1")
@@ -213,8 +184,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
 
 def pack_sequence(sequences, enforce_sorted=True):
     """Pack a list of variable-length sequences (each (L_i, *))."""
-    G = _G()
-    lengths = G.tensor([v.size(0) for v in sequences])
+    lengths = tensor([v.size(0) for v in sequences])
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
 

@@ -1,0 +1,164 @@
+"""Attention primitives: PyTorch's safe softmax and the fused CPU attention kernel.
+
+_safe_softmax (SafeSoftmaxBackward0): softmax whose rows that are entirely -inf give zeros, not NaN.
+_sdpa_flash (ScaledDotProductFlashAttentionForCpuBackward0): softmax(Q K^T * scale + mask) V as one node,
+  where PyTorch's CPU dispatch takes its flash kernel (_flash_ok says when).
+nn.functional.scaled_dot_product_attention chooses between the fused kernel and its composite path.
+"""
+import numpy as np
+
+from ._core import make, edge, save_in, save_out, grad, broadcast_error
+from ..autograd.graph import Node
+
+__all__ = ["SafeSoftmaxBackward0", "ScaledDotProductFlashAttentionForCpuBackward0"]
+
+
+# -- the safe softmax (zeros for rows that are entirely -inf) --------------------------------------------
+class SafeSoftmaxBackward0(Node):
+    __slots__ = ("dim",)
+    _saved_names = ("result",)
+
+    def backward(self, F, g):
+        y, = F.unpack(self)
+        return (y * (g - F.sum(g * y, self.dim, True)),)
+
+
+def _safe_softmax_arr(a, axis=-1, out=None):
+    """Softmax of float array a along axis; rows entirely -inf give zeros.  out=a works in place."""
+    with np.errstate(all="ignore"):
+        m = np.max(a, axis=axis, keepdims=True)
+        dead = m == -np.inf                     # (max is -inf exactly when the whole row is)
+        m[~np.isfinite(m)] = 0
+        y = np.subtract(a, m, out=out)
+        np.exp(y, out=y)
+        np.divide(y, y.sum(axis=axis, keepdims=True), out=y)
+        if dead.any():
+            np.copyto(y, 0, where=dead)
+    return y
+
+
+def _safe_softmax(x, dim=-1):
+    y = _safe_softmax_arr(x._data, dim) if x.numel() else x._data.copy()
+    if x._rg and grad.enabled:
+        n = SafeSoftmaxBackward0((edge(x),))
+        n.dim = dim % x.dim()
+        out = make(y, True, n)
+        n._saved = (save_out(out),)
+        return out
+    return make(y)
+
+
+def _mask_array(attn_mask, is_causal, L, S, np_dtype):
+    """The additive float mask as an array (None when there is none): bool False -> -inf; causal -> tril."""
+    m = None
+    if attn_mask is not None:
+        a = attn_mask._data
+        if a.dtype == np.bool_:
+            m = np.where(a, np.zeros((), np_dtype), np.array(-np.inf, np_dtype))
+        else:
+            m = a
+    if is_causal:
+        c = np.where(np.tril(np.ones((L, S), bool)), np.zeros((), np_dtype), np.array(-np.inf, np_dtype))
+        m = c if m is None else m + c
+    return m
+
+
+class ScaledDotProductFlashAttentionForCpuBackward0(Node):
+    """dV = P^T dO; dS = P (dP - rowsum(dP P)) with dP = dO V^T; dQ = s dS K; dK = s dS^T Q.
+    probs_t: the forward's P transposed, (..., S, L) (see _sdpa_flash); the arrays below follow it."""
+    __slots__ = ("scale", "groups", "probs_t", "mask")
+    _saved_names = ("query", "key", "value", "output")
+
+    def backward(self, F, g):
+        q, k, v, _ = F.unpack(self)
+        s, grp = self.scale, self.groups
+        if F.is_tensor_mode:
+            kk = k.repeat_interleave(grp, -3) if grp > 1 else k
+            vv = v.repeat_interleave(grp, -3) if grp > 1 else v
+            att = matmul(q, kk.transpose(-2, -1)) * s
+            if self.mask is not None:
+                att = att + from_numpy(self.mask)
+            p = _safe_softmax(att, -1)
+            dv = F.matmul(F.mT(p), g)
+            dp = F.matmul(g, F.mT(vv))
+            ds = p * (dp - F.sum(dp * p, -1, True))
+            dq = F.matmul(ds, kk) * s
+            dk = F.matmul(F.mT(ds), q) * s
+        else:       # the same with transposed P, dP, dS (in place on the fresh dP^T)
+            pt = self.probs_t
+            kk = np.repeat(k, grp, axis=-3) if grp > 1 else k
+            vv = np.repeat(v, grp, axis=-3) if grp > 1 else v
+            dv = np.matmul(pt, g)
+            dst = np.matmul(vv, g.swapaxes(-1, -2))
+            dst -= np.einsum("...ij,...ij->...j", dst, pt)[..., None, :]
+            dst *= pt
+            dq = np.matmul(dst.swapaxes(-1, -2), kk)
+            dq *= s
+            dk = np.matmul(dst, q)
+            dk *= s
+        if grp > 1:
+            b, h, n, d = dk.shape
+            dk = F.sum(F.reshape(dk, (b, h // grp, grp, n, d)), 2)
+            dv = F.sum(F.reshape(dv, (b, h // grp, grp, n, dv.shape[-1])), 2)
+        return dq, dk, dv
+
+
+def _flash_ok(q, k, v, attn_mask, dropout_p, enable_gqa):
+    if dropout_p > 0 or q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
+        return False
+    if q.shape[0] != k.shape[0] or q.shape[0] != v.shape[0] or k.shape[1] != v.shape[1]:
+        return False
+    if q.shape[1] != k.shape[1] and not (enable_gqa and k.shape[1] and q.shape[1] % k.shape[1] == 0):
+        return False
+    if not (q.shape[-1] == k.shape[-1] == v.shape[-1]) or q.shape[-2] == 0 or k.shape[-2] == 0:
+        return False
+    if any(t.stride(-1) != 1 for t in (q, k, v)):
+        return False
+    if q.dtype.name not in ("float32", "float64"):
+        return False
+    if attn_mask is None:
+        return True
+    m = tuple(attn_mask.shape)
+    if attn_mask._rg or len(m) not in (2, 4):
+        return False
+    if m[-2] not in (1, q.shape[2]) or m[-1] not in (1, k.shape[2]):
+        return False
+    return len(m) == 2 or (m[0] in (1, q.shape[0]) and m[1] in (1, q.shape[1]))
+
+
+def _sdpa_flash(q, k, v, attn_mask, is_causal, scale):
+    B, H, L, E = q.shape
+    S = k.shape[-2]
+    grp = H // k.shape[1]
+    qa, ka, va = q._data, k._data, v._data
+    if grp > 1:
+        ka, va = np.repeat(ka, grp, axis=-3), np.repeat(va, grp, axis=-3)
+    # The scores transposed, (..., S, L): the softmax then reduces over axis -2, with the L query rows as
+    # NumPy's contiguous inner loop (~4x faster than max/sum over a short last axis, row by row).
+    att = np.matmul(ka, qa.swapaxes(-1, -2))
+    att *= np.asarray(scale, qa.dtype)
+    m = _mask_array(attn_mask, is_causal, L, S, qa.dtype)
+    if m is not None:
+        try:
+            shape = np.broadcast_shapes((B, H, L, S), m.shape)
+        except ValueError:
+            raise broadcast_error((B, H, L, S), m.shape) from None
+        mt = m.swapaxes(-1, -2)
+        if shape == (B, H, L, S):
+            np.add(att, mt, out=att, casting="unsafe")
+        else:
+            att = (att + mt).astype(qa.dtype)
+    pt = _safe_softmax_arr(att, -2, out=att)
+    out = np.matmul(pt.swapaxes(-1, -2), va).astype(qa.dtype, copy=False)
+    if (q._rg or k._rg or v._rg) and grad.enabled:
+        n = ScaledDotProductFlashAttentionForCpuBackward0((edge(q), edge(k), edge(v)))
+        n.scale, n.groups, n.probs_t = scale, grp, pt
+        n.mask = None if m is None else np.ascontiguousarray(m)
+        res = make(out, True, n)
+        n._saved = (save_in(q), save_in(k), save_in(v), save_out(res))
+        return res
+    return make(out)
+
+
+from .linalg import matmul  # noqa: E402
+from .creation import from_numpy  # noqa: E402
