@@ -10,6 +10,7 @@ from .function import Function, FunctionCtx, once_differentiable
 from .engine import run_backward
 from .graph import Node
 from . import graph
+from . import traversal
 from . import anomaly
 from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 

@@ -44,7 +44,7 @@ def _check(node, s):
 _UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
 
 
-class _ArrayNS:
+class ArrayNamespace:
     """Backward on raw arrays."""
     is_tensor_mode = False
     plain = True    # one gradient per array (explain's StackNS subclass stacks K; formulas with their own
@@ -427,7 +427,7 @@ class _TensorNS:
         return E.erfinv(x)
 
 
-ARR = _ArrayNS()
+ARR = ArrayNamespace()
 TEN = _TensorNS()
 
 from . import view_writes as W  # noqa: E402
