@@ -11,6 +11,7 @@ from .engine import run_backward
 from .graph import Node
 from .graph import edge as _edge
 from . import graph
+from . import traversal
 from . import anomaly
 from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 

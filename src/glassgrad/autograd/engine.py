@@ -3,14 +3,20 @@
 ``run_backward`` is the one entry point for both ``Tensor.backward`` (accumulate into
 ``.grad``) and ``autograd.grad`` (capture the gradients of ``inputs``, touch no ``.grad``).
 
-1. Walk the graph from the roots once, counting for each node how many edges lead to it.
-2. If only some gradients are wanted (``inputs=``), mark the nodes that lie on a path to
-   them; the rest are never run.
-3. Pop ready nodes (all their incoming gradients summed) in decreasing sequence number --
-   the order PyTorch uses, so hooks fire and float sums add up in the same order -- run
-   their hooks and backward, add the results into the children's buffers.  AccumulateGrad
-   nodes all have sequence number UINT64_MAX as in PyTorch; ``heapq`` uses the same sift
-   algorithm as libstdc++'s priority_queue, so ties among them break the same way.
+The phases, each a named function:
+
+1. Targets (``_targets``, only for ``autograd.grad`` / ``backward(inputs=...)``): where each wanted
+   gradient is captured, and the nodes on a path to them (``needed_nodes``).
+2. Dependency counting (``_dependencies``): how many edges lead into each node (the needed ones).
+3. Running (``_run``): pop ready nodes (all their incoming gradients summed) in decreasing sequence
+   number -- the order PyTorch uses, so hooks fire and float sums add up in the same order -- run each
+   (``_run_node``: hooks, capture, backward, post-hooks, release) and add what it returns into the
+   children's buffers.  AccumulateGrad nodes all have sequence number UINT64_MAX as in PyTorch;
+   ``heapq`` uses the same sift algorithm as libstdc++'s priority_queue, so ties among them break the
+   same way.
+4. Pruning (``_wanted``): with targets, a node whose children lead to none of them does not run.
+5. Accumulating (``_accumulate_leaf`` / ``_accumulate``): an AccumulateGrad adds into ``.grad``,
+   adopting the gradient array without a copy when nobody else holds it (``_Held``).
 
 Hooks, in PyTorch's order: tensor hooks (a leaf's hooks are AccumulateGrad's tensor
 pre-hooks), retain_grad, then Node pre-hooks; the gradient is captured for autograd.grad;
@@ -45,126 +51,159 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     (``backward(inputs=...)``); otherwise accumulates into every reachable leaf.
     """
     ARR, TEN = _namespaces()
-    F = TEN if create_graph else ARR
     root = GraphRoot(tuple(roots), grad_roots)
     watch = state.watching     # explain.watch / nan_watch observer (explain/_watch.py), normally None
     if watch is not None:
         watch.on_backward_begin(root)
-
-    captures = needed = results = None
-    if inputs is not None:                           # 1. targets: what autograd.grad captures, what leads there
-        captures, needed, results = _targets(root, inputs)
-    deps = _dependencies(root, needed)               # 2. how many gradients each node waits for
-
-    # -- 3. run: nodes in reverse creation order, each once all its incoming gradients arrived ---------
+    run = _Backward(TEN if create_graph else ARR, keep_graph, create_graph, accumulate, watch)
+    if inputs is not None:       # 1. targets: what autograd.grad captures, and the nodes that lead there
+        run.captures, run.needed, run.results = _targets(root, inputs)
+    deps = _dependencies(root, run.needed)           # 2. how many gradients each node waits for
+    run.held = _Held(root.grads, watch is None)      # explain observing: never adopt an array
     prev_grad_mode = state.enabled
     state.enabled = bool(create_graph)
-    buffers = {}
-    ready = [(-root._seq, root)]
-    # Gradient arrays some other party may still hold (the caller's seeds, hook inputs and results,
-    # captured results, arrays already given to a leaf): AccumulateGrad copies these; any other
-    # fresh array it may adopt as the leaf's first .grad without a copy (PyTorch steals them too).
-    shared = set()
-    for g in root.grads:
-        _hold(shared, g)
-    if watch is not None:
-        shared = None           # explain is observing: never adopt
-    anomaly = state.anomaly
     errstate = _np.errstate(all="ignore")    # torch never warns about inf/nan in a backward
     errstate.__enter__()
     try:
-        while ready:
-            node = _heappop(ready)[1]
-            if node is root:
-                out_grads = root.grads
-            else:
-                grads = buffers.pop(node, None)
-                if grads is None:
-                    grads = [None] * node.n_outputs
-                is_acc = node.__class__ is AccumulateGrad
-                # run this node's backward? (not for a target of autograd.grad whose inputs are unwanted)
-                execute = (needed is None or
-                           any(n is not None and n in needed for n, _ in node.next_functions)
-                           or (is_acc and (captures is None or (accumulate and (node, 0) in captures))))
-                if is_acc:
-                    extra = node.variable._extra
-                    if extra is not None and grads[0] is not None:
-                        th = extra.get("hooks")     # a leaf's tensor hooks: AccumulateGrad's tensor pre-hooks
-                        if th:
-                            grads = [_run_tensor_hooks(th, grads[0], F)]
-                            if shared is not None:
-                                _hold(shared, grads[0])
-                hooks = node._hooks
-                if hooks is not None:
-                    grads = _call_pre_hooks(node, hooks, grads, F, execute)
-                    if shared is not None:
-                        for g in grads:
-                            _hold(shared, g)
-                if captures is not None:
-                    for nr in range(node.n_outputs):
-                        idxs = captures.get((node, nr))
-                        if idxs is not None:
-                            for i in idxs:
-                                results[i] = grads[nr]
-                                if shared is not None:
-                                    _hold(shared, grads[nr])
-                if not execute:
-                    continue
-                if is_acc:
-                    g0 = grads[0]
-                    if g0 is not None:
-                        adopt = shared is not None and _free(shared, g0)
-                        if adopt:
-                            _hold(shared, g0)
-                        _accumulate(node.variable, g0, create_graph, F, adopt)
-                    if hooks is not None and hooks.post:
-                        _call_post_hooks(node, hooks, (), grads, F)
-                    continue
-                if node.n_outputs == 1:
-                    g0 = grads[0]
-                    if g0 is None:
-                        out_grads = (None,) * len(node.next_functions)    # no gradient reached this node
-                    elif anomaly or node._saved is None:
-                        out_grads = _call_node(node, grads, F)
-                    else:
-                        out_grads = node.backward(F, g0)                # the usual case, inlined
-                else:
-                    for g in grads:
-                        if g is not None:
-                            out_grads = _call_node(node, grads, F)
-                            break
-                    else:
-                        out_grads = (None,) * len(node.next_functions)
-                if hooks is not None and hooks.post:
-                    out_grads = _call_post_hooks(node, hooks, out_grads, grads, F)
-                if watch is not None:      # explain observation point: this node's gradients in and out
-                    watch.on_node(node, grads, out_grads)
-                if not keep_graph:
-                    node._release()
-            # hand the gradients to the children
-            for (nxt, nr), g in zip(node.next_functions, out_grads):
-                if nxt is None:
-                    continue
-                if needed is not None and nxt not in needed:
-                    continue
-                if g is not None:
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        buf = buffers[nxt] = [None] * nxt.n_outputs
-                    old = buf[nr]
-                    buf[nr] = g if old is None else old + g
-                c = deps[nxt] - 1
-                deps[nxt] = c
-                if c == 0:
-                    _heappush(ready, (-nxt._seq, nxt))
+        _run(root, deps, run)                        # 3. run the nodes (4. pruning, 5. accumulating)
     finally:
         state.enabled = prev_grad_mode
         errstate.__exit__(None, None, None)
         if watch is not None:
             watch.on_backward_end()
-    if captures is not None:
-        return results
-    return None
+    return run.results
+
+
+class _Backward:
+    """What one backward call carries into its phases: the namespace `F`, the targets of autograd.grad
+    (`captures` -> `results`, `needed` nodes; None for a plain backward), its flags, explain's observer
+    and the arrays held elsewhere (`held`)."""
+    __slots__ = ("F", "keep_graph", "create_graph", "accumulate", "watch", "anomaly", "captures", "needed",
+                 "results", "held")
+
+    def __init__(self, F, keep_graph, create_graph, accumulate, watch):
+        self.F = F
+        self.keep_graph = keep_graph
+        self.create_graph = create_graph
+        self.accumulate = accumulate
+        self.watch = watch
+        self.anomaly = state.anomaly
+        self.captures = self.needed = self.results = None
+        self.held = None
+
+
+def _run(root, deps, run):
+    """Phase 3: nodes in decreasing sequence number (PyTorch's order), each once all its incoming
+    gradients arrived.  Each node runs (`_run_node`); what it hands on is added into its children's
+    buffers (``old + g``), and a child whose count reaches zero is pushed on the ready heap."""
+    needed = run.needed
+    buffers = {}
+    ready = [(-root._seq, root)]
+    while ready:
+        node = _heappop(ready)[1]
+        if node is root:
+            out_grads = root.grads
+        else:
+            grads = buffers.pop(node, None)
+            if grads is None:
+                grads = [None] * node.n_outputs
+            out_grads = _run_node(node, grads, run)
+        for (nxt, nr), g in zip(node.next_functions, out_grads):
+            if nxt is None:
+                continue
+            if needed is not None and nxt not in needed:
+                continue
+            if g is not None:
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt.n_outputs
+                old = buf[nr]
+                buf[nr] = g if old is None else old + g
+            c = deps[nxt] - 1
+            deps[nxt] = c
+            if c == 0:
+                _heappush(ready, (-nxt._seq, nxt))
+
+
+def _run_node(node, grads, run):
+    """Running one node: a leaf's tensor hooks, then the node's tensor hooks, retain_grad and pre-hooks
+    (`_call_pre_hooks`), the capture for autograd.grad, the backward call, post-hooks, explain's
+    observation point and the release of saved tensors (unless retain_graph).  Returns the gradients it
+    hands to ``node.next_functions`` -- ``()`` when it hands on nothing (pruned, or an AccumulateGrad)."""
+    F = run.F
+    is_acc = node.__class__ is AccumulateGrad
+    execute = run.needed is None or _wanted(node, is_acc, run)      # 4. pruning
+    if is_acc:
+        extra = node.variable._extra
+        if extra is not None and grads[0] is not None:
+            th = extra.get("hooks")     # a leaf's tensor hooks: AccumulateGrad's tensor pre-hooks
+            if th:
+                grads = [_run_tensor_hooks(th, grads[0], F)]
+                run.held.hold(grads[0])
+    hooks = node._hooks
+    if hooks is not None:
+        grads = _call_pre_hooks(node, hooks, grads, F, execute)
+        run.held.hold_all(grads)
+    if run.captures is not None:
+        _capture(node, grads, run)
+    if not execute:
+        return ()
+    if is_acc:
+        _accumulate_leaf(node, grads, hooks, run)                      # 5. accumulating
+        return ()
+    if node.n_outputs == 1:
+        g0 = grads[0]
+        if g0 is None:
+            out_grads = (None,) * len(node.next_functions)    # no gradient reached this node
+        elif run.anomaly or node._saved is None:
+            out_grads = _call_node(node, grads, F)
+        else:
+            out_grads = node.backward(F, g0)                # the usual case, inlined
+    else:
+        for g in grads:
+            if g is not None:
+                out_grads = _call_node(node, grads, F)
+                break
+        else:
+            out_grads = (None,) * len(node.next_functions)
+    if hooks is not None and hooks.post:
+        out_grads = _call_post_hooks(node, hooks, out_grads, grads, F)
+    watch = run.watch
+    if watch is not None:      # explain observation point: this node's gradients in and out
+        watch.on_node(node, grads, out_grads)
+    if not run.keep_graph:
+        node._release()
+    return out_grads
+
+
+def _wanted(node, is_acc, run):
+    """Phase 4, pruning (autograd.grad / backward(inputs=...)): does `node` run its backward?  Only when
+    one of its children lies on a path to a target; an AccumulateGrad only when backward(inputs=...)
+    accumulates into that leaf.  (Hooks and the capture still see the gradient of a node that does not.)"""
+    needed = run.needed
+    return (any(n is not None and n in needed for n, _ in node.next_functions)
+            or (is_acc and (run.captures is None or (run.accumulate and (node, 0) in run.captures))))
+
+
+def _capture(node, grads, run):
+    """autograd.grad: the gradients arriving at a captured edge of `node` are the results."""
+    captures, results = run.captures, run.results
+    for nr in range(node.n_outputs):
+        idxs = captures.get((node, nr))
+        if idxs is not None:
+            for i in idxs:
+                results[i] = grads[nr]
+                run.held.hold(grads[nr])
+
+
+def _accumulate_leaf(node, grads, hooks, run):
+    """Phase 5, accumulating: an AccumulateGrad adds its gradient into the leaf's ``.grad`` (adopting the
+    array when nobody else holds it), then its post-hooks run."""
+    g0 = grads[0]
+    if g0 is not None:
+        _accumulate(node.variable, g0, run.create_graph, run.F, run.held.adopt(g0))
+    if hooks is not None and hooks.post:
+        _call_post_hooks(node, hooks, (), grads, run.F)
 
 
 def _dependencies(root, needed=None):
@@ -320,24 +359,44 @@ def _retain(t, g, F):
         t._grad = _make(g.copy()) if t._grad is None else _make(t._grad._data + g)
 
 
-def _hold(shared, g):
-    """Mark gradient array `g` (and the array owning its memory) as held by someone else."""
-    if g is not None:
-        shared.add(id(g))
-        base = getattr(g, "base", None)
-        if base is not None:
-            shared.add(id(base))
+class _Held:
+    """Buffer adoption.  The gradient arrays some other party may still hold (the caller's seeds, hook
+    inputs and results, captured results, arrays already given to a leaf) -- and the arrays owning their
+    memory -- by id.  AccumulateGrad copies these; any other fresh array it may adopt as the leaf's first
+    .grad without a copy (PyTorch steals them too).  With `adopting` False (explain is observing) it
+    adopts nothing."""
+    __slots__ = ("ids",)
 
+    def __init__(self, seeds, adopting):
+        self.ids = set() if adopting else None
+        self.hold_all(seeds)
 
-def _free(shared, g):
-    """May a leaf adopt `g` as its .grad without a copy?  A plain array nobody else holds, owning its
-    memory or viewing all of a fresh array (a weight's gradient arrives as the transpose of a fresh GEMM
-    result, see linalg_more._addmm_bw)."""
-    if g.__class__ is not _np.ndarray or id(g) in shared:
-        return False
-    base = g.base
-    return base is None or (base.__class__ is _np.ndarray and base.base is None and id(base) not in shared
-                            and base.nbytes == g.nbytes)
+    def hold(self, g):
+        """Mark gradient array `g` (and the array owning its memory) as held by someone else."""
+        ids = self.ids
+        if ids is not None and g is not None:
+            ids.add(id(g))
+            base = getattr(g, "base", None)
+            if base is not None:
+                ids.add(id(base))
+
+    def hold_all(self, grads):
+        for g in grads:
+            self.hold(g)
+
+    def adopt(self, g):
+        """May a leaf adopt `g` as its .grad without a copy?  A plain array nobody else holds, owning its
+        memory or viewing all of a fresh array (a weight's gradient arrives as the transpose of a fresh
+        GEMM result, see linalg_more._addmm_bw).  If so, it is held from now on (by that leaf)."""
+        ids = self.ids
+        if ids is None or g.__class__ is not _np.ndarray or id(g) in ids:
+            return False
+        base = g.base
+        if not (base is None or (base.__class__ is _np.ndarray and base.base is None and id(base) not in ids
+                                 and base.nbytes == g.nbytes)):
+            return False
+        self.hold(g)
+        return True
 
 
 def _accumulate(var, g, create_graph, F, adopt=False):

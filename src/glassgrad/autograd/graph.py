@@ -136,6 +136,11 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_saved", "_hooks", "_meta", "_trace", "__weakref__")
     n_outputs = 1          # number of forward outputs (grads this node receives)
     _saved_names = ()      # names for the _saved_<name> attributes, in _saved order
+    # May explain.attribute run this formula once on K loss terms' gradients stacked along a new leading
+    # axis?  None: no (one call per term); "generic": yes, the formula as written (it touches g only through
+    # operators that broadcast from the right and the namespace's functions); another name: a rule of that
+    # name in explain/_attribute_stack.py.  Declared on each class beside its formula.
+    stack_rule = None
 
     def __init__(self, next_functions=()):
         self.next_functions = next_functions

@@ -19,10 +19,11 @@ import itertools
 
 import numpy as np
 
-from .._tensor import Tensor, _make
+from .._tensor import Tensor
 from ..autograd.graph import AccumulateGrad
 from ..autograd.grad_mode import state
-from ..autograd.engine import _call_node, _accumulate, needed_nodes
+from ..autograd.traversal import (accumulate_grad, call_backward, dependency_counts, grad_accumulator,
+                                  is_released, nodes_on_path, sequence_nr)
 from ..ops._ns import ARR
 from ._attribute_stack import StackNS, stacked_call, rule_for
 
@@ -83,7 +84,6 @@ class _Slot:
 class _Root:
     """The virtual root: one edge per term."""
     __slots__ = ("next_functions",)
-    _seq = 1 << 65
 
     def __init__(self, edges):
         self.next_functions = edges
@@ -95,27 +95,61 @@ def _traverse(root_edges, seeds, captures, stack_ok=True):
 
     captures: {(node, nr)} whose per-term gradients are wanted.  Returns
     ({(node, nr): {term: array}}, {node: reach bitmask}, stats)."""
-    targets = {n for n, _ in captures}
-    needed = needed_nodes([e[0] for e in root_edges if e[0] is not None], targets)
-    root = _Root(tuple(e if e[0] in needed else (None, 0) for e in root_edges))
-    deps = {}
-    for node in [root] + list(needed):
-        for nxt, _ in node.next_functions:
-            if nxt is not None and nxt in needed:
-                deps[nxt] = deps.get(nxt, 0) + 1
-    slots = {}          # node -> [Slot per output nr]
-    reach = {}          # node -> bitmask of the terms whose graph reaches it
-    out = {}
-    stats = {"nodes": 0, "stacked": 0, "looped": 0, "fallback": {}, "unlisted": {}, "stacked_by": {}}
-    ns_cache = {}
+    walk = _Walk(root_edges, captures, stack_ok)
+    prev = state.enabled
+    state.enabled = False
+    err = np.errstate(all="ignore")
+    err.__enter__()
+    try:
+        walk.run(seeds)
+    finally:
+        state.enabled = prev
+        err.__exit__(None, None, None)
+    return walk.out, walk.reach, walk.stats
 
-    def child_shape(nxt, nr):
+
+class _Walk:
+    """One walk of the union of the terms' graphs: the nodes on a path to a capture, each run once all
+    its incoming gradients arrived, in PyTorch's order (the public traversal API gives the graph)."""
+
+    def __init__(self, root_edges, captures, stack_ok):
+        self.captures = captures
+        self.stack_ok = stack_ok
+        targets = {n for n, _ in captures}
+        self.needed = nodes_on_path([e[0] for e in root_edges if e[0] is not None], targets)
+        self.root_edges = root_edges
+        self.root = _Root(tuple(e if e[0] in self.needed else (None, 0) for e in root_edges))
+        self.deps = dependency_counts([self.root], within=self.needed)
+        self.slots = {}          # node -> [Slot per output nr]
+        self.reach = {}          # node -> bitmask of the terms whose graph reaches it
+        self.out = {}
+        self.stats = {"nodes": 0, "stacked": 0, "looped": 0, "fallback": {}, "unlisted": {}, "stacked_by": {}}
+        self.ns_cache = {}
+        self.counter = itertools.count()
+        self.ready = []
+
+    def run(self, seeds):
+        root_edges, needed, reach = self.root_edges, self.needed, self.reach
+        # the root hands each term its seed
+        for k, e in enumerate(root_edges):
+            if e[0] is not None and e[0] in needed:
+                reach[e[0]] = reach.get(e[0], 0) | (1 << k)
+        n = len(root_edges)
+        self.give(self.root, {k: [seeds[k] if j == k else None for j in range(n)] for k in range(n)}, None, None)
+        ready = self.ready
+        while ready:
+            self.run_node(heapq.heappop(ready)[2])
+
+    def child_shape(self, nxt, nr):
         if nxt.__class__ is AccumulateGrad:
             return nxt.variable._data.shape
-        sl = slots.get(nxt)
+        sl = self.slots.get(nxt)
         return None if sl is None or sl[nr] is None else sl[nr].shape()
 
-    def give(node, outs_per_term, stacked, terms):
+    def give(self, node, outs_per_term, stacked, terms):
+        """Add what `node` hands on (per term, or one stacked block for `terms`) into its children's slots;
+        a child whose count reaches zero is ready."""
+        needed, reach, slots, deps = self.needed, self.reach, self.slots, self.deps
         mask = reach.get(node, 0)
         for i, (nxt, nr) in enumerate(node.next_functions):
             if nxt is None or nxt not in needed:
@@ -141,65 +175,56 @@ def _traverse(root_edges, seeds, captures, stack_ok=True):
             c = deps[nxt] - 1
             deps[nxt] = c
             if c == 0:
-                heapq.heappush(ready, (-nxt._seq, next(counter), nxt))
+                heapq.heappush(self.ready, (-sequence_nr(nxt), next(self.counter), nxt))
 
-    counter = itertools.count()
-    ready = []
-    # the root hands each term its seed
-    for k, (e, seed) in enumerate(zip(root_edges, seeds)):
-        if e[0] is not None and e[0] in needed:
-            reach[e[0]] = reach.get(e[0], 0) | (1 << k)
-    give(root, {k: [seeds[k] if j == k else None for j in range(len(root_edges))] for k in range(len(root_edges))},
-         None, None)
+    def run_node(self, node):
+        """Capture what arrived at `node`, then run its backward for the terms that reached it: once on
+        their stacked gradients where its rule allows, else once per term."""
+        stats = self.stats
+        stats["nodes"] += 1
+        sl = self.slots.pop(node, None) or [None] * node.n_outputs
+        for nr in range(node.n_outputs):
+            if (node, nr) in self.captures:
+                s = sl[nr]
+                self.out[(node, nr)] = {t: s.get(t) for t in s.keys()} if s is not None else {}
+        if node.__class__ is AccumulateGrad:
+            return
+        if not any(n is not None and n in self.needed for n, _ in node.next_functions):
+            return
+        terms = sorted({t for s in sl if s is not None for t in s.keys()})
+        if not terms:
+            self.give(node, {}, None, None)
+            return
+        stacked = self.stacked(node, sl, terms)
+        if stacked is not None:
+            self.give(node, None, stacked, tuple(terms))
+            return
+        per = {}
+        for t in terms:
+            grads = [None if s is None else s.get(t) for s in sl]
+            if all(g is None for g in grads):
+                continue
+            per[t] = call_backward(node, grads, ARR)
+        stats["looped"] += 1
+        self.give(node, per, None, None)
 
-    prev = state.enabled
-    state.enabled = False
-    err = np.errstate(all="ignore")
-    err.__enter__()
-    try:
-        while ready:
-            node = heapq.heappop(ready)[2]
-            stats["nodes"] += 1
-            sl = slots.pop(node, None) or [None] * node.n_outputs
-            for nr in range(node.n_outputs):
-                if (node, nr) in captures:
-                    s = sl[nr]
-                    out[(node, nr)] = {t: s.get(t) for t in s.keys()} if s is not None else {}
-            if node.__class__ is AccumulateGrad:
-                continue
-            if not any(n is not None and n in needed for n, _ in node.next_functions):
-                continue
-            terms = sorted({t for s in sl if s is not None for t in s.keys()})
-            if not terms:
-                give(node, {}, None, None)
-                continue
-            stacked = None
-            if stack_ok and len(terms) > 1 and not state.anomaly and node._saved is not None:
-                nm = type(node).__name__
-                if node.n_outputs == 1 and rule_for(node) is not None:
-                    stacked = _try_stacked(node, sl[0], tuple(terms), ns_cache, child_shape)
-                    if stacked is None:         # a whitelisted node whose stacked call failed its checks
-                        stats["fallback"][nm] = stats["fallback"].get(nm, 0) + 1
-                else:                           # not on the whitelist: one call per term
-                    stats["unlisted"][nm] = stats["unlisted"].get(nm, 0) + 1
-            if stacked is not None:
-                stats["stacked"] += 1
-                sb = stats["stacked_by"]
-                sb[nm] = sb.get(nm, 0) + 1
-                give(node, None, stacked, tuple(terms))
-                continue
-            per = {}
-            for t in terms:
-                grads = [None if s is None else s.get(t) for s in sl]
-                if all(g is None for g in grads):
-                    continue
-                per[t] = _call_node(node, grads, ARR)
-            stats["looped"] += 1
-            give(node, per, None, None)
-    finally:
-        state.enabled = prev
-        err.__exit__(None, None, None)
-    return out, reach, stats
+    def stacked(self, node, sl, terms):
+        """`node`'s input gradients for all `terms` from one stacked call, or None (and why, in stats)."""
+        if not (self.stack_ok and len(terms) > 1 and not state.anomaly and not is_released(node)):
+            return None
+        stats = self.stats
+        nm = type(node).__name__
+        if node.n_outputs != 1 or rule_for(node) is None:       # not on the whitelist: one call per term
+            stats["unlisted"][nm] = stats["unlisted"].get(nm, 0) + 1
+            return None
+        stacked = _try_stacked(node, sl[0], tuple(terms), self.ns_cache, self.child_shape)
+        if stacked is None:              # a whitelisted node whose stacked call failed its checks
+            stats["fallback"][nm] = stats["fallback"].get(nm, 0) + 1
+            return None
+        stats["stacked"] += 1
+        sb = stats["stacked_by"]
+        sb[nm] = sb.get(nm, 0) + 1
+        return stacked
 
 
 def _try_stacked(node, slot, terms, ns_cache, child_shape):
@@ -239,6 +264,33 @@ def attribute(terms, model=None, *, params=None, accumulate=False, _stack=True):
     untouched unless ``accumulate=True``: then the total is added to it, as ``sum(terms).backward()``
     would (their hooks do not run).
     """
+    names, values = _named_terms(terms)
+    edge_of = _Edges()
+    root_edges, seeds = _roots(names, values, edge_of)
+    items = _param_items(model, params)
+    if items is None:
+        items = _reached_leaves(root_edges)
+    pnames = [n for n, _ in items]
+    ptensors = [p for _, p in items]
+    keys = []
+    for p in ptensors:
+        if not isinstance(p, Tensor):
+            raise TypeError(f"attribute(): parameters must be Tensors, not {type(p).__name__}")
+        keys.append(edge_of(p))
+    out, reach, stats = _traverse(root_edges, seeds, {k for k in keys if k is not None}, stack_ok=_stack)
+    grads, reachable, arrays = _param_grads(names, pnames, ptensors, keys, out, reach)
+    att = Attribution(names, pnames, grads, reachable, arrays, stats)
+    if accumulate:
+        for pn, p, key in zip(pnames, ptensors, keys):
+            if key is None or key[0].__class__ is not AccumulateGrad:
+                continue
+            if any(reachable[(pn, tn)] and (k in out.get(key, {})) for k, tn in enumerate(names)):
+                accumulate_grad(p, att._total_array(pn))
+    return att
+
+
+def _named_terms(terms):
+    """The loss terms' names and tensors."""
     if isinstance(terms, dict):
         names = [str(k) for k in terms]
         values = list(terms.values())
@@ -251,18 +303,34 @@ def attribute(terms, model=None, *, params=None, accumulate=False, _stack=True):
         raise TypeError(f"attribute(): terms must be a dict of name -> loss or a list, not {type(terms).__name__}")
     if not names:
         raise ValueError("attribute(): no loss terms given")
+    return names, values
 
-    temp_acc = {}
 
-    def acc_of(t):
-        ref = t._acc
-        a = ref() if ref is not None else None
+class _Edges:
+    """The edge a tensor's gradient arrives at: ``(grad_fn, output_nr)``, or its leaf's AccumulateGrad
+    (a temporary one for a leaf never used in a graph, so that nothing is attached to it), or None."""
+
+    def __init__(self):
+        self.temp_acc = {}
+
+    def acc_of(self, t):
+        a = grad_accumulator(t)
         if a is None:
-            a = temp_acc.get(id(t))
+            a = self.temp_acc.get(id(t))
             if a is None:
-                a = temp_acc[id(t)] = AccumulateGrad(t)
+                a = self.temp_acc[id(t)] = AccumulateGrad(t)
         return a
 
+    def __call__(self, t):
+        if t._grad_fn is not None:
+            return (t._grad_fn, t._out_nr)
+        if t._rg:
+            return (self.acc_of(t), 0)
+        return None
+
+
+def _roots(names, values, edge_of):
+    """One root edge and seed (ones) per term; ``(None, 0)`` and None for a constant term."""
     root_edges, seeds = [], []
     for nm, v in zip(names, values):
         if not isinstance(v, Tensor) or not v._rg:
@@ -272,27 +340,14 @@ def attribute(terms, model=None, *, params=None, accumulate=False, _stack=True):
         if v._data.size != 1:
             raise RuntimeError(f"grad can be implicitly created only for scalar outputs (term '{nm}' has shape "
                                f"{list(v._data.shape)})")
-        root_edges.append((v._grad_fn, v._out_nr) if v._grad_fn is not None else (acc_of(v), 0))
+        root_edges.append(edge_of(v))
         seeds.append(np.ones(v._data.shape, v._data.dtype))
+    return root_edges, seeds
 
-    items = _param_items(model, params)
-    if items is None:
-        items = _reached_leaves(root_edges)
-    pnames = [n for n, _ in items]
-    ptensors = [p for _, p in items]
-    keys = []
-    for p in ptensors:
-        if not isinstance(p, Tensor):
-            raise TypeError(f"attribute(): parameters must be Tensors, not {type(p).__name__}")
-        if p._grad_fn is not None:
-            keys.append((p._grad_fn, p._out_nr))
-        elif p._rg:
-            keys.append((acc_of(p), 0))
-        else:
-            keys.append(None)
-    captures = {k for k in keys if k is not None}
-    out, reach, stats = _traverse(root_edges, seeds, captures, stack_ok=_stack)
 
+def _param_grads(names, pnames, ptensors, keys, out, reach):
+    """Per (parameter, term): its gradient as a Tensor of the parameter's dtype and shape (zeros where the
+    term gave none), whether the term's graph reaches it, and the arrays behind the Tensors."""
     grads, reachable, arrays = {}, {}, {}
     handed = set()      # arrays already given to a parameter (one array may reach two edges)
     for pn, p, key in zip(pnames, ptensors, keys):
@@ -312,15 +367,8 @@ def attribute(terms, model=None, *, params=None, accumulate=False, _stack=True):
                 a = g.copy() if not g.flags.writeable or id(g) in handed else g
                 handed.add(id(a))
             arrays[(pn, tn)] = a
-            grads[(pn, tn)] = _make(a)
-    att = Attribution(names, pnames, grads, reachable, arrays, stats)
-    if accumulate:
-        for pn, p, key in zip(pnames, ptensors, keys):
-            if key is None or key[0].__class__ is not AccumulateGrad:
-                continue
-            if any(reachable[(pn, tn)] and (k in out.get(key, {})) for k, tn in enumerate(names)):
-                _accumulate(p, att._total_array(pn), False, ARR)
-    return att
+            grads[(pn, tn)] = ARR.to_tensor(a)
+    return grads, reachable, arrays
 
 
 def _reached_leaves(root_edges):

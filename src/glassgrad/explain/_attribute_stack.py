@@ -2,20 +2,22 @@
 
 A node's backward is written for one gradient ``g`` of the node's output shape ``S``.  For K terms
 we stack their gradients into one array of shape ``(K,) + S`` and call the formula once, with a
-namespace (``_StackNS``) whose shape functions (``sum_to``, ``expand``, ``reshape``, ``permute``,
+namespace (``StackNS``) whose shape functions (``sum_to``, ``expand``, ``reshape``, ``permute``,
 ``sum``, ...) know about the extra leading axis.  Operators (``g * y``) broadcast the unstacked
 saved tensors over it on the right.
 
 That is only correct for formulas that touch ``g`` solely through operators that broadcast from
-the right and through ``F``'s functions -- so stacking is done only for the node classes in
-``RULES`` (checked by reading each formula; tests compare every rule with the per-term loop).
+the right and through ``F``'s functions -- so stacking is done only for the node classes that name a
+rule in their ``stack_rule`` (``autograd.graph.Node``; a fallback table here for the ops files that do
+not declare it yet), each checked by reading its formula; tests compare every rule with the per-term loop.
 Formulas that look at ``g.ndim`` or reduce ``g`` against a saved tensor of higher rank get a
 custom rule.  Every stacked result is checked to have shape ``(K,) + expected``; anything else
 (an exception, a wrong shape) makes the caller fall back to one call per term.
 """
 import numpy as np
 
-from ..ops._ns import _ArrayNS
+from ..autograd.traversal import saved_values
+from ..ops._ns import ArrayNamespace
 
 __all__ = ["Unstackable", "StackNS", "stacked_call", "expected_in_shapes"]
 
@@ -31,7 +33,7 @@ def _shift(d, n):
     return d % n + 1
 
 
-class StackNS(_ArrayNS):
+class StackNS(ArrayNamespace):
     """The array namespace for gradients stacked along a new leading axis of length K."""
     plain = False
     is_tensor_mode = False
@@ -96,7 +98,7 @@ class StackNS(_ArrayNS):
         return g.sum(axis=axes, keepdims=keepdim)
 
     def cumsum(self, g, dim, reverse=False):
-        return _ArrayNS.cumsum(g, _shift(dim, g.ndim - 1), reverse)
+        return ArrayNamespace.cumsum(g, _shift(dim, g.ndim - 1), reverse)
 
     # -- values ----------------------------------------------------------------------------
     def zeros(self, shape, like):
@@ -232,10 +234,16 @@ def _addmm_rule(node, ns, g):             # AddmmBackward0 (linear): as MmBackwa
     return (gi, g1, g2)
 
 
-def _build_rules():
-    from ..ops import (arithmetic as A, unary as U, softmax as SM, views as V, conversion as CV,
-                       reduction as R, linalg as L, loss as LS, indexing as I, conv as C)
-    rules = {}
+# a node class's ``stack_rule`` (autograd.graph.Node) -> the rule that runs it stacked
+_RULES = {"generic": _generic, "t": _t_rule, "pointwise_loss": _pointwise_rule, "nll": _nll_rule,
+          "conv": _conv_rule, "mm": _mm_rule, "addmm": _addmm_rule}
+
+
+def _fallback_table():
+    """class -> rule name for the node classes verified for stacking whose ops files do not declare
+    ``stack_rule`` on the class yet (elementwise*, views, linalg*, loss)."""
+    from ..ops import arithmetic as A, unary as U, softmax as SM, views as V, linalg as L, loss as LS
+    table = {}
     generic = [
         # elementwise binary (_Binary: each gradient reduced with F.sum_to to the input's shape)
         A.AddBackward0, A.SubBackward0, A.RsubBackward0, A.RsubBackward1, A.MulBackward0, A.DivBackward0,
@@ -248,44 +256,42 @@ def _build_rules():
         V.ViewBackward0, V.UnsafeViewBackward0, V.CloneBackward0, V.PermuteBackward0, V.TransposeBackward0,
         V.ExpandBackward0, V.SqueezeBackward0, V.SqueezeBackward1, V.SqueezeBackward2, V.UnsqueezeBackward0,
         V.SliceBackward0, V.SelectBackward0, V.NarrowBackward0,
-        CV.CloneBackward0, CV.ToCopyBackward0,
-        # reductions (F.reshape + F.expand back to the input shape)
-        R.SumBackward0, R.SumBackward1, R.MeanBackward0, R.MeanBackward1,
-        # indexing: F.index_add_zeros; x[...] returning x itself (identity)
-        I.IndexBackward0, I._AliasBackward0,
     ]
     for cls in generic:
-        rules[cls] = _generic
+        table[cls] = "generic"
     # every unary op built by unary._node: g * f(saved) (same shape as g)
     for obj in vars(U).values():
         if isinstance(obj, type) and obj is not U._Unary and obj is not U._NoSave and \
                 issubclass(obj, (U._Unary, U._NoSave)):
-            rules[obj] = _generic
-    rules[V.TBackward0] = _t_rule
+            table[obj] = "generic"
+    table[V.TBackward0] = "t"
     for cls in (LS.MseLossBackward0, LS.SmoothL1LossBackward0, LS.HuberLossBackward0):
-        rules[cls] = _pointwise_rule
-    rules[LS.NllLossBackward0] = _nll_rule
-    rules[LS.NllLoss2DBackward0] = _nll_rule
-    rules[C.ConvolutionBackward0] = _conv_rule
-    rules[L.MmBackward0] = _mm_rule
-    return rules
+        table[cls] = "pointwise_loss"
+    table[LS.NllLossBackward0] = "nll"
+    table[LS.NllLoss2DBackward0] = "nll"
+    table[L.MmBackward0] = "mm"
+    return table
 
 
-_RULES = None
+_FALLBACK = None
 _G_NAMES = frozenset(("AddmmBackward0",))    # linalg_more's generic nodes verified for stacking
 
 
 def rule_for(node):
-    global _RULES
-    if _RULES is None:
-        _RULES = _build_rules()
+    """The rule that runs `node`'s backward on stacked gradients, or None (one call per term): named by
+    the class's ``stack_rule``, else by the fallback table."""
     cls = type(node)
-    r = _RULES.get(cls)
-    if r is None and cls.__name__ in _G_NAMES:
-        from ..ops import linalg_more as LM
-        if isinstance(node, LM._G):
-            r = _RULES[cls] = _addmm_rule
-    return r
+    name = cls.stack_rule
+    if name is None:
+        global _FALLBACK
+        if _FALLBACK is None:
+            _FALLBACK = _fallback_table()
+        name = _FALLBACK.get(cls)
+        if name is None and cls.__name__ in _G_NAMES:
+            from ..ops import linalg_more as LM
+            if isinstance(node, LM._G):
+                name = _FALLBACK[cls] = "addmm"
+    return None if name is None else _RULES[name]
 
 
 def expected_in_shapes(node, out_shape):
@@ -308,7 +314,13 @@ _SAVED_SHAPES = frozenset(("MmBackward0", "AddmmBackward0", "MseLossBackward0", 
 
 
 def _saved_shapes(n, o):
-    return tuple(s[0]._data.shape for s in n._saved)
+    return tuple(v.shape for v, _ in saved_values(n))
+
+
+def _conv_shapes(n, o):
+    sv = saved_values(n)
+    x, w = sv[0][0], sv[1][0]
+    return (x.shape, w.shape, (w.shape[0],))
 
 
 def _shape_fn_for(cls):
@@ -323,8 +335,7 @@ def _shape_fn_for(cls):
     if issubclass(cls, LS.NllLossBackward0):
         return lambda n, o: (tuple(n.shape),)
     if issubclass(cls, C.ConvolutionBackward0):
-        return lambda n, o: (n._saved[0][0]._data.shape, n._saved[1][0]._data.shape,
-                             (n._saved[1][0]._data.shape[0],))
+        return _conv_shapes
     if cls.__name__ in _SAVED_SHAPES:
         return _saved_shapes
     if cls.__name__ in _SAME_SHAPE or issubclass(cls, (U._Unary, U._NoSave)):

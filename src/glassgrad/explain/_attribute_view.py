@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .._tensor import _make
+from ..ops._ns import ARR
 
 __all__ = ["Attribution"]
 
@@ -53,7 +53,7 @@ class Attribution:
 
     def total(self, param):
         """The gradient of the summed loss for `param` (the sum of its parts)."""
-        return _make(self._total_array(param))
+        return ARR.to_tensor(self._total_array(param))
 
     def _check_param(self, param):
         if param not in self.params:

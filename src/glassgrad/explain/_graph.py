@@ -23,6 +23,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import AccumulateGrad
+from ..autograd.traversal import grad_accumulator, saved_names, saved_values
 from ._graph_modules import trace_modules, ModuleTrace
 
 __all__ = ["graph", "GraphView", "trace_modules", "NodeInfo", "EdgeInfo"]
@@ -101,8 +102,7 @@ def _root_node(t):
     if fn is not None:
         return fn, t.output_nr
     if t.requires_grad:
-        ref = getattr(t, "_acc", None)
-        acc = ref() if ref is not None else None
+        acc = grad_accumulator(t)
         return (acc if acc is not None else AccumulateGrad(t)), 0
     return None, 0
 
@@ -189,19 +189,13 @@ class GraphView:
                 v = node.variable
                 meta.setdefault((node, 0), (tuple(v.shape), _dtype_name(v.dtype)))
                 continue
-            saved = node._saved
-            if not saved:
-                continue
-            for s in saved:
-                if not isinstance(s, tuple):
+            for value, edge in saved_values(node):
+                if edge is None:
                     continue
-                if len(s) == 2 and isinstance(s[0], Tensor):
-                    t = s[0]
-                    fn = t.grad_fn
-                    if fn is not None:
-                        meta.setdefault((fn, t.output_nr), (tuple(t.shape), _dtype_name(t.dtype)))
-                elif len(s) == 4 and isinstance(s[0], np.ndarray):
-                    meta.setdefault((node, s[3]), (tuple(s[0].shape), str(s[0].dtype)))
+                if isinstance(value, Tensor):        # a saved input: the output of the node before
+                    meta.setdefault(edge, (tuple(value.shape), _dtype_name(value.dtype)))
+                elif isinstance(value, np.ndarray):  # a saved output of this node
+                    meta.setdefault(edge, (tuple(value.shape), str(value.dtype)))
         if self.modules is not None:
             for k, v in self.modules.meta.items():
                 meta.setdefault(k, v)
@@ -369,7 +363,7 @@ class GraphView:
 
     def _saved_of(self, node):
         out = []
-        for name in getattr(type(node), "_saved_names", ()) or ():
+        for name in saved_names(node):
             if not name:
                 continue
             try:

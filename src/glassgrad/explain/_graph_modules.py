@@ -10,14 +10,14 @@ the innermost call that made it (children finish before their parent and claim f
 """
 
 from .._tensor import Tensor
-from ..autograd import graph as _graph_mod
 from ..autograd.graph import AccumulateGrad
+from ..autograd.traversal import next_sequence_nr, sequence_nr
 
 __all__ = ["trace_modules", "ModuleTrace", "ModuleCall"]
 
 def _current_seq():
     """The sequence number the next node will get, read without taking it."""
-    return _graph_mod.next_sequence_nr()
+    return next_sequence_nr()
 
 
 def _tensors(obj, out, depth=0):
@@ -54,7 +54,7 @@ class ModuleCall:
         self.start = start
         self.end = None
         self._inputs = inputs
-        self._in_max = max((n._seq for n in inputs if n.__class__ is not AccumulateGrad), default=-1)
+        self._in_max = max((sequence_nr(n) for n in inputs if n.__class__ is not AccumulateGrad), default=-1)
         self.ordinal = 1          # 2, 3, ... for the second, third call of the same module
 
     @property
@@ -149,7 +149,7 @@ class ModuleTrace:
             seen.add(node)
             if node.__class__ is AccumulateGrad:
                 continue                 # leaves go to the module that owns the parameter
-            s = node._seq
+            s = sequence_nr(node)
             if lo is not None and hi is not None:
                 if not lo <= s < hi:
                     continue

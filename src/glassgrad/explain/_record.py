@@ -332,8 +332,9 @@ def _internal(modname):
 def _as_tensor(g):
     if g is None:
         return None
-    from .._tensor import Tensor, _make
-    return g if isinstance(g, Tensor) else _make(np.asarray(g))
+    from .._tensor import Tensor
+    from ..ops._ns import ARR
+    return g if isinstance(g, Tensor) else ARR.to_tensor(np.asarray(g))
 
 
 class record:

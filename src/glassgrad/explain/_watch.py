@@ -22,6 +22,7 @@ import weakref
 from collections import deque
 
 from ..autograd.grad_mode import state as _state
+from ..autograd.traversal import sequence_nr
 
 __all__ = ["watch", "Watch", "HUB", "last_watch"]
 
@@ -152,7 +153,7 @@ class IdMap:
 class Event:
     """One logged event: `kind` (see _CUT_KINDS, plus "zero_grad" and "backward"), the user's `line`,
     the source tensors (strongly: their grad_fn, weakly: leaves), and the node sequence number at the
-    time (events with ``seq < output.grad_fn._seq`` happened before that output was computed)."""
+    time (events with ``seq < sequence_nr(output.grad_fn)`` happened before that output was computed)."""
     __slots__ = ("kind", "line", "index", "seq", "fns", "leaves", "result", "detail", "params")
 
     def __init__(self, kind, line, index, seq, detail=""):
@@ -317,7 +318,7 @@ class _Hub:
         try:
             fn = t._grad_fn
             if fn is not None:
-                self.last_seq = fn._seq
+                self.last_seq = sequence_nr(fn)
             ctx = OpContext(sys._getframe(2))
             if ctx.const:
                 return

@@ -22,6 +22,7 @@ The checks, in order (the first that applies is the answer):
    it yet (``ok``, with that sentence).
 """
 from ..autograd.graph import AccumulateGrad
+from ..autograd.traversal import sequence_nr
 from ._watch import last_watch
 
 __all__ = ["why_no_grad", "Reason"]
@@ -134,32 +135,9 @@ def why_no_grad(t, output=None, *, model=None, optimizer=None):
 
     # 1. the optimizer holds other objects than the model
     if optimizer is not None and model is not None:
-        opt_ps = [p for g in optimizer.param_groups for p in g["params"]]
-        opt_ids = {id(p) for p in opt_ps}
-        model_ps = list(model.parameters())
-        if id(t) in names and id(t) not in opt_ids:
-            foreign = sum(1 for p in opt_ps if id(p) not in names)
-            line = line_of(t)
-            return Reason("stale_parameter", line,
-                          f"The optimizer does not hold the model's {name} (made{_at(line) or ' later'}): it holds "
-                          f"{foreign} tensor(s) that are not in the model, so `optimizer.step()` never updates "
-                          f"this one -- the model was re-created, copied or had this parameter replaced after the "
-                          f"optimizer was built; build the optimizer from `model.parameters()` after that.", pname)
-        if id(t) in opt_ids and id(t) not in names:
-            twin = None
-            if len(opt_ps) == len(model_ps):
-                twin = model_ps[[id(p) for p in opt_ps].index(id(t))]
-            elif model_ps:
-                same = [p for p in model_ps if p.shape == t.shape and id(p) not in opt_ids]
-                twin = same[0] if same else None
-            tname = f"`{names[id(twin)]}`" if twin is not None else "its parameter"
-            line = line_of(twin) if twin is not None else None
-            return Reason("stale_parameter", line,
-                          f"This tensor is held by the optimizer but is not a parameter of the model: the model's "
-                          f"{tname} is a different object (made{_at(line) or ' after the optimizer was built'}), "
-                          f"so backward() fills that one's .grad and `optimizer.step()` updates a copy the model "
-                          f"no longer uses; build the optimizer after creating or changing the model.",
-                          names.get(id(twin)) if twin is not None else None)
+        r = _stale_parameter(t, name, names, model, optimizer, line_of)
+        if r is not None:
+            return r
 
     # 2. it has a gradient
     if t._grad is not None:
@@ -169,18 +147,7 @@ def why_no_grad(t, output=None, *, model=None, optimizer=None):
 
     # 3. a leaf that does not require grad
     if t._grad_fn is None and not t._rg:
-        for ev in reversed(events):
-            r = ev.result
-            if r is not None and r() is t:
-                return Reason(ev.cause, ev.line, _cut_sentence(ev, name, t), pname)
-        line = line_of(t)
-        if t._data.dtype.kind != "f":
-            why = f"it has integer/bool dtype {t.dtype}, which cannot require gradients"
-        else:
-            why = ("it has requires_grad=False, so autograd does not track it; create it with "
-                   "requires_grad=True or call `.requires_grad_()`")
-        made = _at(line) or " outside a watch"
-        return Reason("requires_grad_false", line, f"{name} gets no .grad because {why} (made{made}).", pname)
+        return _no_requires_grad(t, name, pname, events, line_of)
 
     out_fn = None if output is None else output._grad_fn
     on_path = output is not None and (output is t or (out_fn is not None and _reaches([out_fn], t)))
@@ -195,21 +162,85 @@ def why_no_grad(t, output=None, *, model=None, optimizer=None):
 
     # 5. not on a path to the output: find the cut
     if not on_path:
-        cuts = [ev for ev in events if ev.cause in ("detached", "integer_cast", "no_grad") and _depends(ev, t)]
-        if cuts:
-            before = [ev for ev in cuts if out_fn is not None and ev.seq < out_fn._seq]
-            ev = (before or cuts)[-1]
-            return Reason(ev.cause, ev.line, _cut_sentence(ev, name, t), pname)
-        if output is not None:
-            line = line_of(output)
-            if out_fn is None:
-                msg = (f"{name} is not on any path to the output: the output{_at(line)} has no grad_fn (nothing it "
-                       f"was computed from requires grad, or the path was cut).")
-            else:
-                msg = f"{name} is not used in computing the output{_at(line)}, so backward() never reaches it."
-            return Reason("not_on_path", line, msg + ("" if w is not None else _HINT), pname)
+        r = _cut_off(t, name, pname, events, output, w, line_of)
+        if r is not None:
+            return r
 
     # 6. on the path (or no output given) but no .grad
+    return _no_grad_yet(t, name, pname, events, output, w)
+
+
+def _stale_parameter(t, name, names, model, optimizer, line_of):
+    """Check 1: the optimizer and the model hold different objects for this parameter (or None)."""
+    pname = names.get(id(t))
+    opt_ps = [p for g in optimizer.param_groups for p in g["params"]]
+    opt_ids = {id(p) for p in opt_ps}
+    model_ps = list(model.parameters())
+    if id(t) in names and id(t) not in opt_ids:
+        foreign = sum(1 for p in opt_ps if id(p) not in names)
+        line = line_of(t)
+        return Reason("stale_parameter", line,
+                      f"The optimizer does not hold the model's {name} (made{_at(line) or ' later'}): it holds "
+                      f"{foreign} tensor(s) that are not in the model, so `optimizer.step()` never updates "
+                      f"this one -- the model was re-created, copied or had this parameter replaced after the "
+                      f"optimizer was built; build the optimizer from `model.parameters()` after that.", pname)
+    if id(t) in opt_ids and id(t) not in names:
+        twin = None
+        if len(opt_ps) == len(model_ps):
+            twin = model_ps[[id(p) for p in opt_ps].index(id(t))]
+        elif model_ps:
+            same = [p for p in model_ps if p.shape == t.shape and id(p) not in opt_ids]
+            twin = same[0] if same else None
+        tname = f"`{names[id(twin)]}`" if twin is not None else "its parameter"
+        line = line_of(twin) if twin is not None else None
+        return Reason("stale_parameter", line,
+                      f"This tensor is held by the optimizer but is not a parameter of the model: the model's "
+                      f"{tname} is a different object (made{_at(line) or ' after the optimizer was built'}), "
+                      f"so backward() fills that one's .grad and `optimizer.step()` updates a copy the model "
+                      f"no longer uses; build the optimizer after creating or changing the model.",
+                      names.get(id(twin)) if twin is not None else None)
+    return None
+
+
+def _no_requires_grad(t, name, pname, events, line_of):
+    """Check 3: a leaf with requires_grad=False -- the cut that made it, if the watch saw one."""
+    for ev in reversed(events):
+        r = ev.result
+        if r is not None and r() is t:
+            return Reason(ev.cause, ev.line, _cut_sentence(ev, name, t), pname)
+    line = line_of(t)
+    if t._data.dtype.kind != "f":
+        why = f"it has integer/bool dtype {t.dtype}, which cannot require gradients"
+    else:
+        why = ("it has requires_grad=False, so autograd does not track it; create it with "
+               "requires_grad=True or call `.requires_grad_()`")
+    made = _at(line) or " outside a watch"
+    return Reason("requires_grad_false", line, f"{name} gets no .grad because {why} (made{made}).", pname)
+
+
+def _cut_off(t, name, pname, events, output, w, line_of):
+    """Check 5: not on a path to the output -- the logged cut it depends on (the latest before the output
+    was computed), else ``not_on_path`` when an output was given (or None: no output, no cut)."""
+    out_fn = None if output is None else output._grad_fn
+    cuts = [ev for ev in events if ev.cause in ("detached", "integer_cast", "no_grad") and _depends(ev, t)]
+    if cuts:
+        before = [ev for ev in cuts if out_fn is not None and ev.seq < sequence_nr(out_fn)]
+        ev = (before or cuts)[-1]
+        return Reason(ev.cause, ev.line, _cut_sentence(ev, name, t), pname)
+    if output is None:
+        return None
+    line = line_of(output)
+    if out_fn is None:
+        msg = (f"{name} is not on any path to the output: the output{_at(line)} has no grad_fn (nothing it "
+               f"was computed from requires grad, or the path was cut).")
+    else:
+        msg = f"{name} is not used in computing the output{_at(line)}, so backward() never reaches it."
+    return Reason("not_on_path", line, msg + ("" if w is not None else _HINT), pname)
+
+
+def _no_grad_yet(t, name, pname, events, output, w):
+    """Check 6: on the path (or no output given) but no .grad: a zero_grad() after the last backward, or
+    backward has not reached it yet."""
     last_bw = max((ev.index for ev in events if ev.kind == "backward"), default=0)
     for ev in reversed(events):
         if ev.kind == "zero_grad" and ev.index > last_bw and any(r() is t for r in ev.params):

@@ -24,7 +24,7 @@ from .._tensor import Tensor, _make
 _UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
 
 
-class _ArrayNS:
+class ArrayNamespace:
     """Backward on raw arrays."""
     is_tensor_mode = False
     plain = True    # one gradient per array (explain's StackNS subclass stacks K; formulas with their own
@@ -417,7 +417,7 @@ class _TensorNS:
         return U.erfinv(x)
 
 
-ARR = _ArrayNS()
+ARR = ArrayNamespace()
 TEN = _TensorNS()
 use_namespaces(ARR, TEN)     # the engine and Node take them from autograd.graph
 

@@ -378,6 +378,7 @@ def _weight_grad_t(x, gy, wshape, s, p, d, g):
 class ConvolutionBackward0(Node):
     __slots__ = ("stride", "padding", "dilation", "transposed", "output_padding", "groups", "bias_sym_sizes_opt",
                  "xframe")
+    stack_rule = "conv"       # a stacked rule of its own (Node.stack_rule)
     _saved_names = ("input", "weight")
 
     def _release(self):

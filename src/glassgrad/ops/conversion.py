@@ -20,6 +20,7 @@ def dtype_of_np(npdt):
 
 class ToCopyBackward0(Node):         # y = x.to(dtype); dx = gy.to(x.dtype)
     __slots__ = ("in_dtype", "in_device")
+    stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         return (F.cast(g, self.in_dtype),)
@@ -58,6 +59,7 @@ def to_device(x, device, copy=False):
 
 class _ToCopyDevice(ToCopyBackward0):
     __slots__ = ()
+    stack_rule = None         # a device copy: not stacked
 
     def backward(self, F, g):
         if F.is_tensor_mode:
@@ -70,6 +72,7 @@ _ToCopyDevice.__name__ = "ToCopyBackward0"
 
 class CloneBackward0(Node):          # y = x.clone(); dx = gy
     __slots__ = ()
+    stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         return (g,)

@@ -122,6 +122,7 @@ def _basic_getitem(x, index, single=False):
 
 class _AliasBackward0(V._ViewNode):
     __slots__ = ()
+    stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         return (g,)
@@ -198,6 +199,7 @@ def _check_masks(npidx, shape):
 
 class IndexBackward0(Node):         # y = x[idx]; dx = zeros with gy added at idx (repeats accumulate)
     __slots__ = ("in_shape", "index", "dtype", "rows")   # rows: see _mask_rows (None: the general path)
+    stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         # the row fast path on plain arrays only (not in tensor mode, nor explain's stacked namespace)

@@ -45,6 +45,7 @@ def _expand_back(F, g, in_shape, axes, keepdim):
 
 class SumBackward0(Node):           # y = x.sum(); dx = gy expanded
     __slots__ = ("in_shape", "in_dt")
+    stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         return (F.cast(F.expand(F.reshape(g, (1,) * len(self.in_shape)) if self.in_shape else g, self.in_shape),
@@ -53,6 +54,7 @@ class SumBackward0(Node):           # y = x.sum(); dx = gy expanded
 
 class SumBackward1(Node):           # y = x.sum(dims, keepdim); dx = gy expanded back
     __slots__ = ("in_shape", "axes", "keepdim", "in_dt")
+    stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         return (F.cast(_expand_back(F, g, self.in_shape, self.axes, self.keepdim), self.in_dt),)
@@ -93,6 +95,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 class MeanBackward0(Node):          # y = x.mean(); dx = gy / n expanded
     __slots__ = ("in_shape", "n")
+    stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         return (F.expand(F.reshape(g / self.n, (1,) * len(self.in_shape)) if self.in_shape else g / self.n,
@@ -101,6 +104,7 @@ class MeanBackward0(Node):          # y = x.mean(); dx = gy / n expanded
 
 class MeanBackward1(Node):          # y = x.mean(dims); dx = gy / n expanded back
     __slots__ = ("in_shape", "axes", "keepdim", "n")
+    stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         return (_expand_back(F, g / self.n, self.in_shape, self.axes, self.keepdim),)
