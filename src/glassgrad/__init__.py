@@ -38,6 +38,8 @@ from .ops.indexing import *  # noqa: F401,F403
 from .ops.gather_scatter import *  # noqa: F401,F403
 from .ops.masked import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
+from .ops.addmm import *  # noqa: F401,F403
+from .ops.einsum import *  # noqa: F401,F403
 from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, embedding, dropout, ...: torch's signatures)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -119,10 +121,10 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 
 def _tensor_first_names():
     from .ops import (creation, random, elementwise, compare, reduction, statistics, scans, sorting, views, strided,
-                      shape, indexing, gather_scatter, masked, linalg, norm as _norm)
+                      shape, indexing, gather_scatter, masked, linalg, addmm, einsum, norm as _norm)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, elementwise, compare, reduction, statistics, scans, sorting, views, strided, shape,
-              indexing, gather_scatter, masked, linalg, _norm):
+              indexing, gather_scatter, masked, linalg, addmm, einsum, _norm):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
 

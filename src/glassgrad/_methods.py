@@ -582,15 +582,15 @@ class TensorMethods:
     def ger(self, vec2):
         return _ops.linalg.ger(self, vec2)
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-        return _ops.linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+        return _ops.addmm.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
-        return _ops.linalg.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
+        return _ops.addmm.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
     def addmv(self, mat, vec, *, beta=1, alpha=1):
-        return _ops.linalg.addmv(self, mat, vec, beta=beta, alpha=alpha)
+        return _ops.addmm.addmv(self, mat, vec, beta=beta, alpha=alpha)
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        return _ops.linalg.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+        return _ops.addmm.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        return _ops.linalg.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+        return _ops.addmm.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
     def kron(self, other):
         return _ops.linalg.kron(self, other)
 

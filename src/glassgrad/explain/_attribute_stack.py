@@ -272,7 +272,7 @@ def _build_rules():
 
 
 _RULES = None
-_G_NAMES = frozenset(("AddmmBackward0",))    # linalg_more's generic nodes verified for stacking
+_G_NAMES = frozenset(("AddmmBackward0",))    # linalg's _LinalgNode classes verified for stacking
 
 
 def rule_for(node):
@@ -282,8 +282,8 @@ def rule_for(node):
     cls = type(node)
     r = _RULES.get(cls)
     if r is None and cls.__name__ in _G_NAMES:
-        from ..ops import linalg_more as LM
-        if isinstance(node, LM._G):
+        from ..ops import linalg as LM
+        if isinstance(node, LM._LinalgNode):
             r = _RULES[cls] = _addmm_rule
     return r
 

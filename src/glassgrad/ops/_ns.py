@@ -217,7 +217,7 @@ class _ArrayNS:
     # -- linalg --
     @staticmethod
     def einsum(eq, *ops):
-        return L._np_einsum(eq, *ops)
+        return ES._np_einsum(eq, *ops)
 
     # -- reduction --
     @staticmethod
@@ -413,7 +413,7 @@ class _TensorNS:
     # -- linalg --
     @staticmethod
     def einsum(eq, *ops):
-        return L.einsum(eq, *ops)
+        return ES.einsum(eq, *ops)
 
     # -- reduction --
     @staticmethod
@@ -432,3 +432,4 @@ TEN = _TensorNS()
 
 from . import view_writes as W  # noqa: E402
 from . import elementwise as E, reduction as R, views as V, linalg as L, conversion as C, indexing as I  # noqa: E402
+from . import einsum as ES  # noqa: E402

@@ -2,7 +2,7 @@
 AddmmBackward0 for a 2-D input with bias, ViewBackward0 / UnsafeViewBackward0 for other ranks)."""
 from ... import ops  # noqa: F401
 from ...ops.linalg import matmul
-from ...ops.linalg_more import addmm
+from ...ops.addmm import addmm
 from ...ops.views import t as _t
 
 __all__ = ["linear", "bilinear"]
