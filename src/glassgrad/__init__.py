@@ -32,6 +32,7 @@ from .ops.statistics import *  # noqa: F401,F403
 from .ops.scans import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
+from .ops.slicing import *  # noqa: F401,F403
 from .ops.strided import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
@@ -121,10 +122,10 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 
 def _tensor_first_names():
     from .ops import (creation, random, elementwise, compare, reduction, statistics, scans, sorting, views, strided,
-                      shape, indexing, gather_scatter, masked, linalg, addmm, einsum, norm as _norm)
+                      shape, indexing, gather_scatter, masked, linalg, addmm, einsum, slicing, norm as _norm)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, elementwise, compare, reduction, statistics, scans, sorting, views, strided, shape,
-              indexing, gather_scatter, masked, linalg, addmm, einsum, _norm):
+              indexing, gather_scatter, masked, linalg, addmm, einsum, slicing, _norm):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
 

@@ -235,6 +235,7 @@ def _addmm_rule(node, ns, g):             # AddmmBackward0 (linear): as MmBackwa
 def _build_rules():
     from ..ops import (elementwise as E, elementwise_more as EM, views as V, conversion as CV,
                        reduction as R, linalg as L, loss as LS, indexing as I, conv as C)
+    from ..ops import slicing as SL
     rules = {}
     generic = [
         # elementwise binary (_Binary: each gradient reduced with F.sum_to to the input's shape)
@@ -247,12 +248,12 @@ def _build_rules():
         # views and copies (F.reshape / permute / transpose / sum_to / expand / view_scatter)
         V.ViewBackward0, V.UnsafeViewBackward0, V.CloneBackward0, V.PermuteBackward0, V.TransposeBackward0,
         V.ExpandBackward0, V.SqueezeBackward0, V.SqueezeBackward1, V.SqueezeBackward2, V.UnsqueezeBackward0,
-        V.SliceBackward0, V.SelectBackward0, V.NarrowBackward0,
+        SL.SliceBackward0, SL.SelectBackward0, SL.NarrowBackward0,
         CV.CloneBackward0, CV.ToCopyBackward0,
         # reductions (F.reshape + F.expand back to the input shape)
         R.SumBackward0, R.SumBackward1, R.MeanBackward0, R.MeanBackward1,
         # indexing: F.index_add_zeros; x[...] returning x itself (identity)
-        I.IndexBackward0, I._AliasBackward0,
+        I.IndexBackward0, I.AliasBackward0,
     ]
     for cls in generic:
         rules[cls] = _generic

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Size
 from ._core import make, edge, grad
-from .views import SliceBackward0
+from .slicing import SliceBackward0
 
 __all__ = ["as_strided"]
 
