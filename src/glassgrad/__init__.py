@@ -37,12 +37,15 @@ from .ops.statistics import *  # noqa: F401,F403
 from .ops.scans import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
+from .ops.slicing import *  # noqa: F401,F403
 from .ops.strided import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.gather_scatter import *  # noqa: F401,F403
 from .ops.masked import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
+from .ops.addmm import *  # noqa: F401,F403
+from .ops.einsum import *  # noqa: F401,F403
 from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, embedding, dropout, ...: torch's signatures)
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
@@ -125,10 +128,11 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 
 def _tensor_first_names():
     from .ops import (creation, random, arithmetic, unary, binary, ternary, softmax, compare, reduction, statistics,
-                      scans, sorting, views, strided, shape, indexing, gather_scatter, masked, linalg, norm as _norm)
+                      scans, sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm,
+                      einsum, norm as _norm)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, arithmetic, unary, binary, ternary, softmax, compare, reduction, statistics, scans,
-              sorting, views, strided, shape, indexing, gather_scatter, masked, linalg, _norm):
+              sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, einsum, _norm):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
 

@@ -437,15 +437,15 @@ class TensorMethods:
     def unsqueeze(self, dim):
         return _ops.views.unsqueeze(self, dim)
     def narrow(self, dim, start, length):
-        return _ops.views.narrow(self, dim, start, length)
+        return _ops.slicing.narrow(self, dim, start, length)
     def select(self, dim, index):
-        return _ops.views.select(self, dim, index)
+        return _ops.slicing.select(self, dim, index)
     def unfold(self, dimension, size, step):
-        return _ops.views.unfold(self, dimension, size, step)
+        return _ops.slicing.unfold(self, dimension, size, step)
     def as_strided(self, size, stride, storage_offset=None):
         return _ops.strided.as_strided(self, size, stride, storage_offset)
     def diagonal(self, offset=0, dim1=0, dim2=1):
-        return _ops.views.diagonal(self, offset, dim1, dim2)
+        return _ops.slicing.diagonal(self, offset, dim1, dim2)
     def flatten(self, start_dim=0, end_dim=-1):
         return _ops.views.flatten(self, start_dim, end_dim)
     def unflatten(self, dim, sizes):
@@ -455,13 +455,13 @@ class TensorMethods:
     def moveaxis(self, source, destination):
         return _ops.views.moveaxis(self, source, destination)
     def split(self, split_size_or_sections, dim=0):
-        return _ops.views.split(self, split_size_or_sections, dim)
+        return _ops.slicing.split(self, split_size_or_sections, dim)
     def chunk(self, chunks, dim=0):
-        return _ops.views.chunk(self, chunks, dim)
+        return _ops.slicing.chunk(self, chunks, dim)
     def unbind(self, dim=0):
-        return _ops.views.unbind(self, dim)
+        return _ops.slicing.unbind(self, dim)
     def tensor_split(self, indices_or_sections, dim=0):
-        return _ops.views.tensor_split(self, indices_or_sections, dim)
+        return _ops.slicing.tensor_split(self, indices_or_sections, dim)
     def squeeze_(self, dim=None):
         return _ops.views.squeeze_(self, dim)
     def unsqueeze_(self, dim):
@@ -582,15 +582,15 @@ class TensorMethods:
     def ger(self, vec2):
         return _ops.linalg.ger(self, vec2)
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-        return _ops.linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+        return _ops.addmm.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
-        return _ops.linalg.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
+        return _ops.addmm.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
     def addmv(self, mat, vec, *, beta=1, alpha=1):
-        return _ops.linalg.addmv(self, mat, vec, beta=beta, alpha=alpha)
+        return _ops.addmm.addmv(self, mat, vec, beta=beta, alpha=alpha)
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        return _ops.linalg.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+        return _ops.addmm.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        return _ops.linalg.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+        return _ops.addmm.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
     def kron(self, other):
         return _ops.linalg.kron(self, other)
 

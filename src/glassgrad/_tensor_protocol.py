@@ -27,7 +27,7 @@ class TensorProtocol:
     def requires_grad(self):
         b = self._base
         if b is not None and self._vbase_fn is not b._grad_fn:
-            _ops.view_writes.refresh_view(self, b)
+            _autograd.inplace.refresh_view(self, b)
         return self._rg
 
     @requires_grad.setter
@@ -40,7 +40,7 @@ class TensorProtocol:
     def grad_fn(self):
         b = self._base
         if b is not None and self._vbase_fn is not b._grad_fn:
-            _ops.view_writes.refresh_view(self, b)
+            _autograd.inplace.refresh_view(self, b)
         return self._grad_fn
 
     def register_hook(self, hook):

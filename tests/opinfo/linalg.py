@@ -1,4 +1,4 @@
-"""Op table rows: linear algebra (ops/linalg.py, ops/linalg_more.py)."""
+"""Op table rows: linear algebra (ops/linalg.py, ops/addmm.py, ops/einsum.py)."""
 import numpy as np
 
 from .core import OpInfo, Sample, ErrorSample, arr, noncontig, NoGrad

@@ -387,7 +387,7 @@ class _Held:
     def adopt(self, g):
         """May a leaf adopt `g` as its .grad without a copy?  A plain array nobody else holds, owning its
         memory or viewing all of a fresh array (a weight's gradient arrives as the transpose of a fresh
-        GEMM result, see linalg_more._addmm_bw).  If so, it is held from now on (by that leaf)."""
+        GEMM result, see addmm._mm_as).  If so, it is held from now on (by that leaf)."""
         ids = self.ids
         if ids is None or g.__class__ is not _np.ndarray or id(g) in ids:
             return False

@@ -114,8 +114,9 @@ class CopySlices(Node):
         self.fn._release()
 
 
-class ViewFromBase(Node):
-    """grad_fn of a view after an in-place write: the view taken again from its base's new value."""
+class AsStridedBackward0(Node):
+    """ViewFromBase: grad_fn of a view after an in-place write, the view taken again from its base's new
+    value (PyTorch names it AsStridedBackward0)."""
     __slots__ = ("shape", "dtype", "view_fn")
 
     def __init__(self, edges, shape, dtype, view_fn):
@@ -128,7 +129,7 @@ class ViewFromBase(Node):
         return (F.view_scatter(self.shape, self.view_fn, g),)
 
 
-ViewFromBase.__name__ = "AsStridedBackward0"
+ViewFromBase = AsStridedBackward0
 
 
 def refresh_view(t, base):

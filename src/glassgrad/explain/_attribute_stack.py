@@ -240,41 +240,17 @@ _RULES = {"generic": _generic, "t": _t_rule, "pointwise_loss": _pointwise_rule, 
 
 
 def _fallback_table():
-    """class -> rule name for the node classes verified for stacking whose ops files do not declare
-    ``stack_rule`` on the class yet (elementwise*, views, linalg*, loss)."""
-    from ..ops import arithmetic as A, unary as U, softmax as SM, views as V, linalg as L, loss as LS
+    """class -> rule name for the loss nodes, whose file does not declare ``stack_rule`` yet."""
+    from ..ops import loss as LS
     table = {}
-    generic = [
-        # elementwise binary (_Binary: each gradient reduced with F.sum_to to the input's shape)
-        A.AddBackward0, A.SubBackward0, A.RsubBackward0, A.RsubBackward1, A.MulBackward0, A.DivBackward0,
-        A.PowBackward1, A.PowBackward2,
-        # elementwise unary
-        A.NegBackward0, U.ExpBackward0, U.LogBackward0, U.SqrtBackward0, A.PowBackward0,
-        # softmax family: F.sum over self.dim (shifted by the namespace)
-        SM.SoftmaxBackward0, SM.LogSoftmaxBackward0,
-        # views and copies (F.reshape / permute / transpose / sum_to / expand / view_scatter)
-        V.ViewBackward0, V.UnsafeViewBackward0, V.CloneBackward0, V.PermuteBackward0, V.TransposeBackward0,
-        V.ExpandBackward0, V.SqueezeBackward0, V.SqueezeBackward1, V.SqueezeBackward2, V.UnsqueezeBackward0,
-        V.SliceBackward0, V.SelectBackward0, V.NarrowBackward0,
-    ]
-    for cls in generic:
-        table[cls] = "generic"
-    # every unary op built by unary._node: g * f(saved) (same shape as g)
-    for obj in vars(U).values():
-        if isinstance(obj, type) and obj is not U._Unary and obj is not U._NoSave and \
-                issubclass(obj, (U._Unary, U._NoSave)):
-            table[obj] = "generic"
-    table[V.TBackward0] = "t"
     for cls in (LS.MseLossBackward0, LS.SmoothL1LossBackward0, LS.HuberLossBackward0):
         table[cls] = "pointwise_loss"
     table[LS.NllLossBackward0] = "nll"
     table[LS.NllLoss2DBackward0] = "nll"
-    table[L.MmBackward0] = "mm"
     return table
 
 
 _FALLBACK = None
-_G_NAMES = frozenset(("AddmmBackward0",))    # linalg_more's generic nodes verified for stacking
 
 
 def rule_for(node):
@@ -287,10 +263,6 @@ def rule_for(node):
         if _FALLBACK is None:
             _FALLBACK = _fallback_table()
         name = _FALLBACK.get(cls)
-        if name is None and cls.__name__ in _G_NAMES:
-            from ..ops import linalg_more as LM
-            if isinstance(node, LM._G):
-                name = _FALLBACK[cls] = "addmm"
     return None if name is None else _RULES[name]
 
 

@@ -197,7 +197,7 @@ class ArrayNamespace:
     # -- linalg --
     @staticmethod
     def einsum(eq, *ops):
-        return L._np_einsum(eq, *ops)
+        return ES._np_einsum(eq, *ops)
 
     # -- shape --
     @staticmethod
@@ -398,7 +398,7 @@ class _TensorNS:
     # -- linalg --
     @staticmethod
     def einsum(eq, *ops):
-        return L.einsum(eq, *ops)
+        return ES.einsum(eq, *ops)
 
     # -- shape --
     @staticmethod
@@ -424,3 +424,4 @@ use_namespaces(ARR, TEN)     # the engine and Node take them from autograd.graph
 from . import view_writes as W, shape as S  # noqa: E402
 from . import arithmetic as A, unary as U, ternary as T  # noqa: E402
 from . import reduction as R, views as V, linalg as L, conversion as C, indexing as I  # noqa: E402
+from . import einsum as ES  # noqa: E402

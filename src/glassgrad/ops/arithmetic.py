@@ -23,6 +23,7 @@ __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide",
 # -- add / sub ----------------------------------------------------------------------------------
 class AddBackward0(_Binary):        # y = a + alpha * b; da = gy; db = alpha * gy
     __slots__ = ("alpha",)
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         gb = None
@@ -33,6 +34,7 @@ class AddBackward0(_Binary):        # y = a + alpha * b; da = gy; db = alpha * g
 
 class SubBackward0(AddBackward0):   # y = a - alpha * b; da = gy; db = -alpha * gy
     __slots__ = ()
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         gb = None
@@ -43,6 +45,7 @@ class SubBackward0(AddBackward0):   # y = a - alpha * b; da = gy; db = -alpha * 
 
 class RsubBackward1(_Binary):       # y = other - alpha * a (other a scalar); da = -alpha * gy
     __slots__ = ("alpha",)
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         return self._red(F, -g if self.alpha == 1 else g * (-self.alpha), None)
@@ -50,6 +53,7 @@ class RsubBackward1(_Binary):       # y = other - alpha * a (other a scalar); da
 
 class RsubBackward0(_Binary):       # y = b - alpha * a (b a tensor); da = -alpha * gy; db = gy
     __slots__ = ("alpha",)
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         return self._red(F, -g if self.alpha == 1 else g * (-self.alpha), g)
@@ -113,6 +117,7 @@ def rsub(input, other, *, alpha=1):
 # -- mul / div ------------------------------------------------------------------------------------
 class MulBackward0(_Binary):        # y = a * b; da = gy * b; db = gy * a
     __slots__ = ()
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("self", "other")
 
     def backward(self, F, g):
@@ -147,6 +152,7 @@ multiply = mul
 
 class DivBackward0(_Binary):        # y = a / b; da = gy / b; db = -gy * a / b**2
     __slots__ = ()
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("self", "other")
 
     def backward(self, F, g):
@@ -160,6 +166,7 @@ class DivBackward0(_Binary):        # y = a / b; da = gy / b; db = -gy * a / b**
 
 class DivBackward2(DivBackward0):   # rounding_mode given: zero gradient (piecewise constant)
     __slots__ = ()
+    stack_rule = None     # not verified for stacked gradients (explain.attribute calls it per term)
 
     def backward(self, F, g):
         z = F.zeros_like(g) * 0
@@ -248,6 +255,7 @@ def rdiv(input, other):
 # -- neg -----------------------------------------------------------------------------------------
 class NegBackward0(Node):           # y = -x; dx = -gy
     __slots__ = ()
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         return (-g,)
@@ -269,6 +277,7 @@ negative = neg
 # -- pow -------------------------------------------------------------------------------------------
 class PowBackward0(Node):           # y = x ** p (p a number); dx = gy * p * x ** (p - 1)
     __slots__ = ("exponent",)
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("self",)
 
     def backward(self, F, g):
@@ -281,6 +290,7 @@ class PowBackward0(Node):           # y = x ** p (p a number); dx = gy * p * x *
 
 class PowBackward1(_Binary):        # y = a ** b; da = gy * b * a ** (b - 1); db = gy * y * log(a)
     __slots__ = ()
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("self", "exponent", "result")
 
     def backward(self, F, g):
@@ -295,6 +305,7 @@ class PowBackward1(_Binary):        # y = a ** b; da = gy * b * a ** (b - 1); db
 
 class PowBackward2(_Binary):        # y = s ** b (s a number); db = gy * y * log(s)
     __slots__ = ()
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("exponent", "result")
 
     def backward(self, F, g):

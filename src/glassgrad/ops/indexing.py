@@ -11,6 +11,7 @@ import numpy as np
 from ._core import Tensor, make, edge, grad
 from ..autograd.graph import Node
 from . import views as V
+from . import slicing as SL
 
 __all__ = ["nonzero", "index_put_zeros"]
 
@@ -101,7 +102,7 @@ def _basic_getitem(x, index, single=False):
             if e < s:
                 e = s
             if single or not (s == 0 and e == size and st == 1):   # x[:] alone is still a SliceBackward0
-                out = V.slice_dim(out, dim, s, e, st)
+                out = SL.slice_dim(out, dim, s, e, st)
             dim += 1
         else:
             i = int(it)
@@ -112,23 +113,20 @@ def _basic_getitem(x, index, single=False):
                 raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
             if i < 0:
                 i += size
-            # V.select's view fn gives a NumPy scalar for a 0-d result; `(i, ...)` keeps a writable 0-d view
+            # SL.select's view fn gives a NumPy scalar for a 0-d result; `(i, ...)` keeps a writable 0-d view
             fn = (lambda b, k=(slice(None),) * dim + (i, Ellipsis): b[k])
-            out = V._view_op(out, fn(out._data), V.SelectBackward0, fn, fn)
+            out = V._view_op(out, fn(out._data), SL.SelectBackward0, fn, fn)
     if out is x:
-        out = V._view_op(x, x._data.view(), _AliasBackward0, lambda b: b)
+        out = V._view_op(x, x._data.view(), AliasBackward0, lambda b: b)
     return out
 
 
-class _AliasBackward0(V._ViewNode):
+class AliasBackward0(V._ViewNode):      # an index that keeps all of x (x[...]): y is a view of x; dx = gy
     __slots__ = ()
     stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         return (g,)
-
-
-_AliasBackward0.__name__ = "AliasBackward0"
 
 
 def _to_np_index(index, x):

@@ -1,7 +1,14 @@
-"""Linear algebra: products that end in BLAS.
+"""Linear algebra: matrix and vector products.
 
-ops: mm matmul einsum tensordot linear (nn.functional.linear); the rest (bmm mv dot vdot inner outer ger addmm addmm_ addmv baddbmm
-     addbmm kron, matmul for ranks other than 2-D @ 2-D) in linalg_more.py
+ops: mm matmul (every rank combination) bmm mv dot vdot inner outer ger kron
+     (beta * input + alpha * product -- addmm addmm_ addmv baddbmm addbmm: ops/addmm.py;
+     einsum tensordot: ops/einsum.py)
+
+PyTorch builds several of these out of smaller ops (matmul folds batches into mm, kron
+reshapes ...); the grad_fn a user sees is the *top* node of that chain.  Here each op is one
+node, named as PyTorch's top node, whose backward is the whole chain's gradient written with
+F.* (so it is differentiable again).  Those nodes are `_LinalgNode`s: one small class per
+PyTorch name (with its `_saved_names`), the backward formula a function given at creation.
 """
 import numpy as np
 
@@ -10,17 +17,107 @@ from .._blas import matmul as gemm
 from ._core import Tensor, make, edge, save_in, grad
 from ..autograd.graph import Node
 
-__all__ = ["mm", "matmul", "einsum", "tensordot"]
+__all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "kron"]
 
 
-def _dtype_check(a, b, what="m1 and m2"):
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected {what} to have the same dtype, but got: "
-                           f"{_dtype.cpp_name(a._data.dtype)} != {_dtype.cpp_name(b._data.dtype)}")
+def _st(t):
+    return _dtype.c_name(t._data.dtype)
 
 
+# -- the nodes: one class per PyTorch name, the backward formula given as a function -------------
+class _LinalgNode(Node):
+    __slots__ = ("bw", "info")
+
+    def backward(self, F, g):
+        return self.bw(self, F, g, *F.unpack(self))
+
+    def need(self, i):
+        return self.next_functions[i][0] is not None
+
+
+def _node(cls, inputs, bw, info=None):
+    n = cls(tuple(edge(t) for t in inputs))
+    n._saved = tuple(save_in(t) for t in inputs)
+    n.bw = bw
+    n.info = info
+    return n
+
+
+def _wrap(y, cls, inputs, bw, info=None):
+    """The result of an op whose node is `cls` (backward `bw(node, F, g, *saved inputs)`, `info` for it)."""
+    if grad.enabled and any(t._rg for t in inputs):
+        return make(y, True, _node(cls, inputs, bw, info))
+    return make(y)
+
+
+class SqueezeBackward4(_LinalgNode):        # matmul 1-D @ 2-D; backward: _matmul_bw
+    __slots__ = ()
+
+
+class UnsafeViewBackward0(_LinalgNode):     # matmul with a batch (_matmul_bw); kron (_kron_bw)
+    __slots__ = ()
+
+
+class TransposeBackward0(_LinalgNode):      # matmul 2-D @ batched, some size 1; backward: _matmul_bw
+    __slots__ = ()
+
+
+class CloneBackward0(_LinalgNode):          # matmul 2-D @ batched; backward: _matmul_bw
+    __slots__ = ()
+
+
+class BmmBackward0(_LinalgNode):            # backward: _bmm_bw
+    __slots__ = ()
+    _saved_names = ("self", "mat2")
+
+
+class MvBackward0(_LinalgNode):             # backward: _mv_bw
+    __slots__ = ()
+    _saved_names = ("self", "vec")
+
+
+class DotBackward0(_LinalgNode):            # backward: _dot_bw
+    __slots__ = ()
+    _saved_names = ("self", "tensor")
+
+
+class VdotBackward0(_LinalgNode):           # backward: _dot_bw
+    __slots__ = ()
+    _saved_names = ("self", "other")
+
+
+# -- argument checks --------------------------------------------------------------------------------
+def _tensor_arg(x, fname, pos, argname):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not {type(x).__name__}")
+
+
+def _no_bool(name, *ts):
+    for t in ts:
+        if t._data.dtype == np.bool_:
+            raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+
+
+def _mm_dtype(x, y):
+    if x._data.dtype != y._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_dtype.cpp_name(x._data.dtype)} != {_dtype.cpp_name(y._data.dtype)}")
+
+
+def _mv_dtype(i, m, v):
+    if not (i._data.dtype == m._data.dtype == v._data.dtype):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_st(i)}, {_st(m)}, and {_st(v)}")
+
+
+def _scalar_type(x, y):
+    if x._data.dtype != y._data.dtype:
+        raise RuntimeError(f"expected scalar type {_st(x)} but found {_st(y)}")
+
+
+# -- mm ------------------------------------------------------------------------------------------
 class MmBackward0(Node):            # y = a @ b; da = gy @ b.T; db = a.T @ gy
     __slots__ = ()
+    stack_rule = "mm"
     _saved_names = ("self", "mat2")
 
     def backward(self, F, g):
@@ -39,7 +136,7 @@ def mm(input, mat2, *, out=None):
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
-    _dtype_check(input, mat2)
+    _mm_dtype(input, mat2)
     if a.dtype == np.bool_:
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     y = gemm(a, b)
@@ -50,237 +147,273 @@ def mm(input, mat2, *, out=None):
     return make(y)
 
 
+# -- matmul --------------------------------------------------------------------------------------
 def matmul(input, other, *, out=None):
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     if input._data.ndim == 2 and other._data.ndim == 2:
         return mm(input, other)
-    from . import linalg_more
-    return linalg_more.matmul_general(input, other)
+    return matmul_general(input, other)
 
 
-from .linalg_more import *  # noqa: E402,F401,F403
-from .linalg_more import addmm, addmm_, _wrap, _st  # noqa: E402,F401
-from .linalg_more import __all__ as _more_all  # noqa: E402
-
-__all__ += _more_all
-
-
-# -- einsum / tensordot -------------------------------------------------------------------------
-_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-
-def _einsum_bw(n, F, g, *ops):
-    subs, out, sizes, shapes = n.info
-    res = []
-    for i, s in enumerate(subs):
-        if not n.need(i):
-            res.append(None)
-            continue
-        uniq = "".join(dict.fromkeys(s))
-        others = [j for j in range(len(subs)) if j != i]
-        avail = set(out).union(*[set(subs[j]) for j in others])
-        t = "".join(c for c in uniq if c in avail)
-        eq = ",".join([out] + [subs[j] for j in others]) + "->" + t
-        r = F.einsum(eq, g, *[ops[j] for j in others])
-        full_u = tuple(sizes[c] for c in uniq)
-        if t != uniq or tuple(r.shape) != full_u:
-            r = F.reshape(r, tuple(r.shape[t.index(c)] if c in t else 1 for c in uniq))
-            r = F.expand(r, full_u)
-        if len(uniq) != len(s):
-            full = tuple(sizes[c] for c in s)
-
-            def view_fn(a, s=s, uniq=uniq):
-                st = [0] * len(uniq)
-                for d, c in enumerate(s):
-                    st[uniq.index(c)] += a.strides[d]
-                return np.lib.stride_tricks.as_strided(a, tuple(a.shape[s.index(c)] for c in uniq), tuple(st))
-            r = F.view_scatter(full, view_fn, r)
-        shp = shapes[i]
-        red = tuple(d for d, c in enumerate(s) if shp[d] == 1 and sizes[c] != 1)
-        if red:
-            r = F.sum(r, red, True)
-        res.append(r)
-    return tuple(res)
+def _matmul_bw(n, F, g, a, b):
+    a_shape, b_shape, a2s, b2s, ys = n.info
+    a2 = F.reshape(a, a2s) if a2s != a_shape else a
+    b2 = F.reshape(b, b2s) if b2s != b_shape else b
+    g2 = F.reshape(g, ys)
+    ga = gb = None
+    if n.need(0):
+        ga = F.sum_to(F.matmul(g2, F.mT(b2)), a2s)
+        if a2s != a_shape:
+            ga = F.reshape(ga, a_shape)
+    if n.need(1):
+        gb = F.sum_to(F.matmul(F.mT(a2), g2), b2s)
+        if b2s != b_shape:
+            gb = F.reshape(gb, b_shape)
+    return (ga, gb)
 
 
-def _np_einsum(eq, *arrs):
-    """np.einsum with PyTorch's broadcasting of size-1 dimensions (the array namespace's F.einsum)."""
-    lhs, out = eq.split("->")
-    subs = lhs.split(",")
-    sizes = {}
-    for s, a in zip(subs, arrs):
-        for c, d in zip(s, a.shape):
-            if sizes.get(c, 1) == 1:
-                sizes[c] = d
-    arrs = [a if a.shape == tuple(sizes[c] for c in s) else np.broadcast_to(a, tuple(sizes[c] for c in s))
-            for s, a in zip(subs, arrs)]
-    return np.ascontiguousarray(np.einsum(eq, *arrs, optimize=len(arrs) > 2))
+def _bcast_batch(sa, sb):
+    from ._core import broadcast_error
+    try:
+        return tuple(np.broadcast_shapes(sa, sb))
+    except ValueError:
+        raise broadcast_error(sa, sb) from None
 
 
-def _einsum_core(subs, out, operands, name):
-    sizes = {}
-    for i, (s, t) in enumerate(zip(subs, operands)):
-        shp = t._data.shape
-        seen = {}
-        for c, d in zip(s, shp):
-            if c in seen and seen[c] != d:
-                raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {i} but the sizes don't "
-                                   f"match, {d} != {seen[c]}")
-            seen[c] = d
-        for c, d in seen.items():
-            p = sizes.get(c)
-            if p is None or p == 1:
-                sizes[c] = d
-            elif d != p and d != 1:
-                raise RuntimeError(f"einsum(): subscript {c} has size {d} for operand {i} which does not "
-                                   f"broadcast with previously seen size {p}")
-    dt0 = operands[0]._data.dtype
-    for t in operands[1:]:
-        if t._data.dtype != dt0:
-            raise RuntimeError(f"expected scalar type {_st(operands[0])} but found {_st(t)}")
-    arrs = []
-    for s, t in zip(subs, operands):
-        a = t._data
-        full = tuple(sizes[c] for c in s)
-        if a.shape != full:
-            a = np.broadcast_to(a, full)
-        arrs.append(a)
-    eq = ",".join(subs) + "->" + out
-    y = np.einsum(eq, *arrs, optimize=len(arrs) > 2)
-    y = np.array(y, dtype=dt0, copy=True, order="C")
-    return _wrap(y, name, tuple(operands), _einsum_bw, (list(subs), out, sizes, [t._data.shape for t in operands]))
+def matmul_general(input, other):
+    """matmul for every rank combination but 2-D @ 2-D (that is mm)."""
+    a, b = input, other
+    A, B = a._data, b._data
+    da, db = A.ndim, B.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        return dot(a, b)
+    if da == 2 and db == 1:
+        return mv(a, b)
+    cls, kern = _matmul_checks(a, b)
+    _no_bool(kern, a)
+    y = np.matmul(A, B)
+    sa, sb = A.shape, B.shape
+    a2s = (1,) + sa if da == 1 else sa
+    b2s = sb + (1,) if db == 1 else sb
+    ys = y.shape[:-1] + (1,) + y.shape[-1:] if da == 1 else y.shape
+    if db == 1:
+        ys = ys + (1,)
+    return _wrap(y, cls, (a, b), _matmul_bw, (sa, sb, a2s, b2s, ys))
 
 
-def einsum(*args):
-    if not args or not isinstance(args[0], str):
-        raise TypeError("einsum(): argument 'equation' must be str")
-    equation = args[0]
-    operands = list(args[1][0:]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
-    eq = equation.replace(" ", "")
-    for i, ch in enumerate(equation):
-        if not (ch.isascii() and (ch.isalpha() or ch in ".,->" or ch == " ")):
-            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
-                               "subscripts must be in [a-zA-Z]")
-    lhs, arrow, rhs = eq.partition("->")
-    terms = lhs.split(",")
-    if len(terms) > len(operands):
-        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
-    if len(terms) < len(operands):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
-    used = set(c for c in eq if c.isalpha())
-    free = [c for c in _LETTERS if c not in used]
-    ne = 0
-    for i, (term, t) in enumerate(zip(terms, operands)):
-        nd = t._data.ndim
-        nl = len(term.replace("...", ""))
-        if "..." in term:
-            if nl > nd:
-                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({nl}) is more than the "
-                                   f"number of dimensions ({nd}) for operand {i}")
-            ne = max(ne, nd - nl)
-        elif nl != nd:
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({nl}) does not match the "
-                               f"number of dimensions ({nd}) for operand {i} and no ellipsis was given")
-    ell = "".join(free[:ne])
-    subs = []
-    for term, t in zip(terms, operands):
-        if "..." in term:
-            k = t._data.ndim - len(term.replace("...", ""))
-            term = term.replace("...", ell[ne - k:])
-        subs.append(term)
-    if arrow:
-        for c in rhs.replace("...", ""):
-            if not any(c in term for term in terms):
-                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any "
-                                   "input operand")
-            if rhs.count(c) > 1:
-                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
-        out = rhs.replace("...", ell)
-    else:
-        allc = "".join(subs)
-        out = ell + "".join(sorted(c for c in set(allc) if allc.count(c) == 1 and c not in ell))
-    summed = any(c not in out for s in subs for c in s)
-    if len(subs) == 1:
-        name = "SumBackward1" if summed else "PermuteBackward0"
-    else:
-        name = "ViewBackward0" if summed else "MulBackward0"
-    return _einsum_core(subs, out, operands, name)
-
-
-def tensordot(a, b, dims=2, out=None):
-    na, nb = a._data.ndim, b._data.ndim
-    if isinstance(dims, Tensor):
-        dims = dims.tolist()
-    if isinstance(dims, int):
-        if dims < 0:
-            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        if dims > na or dims > nb:
-            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
-        da, db = list(range(-dims, 0)), list(range(dims))
-    else:
-        da, db = dims
-        if isinstance(da, int) or isinstance(db, int):
-            bad = da if isinstance(da, int) else db
-            raise TypeError(f"tensordot(): argument 'dims_self' (position 3) must be tuple of ints, not "
-                            f"{type(bad).__name__}")
-        da, db = list(da), list(db)
-    if len(da) != len(db):
-        raise RuntimeError("both dimension lists should have same length")
-    for lst, nd in ((da, na), (db, nb)):
-        for d in lst:
-            if not -max(nd, 1) <= d < max(nd, 1):
-                raise IndexError(f"Dimension out of range (expected to be in range of [{-max(nd, 1)}, "
-                                 f"{max(nd, 1) - 1}], but got {d})")
-        w = [d % nd for d in lst]
-        for d in w:
-            if w.count(d) > 1:
-                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError("both inputs should have same dtype")
+def _matmul_checks(a, b):
+    """PyTorch's checks (and error texts) for the chain matmul folds into: which node tops it and which
+    kernel (named in the Bool error) runs."""
     sa, sb = a._data.shape, b._data.shape
-    la = list(_LETTERS[:na])
-    lb = list(_LETTERS[na:na + nb])
-    for x, y in zip(da, db):
-        if sa[x] != sb[y] and sa[x] != 1 and sb[y] != 1:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size {sa[x]} in dim {x} and "
-                               f"second has size {sb[y]} in dim {y}")
-        lb[y % nb] = la[x % na]
-    ca = set(x % na for x in da)
-    cb = set(y % nb for y in db)
-    out = "".join(c for i, c in enumerate(la) if i not in ca) + "".join(c for i, c in enumerate(lb) if i not in cb)
-    return _einsum_core(["".join(la), "".join(lb)], out, [a, b], "ViewBackward0")
+    da, db = len(sa), len(sb)
+    k = sa[-1]
+    # 3-D @ 3-D where only the second has a batch: PyTorch treats the first as a matrix (folds)
+    da_eff = 2 if (da == 3 and db == 3 and sa[0] == 1 and sb[0] != 1) else da
+    if da == 1 and db == 2:
+        if sb[0] != k:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{k} and {sb[0]}x{sb[1]})")
+        _mm_dtype(a, b)
+        return SqueezeBackward4, "addmm_impl_cpu_"
+    if da >= 3 and db <= 2:
+        bm = int(np.prod(sa[:-1]))
+        if db == 2:
+            if sb[0] != k:
+                raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({bm}x{k} and {sb[0]}x{sb[1]})")
+            _mm_dtype(a, b)
+            return UnsafeViewBackward0, "addmm_impl_cpu_"
+        if sb[0] != k:
+            raise RuntimeError(f"size mismatch, got input ({bm}), mat ({bm}x{k}), vec ({sb[0]})")
+        _mv_dtype(b, a, b)
+        return UnsafeViewBackward0, "addmv_impl_cpu"
+    if da_eff <= 2 and db >= 3:
+        return _matmul_checks_batched_right(a, b)
+    # both batched
+    batch = _bcast_batch(sa[:-2], sb[:-2])
+    nb = int(np.prod(batch))
+    if sb[-2] != k:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{nb}, {k}] but got: [{nb}, {sb[-2]}].")
+    _scalar_type(a, b)
+    return UnsafeViewBackward0, "bmm"
 
 
-# -- linear (nn.functional.linear) ------------------------------------------------------------------
-from . import views as _views  # noqa: E402
+def _matmul_checks_batched_right(a, b):
+    """_matmul_checks for a vector or matrix `a` @ a batched `b`: PyTorch folds differently when `a`
+    needs a gradient."""
+    sa, sb = a._data.shape, b._data.shape
+    a_rg = a._rg and grad.enabled
+    k = sa[-1]
+    n_ = sb[-2]
+    p = sb[-1]
+    bp = int(np.prod(sb[:-2])) * p
+    if len(sa) == 1:
+        if a_rg:
+            if n_ != k:
+                raise RuntimeError(f"size mismatch, got input ({bp}), mat ({bp}x{n_}), vec ({k})")
+            _mv_dtype(a, b, a)
+            return UnsafeViewBackward0, "addmv_impl_cpu"
+        if n_ != k:
+            nb = int(np.prod(sb[:-2]))
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                               f"[{nb}, {k}] but got: [{nb}, {n_}].")
+        _scalar_type(a, b)
+        return UnsafeViewBackward0, "bmm"
+    if a_rg:
+        m = sa[-2]
+        if n_ != k:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({bp}x{n_} and {k}x{m})")
+        _mm_dtype(b, a)
+        nel = int(np.prod(sb[:-2])) * m * p
+        return (TransposeBackward0 if (m == 1 or p == 1 or nel == 0) else CloneBackward0), "addmm_impl_cpu_"
+    if n_ != k:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{int(np.prod(sb[:-2]))}, {k}] but got: [{int(np.prod(sb[:-2]))}, {n_}].")
+    _scalar_type(a, b)
+    return UnsafeViewBackward0, "bmm"
 
 
-def _check_linear(input, weight):
-    if input.dim() == 0 or weight.dim() not in (1, 2):
-        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
-                           f"{weight.dim()}D")
-    if input.shape[-1] != weight.shape[-1]:
-        rows = 1
-        for s in input.shape[:-1]:
-            rows *= s
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
-                           f"{weight.shape[-1]}x{weight.shape[0] if weight.dim() == 2 else 1})")
-    if input.dtype != weight.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {input.dtype.name_c} and "
-                           f"{weight.dtype.name_c}")
+# -- bmm / mv / dot / vdot ------------------------------------------------------------------------
+def _bmm_checks(b1, b2):
+    if b1._data.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b2._data.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    s1, s2 = b1._data.shape, b2._data.shape
+    if s2[0] != s1[0] or s2[1] != s1[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{s1[0]}, {s1[2]}] "
+                           f"but got: [{s2[0]}, {s2[1]}].")
 
 
-def linear(input, weight, bias=None):
-    """y = x W^T + b (nn.functional.linear): the composite PyTorch uses, so grad_fn names match --
-    AddmmBackward0 for a 2-D input with bias, ViewBackward0 / UnsafeViewBackward0 for other ranks."""
-    _check_linear(input, weight)
-    wt = _views.t(weight) if weight.dim() == 2 else weight
-    if bias is None:
-        return matmul(input, wt)
-    if input.dim() == 2 and weight.dim() == 2:
-        return addmm(bias, input, wt)
-    if weight.dim() == 2:
-        flat = input.reshape(-1, input.shape[-1])
-        return addmm(bias, flat, wt).view(*input.shape[:-1], weight.shape[0])
-    return matmul(input, wt) + bias
+def _bmm_bw(n, F, g, a, b):
+    return (F.matmul(g, F.mT(b)) if n.need(0) else None, F.matmul(F.mT(a), g) if n.need(1) else None)
+
+
+def bmm(input, mat2, *, out=None):
+    _tensor_arg(mat2, "bmm", 2, "mat2")
+    _bmm_checks(input, mat2)
+    if input._data.shape[0] * input._data.shape[1] * mat2._data.shape[2]:
+        _scalar_type(input, mat2)
+    _no_bool("bmm", input)
+    y = np.matmul(input._data, mat2._data)
+    y = y.astype(input._data.dtype if y.size else mat2._data.dtype, copy=False)
+    return _wrap(y, BmmBackward0, (input, mat2), _bmm_bw)
+
+
+def _mv_checks(inp_shape, m, v):
+    """Size checks of mv/addmv (ranks already checked): `inp_shape` is addmv's input shape."""
+    r, c = m._data.shape
+    n = v._data.shape[0]
+    isz = inp_shape[0] if inp_shape else 1
+    if c != n and inp_shape is not None and len(inp_shape) == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if c != n or (inp_shape and isz != r and isz != 1):
+        raise RuntimeError(f"size mismatch, got input ({isz if inp_shape else r}), mat ({r}x{c}), vec ({n})")
+
+
+def _mv_bw(n, F, g, m, v):
+    gm = F.outer(g, v) if n.need(0) else None
+    gv = F.matmul(F.mT(m), g) if n.need(1) else None
+    return (gm, gv)
+
+
+def mv(input, vec, *, out=None):
+    _tensor_arg(vec, "mv", 2, "vec")
+    if input._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}")
+    _mv_checks((input._data.shape[0],), input, vec)
+    _mv_dtype(vec, input, vec)
+    _no_bool("addmv_impl_cpu", input)
+    return _wrap(np.matmul(input._data, vec._data), MvBackward0, (input, vec), _mv_bw)
+
+
+def _dot_checks(a, b):
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_st(a)} and {_st(b)}")
+    na, nb = a._data.shape[0], b._data.shape[0]
+    if na != nb:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{na}] and src [{nb}] to have the same "
+                           f"number of elements, but got {na} and {nb} elements respectively")
+
+
+def _dot_bw(n, F, g, a, b):
+    return (g * b if n.need(0) else None, g * a if n.need(1) else None)
+
+
+def dot(input, tensor, *, out=None):
+    _tensor_arg(tensor, "dot", 2, "tensor")
+    _dot_checks(input, tensor)
+    _no_bool("dot", input)
+    y = np.asarray(np.dot(input._data, tensor._data), dtype=input._data.dtype)
+    return _wrap(y, DotBackward0, (input, tensor), _dot_bw)
+
+
+def vdot(input, other, *, out=None):
+    _tensor_arg(other, "vdot", 2, "other")
+    _dot_checks(input, other)
+    _no_bool("vdot", input)
+    y = np.asarray(np.dot(input._data, other._data), dtype=input._data.dtype)
+    return _wrap(y, VdotBackward0, (input, other), _dot_bw)
+
+
+# -- outer / ger / inner / kron -------------------------------------------------------------------
+def outer(input, vec2):
+    _tensor_arg(vec2, "outer", 2, "vec2")
+    from .views import reshape
+    from .arithmetic import mul
+    if input._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
+    if vec2._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
+    return mul(reshape(input, (input._data.shape[0], 1)), vec2)
+
+
+def ger(input, vec2):
+    return outer(input, vec2)
+
+
+def inner(input, other, *, out=None):
+    _tensor_arg(other, "inner", 2, "other")
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        from .arithmetic import mul
+        return mul(input, other)
+    sa, sb = input._data.shape, other._data.shape
+    if sa[-1] != sb[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(sa)} and {list(sb)}")
+    from .einsum import tensordot
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def _kron_bw(n, F, g, a, b):
+    sa, sb, ys, at, bt, dt, adt, bdt = n.info
+    nd = len(sa)
+    gi = F.reshape(g, tuple(x for pair in zip(sa, sb) for x in pair))
+    ga = gb = None
+    if n.need(0):
+        b_e = F.cast(F.reshape(b, tuple(x for s in sb for x in (1, s))), dt)
+        ga = F.cast(F.reshape(F.sum(gi * b_e, tuple(2 * i + 1 for i in range(nd)), True), at), adt)
+    if n.need(1):
+        a_e = F.cast(F.reshape(a, tuple(x for s in sa for x in (s, 1))), dt)
+        gb = F.cast(F.reshape(F.sum(gi * a_e, tuple(2 * i for i in range(nd)), True), bt), bdt)
+    return (ga, gb)
+
+
+def kron(input, other, *, out=None):
+    _tensor_arg(other, "kron", 2, "other")
+    A, B = input._data, other._data
+    rt = np.promote_types(A.dtype, B.dtype) if A.dtype != B.dtype else A.dtype
+    if rt.kind == "f" and (A.dtype.kind != "f" or B.dtype.kind != "f"):
+        rt = (A.dtype if A.dtype.kind == "f" else B.dtype)
+    nd = max(A.ndim, B.ndim)
+    sa = (1,) * (nd - A.ndim) + A.shape
+    sb = (1,) * (nd - B.ndim) + B.shape
+    ys = tuple(x * y for x, y in zip(sa, sb))
+    y = np.kron(A.reshape(sa).astype(rt), B.reshape(sb).astype(rt)).reshape(ys) if nd else \
+        (A.astype(rt) * B.astype(rt)).reshape(())
+    return _wrap(y, UnsafeViewBackward0, (input, other), _kron_bw,
+                 (sa, sb, ys, A.shape, B.shape, rt, A.dtype, B.dtype))

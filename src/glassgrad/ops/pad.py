@@ -131,12 +131,33 @@ class _PadGatherNode(Node):
         return (g,)
 
 
-def _named(prefix, n):
-    return type(f"{prefix}{n}DBackward0", (_PadGatherNode,), {"__slots__": ()})
+class ReflectionPad1DBackward0(_PadGatherNode):
+    __slots__ = ()
 
 
-_NODES = {(m, n): _named(p, n) for m, p in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad"))
-          for n in (1, 2, 3)}
+class ReflectionPad2DBackward0(_PadGatherNode):
+    __slots__ = ()
+
+
+class ReflectionPad3DBackward0(_PadGatherNode):
+    __slots__ = ()
+
+
+class ReplicationPad1DBackward0(_PadGatherNode):
+    __slots__ = ()
+
+
+class ReplicationPad2DBackward0(_PadGatherNode):
+    __slots__ = ()
+
+
+class ReplicationPad3DBackward0(_PadGatherNode):
+    __slots__ = ()
+
+
+_NODES = {("reflect", 1): ReflectionPad1DBackward0, ("reflect", 2): ReflectionPad2DBackward0,
+          ("reflect", 3): ReflectionPad3DBackward0, ("replicate", 1): ReplicationPad1DBackward0,
+          ("replicate", 2): ReplicationPad2DBackward0, ("replicate", 3): ReplicationPad3DBackward0}
 
 
 def _gather_pad(x, pad, mode):

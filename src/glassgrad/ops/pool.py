@@ -35,10 +35,6 @@ def _batched(a, nd):
     return a if a.ndim == nd + 2 else a[None]
 
 
-def _named(name, base):
-    return type(name, (base,), {"__slots__": ()})
-
-
 def _flat_index_add(F, shape, flat, g):
     """Zeros of `shape` (N, C, *S) with g (N, C, *O) added at the flat spatial indices `flat`."""
     N, C = shape[:2]
@@ -100,8 +96,15 @@ class _MaxPoolNode(Node):
         return out[(slice(None), slice(None)) + tuple(slice(p[i], p[i] + S[i]) for i in range(nd))]
 
 
-_MAXPOOL = {2: _named("MaxPool2DWithIndicesBackward0", _MaxPoolNode),
-            3: _named("MaxPool3DWithIndicesBackward0", _MaxPoolNode)}
+class MaxPool2DWithIndicesBackward0(_MaxPoolNode):
+    __slots__ = ()
+
+
+class MaxPool3DWithIndicesBackward0(_MaxPoolNode):
+    __slots__ = ()
+
+
+_MAXPOOL = {2: MaxPool2DWithIndicesBackward0, 3: MaxPool3DWithIndicesBackward0}
 
 
 def _lowest(dt):
@@ -285,7 +288,15 @@ def _col2im3_t(cols, NC, ext, K, s, p):
     return _convolution(x, make(w), None, tuple(s), tuple(p), (1, 1, 1), True, (0, 0, 0), C)
 
 
-_AVGPOOL = {2: _named("AvgPool2DBackward0", _AvgPoolNode), 3: _named("AvgPool3DBackward0", _AvgPoolNode)}
+class AvgPool2DBackward0(_AvgPoolNode):
+    __slots__ = ()
+
+
+class AvgPool3DBackward0(_AvgPoolNode):
+    __slots__ = ()
+
+
+_AVGPOOL = {2: AvgPool2DBackward0, 3: AvgPool3DBackward0}
 
 
 def avg_pool(x, K, s, p, ceil_mode, count_include_pad, divisor_override):
@@ -346,8 +357,15 @@ class _AdaptiveAvgNode(Node):
         return (_attach(F, separable_matrices_apply(F, g, self.mats, True), self),)
 
 
-_ADAVG = {2: _named("AdaptiveAvgPool2DBackward0", _AdaptiveAvgNode),
-          3: _named("AdaptiveAvgPool3DBackward0", _AdaptiveAvgNode)}
+class AdaptiveAvgPool2DBackward0(_AdaptiveAvgNode):
+    __slots__ = ()
+
+
+class AdaptiveAvgPool3DBackward0(_AdaptiveAvgNode):
+    __slots__ = ()
+
+
+_ADAVG = {2: AdaptiveAvgPool2DBackward0, 3: AdaptiveAvgPool3DBackward0}
 
 
 def adaptive_avg_pool(x, O):
@@ -376,8 +394,15 @@ class _AdaptiveMaxNode(Node):
                         self),)
 
 
-_ADMAX = {2: _named("AdaptiveMaxPool2DBackward0", _AdaptiveMaxNode),
-          3: _named("AdaptiveMaxPool3DBackward0", _AdaptiveMaxNode)}
+class AdaptiveMaxPool2DBackward0(_AdaptiveMaxNode):
+    __slots__ = ()
+
+
+class AdaptiveMaxPool3DBackward0(_AdaptiveMaxNode):
+    __slots__ = ()
+
+
+_ADMAX = {2: AdaptiveMaxPool2DBackward0, 3: AdaptiveMaxPool3DBackward0}
 
 
 def adaptive_max_pool(x, O):
@@ -444,7 +469,15 @@ class _MaxUnpoolNode(Node):
         return (_unbatch_wrap(F, g, self.batched, bw),)
 
 
-_UNPOOL = {2: _named("MaxUnpool2DBackward0", _MaxUnpoolNode), 3: _named("MaxUnpool3DBackward0", _MaxUnpoolNode)}
+class MaxUnpool2DBackward0(_MaxUnpoolNode):
+    __slots__ = ()
+
+
+class MaxUnpool3DBackward0(_MaxUnpoolNode):
+    __slots__ = ()
+
+
+_UNPOOL = {2: MaxUnpool2DBackward0, 3: MaxUnpool3DBackward0}
 
 
 def max_unpool(x, indices, out_sz):
@@ -473,7 +506,8 @@ def max_unpool(x, indices, out_sz):
 
 
 # -- fractional max pool (2-D) -----------------------------------------------------------------------------
-_FRACMAX = _named("FractionalMaxPool2DBackward0", _AdaptiveMaxNode)
+class FractionalMaxPool2DBackward0(_AdaptiveMaxNode):
+    __slots__ = ()
 
 
 def _intervals(sample, S, O, k):
@@ -511,7 +545,7 @@ def fractional_max_pool2d(x, K, O, samples):
     vo, fo = (val, flat) if batched else (val[0], flat[0])
     idx_t = make(np.ascontiguousarray(fo))
     if x._rg and grad.enabled:
-        n = _FRACMAX((edge(x),))
+        n = FractionalMaxPool2DBackward0((edge(x),))
         n.flat, n.shape, n.batched = flat, a.shape, batched
         n._saved = (save_in(x), save_in(idx_t))
         return make(np.ascontiguousarray(vo), True, n), idx_t

@@ -24,7 +24,7 @@ from .._blas import matmul as gemm
 
 from ._core import make, edge, save_in, save_out, grad
 from ..autograd.graph import Node, freed_error
-from .linalg import linear
+from .addmm import linear
 from .shape import cat, stack
 
 __all__ = ["lstm_layer", "MkldnnRnnLayerBackward0", "PackPaddedSequenceBackward0"]

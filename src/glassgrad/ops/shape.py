@@ -317,14 +317,11 @@ class DiagEmbedBackward0(Node):     # y = diag_embed(x); dx = diagonal(gy)
         return (F.apply_view(g, self.fn),)
 
 
-class _DiagonalCopyBackward(Node):  # y = diagonal(x).clone(); dx = zeros with gy on the diagonal
+class DiagonalBackward0_copy(Node):  # y = diagonal(x).clone(); dx = zeros with gy on the diagonal
     __slots__ = ("fn", "shape")
 
     def backward(self, F, g):
         return (F.view_scatter(self.shape, self.fn, g),)
-
-
-_DiagonalCopyBackward.__name__ = "DiagonalBackward0_copy"
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -362,7 +359,7 @@ def diag(input, diagonal=0, *, out=None):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
     fn = _diag_view_fn(diagonal, 0, 1)
     y = np.ascontiguousarray(fn(a))
-    return _unary(input, y, _DiagonalCopyBackward, fn=fn, shape=a.shape)
+    return _unary(input, y, DiagonalBackward0_copy, fn=fn, shape=a.shape)
 
 
 class TraceBackward0(Node):         # y = trace(x); dx = gy * eye

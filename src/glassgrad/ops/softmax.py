@@ -16,6 +16,7 @@ __all__ = ["softmax", "log_softmax"]
 
 class SoftmaxBackward0(Node):       # y = exp(x) / sum(exp(x), dim); dx = y (gy - sum(gy y, dim))
     __slots__ = ("dim",)
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("result",)
 
     def backward(self, F, g):
@@ -25,6 +26,7 @@ class SoftmaxBackward0(Node):       # y = exp(x) / sum(exp(x), dim); dx = y (gy 
 
 class LogSoftmaxBackward0(Node):    # y = x - log(sum(exp(x), dim)); dx = gy - exp(y) sum(gy, dim)
     __slots__ = ("dim",)
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("result",)
 
     def backward(self, F, g):

@@ -27,27 +27,33 @@ def _structseq(name, fields):
     if cls is not None:
         return cls
 
-    def __new__(c, seq):
-        seq = tuple(seq)
-        if len(seq) != len(fields):
-            raise TypeError(f"torch.return_types.{name}() takes a {len(fields)}-sequence "
-                            f"({len(seq)}-sequence given)")
-        return tuple.__new__(c, seq)
+    class ReturnType(tuple):
+        __slots__ = ()
+        n_fields = n_sequence_fields = len(fields)
+        n_unnamed_fields = 0
+        _fields = tuple(fields)
 
-    def __repr__(self):
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
-        return f"torch.return_types.{name}(\n{body})"
+        def __new__(c, seq):
+            seq = tuple(seq)
+            if len(seq) != len(fields):
+                raise TypeError(f"torch.return_types.{name}() takes a {len(fields)}-sequence "
+                                f"({len(seq)}-sequence given)")
+            return tuple.__new__(c, seq)
 
-    def __reduce__(self):
-        return (_rebuild_return_type, (name, tuple(fields), tuple(self)))
+        def __repr__(self):
+            body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+            return f"torch.return_types.{name}(\n{body})"
 
-    ns = {"__slots__": (), "__new__": __new__, "__repr__": __repr__, "__str__": __repr__,
-          "__reduce__": __reduce__, "n_fields": len(fields), "n_sequence_fields": len(fields),
-          "n_unnamed_fields": 0, "_fields": tuple(fields), "__module__": "torch.return_types"}
+        __str__ = __repr__
+
+        def __reduce__(self):
+            return (_rebuild_return_type, (name, tuple(fields), tuple(self)))
+
     for i, f in enumerate(fields):
-        ns[f] = property(lambda self, i=i: tuple.__getitem__(self, i))
-    cls = type(name, (tuple,), ns)
-    cls.__qualname__ = name
+        setattr(ReturnType, f, property(lambda self, i=i: tuple.__getitem__(self, i)))
+    cls = ReturnType
+    cls.__name__ = cls.__qualname__ = name
+    cls.__module__ = "torch.return_types"
     return_types.__dict__[name] = cls
     return cls
 

@@ -44,6 +44,7 @@ def _float_input(x):
 
 class ExpBackward0(Node):           # y = exp(x); dx = gy * y
     __slots__ = ()
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("result",)
 
     def backward(self, F, g):
@@ -63,6 +64,7 @@ def exp(input, *, out=None):
 
 class LogBackward0(Node):           # y = log(x); dx = gy / x
     __slots__ = ()
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("self",)
 
     def backward(self, F, g):
@@ -81,6 +83,7 @@ def log(input, *, out=None):
 
 class SqrtBackward0(Node):          # y = sqrt(x); dx = gy / (2 y)
     __slots__ = ()
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("result",)
 
     def backward(self, F, g):
@@ -114,6 +117,7 @@ def sqrt_(x):
 class _Unary(Node):
     """Base of the nodes made by _node that save one value (the input or the result)."""
     __slots__ = ()
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         v, = F.unpack(self)
@@ -123,6 +127,7 @@ class _Unary(Node):
 class _NoSave(Node):
     """Base of the nodes made by _node that save nothing."""
     __slots__ = ()
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
     def backward(self, F, g):
         return (self._f(F, g, None),)

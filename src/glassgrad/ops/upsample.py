@@ -150,18 +150,57 @@ class _UpsampleNode(Node):
         return (g,)
 
 
-_NAMES = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact": "UpsampleNearestExact{}DBackward0",
-          "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
-          "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0"}
-_NODES = {}
+class UpsampleNearest1DBackward0(_UpsampleNode):
+    __slots__ = ()
+
+
+class UpsampleNearest2DBackward0(_UpsampleNode):
+    __slots__ = ()
+
+
+class UpsampleNearest3DBackward0(_UpsampleNode):
+    __slots__ = ()
+
+
+class UpsampleNearestExact1DBackward0(_UpsampleNode):
+    __slots__ = ()
+
+
+class UpsampleNearestExact2DBackward0(_UpsampleNode):
+    __slots__ = ()
+
+
+class UpsampleNearestExact3DBackward0(_UpsampleNode):
+    __slots__ = ()
+
+
+class UpsampleLinear1DBackward0(_UpsampleNode):
+    __slots__ = ()
+
+
+class UpsampleBilinear2DBackward0(_UpsampleNode):
+    __slots__ = ()
+
+
+class UpsampleTrilinear3DBackward0(_UpsampleNode):
+    __slots__ = ()
+
+
+class UpsampleBicubic2DBackward0(_UpsampleNode):
+    __slots__ = ()
+
+
+# nearest modes: one node per number of spatial dims; the others: one node whatever the dims
+_NODES = {"nearest": {1: UpsampleNearest1DBackward0, 2: UpsampleNearest2DBackward0, 3: UpsampleNearest3DBackward0},
+          "nearest-exact": {1: UpsampleNearestExact1DBackward0, 2: UpsampleNearestExact2DBackward0,
+                            3: UpsampleNearestExact3DBackward0},
+          "linear": UpsampleLinear1DBackward0, "bilinear": UpsampleBilinear2DBackward0,
+          "trilinear": UpsampleTrilinear3DBackward0, "bicubic": UpsampleBicubic2DBackward0}
 
 
 def _node_cls(mode, nd):
-    name = _NAMES[mode].format(nd)
-    c = _NODES.get(name)
-    if c is None:
-        c = _NODES[name] = type(name, (_UpsampleNode,), {"__slots__": ()})
-    return c
+    c = _NODES[mode]
+    return c[nd] if isinstance(c, dict) else c
 
 
 def upsample(x, output_size, scales, mode, align_corners=False):

@@ -17,7 +17,8 @@ from ..._tensor import Tensor
 from ...ops._core import broadcast_error
 from ...ops.attention import _safe_softmax, _flash_ok, _sdpa_flash
 from ...ops.creation import zeros, ones, empty_like
-from ...ops.linalg import matmul, bmm, baddbmm, linear as _linear
+from ...ops.linalg import matmul, bmm
+from ...ops.addmm import baddbmm, linear as _linear
 from ...ops.softmax import softmax
 from ...ops.shape import cat
 

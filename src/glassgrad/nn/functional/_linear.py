@@ -1,8 +1,9 @@
-"""nn.functional: linear (the op is in ops/linalg.py) and bilinear, as the same composites PyTorch uses (so
+"""nn.functional: linear (the op is in ops/addmm.py) and bilinear, as the same composites PyTorch uses (so
 grad_fn names match: AddmmBackward0 for a 2-D input with bias, ViewBackward0 / UnsafeViewBackward0 for other
 ranks)."""
 from ... import ops  # noqa: F401
-from ...ops.linalg import matmul, linear  # noqa: F401  (linear is an op: ops/linalg.py)
+from ...ops.linalg import matmul
+from ...ops.addmm import linear  # noqa: F401  (linear is an op: ops/addmm.py)
 
 __all__ = ["linear", "bilinear"]
 

@@ -2,15 +2,29 @@
 
 Only the classes are exported: a star import must not bring submodules (such as ``utils``) along.
 """
-import importlib
+from .module import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .flatten import *  # noqa: F401,F403
+from .activation import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .batchnorm import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .instancenorm import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
+from . import (module, container, linear, flatten, activation, conv, pooling, padding, upsampling, fold, batchnorm,
+              normalization, instancenorm, dropout, sparse, loss, rnn, attention, transformer)
 
-_FAMILIES = ("module", "container", "linear", "flatten", "activation", "conv", "pooling", "padding", "upsampling",
-             "fold", "batchnorm", "normalization", "instancenorm", "dropout", "sparse", "loss", "rnn", "attention",
-             "transformer")
-
-__all__ = []
-for _family in _FAMILIES:
-    _mod = importlib.import_module(f"{__name__}.{_family}")
-    globals().update({_n: getattr(_mod, _n) for _n in _mod.__all__})
-    __all__ += _mod.__all__
-del _family, _mod
+__all__ = [*module.__all__, *container.__all__, *linear.__all__, *flatten.__all__, *activation.__all__,
+           *conv.__all__, *pooling.__all__, *padding.__all__, *upsampling.__all__, *fold.__all__, *batchnorm.__all__,
+           *normalization.__all__, *instancenorm.__all__, *dropout.__all__, *sparse.__all__, *loss.__all__,
+           *rnn.__all__, *attention.__all__, *transformer.__all__]

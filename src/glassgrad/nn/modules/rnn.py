@@ -23,7 +23,7 @@ from ..functional._attention import _at_dropout   # ATen's CPU dropout: what the
 from ..._dtype import float32
 from ...ops.creation import empty, zeros
 from ...ops.rnn import lstm_layer, _run_direction, _step_rnn, _step_lstm, _step_gru
-from ...ops.linalg import linear as _linear
+from ...ops.addmm import linear as _linear
 from ...ops.shape import cat, stack
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
