@@ -38,7 +38,9 @@ from .ops.indexing import *  # noqa: F401,F403
 from .ops.gather_scatter import *  # noqa: F401,F403
 from .ops.masked import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
-from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, embedding, dropout, ...: torch's signatures)
+from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, ...: torch's signatures)
+from .ops.embedding import *  # noqa: F401,F403
+from .ops.dropout import *  # noqa: F401,F403
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
 from ._malloc import keep_freed_arrays as _keep_freed_arrays  # noqa: E402
@@ -119,10 +121,11 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 
 def _tensor_first_names():
     from .ops import (creation, random, elementwise, compare, reduction, statistics, scans, sorting, views, strided,
-                      shape, indexing, gather_scatter, masked, linalg, norm as _norm)
+                      shape, indexing, gather_scatter, masked, linalg, norm as _norm, embedding,
+                      dropout)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, elementwise, compare, reduction, statistics, scans, sorting, views, strided, shape,
-              indexing, gather_scatter, masked, linalg, _norm):
+              indexing, gather_scatter, masked, linalg, _norm, embedding, dropout):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
 
