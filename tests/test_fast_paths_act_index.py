@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import glassgrad as G
-from glassgrad.ops import activation as _act
+from glassgrad.ops import gelu as _gelu_op
 from glassgrad.ops import sorting as _sorting
 
 
@@ -31,7 +31,7 @@ def _dense_grid():
 
 def test_gelu_float32_kernel_accuracy_against_float64():
     x = _dense_grid()
-    y, d = _act._gelu32(x, True)
+    y, d = _gelu_op._gelu32(x, True)
     assert y.dtype == d.dtype == np.float32
     yr, dr = _gelu_ref(x)
     rel = np.abs(y - yr) / np.maximum(np.abs(yr), 1e-30)
@@ -39,7 +39,7 @@ def test_gelu_float32_kernel_accuracy_against_float64():
     assert rel[np.abs(yr) > 1e-36].max() < 2e-5     # the negative tail keeps its relative accuracy
     assert np.abs(d - dr).max() < 5e-7
     assert np.array_equal(np.signbit(y), np.signbit(yr.astype(np.float32)))   # -0.0 where x q underflows
-    y2, none = _act._gelu32(x, False)
+    y2, none = _gelu_op._gelu32(x, False)
     assert none is None and np.array_equal(y, y2)
 
 

@@ -22,10 +22,8 @@ import glassgrad
 from glassgrad.autograd import graph
 
 SRC = pathlib.Path(glassgrad.__file__).parent
-_RECUT = "being re-cut in issue 13"
 # grad_fn names (c, and a where their class exists) and files (b) still made the old way elsewhere
 PENDING = {
-    "ops/activation.py": _RECUT + " (globals()['threshold'])",
     # not a class factory: the module wraps its own functions in place at import (architecture.md §7,
     # "Whole namespaces wrapped or filled at import")
     "nn/functional/__init__.py": "namespace wrapped at import (architecture.md §7)",

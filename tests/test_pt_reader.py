@@ -1,4 +1,4 @@
-"""Reading torch.save archives without torch and without unpickling (glassgrad/_pt_reader.py): what
+"""Reading torch.save archives without torch and without unpickling (glassgrad/_pt_reader.py, _pt_pickle.py): what
 torch.load(weights_only=True) returns, and a clean, specific error for hostile or broken files."""
 import io
 import os

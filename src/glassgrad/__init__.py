@@ -46,7 +46,9 @@ from .ops.masked import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.addmm import *  # noqa: F401,F403
 from .ops.einsum import *  # noqa: F401,F403
-from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, embedding, dropout, ...: torch's signatures)
+from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, ...: torch's signatures)
+from .ops.embedding import *  # noqa: F401,F403
+from .ops.dropout import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -129,10 +131,11 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 def _tensor_first_names():
     from .ops import (creation, random, arithmetic, unary, binary, ternary, softmax, compare, reduction, statistics,
                       scans, sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm,
-                      einsum, norm as _norm)
+                      einsum, norm as _norm, embedding, dropout)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, arithmetic, unary, binary, ternary, softmax, compare, reduction, statistics, scans,
-              sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, einsum, _norm):
+              sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, einsum, _norm,
+              embedding, dropout):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _dtype
 from ._dtype import _FROM_NP
-from ._methods import TensorMethods
+from ._tensor_methods import TensorMethods
 from ._tensor_protocol import TensorProtocol
 from .autograd.grad_mode import state as _grad_state, record_trace
 
@@ -426,7 +426,7 @@ class Tensor(TensorMethods, TensorProtocol):
             return to_host(self._data)
         return self._data
 
-    # -- everything else is a method of one op family: see _methods.py ---------------------
+    # -- everything else is a method of one op family: see _tensor_methods.py----------------
 
 
 def _wrap_dim(dim, ndim):

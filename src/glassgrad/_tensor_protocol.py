@@ -4,7 +4,7 @@ autograd entry points, each a short delegation.
 ``Tensor`` (``_tensor.py``) inherits them.  ``_tensor.py`` sits below autograd and ops in the layers, so this file
 imports no op module when it loads: it names ops through the ``glassgrad.ops`` package (whose ``__init__`` is
 empty), bound when a method is first called, the way ``torch/_tensor.py`` calls ``torch.*``.  The one-line
-methods of the op families are in ``_methods.py``.
+methods of the op families are in ``_tensor_methods.py``.
 """
 import numpy as np
 
@@ -286,3 +286,47 @@ class TensorProtocol:
 
     def __setitem__(self, index, value):
         _ops.masked.setitem(self, index, value)
+
+    # -- filling in place (ops/creation.py, ops/random.py), and the transposing properties (ops/views.py) ----
+    def fill_(self, value):
+        return _ops.creation.fill_(self, value)
+    def zero_(self):
+        return _ops.creation.zero_(self)
+    def uniform_(self, a=0, b=1, *, generator=None):
+        return _ops.random.uniform_(self, a, b, generator=generator)
+    def normal_(self, mean=0, std=1, *, generator=None):
+        return _ops.random.normal_(self, mean, std, generator=generator)
+    def random_(self, *args, generator=None):
+        return _ops.random.random_(self, *args, generator=generator)
+    def bernoulli_(self, p=0.5, *, generator=None):
+        return _ops.random.bernoulli_(self, p, generator=generator)
+    def bernoulli(self, p=None, *, generator=None):
+        return _ops.random.bernoulli(self, p, generator=generator)
+    def exponential_(self, lambd=1, *, generator=None):
+        return _ops.random.exponential_(self, lambd, generator=generator)
+    def geometric_(self, p, *, generator=None):
+        return _ops.random.geometric_(self, p, generator=generator)
+    def log_normal_(self, mean=1, std=2, *, generator=None):
+        return _ops.random.log_normal_(self, mean, std, generator=generator)
+    def cauchy_(self, median=0, sigma=1, *, generator=None):
+        return _ops.random.cauchy_(self, median, sigma, generator=generator)
+    def copy_(self, src, non_blocking=False):
+        return _ops.creation.copy_(self, src, non_blocking)
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return _ops.random.multinomial(self, num_samples, replacement, generator=generator)
+
+    @property
+    def T(self):
+        return _ops.views.T(self)
+
+    @property
+    def mT(self):
+        return _ops.views.mT(self)
+
+    @property
+    def H(self):
+        return _ops.views.T(self)
+
+    @property
+    def mH(self):
+        return _ops.views.mT(self)

@@ -11,7 +11,8 @@ import torch
 
 import glassgrad as gg
 from glassgrad.explain import _report
-from glassgrad.explain._session import Session, find_terms, StopScript
+from glassgrad.explain._session import Session, StopScript
+from glassgrad.explain._terms import find_terms
 from glassgrad.explain._report import render_html
 
 

@@ -1,5 +1,5 @@
 """Op table rows: nn.functional activations, softmax family, normalize and distances
-(nn/functional/_activation.py, ops/activation.py).
+(nn/functional/_activation.py, ops/activation.py, ops/gelu.py).
 
 In-place rows act on `a.clone()` (a leaf that requires grad cannot be written in place).
 Samples keep a distance from every kink of the op (finite differences and second derivatives

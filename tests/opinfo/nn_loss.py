@@ -1,4 +1,5 @@
-"""Op table rows: loss functions (nn/functional/_loss.py, ops/loss.py, ops/loss_ctc.py).
+"""Op table rows: loss functions (nn/functional/_loss.py, ops/loss.py, ops/loss_bce.py, ops/loss_margin.py,
+ops/loss_ctc.py).
 
 Every sample is run with reduction 'none', 'mean' and 'sum' (where the loss has a reduction).
 """

@@ -1,5 +1,5 @@
-"""Op table rows: nn.functional normalisation, dropout and embedding (ops/norm.py, nn/functional/_norm.py,
-_dropout.py, _sparse.py)."""
+"""Op table rows: nn.functional normalisation, dropout and embedding (ops/norm.py, ops/dropout.py,
+ops/embedding.py, nn/functional/_norm.py, _dropout.py, _sparse.py)."""
 import numpy as np
 
 from .core import OpInfo, Sample, ErrorSample, Idx, NoGrad, arr, noncontig

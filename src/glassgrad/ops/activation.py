@@ -1,16 +1,15 @@
 """Activation functions that have their own backward node in PyTorch.
 
-ops: leaky_relu hardtanh elu (selu, celu) gelu silu mish hardsigmoid hardswish softplus glu
+ops: leaky_relu hardtanh elu (selu, celu) silu mish hardsigmoid hardswish softplus glu
      log_sigmoid softshrink hardshrink threshold prelu rrelu_with_noise, plus the in-place forms
      that PyTorch records with a different node (LeakyReluBackward1, EluBackward1, ...).
+     gelu and its float32 kernels live in ops/gelu.py (it uses the helpers below).
 
 Every forward runs on arrays; every backward is written once with F (arrays or Tensors), so
 second derivatives compose.  Piecewise-linear ops (leaky_relu, hardtanh, threshold, shrink)
 have a gradient whose derivative is zero, yet PyTorch's gradient still depends on the input:
 `_tie` keeps that dependence in tensor mode so double backward sees the same graph shape.
 """
-import math
-
 import numpy as np
 
 from .. import _args, _dtype
@@ -18,15 +17,10 @@ from ._core import make, edge, save_in, save_out, grad
 from ..autograd.graph import Node
 from ._core import _inplace
 
-__all__ = ["leaky_relu", "leaky_relu_", "hardtanh", "hardtanh_", "elu", "elu_", "celu", "celu_", "gelu",
-           "silu", "silu_", "mish", "mish_", "hardsigmoid", "hardsigmoid_", "hardswish", "hardswish_",
+__all__ = ["leaky_relu", "leaky_relu_", "hardtanh", "hardtanh_", "elu", "elu_", "celu", "celu_", "silu",
+           "silu_", "mish", "mish_", "hardsigmoid", "hardsigmoid_", "hardswish", "hardswish_",
            "softplus", "glu", "log_sigmoid", "softshrink", "hardshrink", "threshold", "threshold_", "prelu",
            "rrelu_with_noise"]
-
-_SQRT1_2 = 1.0 / math.sqrt(2.0)
-_KAPPA = math.sqrt(2.0 / math.pi)          # tanh-GELU's sqrt(2 / pi)
-_PDF_C = 1.0 / math.sqrt(2.0 * math.pi)    # standard normal pdf constant
-_GELU_C = 0.044715
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -78,128 +72,6 @@ def _tie(F, r, x):
 def _sel(F, cond, a, b):
     """where(cond, a, b) for a boolean array cond (never differentiated)."""
     return F.where(F.const(cond, a), a, b)
-
-
-_ERFC_POLY = (0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418,
-              0.37409196, 1.00002368, -1.26551223)
-
-
-def _erfc_fast(z):
-    """erfc on a float64 array, relative error < 1.2e-7 everywhere (Chebyshev fit, Numerical Recipes'
-    erfcc): accurate enough for float32 results, and vectorised."""
-    shape = np.shape(z)
-    z = np.reshape(z, -1)                   # 1-d, so that the in-place steps below also work for 0-d input
-    az = np.abs(z)
-    t = 0.5 * az
-    t += 1.0
-    np.reciprocal(t, out=t)                 # t = 1 / (1 + |z| / 2)
-    p = np.full_like(t, _ERFC_POLY[0])
-    for c in _ERFC_POLY[1:]:                # Horner, in place (the same operations, no temporaries)
-        p *= t
-        p += c
-    az *= az
-    p -= az
-    np.exp(p, out=p)
-    p *= t
-    return np.where(z >= 0, p, 2.0 - p).reshape(shape)
-
-
-# float32 GELU from q = Phi(-|x|) = pdf(x) M(|x|), M the Mills ratio, as M(a) = t R(t), t = 1 / (1 + 0.355 a):
-# R (degree 8) was fitted by weighted least squares to a relative error of 5.4e-8 on [0, 25] (where q
-# underflows), so q keeps float32 accuracy in the tails.  Phi = |H - q| with H = [x >= 0], and
-# gelu = x H - |x| q, which keeps the sign of -0.0 (x < 0 whose x q underflows), as PyTorch.
-_F32 = np.float32
-_Q_SCALE = _F32(0.355)
-_Q_POLY = tuple(_F32(c * _PDF_C) for c in (-0.07462440967319983, 0.3561034853097903, -0.601304915720357,
-                                            0.3324725183757445, -0.02710526856359057, 0.2514960563413999,
-                                            0.30596141902663176, 0.3553253628507192, 0.3549898623431879))
-_BLOCK = 32768      # elements per block: the ~30 in-place passes below then run in cache
-
-
-def _gelu32_block(x, y, d, a, t, e):
-    """y = gelu(x) for a float32 block x, and d = gelu'(x) unless d is None; a, t, e: scratch blocks."""
-    np.abs(x, out=a)
-    np.multiply(a, _Q_SCALE, out=t)
-    t += _F32(1.0)
-    np.reciprocal(t, out=t)
-    np.multiply(t, _Q_POLY[0], out=y)           # Horner, in place: y = R(t) / sqrt(2 pi)
-    for c in _Q_POLY[1:-1]:
-        y += c
-        y *= t
-    y += _Q_POLY[-1]
-    y *= t
-    np.multiply(a, a, out=e)
-    e *= _F32(-0.5)
-    np.exp(e, out=e)                            # e = exp(-x^2 / 2)
-    y *= e                                      # y = q
-    np.minimum(a, _F32(1e30), out=a)            # |x| = inf has q = 0: t = 0, so gelu(inf) = inf as in float64
-    np.multiply(a, y, out=t)                    # t = |x| q
-    h = a if d is None else d
-    np.greater_equal(x, _F32(0.0), out=h)       # h = H
-    if d is not None:                           # d = Phi(x) + x pdf(x), Phi = |H - q| (1 - q or q)
-        np.subtract(h, y, out=a)
-        np.abs(a, out=a)
-        e *= x
-        e *= _F32(_PDF_C)
-    np.multiply(x, h, out=y)
-    y -= t
-    if d is not None:
-        np.add(a, e, out=d)
-
-
-def _gelu32(a, need_d):
-    """gelu of float32 array a (and its derivative, or None), block by block; y has a's memory layout
-    (as PyTorch's elementwise results)."""
-    dense = a.flags.c_contiguous or a.flags.f_contiguous
-    order = "C" if a.flags.c_contiguous or not dense else "F"
-    x = np.ravel(a, order=order)
-    n = x.size
-    y = np.empty_like(x)
-    d = np.empty_like(x) if need_d else None
-    m = min(n, _BLOCK)
-    s1, s2, s3 = np.empty(m, _F32), np.empty(m, _F32), np.empty(m, _F32)
-    with np.errstate(all="ignore"):
-        for i in range(0, n, _BLOCK):
-            j = min(n, i + _BLOCK)
-            _gelu32_block(x[i:j], y[i:j], None if d is None else d[i:j], s1[:j - i], s2[:j - i], s3[:j - i])
-    if not dense:
-        y = _like(a, y.reshape(a.shape))
-    return y.reshape(a.shape, order=order), (None if d is None else d.reshape(a.shape, order=order))
-
-
-def _like(a, y):
-    """y (C-ordered, a's shape) copied into an array with a's memory layout."""
-    out = np.empty_like(a)
-    out[...] = y
-    return out
-
-
-def _gelu_tanh32(x):
-    """0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) for float32 x, in float32."""
-    u = np.multiply(x, x, out=np.empty_like(x))     # (out=: an array even for 0-d x, in x's layout)
-    u *= _F32(_KAPPA * _GELU_C)
-    u += _F32(_KAPPA)
-    u *= x
-    np.tanh(u, out=u)
-    u += _F32(1.0)
-    u *= x
-    u *= _F32(0.5)
-    return u
-
-
-def _cdf_arr(h, exact):
-    """The standard normal CDF of float64 array h: exact (math.erf) for float64 results, else fast."""
-    if exact:
-        from .unary import _erf_arr
-        return 0.5 * (1.0 + _erf_arr(h * _SQRT1_2)) if h.size else h.copy()
-    return 0.5 * _erfc_fast(-h * _SQRT1_2)
-
-
-def _cdf(F, x):
-    if F.is_tensor_mode:
-        from .unary import erf
-        return (erf(x * _SQRT1_2) + 1) * 0.5
-    return _cdf_arr(_hi(x), x.dtype == np.float64).astype(x.dtype, copy=False)
 
 
 def _cat(F, parts, dim):
@@ -371,55 +243,6 @@ def celu(input, alpha=1.0):
 def celu_(input, alpha=1.0):
     _float_only(input, "elu_cpu")
     return _inplace(elu, input, *_celu_args(alpha), _node=CeluBackward1)
-
-
-# -- gelu ---------------------------------------------------------------------------------------------
-class GeluBackward0(Node):
-    __slots__ = ("approximate", "_dx")      # _dx: gelu'(x) computed by the float32 forward, or None
-    _saved_names = ("self",)
-
-    def _release(self):
-        self._dx = None
-        Node._release(self)
-
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        if not F.is_tensor_mode and self.approximate == "none" and x.dtype == np.float32:
-            d = self._dx if self._dx is not None else _gelu32(x, True)[1]
-            return (g * d,)
-        if self.approximate == "tanh":
-            x2 = x * x
-            t = F.tanh((x + x2 * x * _GELU_C) * _KAPPA)
-            d = (t + 1) * 0.5 + (x * 0.5) * (1 - t * t) * ((x2 * (3 * _GELU_C) + 1) * _KAPPA)
-            return (g * d,)
-        cdf = _cdf(F, x)
-        pdf = F.exp(x * x * -0.5) * _PDF_C
-        return (g * (cdf + x * pdf),)
-
-
-def gelu(input, approximate="none"):
-    if not isinstance(approximate, str):
-        raise TypeError(f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}")
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    a = _float_only(input, "GeluKernelImpl")
-    rec = input._rg and grad.enabled
-    dx = None
-    if a.dtype == np.float32:
-        if approximate == "tanh":
-            with np.errstate(all="ignore"):
-                y = _gelu_tanh32(a)
-        else:
-            y, dx = _gelu32(a, rec)
-    else:
-        h = _hi(a)
-        with np.errstate(all="ignore"):
-            if approximate == "tanh":
-                y = 0.5 * h * (1 + np.tanh(_KAPPA * (h + _GELU_C * h * h * h)))
-            else:
-                y = h * _cdf_arr(h, a.dtype == np.float64)
-        y = _out(y, a)
-    return _record(input, y, GeluBackward0, approximate=approximate, _dx=dx)
 
 
 # -- silu / mish ----------------------------------------------------------------------------------------
@@ -621,7 +444,8 @@ class ThresholdBackward1(ThresholdBackward0):
     __slots__ = ()
 
 
-def threshold(input, threshold, value, *, _node=ThresholdBackward0):
+def _threshold(input, threshold, value, node):
+    """The body of threshold and threshold_ (a name of its own: their parameter `threshold` hides the function)."""
     _scalars("threshold", threshold=threshold, value=value)
     a = input._data
     if a.dtype == np.bool_:
@@ -633,11 +457,15 @@ def threshold(input, threshold, value, *, _node=ThresholdBackward0):
     y = np.where(a <= th, v, a).astype(a.dtype, copy=False)
     if a.dtype.kind != "f":
         return make(y)
-    return _record(input, y, _node, threshold=threshold)
+    return _record(input, y, node, threshold=threshold)
+
+
+def threshold(input, threshold, value, *, _node=ThresholdBackward0):
+    return _threshold(input, threshold, value, _node)
 
 
 def threshold_(input, threshold, value):
-    return _inplace(globals()["threshold"], input, threshold, value, _node=ThresholdBackward1)
+    return _inplace(_threshold, input, threshold, value, ThresholdBackward1)
 
 
 # -- glu --------------------------------------------------------------------------------------------------

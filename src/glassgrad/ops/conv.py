@@ -1,7 +1,9 @@
 """Convolution and im2col / col2im primitives (N-d: 1, 2 and 3 spatial dims).
 
-ops: convolution (ConvolutionBackward0, plain and transposed), im2col (Im2ColBackward0, F.unfold),
-     col2im (Col2ImBackward0, F.fold).
+ops: convolution (ConvolutionBackward0, plain and transposed), conv_nd (the entry of nn.functional's
+     conv1d/2d/3d and conv_transpose1d/2d/3d: PyTorch's argument checks, then the same primitive),
+     im2col (Im2ColBackward0, F.unfold), col2im (Col2ImBackward0, F.fold).
+The array kernels of the framed layout are in ops/conv_framed.py.
 
 Convolutions are GEMMs in the "framed" layout (see _Frame): the padded input, split into stride
 phases, laid out channel-major, so that every kernel offset reads a contiguous slice -- one GEMM per
@@ -11,13 +13,15 @@ col2im) loop over the kernel offsets with strided slice-adds -- never over the b
 Backward formulas are written in terms of the same primitives in tensor mode, so double backward
 works (grad wrt input of a conv is a transposed conv, and so on).
 """
-import functools
+import numbers
 
 import numpy as np
 
-from .. import _blas
-from ._core import make, edge, save_in, grad
+from .. import _dtype
+from ._core import Tensor, make, edge, save_in, grad
 from ..autograd.graph import Node
+from .conv_framed import _frame, _to_grid, _conv_framed, _conv_input_grad_framed, _conv_weight_grad_framed
+from .conv_framed import _bmm  # noqa: F401  (explain/_attribute_stack.py reads it as ops.conv._bmm)
 
 __all__ = ["convolution", "im2col", "col2im"]
 
@@ -64,221 +68,6 @@ def _cols(x, K, s, p, d, O, g):
     w = windows(_pad(x, p), K, s, d, O).reshape((N, g, C // g) + tuple(O) + tuple(K))
     perm = (1, 2) + tuple(range(3 + nd, 3 + 2 * nd)) + (0,) + tuple(range(3, 3 + nd))
     return w.transpose(perm).reshape(g, (C // g) * int(np.prod(K)), N * int(np.prod(O)))
-
-
-def _bmm(a, b):
-    """Batched (g, m, k) @ (g, k, n) as one 2-D BLAS call per group (np.matmul on stacked, transposed
-    operands can miss BLAS), through glassgrad._blas.matmul (MKL's GEMM when installed)."""
-    mm = _blas.matmul
-    if a.shape[0] == 1:
-        return mm(a[0], b[0])[None]
-    out = np.empty((a.shape[0], a.shape[1], b.shape[2]), np.result_type(a.dtype, b.dtype))
-    for i in range(a.shape[0]):
-        mm(a[i], b[i], out=out[i])
-    return out
-
-
-# -- BLAS gemm with accumulation (C += A @ B), which np.matmul cannot do ----------------------------
-def _gemm_fn(dt):
-    """cblas_{s,d}gemm from glassgrad._blas (MKL's when installed, else NumPy's OpenBLAS), or None."""
-    return _blas.gemm_fn(dt)
-
-
-def _gemm_acc(f, a, b, c, ta=False, beta=1.0, tb=False):
-    """c = a @ b + beta * c (a / b transposed when ta / tb): 2-D arrays of one dtype with unit inner stride
-    (row strides free); beta=0 ignores c's contents."""
-    M, N = c.shape
-    it = c.itemsize
-    f(101, 112 if ta else 111, 112 if tb else 111, M, N, b.shape[1] if tb else b.shape[0], 1.0, a.ctypes.data,
-      a.strides[0] // it, b.ctypes.data, b.strides[0] // it, beta, c.ctypes.data, c.strides[0] // it)
-
-
-_COL_BLOCK = 1 << 22       # bytes of im2col columns built at a time by the weight gradient
-
-# per-offset GEMMs straight on the framed input pay off once both channel counts (per group) reach this
-_ACC_MIN_K = 16
-
-
-# -- the framed layout: convolution as GEMMs over contiguous slices (any stride) --------------------------
-# Stride s splits the padded input into prod(s) phases (the positions congruent to r mod s); within a phase,
-# kernel offset k reads the phase's grid shifted by a constant.  Each phase is laid out channel-major as
-# (C, N*prod(Q)) (Q: the phase grid, about padded size / s) and the output is computed at every grid
-# position (those past the last valid output are junk and get cropped).  Then the columns of one kernel
-# offset are one contiguous slice per channel row of one phase: im2col is a copy of long contiguous runs, or
-# no copy at all (a GEMM per offset reading the slice in place), and col2im is a loop of slice-adds or GEMMs
-# accumulating into shifted slices -- never a transpose of a column matrix or a strided scatter.
-class _Frame:
-    """Geometry of the framed layout of an input (N, C, *S) for kernel K, stride s, padding p, dilation d."""
-    __slots__ = ("N", "S", "p", "s", "Q", "L", "slack", "taps", "phases", "used")
-
-    def __init__(self, N, S, p, K, d, s):
-        nd = len(K)
-        self.N, self.S, self.p, self.s = N, tuple(S), tuple(p), tuple(s)
-        # grid size: the right padding of one row shares the zeros of the next row's left padding (and the
-        # bottom padding of one image the top padding of the next), so S + p positions suffice -- unless the
-        # outputs need more (padding beyond the kernel's reach)
-        self.Q = tuple(max(-(-(S[i] + p[i]) // s[i]), (S[i] + 2 * p[i] - d[i] * (K[i] - 1) - 1) // s[i] + 1)
-                       for i in range(nd))
-        fq = [1] * nd
-        for i in range(nd - 2, -1, -1):
-            fq[i] = fq[i + 1] * self.Q[i + 1]
-        self.L = N * int(np.prod(self.Q))
-        self.phases = int(np.prod(s))
-        self.taps = []              # per kernel offset (C order): (phase, flat shift in the phase grid)
-        for k in np.ndindex(*K):
-            q = [d[i] * k[i] for i in range(nd)]
-            self.taps.append((int(np.ravel_multi_index([q[i] % s[i] for i in range(nd)], s)),
-                              sum((q[i] // s[i]) * fq[i] for i in range(nd))))
-        self.slack = max(off for _, off in self.taps)
-        self.used = {ph for ph, _ in self.taps}
-
-    def _slices(self):
-        """Per phase: (the input positions it holds, where they sit in the phase grid)."""
-        for r in np.ndindex(*self.s):
-            src, dst = [], []
-            for i in range(len(self.s)):
-                i0 = (r[i] - self.p[i]) % self.s[i]
-                n = len(range(i0, self.S[i], self.s[i]))
-                j0 = (i0 + self.p[i]) // self.s[i]
-                src.append(slice(i0, self.S[i], self.s[i]))
-                dst.append(slice(j0, j0 + n))
-            yield (slice(None), slice(None)) + tuple(src), (slice(None), slice(None)) + tuple(dst)
-
-    def _grid(self, buf):
-        return buf[:, :, :self.L].reshape(buf.shape[:2] + (self.N,) + self.Q)
-
-    def put(self, a, dt):
-        """a (N, C, *S) -> (phases, C, L + slack): zero padding, a's phases at their grid positions."""
-        buf = np.zeros((self.phases, a.shape[1], self.L + self.slack), dt)
-        grid = self._grid(buf)
-        for ph, (src, dst) in enumerate(self._slices()):
-            if ph in self.used:
-                grid[ph][dst] = a[src].swapaxes(0, 1)
-        return buf
-
-    def take(self, buf):
-        """Inverse of put: (phases, C, >= L) -> (N, C, *S) (every input position is in one phase)."""
-        out = np.empty((self.N, buf.shape[1]) + self.S, buf.dtype)
-        grid = self._grid(buf)
-        for ph, (src, dst) in enumerate(self._slices()):
-            out[src] = grid[ph][dst].swapaxes(0, 1)
-        return out
-
-    def cols(self, buf, a, n, g):
-        """Columns (g, Cg*prod(K), n) of grid positions a .. a+n-1 (one contiguous copy per kernel offset)."""
-        C = buf.shape[1]
-        c = np.empty((C, len(self.taps), n), buf.dtype)
-        for kk, (ph, off) in enumerate(self.taps):
-            c[:, kk] = buf[ph, :, a + off:a + off + n]
-        return c.reshape(g, C // g * len(self.taps), n)
-
-
-def _frame(N, S, p, K, d, s):
-    """The (immutable) _Frame of a geometry, built once: its constructor is pure-Python bookkeeping."""
-    return _frame_cached(int(N), tuple(S), tuple(p), tuple(K), tuple(d), tuple(s))
-
-
-_frame_cached = functools.lru_cache(maxsize=256)(_Frame)
-
-
-def _to_grid(a, Q, dt):
-    """a (N, C, *O) -> (C, N*prod(Q)): zeros with a at the start of each grid (outputs and their gradients)."""
-    N, C = a.shape[:2]
-    buf = np.zeros((C, N * int(np.prod(Q))), dt)
-    buf.reshape((C, N) + tuple(Q))[(slice(None), slice(None)) + tuple(slice(0, n) for n in a.shape[2:])] = \
-        a.swapaxes(0, 1)
-    return buf
-
-
-def _from_grid(y, N, Q, O):
-    """(C, N*prod(Q)) -> (N, C, *O) contiguous (the valid outputs)."""
-    f = y.reshape((y.shape[0], N) + tuple(Q))[(slice(None), slice(None)) + tuple(slice(0, n) for n in O)]
-    return np.ascontiguousarray(f.swapaxes(0, 1))
-
-
-def _tap_weights(w):
-    """(Co, Cg, *K) -> (prod(K), Co, Cg) contiguous: one (Co, Cg) matrix per kernel offset."""
-    return np.ascontiguousarray(np.moveaxis(w.reshape(w.shape[0], w.shape[1], -1), 2, 0))
-
-
-def _acc_gemm(Cg, Og, dt, w):
-    return _gemm_fn(dt) if min(Cg, Og) >= _ACC_MIN_K and w.dtype == dt else None
-
-
-def _conv_framed(x, w, s, p, d, g, dt, O, keep):
-    N = x.shape[0]
-    Co, Cg, K = w.shape[0], w.shape[1], w.shape[2:]
-    Og = Co // g
-    fr = _frame(N, x.shape[2:], p, K, d, s)
-    buf = fr.put(x, dt)
-    if keep is not None:
-        keep.append(buf)
-    L = fr.L
-    f = _acc_gemm(Cg, Og, dt, w)
-    if f is not None:       # y += W[:, :, k] @ (input phase shifted by k): no im2col copy
-        wk = _tap_weights(w)
-        y = np.empty((Co, L), dt)
-        for kk, (ph, off) in enumerate(fr.taps):
-            for j in range(g):
-                _gemm_acc(f, wk[kk, j * Og:(j + 1) * Og], buf[ph, j * Cg:(j + 1) * Cg, off:off + L],
-                          y[j * Og:(j + 1) * Og], beta=1.0 if kk else 0.0)
-        return _from_grid(y, N, fr.Q, O)
-    y = _bmm(w.reshape(g, Og, -1), fr.cols(buf, 0, L, g))
-    return _from_grid(y.reshape(Co, L), N, fr.Q, O)
-
-
-def _conv_input_grad_framed(gy, w, S, s, p, d, g, dt, gyf=None):
-    N, Co = gy.shape[:2]
-    K = w.shape[2:]
-    Cg = w.shape[1]
-    Og = Co // g
-    fr = _frame(N, S, p, K, d, s)
-    if gyf is None:
-        gyf = _to_grid(gy, fr.Q, dt)
-    L = fr.L
-    dst = np.zeros((fr.phases, g * Cg, L + fr.slack), dt)
-    f = _acc_gemm(Cg, Og, dt, w)
-    if f is not None:       # dx (phase, shifted by k) += W[:, :, k]^T @ gy: no column buffer, no slice-adds
-        wk = _tap_weights(w)
-        for kk, (ph, off) in enumerate(fr.taps):
-            for j in range(g):
-                _gemm_acc(f, wk[kk, j * Og:(j + 1) * Og], gyf[j * Og:(j + 1) * Og],
-                          dst[ph, j * Cg:(j + 1) * Cg, off:off + L], ta=True)
-    else:
-        cols = _bmm(w.reshape(g, Og, -1).transpose(0, 2, 1), gyf.reshape(g, Og, L)).reshape(g * Cg, -1, L)
-        for kk, (ph, off) in enumerate(fr.taps):
-            dst[ph, :, off:off + L] += cols[:, kk]
-    return fr.take(dst)
-
-
-def _conv_weight_grad_framed(x, gy, wshape, s, p, d, g, dt, gyf=None, buf=None):
-    K = wshape[2:]
-    Co = gy.shape[1]
-    fr = _frame(x.shape[0], x.shape[2:], p, K, d, s)
-    if buf is None or buf.dtype != dt or buf.shape[0] != fr.phases:
-        buf = fr.put(x, dt)
-    if gyf is None:
-        gyf = _to_grid(gy, fr.Q, dt)
-    L = fr.L
-    Cg, Og = buf.shape[1] // g, Co // g
-    f = _gemm_fn(dt) if min(Cg, Og) >= _ACC_MIN_K and gyf.dtype == dt else None
-    if f is not None:       # dW[:, :, k] = gy @ (input phase shifted by k)^T: no im2col copy
-        out = np.empty((len(fr.taps), Co, Cg), dt)
-        for kk, (ph, off) in enumerate(fr.taps):
-            for j in range(g):
-                _gemm_acc(f, gyf[j * Og:(j + 1) * Og], buf[ph, j * Cg:(j + 1) * Cg, off:off + L],
-                          out[kk, j * Og:(j + 1) * Og], beta=0.0, tb=True)
-        return np.ascontiguousarray(np.moveaxis(out, 0, 2)).reshape(wshape)
-    # cols @ gy^T (then a small transpose) runs ~1.7x faster in OpenBLAS than gy @ cols^T; the columns are
-    # built and consumed in blocks of positions that stay in cache (all of them are prod(K) x the input)
-    gyt = gyf.reshape(g, Co // g, L).transpose(0, 2, 1)
-    B = max(1024, _COL_BLOCK // (buf.shape[1] // g * len(fr.taps) * buf.itemsize))
-    gwt = None
-    for a in range(0, L, B):
-        e = min(L, a + B)
-        part = _bmm(fr.cols(buf, a, e - a, g), gyt[:, a:e])
-        gwt = part if gwt is None else gwt.__iadd__(part)
-    return gwt.transpose(0, 2, 1).reshape(wshape)
 
 
 def _offsets(K, s, d, O):
@@ -465,6 +254,171 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         return v * nd if len(v) == 1 else v
     return _convolution(input, weight, bias, tup(stride), tup(padding), tup(dilation), bool(transposed),
                         tup(output_padding), int(groups))
+
+
+# -- the checked entry point: nn.functional.conv1d/2d/3d and conv_transpose1d/2d/3d ----------------------
+def _int_list(v, name, fn, nd):
+    if isinstance(v, Tensor):
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        if not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in v):
+            raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
+        return [int(i) for i in v]
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        return [int(v)] * nd
+    raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
+
+
+def _expand(v, name, k):
+    if len(v) == 1:
+        return tuple(v) * k
+    if len(v) != k:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} values to match the "
+                           f"convolution dimensions, but got {name}={list(v)}")
+    return tuple(v)
+
+
+def _batchify(input, nd, fn):
+    dim = input.dim()
+    if dim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fn}, but got input of "
+                           f"size: {list(input.shape)}")
+    return dim == nd + 2
+
+
+def _check_arg_types(input, weight, groups, fn):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"{fn}(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
+    if isinstance(groups, bool) or not isinstance(groups, numbers.Integral):
+        raise TypeError(f"{fn}(): argument 'groups' must be int, not {type(groups).__name__}")
+
+
+def _padding_string(padding, transposed, fn):
+    """(padding, same): 'valid' is 0, 'same' is 0 for now (computed once the kernel is known)."""
+    if not isinstance(padding, str):
+        return padding, False
+    if transposed:
+        raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")
+    if padding == "valid":
+        return 0, False
+    if padding == "same":
+        return 0, True
+    raise RuntimeError(f"Invalid padding string: '{padding}'")
+
+
+def _geometry(stride, padding, dilation, output_padding, groups, k, fn, transposed):
+    """stride, padding, dilation, output_padding as tuples of k ints, checked for sign."""
+    s = _expand(_int_list(stride, "stride", fn, 1), "stride", k)
+    p = _expand(_int_list(padding, "padding", fn, 1), "padding", k)
+    d = _expand(_int_list(dilation, "dilation", fn, 1), "dilation", k)
+    op = _expand(_int_list(output_padding, "output_padding", fn, 1), "output_padding", k) if transposed \
+        else (0,) * k
+    if any(v < 0 for v in p):
+        raise RuntimeError("negative padding is not supported")
+    if any(v < 0 for v in op):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(v <= 0 for v in s):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(v <= 0 for v in d):
+        raise RuntimeError("non-positive dilation is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    return s, p, d, op
+
+
+def _check_channels(x, weight, bias, groups, transposed):
+    """The weight's rank and groups, the input's channels and the bias's size, with PyTorch's messages."""
+    xs, ws = list(x.shape), list(weight.shape)
+    if weight.dim() != x.dim():
+        raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight {ws}, "
+                           f"but got {x.dim()}-dimensional input of size {xs} instead")
+    if ws[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {ws} instead")
+    if ws[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{ws}] instead")
+    if not transposed:
+        if xs[1] != ws[1] * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {ws}, expected input{xs} to have "
+                               f"{ws[1] * groups} channels, but got {xs[1]} channels instead")
+        nout = ws[0]
+        pre = f"Given weight of size {ws}"
+    else:
+        if xs[1] != ws[0]:
+            raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected input{xs} to have {ws[0]} "
+                               f"channels, but got {xs[1]} channels instead")
+        nout = ws[1] * groups
+        pre = f"Given transposed=1, weight of size {ws}"
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != nout):
+        raise RuntimeError(f"{pre}, expected bias to be 1-dimensional with {nout} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+
+
+def _same_padding(x, ws, s, d, k):
+    """padding='same': half the dilated kernel extent each side; an odd extent pads one more at the end
+    (x is padded here).  Returns (x, p)."""
+    if any(v != 1 for v in s):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    lo, extra = [], []
+    for i in range(k):
+        tot = d[i] * (ws[2 + i] - 1)
+        lo.append(tot // 2)
+        extra.append(tot - 2 * (tot // 2))
+    if any(extra):
+        from .pad import constant_pad_nd
+        flat = []
+        for i in reversed(range(k)):
+            flat += [0, extra[i]]
+        x = constant_pad_nd(x, flat, 0)
+    return x, tuple(lo)
+
+
+def _check_sizes(xs, ws, s, p, d, op, k, transposed):
+    """The kernel fits the padded input (plain), the output padding is below stride or dilation (transposed)."""
+    if not transposed:
+        padded = [xs[2 + i] + 2 * p[i] for i in range(k)]
+        ks = [d[i] * (ws[2 + i] - 1) + 1 for i in range(k)]
+        if any(padded[i] < ks[i] for i in range(k)):
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+                               f"Kernel size: ({' x '.join(map(str, ks))}). Kernel size can't be greater than "
+                               f"actual input size")
+    elif any(op[i] >= s[i] and op[i] >= d[i] for i in range(k)):
+        names = ["depth", "height", "width"][3 - max(k, 2):]
+        o2, s2, d2 = ((0,) + op, (1,) + s, (1,) + d) if k == 1 else (op, s, d)
+        parts = [f"output_padding_{n}: {v}" for n, v in zip(names, o2)] + \
+                [f"stride_{n}: {v}" for n, v in zip(names, s2)] + [f"dilation_{n}: {v}" for n, v in zip(names, d2)]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(parts))
+
+
+def _check_dtypes(x, weight, bias):
+    xd, wd = x._data.dtype, weight._data.dtype
+    if xd != wd:
+        raise RuntimeError(f"expected scalar type {_dtype.c_name(xd)} but found {_dtype.c_name(wd)}")
+    if bias is not None and bias._data.dtype != xd:
+        raise RuntimeError(f"Input type ({_dtype.cpp_name(xd)}) and bias type "
+                           f"({_dtype.cpp_name(bias._data.dtype)}) should be the same")
+
+
+def conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, transposed=False, output_padding=0):
+    """nn.functional.conv{nd}d / conv_transpose{nd}d (fn: that name, for the messages): PyTorch's argument
+    checks in PyTorch's order, an unbatched input given a batch dim of 1, then _convolution."""
+    from .views import unsqueeze, squeeze
+    _check_arg_types(input, weight, groups, fn)
+    batched = _batchify(input, nd, fn)
+    x = input if batched else unsqueeze(input, 0)
+    k = weight.dim() - 2
+    padding, same = _padding_string(padding, transposed, fn)
+    s, p, d, op = _geometry(stride, padding, dilation, output_padding, groups, k, fn, transposed)
+    _check_channels(x, weight, bias, groups, transposed)
+    if same:
+        x, p = _same_padding(x, list(weight.shape), s, d, k)
+    _check_sizes(list(x.shape), list(weight.shape), s, p, d, op, k, transposed)
+    _check_dtypes(x, weight, bias)
+    y = _convolution(x, weight, bias, s, p, d, transposed, op, int(groups))
+    return y if batched else squeeze(y, 0)
 
 
 # -- im2col / col2im (F.unfold / F.fold) -------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Loss primitives with their own PyTorch grad_fn (NllLossBackward0, MseLossBackward0, ...).
+"""Loss primitives with their own PyTorch grad_fn (NllLossBackward0, MseLossBackward0, ...), the
+cross_entropy entry point, and the helpers every loss file shares.
 
 Each takes tensors and a reduction string ('none' | 'mean' | 'sum'); argument parsing, legacy
 size_average/reduce handling, warnings and the composite losses live in nn/functional/_loss.py.
@@ -6,19 +7,24 @@ Backward formulas are written once with F (arrays or Tensors), so they are diffe
 where PyTorch's are; where PyTorch has no double backward the gradient carries a NotImplemented
 node that raises PyTorch's error when differentiated.
 
-ops: nll_loss_nd (NllLossBackward0 / NllLoss2DBackward0), mse_loss, smooth_l1_loss, huber_loss,
-     binary_cross_entropy, binary_cross_entropy_with_logits, soft_margin_loss, multi_margin_loss,
-     multilabel_margin_loss (ctc_loss is in loss_ctc.py)
+ops: nll_loss_nd (NllLossBackward0 / NllLoss2DBackward0), cross_entropy (log_softmax + nll_loss_nd, or
+     for class-probability targets -sum(log_softmax * target), whose mean is DivBackward1),
+     mse_loss, smooth_l1_loss, huber_loss
+helpers: reduce_array, check_nondiff, NotImplementedNode / _const_grad, _loss_out, dtype checks
+The other loss families: loss_bce.py (binary cross entropy), loss_margin.py (soft / multi / multilabel
+margin), loss_ctc.py (ctc_loss).
 """
 import numpy as np
 
 from .. import _dtype
 from ._core import make, edge, save_in, grad
 from ..autograd.graph import Node
+from .softmax import log_softmax
+from .arithmetic import _div_scalar
+from .masked import masked_fill
 
-__all__ = ["nll_loss_nd", "mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "soft_margin_loss", "multi_margin_loss",
-           "multilabel_margin_loss", "check_nondiff", "reduce_array", "NotImplementedNode"]
+__all__ = ["nll_loss_nd", "cross_entropy", "mse_loss", "smooth_l1_loss", "huber_loss", "check_nondiff",
+           "reduce_array", "NotImplementedNode"]
 
 
 # -- shared helpers ---------------------------------------------------------------------------------
@@ -45,22 +51,6 @@ def check_nondiff(fname, argname, t):
     if t is not None and t._rg and grad.enabled:
         raise RuntimeError(f"The function '{fname}' is not differentiable with respect to argument "
                            f"'{argname}'. This input cannot have requires_grad True.")
-
-
-def _clamp_min(F, a, v):
-    if F.is_tensor_mode:
-        from .binary import clamp_min
-        return clamp_min(a, v)
-    return np.maximum(a, a.dtype.type(v))
-
-
-def _log_sigmoid(F, x):
-    """log(sigmoid(x)), stable: min(x, 0) - log1p(exp(-|x|))."""
-    if F.is_tensor_mode:
-        from .binary import clamp_max
-        from .unary import log1p
-        return clamp_max(x, 0.0) - log1p(F.exp(-F.abs(x)))
-    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
 
 def _shape_of(F, t):
@@ -270,6 +260,86 @@ def nll_loss_nd(input, target, weight=None, reduction="mean", ignore_index=-100)
     return out
 
 
+# -- cross_entropy ----------------------------------------------------------------------------------
+def _class_weight_view(weight, ndim, class_dim):
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _check_smoothing(ls):
+    if ls > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {ls}")
+
+
+def cross_entropy(input, target, weight=None, reduction="mean", ignore_index=-100, label_smoothing=0.0):
+    """torch's cross_entropy once the reduction is a string (nn.functional.cross_entropy resolves the legacy
+    size_average / reduce).  log_softmax over the class dim (0 for a 1-d input, else 1), then:
+    class indices: nll_loss_nd (NllLossBackward0), mixed with the label-smoothing term when asked;
+    class probabilities (target shaped as input): -sum(log_softmax * target), reduced."""
+    class_dim = 0 if input.dim() <= 1 else 1
+    if tuple(input.shape) == tuple(target.shape):
+        return _cross_entropy_probs(input, target, weight, reduction, ignore_index, label_smoothing, class_dim)
+    if label_smoothing > 0:
+        _check_smoothing(label_smoothing)
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    lsm = log_softmax(input, class_dim)
+    nll = nll_loss_nd(lsm, target, weight, reduction, ignore_index)
+    if label_smoothing <= 0:
+        return nll
+    return _smoothed(nll, lsm, target, weight, reduction, ignore_index, label_smoothing, class_dim)
+
+
+def _cross_entropy_probs(input, target, weight, reduction, ignore_index, label_smoothing, class_dim):
+    """cross_entropy with class-probability targets: -(log_softmax * target [* weight]) summed over classes."""
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{_dtype.from_numpy_dtype(target._data.dtype).name_c}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    _check_smoothing(label_smoothing)
+    n_classes = input.shape[class_dim]
+    if weight is not None and weight.numel() != n_classes:
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes "
+                           f"or no classes but got weight tensor of shape: {_shape_str(weight.shape)}")
+    lsm = log_softmax(input, class_dim)
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    prod = lsm * target
+    if weight is not None:
+        prod = prod * _class_weight_view(weight, input.dim(), class_dim)
+    if reduction == "none":
+        return -prod.sum(class_dim)
+    if reduction == "sum":
+        return -prod.sum()
+    if input.numel() == 0:
+        return -(prod.sum() * float("nan"))   # torch: -(sum.fill_(nan)); glassgrad fill_ cuts the graph
+    return _div_scalar(-prod.sum(), input.numel() / n_classes)
+
+
+def _smoothed(nll, lsm, target, weight, reduction, ignore_index, label_smoothing, class_dim):
+    """(1 - ls) * nll + ls / C * (the loss against the uniform distribution, ignored targets masked out)."""
+    n_classes = lsm.shape[class_dim]
+    ign = target._data == ignore_index
+    if weight is not None:
+        smooth = -(lsm * _class_weight_view(weight, lsm.dim(), class_dim)).sum(class_dim)
+    else:
+        smooth = -lsm.sum(class_dim)
+    smooth = masked_fill(smooth, make(ign), 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            tw = weight._data[target._data[~ign].reshape(-1).astype(np.int64)].sum()
+        else:
+            tw = (~ign).sum()
+        ret = smooth.sum() / make(np.asarray(tw, dtype=smooth._data.dtype if weight is not None else np.int64))
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+
+
 # -- pointwise regression losses --------------------------------------------------------------------
 class _Pointwise(Node):
     __slots__ = ("k", "param")
@@ -321,14 +391,6 @@ def _loss_out(cls, input, target, reduction, L, **attrs):
     return make(y)
 
 
-def _weighted_grad(F, node, g):
-    """g times the reduction's scale and the node's elementwise weight (when it has one)."""
-    gw = g * node.k if node.k != 1.0 else g
-    if node.w is not None:
-        gw = gw * F.const(node.w, g)
-    return gw
-
-
 def _same_dtype(input, target):
     x, t = input._data, target._data
     if x.dtype != t.dtype:
@@ -360,242 +422,3 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     z = np.abs(x - t)
     L = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(z.dtype)
     return _loss_out(HuberLossBackward0, input, target, reduction, L, param=delta)
-
-
-# -- binary cross entropy ---------------------------------------------------------------------------
-class BinaryCrossEntropyBackward0(Node):
-    """dx = g w (x - t) / max(x (1 - x), 1e-12); dt = -g w logit(x)."""
-    __slots__ = ("k", "w")
-    _saved_names = ("self", "target")
-
-    def backward(self, F, g):
-        x, t = F.unpack(self)
-        gw = _weighted_grad(F, self, g)
-        gx = gt = None
-        if self.next_functions[0][0] is not None:
-            gx = gw * (x - t) / _clamp_min(F, (1 - x) * x, 1e-12)
-        if self.next_functions[1][0] is not None:
-            gt = gw * (F.log(1 - x) - F.log(x))
-        return (gx, gt)
-
-
-def binary_cross_entropy(input, target, weight=None, reduction="mean"):
-    check_nondiff("binary_cross_entropy", "weight", weight)
-    if target._data.dtype != input._data.dtype:
-        raise RuntimeError(f"Found dtype {_cname(target._data.dtype)} but expected {_cname(input._data.dtype)}")
-    x, t = _same_dtype(input, target)
-    if not np.all((x >= 0) & (x <= 1)):
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    if not np.all((t >= 0) & (t <= 1)):
-        raise RuntimeError("all elements of target should be between 0 and 1")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lx = np.maximum(np.log(x), x.dtype.type(-100))
-        l1x = np.maximum(np.log1p(-x), x.dtype.type(-100))
-        L = -(t * lx + (1 - t) * l1x)
-    w = None
-    if weight is not None:
-        w = np.broadcast_to(weight._data.astype(x.dtype, copy=False), x.shape)
-        L = L * w
-    L = L.astype(x.dtype, copy=False)
-    return _loss_out(BinaryCrossEntropyBackward0, input, target, reduction, L, w=w)
-
-
-class BinaryCrossEntropyWithLogitsBackward0(Node):
-    __slots__ = ("k", "w", "pw", "xshape", "tshape")
-    _saved_names = ("self", "target")
-
-    def backward(self, F, g):
-        x, t = F.unpack(self)
-        gw = _weighted_grad(F, self, g)
-        pw = None if self.pw is None else F.const(self.pw, g)
-        gx = gt = None
-        if self.next_functions[0][0] is not None:
-            if pw is None:
-                gx = (F.sigmoid(x) - t) * gw
-            else:
-                pt = pw * t
-                gx = ((pt + 1 - t) * F.sigmoid(x) - pt) * gw
-            gx = F.sum_to(gx, self.xshape)
-        if self.next_functions[1][0] is not None:
-            if pw is None:
-                gt = -x * gw
-            else:
-                gt = (_log_sigmoid(F, -x) - _log_sigmoid(F, x) * pw) * gw
-            gt = F.sum_to(gt, self.tshape)
-        return (gx, gt)
-
-
-def _check_broadcastable(a, b):
-    from ._core import broadcast_error
-    try:
-        np.broadcast_shapes(a, b)
-    except ValueError:
-        raise broadcast_error(a, b) from None
-
-
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction="mean"):
-    check_nondiff("binary_cross_entropy_with_logits", "weight", weight)
-    check_nondiff("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
-    x, t = _same_dtype(input, target)
-    dt = x.dtype
-    ls = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
-    pw = w = None
-    if pos_weight is not None:
-        pw = pos_weight._data.astype(dt, copy=False)
-        _check_broadcastable(pw.shape, t.shape)
-        ls = ls * ((pw - 1) * t + 1)
-    L = (1 - t) * x - ls
-    if weight is not None:
-        w = weight._data.astype(dt, copy=False)
-        _check_broadcastable(L.shape, w.shape)
-        L = L * w
-    L = np.asarray(L, dt)
-    return _loss_out(BinaryCrossEntropyWithLogitsBackward0, input, target, reduction, L, w=w, pw=pw,
-                     xshape=x.shape, tshape=t.shape)
-
-
-# -- margin losses ----------------------------------------------------------------------------------
-class SoftMarginLossBackward0(Node):
-    """loss = log1p(exp(-t x)); dx = -t z / (1 + z) g with z = exp(-t x)."""
-    __slots__ = ("k",)
-    _saved_names = ("self", "target")
-
-    def backward(self, F, g):
-        x, t = F.unpack(self)
-        z = F.exp(-t * x)
-        gk = g * self.k if self.k != 1.0 else g
-        return (-t * z / (1 + z) * gk,)
-
-
-def soft_margin_loss(input, target, reduction="mean"):
-    check_nondiff("soft_margin_loss", "target", target)
-    x, t = _same_dtype(input, target)
-    with np.errstate(over="ignore"):
-        L = np.log1p(np.exp(-t * x)).astype(x.dtype, copy=False)
-    y = reduce_array(L, reduction)
-    if input._rg and grad.enabled:
-        n = SoftMarginLossBackward0((edge(input), (None, 0)))
-        n.k = _scale(reduction, L.size)
-        n._saved = (save_in(input), save_in(target))
-        return make(y, True, n)
-    return make(y)
-
-
-def _check_vector_or_matrix(x):
-    if x.ndim > 2:
-        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-                           f"{_shape_str(x.shape)}")
-
-
-class MultiMarginLossBackward0(Node):
-    __slots__ = ("coef", "bdim")
-    _saved_names = ("self",)
-
-    def backward(self, F, g):
-        if self.bdim and len(_shape_of(F, g)) == 1:
-            g = F.unsqueeze(g, 1)
-        return (_const_grad(F, self.coef, g, "aten::multi_margin_loss_backward", self),)
-
-
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="mean"):
-    check_nondiff("multi_margin_loss", "weight", weight)
-    x = input._data
-    t = target._data
-    nd = x.ndim
-    _check_vector_or_matrix(x)
-    x2 = x.reshape(1, -1) if nd <= 1 else x
-    N, C = x2.shape
-    t1 = t.reshape(-1)
-    if t.ndim > 1 or t1.size != N:
-        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of "
-                           f"input samples (batch size). Expected target size [{N}], but got "
-                           f"{_shape_str(t.shape)}. Input has shape {_shape_str(x.shape)}.")
-    if t1.size and (t1.min() < 0 or t1.max() >= C):
-        raise RuntimeError("target out of range")
-    if weight is not None and weight._data.size != C and weight._data.ndim:
-        raise RuntimeError("inconsistent weight size, expected [" + str(C) + "] but got "
-                           + _shape_str(weight._data.shape))
-    _check_weight_dtype(x, weight)
-    t1 = t1.astype(np.int64)
-    xy = np.take_along_axis(x2, t1[:, None], 1)
-    z = margin - xy + x2
-    other = np.ones(x2.shape, bool)
-    if N:
-        np.put_along_axis(other, t1[:, None], False, 1)
-    pos = (z > 0) & other
-    h = np.where(pos, z if p == 1 else z * z, 0)
-    wt = None
-    if weight is not None:
-        wt = weight._data.astype(x.dtype, copy=False).reshape(-1)[t1][:, None]
-        h = h * wt
-    L = (h.sum(1) / C).astype(x.dtype)
-    if nd <= 1:
-        L = L.reshape(())
-    y = reduce_array(L, reduction)
-    if input._rg and grad.enabled:
-        d = np.where(pos, 1.0 if p == 1 else 2 * z, 0).astype(x.dtype)
-        if wt is not None:
-            d = d * wt
-        d = d / C
-        if N:
-            np.put_along_axis(d, t1[:, None], -d.sum(1, keepdims=True), 1)
-        d = (d * _scale(reduction, L.size)).astype(x.dtype)
-        n = MultiMarginLossBackward0((edge(input),))
-        n.coef = d.reshape(x.shape)
-        n.bdim = nd == 2 and reduction == "none"
-        n._saved = (save_in(input),)
-        return make(y, True, n)
-    return make(y)
-
-
-class MultilabelMarginLossBackward0(MultiMarginLossBackward0):
-    __slots__ = ()
-
-    def backward(self, F, g):
-        if self.bdim and len(_shape_of(F, g)) == 1:
-            g = F.unsqueeze(g, 1)
-        return (_const_grad(F, self.coef, g, "aten::multilabel_margin_loss_backward", self),)
-
-
-def multilabel_margin_loss(input, target, reduction="mean"):
-    x = input._data
-    t = target._data
-    nd = x.ndim
-    _check_vector_or_matrix(x)
-    if t.shape != x.shape and not (nd <= 1 and t.ndim <= 1 and t.size == x.size):
-        raise RuntimeError(f"inconsistent target size: {_shape_str(t.shape)} for input of size: "
-                           f"{_shape_str(x.shape)}")
-    x2 = x.reshape(1, -1) if nd <= 1 else x
-    t2 = t.reshape(x2.shape).astype(np.int64)
-    N, C = x2.shape
-    # the target list of a row is its prefix before the first -1
-    valid = np.cumprod(t2 != -1, axis=1).astype(bool)
-    if np.any((t2 < -1) | (t2 >= C)):
-        raise RuntimeError("argument #2 'target' is out of range")
-    is_t = np.zeros((N, C), bool)
-    rows = np.arange(N)
-    is_t[np.nonzero(valid)[0], t2[valid]] = True
-    nont = ~is_t
-    L = np.zeros(N, x.dtype)
-    d = np.zeros((N, C), x.dtype)
-    # one target slot at a time, vectorised over the batch: O(N C) memory
-    for j in range(int(valid.sum(1).max()) if N else 0):
-        v = valid[:, j]
-        c = np.where(v, t2[:, j], 0)
-        z = 1 - np.take_along_axis(x2, c[:, None], 1) + x2
-        act = (z > 0) & nont & v[:, None]
-        L += np.where(act, z, 0).sum(1).astype(x.dtype)
-        d += act
-        d[rows, c] -= act.sum(1)
-    L = (L / C).astype(x.dtype)
-    if nd <= 1:
-        L = L.reshape(())
-    y = reduce_array(L, reduction)
-    if input._rg and grad.enabled:
-        d = d / C * _scale(reduction, L.size)
-        n = MultilabelMarginLossBackward0((edge(input),))
-        n.coef = d.astype(x.dtype).reshape(x.shape)
-        n.bdim = nd == 2 and reduction == "none"
-        n._saved = (save_in(input),)
-        return make(y, True, n)
-    return make(y)

@@ -40,9 +40,8 @@ class CtcLossBackward0(Node):
         return (_const_grad(F, self.coef, gb, "aten::_ctc_loss_backward", self),)
 
 
-def ctc_loss_per_sample(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    """Negative log likelihood per sample (torch._ctc_loss's first output): log_probs (T, N, C), shape (N,)."""
-    lp = log_probs._data
+def _check_args(lp, targets, input_lengths, target_lengths, blank):
+    """(targets array, input lengths, target lengths), after PyTorch's first checks."""
     if lp.ndim != 3:
         raise RuntimeError(f"ctc_loss: expected log_probs to be 3-D (T, N, C), got {lp.ndim}-D")
     T, N, C = lp.shape
@@ -57,7 +56,11 @@ def ctc_loss_per_sample(log_probs, targets, input_lengths, target_lengths, blank
         raise RuntimeError("input_lengths must be of size batch_size")
     if tl.size != N:
         raise RuntimeError("target_lengths must be of size batch_size")
-    Smax = int(tl.max()) if N else 0
+    return tg, il, tl
+
+
+def _labels(tg, tl, N, Smax):
+    """(N, Smax) labels per sample: rows of a 2-D targets, or the concatenated 1-D targets cut by length."""
     if tg.ndim == 2:
         if tg.shape[1] < Smax:
             raise RuntimeError(f"Expected tensor to have size at least {Smax} at dimension 1, but got size "
@@ -66,27 +69,15 @@ def ctc_loss_per_sample(log_probs, targets, input_lengths, target_lengths, blank
         lab = np.zeros((N, Smax), np.int64)
         if Smax:
             lab[:] = tg[:, :Smax]
-    else:
-        off = np.concatenate([[0], np.cumsum(tl)[:-1]]).astype(np.int64)
-        idx = off[:, None] + np.arange(Smax)[None, :]
-        lab = tg.reshape(-1)[np.minimum(idx, max(tg.size - 1, 0))] if tg.size else np.zeros((N, Smax), np.int64)
-    for b in range(N):
-        if il[b] > T or il[b] < 0:
-            raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {il[b]} "
-                               f"(while checking arguments for ctc_loss_allocate_outputs)")
-    smask = np.arange(Smax)[None, :] < tl[:, None]
-    lab = np.where(smask, lab, blank)
-    Lmax = 2 * Smax + 1
-    ext = np.full((N, Lmax), blank, np.int64)
-    ext[:, 1::2] = lab
-    Lb = 2 * tl + 1
-    lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (T, N, Lmax)), 2).astype(np.float64)  # (T, N, Lmax)
-    s_idx = np.arange(Lmax)
-    skip = np.zeros((N, Lmax), bool)
-    if Lmax > 2:
-        skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
-    valid_s = s_idx[None, :] < Lb[:, None]
-    # forward
+        return lab
+    off = np.concatenate([[0], np.cumsum(tl)[:-1]]).astype(np.int64)
+    idx = off[:, None] + np.arange(Smax)[None, :]
+    return tg.reshape(-1)[np.minimum(idx, max(tg.size - 1, 0))] if tg.size else np.zeros((N, Smax), np.int64)
+
+
+def _alpha(lpe, tl, valid_s, skip):
+    """Forward variables: alpha[t, n, s] = log P(prefix of the extended labels up to s at time t)."""
+    T, N, Lmax = lpe.shape
     alpha = np.full((T, N, Lmax), _NEG)
     if T:
         a0 = np.full((N, Lmax), _NEG)
@@ -99,19 +90,13 @@ def ctc_loss_per_sample(log_probs, targets, input_lengths, target_lengths, blank
             p1 = np.concatenate([np.full((N, 1), _NEG), p[:, :-1]], 1)
             p2 = np.concatenate([np.full((N, 2), _NEG), p[:, :-2]], 1)[:, :Lmax]
             alpha[t] = np.where(valid_s, _lse3(p, p1, np.where(skip, p2, _NEG)) + lpe[t], _NEG)
+    return alpha
+
+
+def _beta(lpe, il, tl, Lb, valid_s, skip):
+    """Backward variables: beta[t, n, s] = log P(suffix from s at time t), starting at each input's end."""
+    T, N, Lmax = lpe.shape
     bi = np.arange(N)
-    tlast = np.maximum(il - 1, 0)
-    aT = alpha[tlast, bi] if T else np.full((N, Lmax), _NEG)
-    end1 = aT[bi, Lb - 1]
-    end2 = np.where(tl > 0, aT[bi, np.maximum(Lb - 2, 0)], _NEG)
-    with np.errstate(invalid="ignore"):
-        ll = np.logaddexp(end1, end2)
-    ll = np.where(il > 0, ll, np.where(tl == 0, 0.0, _NEG))
-    nll = -ll
-    y = nll.astype(lp.dtype)
-    if not (log_probs._rg and grad.enabled):
-        return make(y)
-    # backward (beta), only when a gradient is needed
     beta = np.full((T, N, Lmax), _NEG)
     nxt = np.full((N, Lmax), _NEG)
     sk2 = np.zeros((N, Lmax), bool)
@@ -129,12 +114,17 @@ def ctc_loss_per_sample(log_probs, targets, input_lengths, target_lengths, blank
         cur = np.where((t == il - 1)[:, None], init, np.where((t < il - 1)[:, None], rec, _NEG))
         beta[t] = cur
         nxt = cur
-    # grad = exp(lp) - sum over the positions s labelled c of exp(alpha + beta + nll - lp)
+    return beta
+
+
+def _gradient(lp, lpe, alpha, beta, nll, ext, il, zero_infinity):
+    """grad = exp(lp) - sum over the positions s labelled c of exp(alpha + beta + nll - lp)."""
+    T, N = lp.shape[:2]
     with np.errstate(over="ignore", invalid="ignore"):
         gr = np.exp(lp)
         contrib = np.exp(alpha + beta + nll[None, :, None] - lpe)
     tt = np.broadcast_to(np.arange(T)[:, None, None], contrib.shape)
-    bb = np.broadcast_to(bi[None, :, None], contrib.shape)
+    bb = np.broadcast_to(np.arange(N)[None, :, None], contrib.shape)
     cc = np.broadcast_to(ext[None], contrib.shape)
     live = contrib != 0
     np.subtract.at(gr, (tt[live], bb[live], cc[live]), contrib[live].astype(gr.dtype))
@@ -142,7 +132,49 @@ def ctc_loss_per_sample(log_probs, targets, input_lengths, target_lengths, blank
     gr[:, np.isinf(nll)] = 0 if zero_infinity else np.nan
     tmask = np.arange(T)[:, None] < il[None, :]
     gr[~tmask] = 0
+    return gr
+
+
+def ctc_loss_per_sample(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    """Negative log likelihood per sample (torch._ctc_loss's first output): log_probs (T, N, C), shape (N,).
+    The extended labels put a blank before, between and after the targets; alpha / beta are the usual
+    forward / backward variables over them, the gradient is computed only when log_probs needs one."""
+    lp = log_probs._data
+    tg, il, tl = _check_args(lp, targets, input_lengths, target_lengths, blank)
+    T, N, C = lp.shape
+    Smax = int(tl.max()) if N else 0
+    lab = _labels(tg, tl, N, Smax)
+    for b in range(N):
+        if il[b] > T or il[b] < 0:
+            raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {il[b]} "
+                               f"(while checking arguments for ctc_loss_allocate_outputs)")
+    smask = np.arange(Smax)[None, :] < tl[:, None]
+    lab = np.where(smask, lab, blank)
+    Lmax = 2 * Smax + 1
+    ext = np.full((N, Lmax), blank, np.int64)
+    ext[:, 1::2] = lab
+    Lb = 2 * tl + 1
+    lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (T, N, Lmax)), 2).astype(np.float64)  # (T, N, Lmax)
+    s_idx = np.arange(Lmax)
+    skip = np.zeros((N, Lmax), bool)
+    if Lmax > 2:
+        skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    valid_s = s_idx[None, :] < Lb[:, None]
+    alpha = _alpha(lpe, tl, valid_s, skip)
+    bi = np.arange(N)
+    tlast = np.maximum(il - 1, 0)
+    aT = alpha[tlast, bi] if T else np.full((N, Lmax), _NEG)
+    end1 = aT[bi, Lb - 1]
+    end2 = np.where(tl > 0, aT[bi, np.maximum(Lb - 2, 0)], _NEG)
+    with np.errstate(invalid="ignore"):
+        ll = np.logaddexp(end1, end2)
+    ll = np.where(il > 0, ll, np.where(tl == 0, 0.0, _NEG))
+    nll = -ll
+    y = nll.astype(lp.dtype)
+    if not (log_probs._rg and grad.enabled):
+        return make(y)
+    beta = _beta(lpe, il, tl, Lb, valid_s, skip)
     n = CtcLossBackward0((edge(log_probs),))
-    n.coef = gr
+    n.coef = _gradient(lp, lpe, alpha, beta, nll, ext, il, zero_infinity)
     n._saved = (save_in(log_probs),)
     return make(y, True, n)

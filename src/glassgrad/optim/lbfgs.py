@@ -109,6 +109,66 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     return br_f[low], br_g[low], br[low], evals
 
 
+class _History:
+    """What LBFGS keeps between steps (as arrays and NumPy scalars; stored in the state as Tensors):
+    the last direction d and step t, the curvature pairs (old_dirs: y, old_stps: s, ro: 1 / y.s), H_diag,
+    the previous gradient and loss, and al (the first loop's coefficients)."""
+    __slots__ = ("d", "t", "old_dirs", "old_stps", "ro", "H_diag", "prev_flat_grad", "prev_loss", "al")
+
+    def __init__(self, state):
+        self.d = _arr(state.get("d"))
+        self.t = _scalar(_arr(state.get("t")))
+        self.old_dirs = [_arr(v) for v in state.get("old_dirs") or []]
+        self.old_stps = [_arr(v) for v in state.get("old_stps") or []]
+        self.ro = [_scalar(_arr(v)) for v in state.get("ro") or []]
+        self.H_diag = _scalar(_arr(state.get("H_diag")))
+        prev_flat_grad = _arr(state.get("prev_flat_grad"))
+        self.prev_flat_grad = None if prev_flat_grad is None else prev_flat_grad.copy()
+        self.prev_loss = state.get("prev_loss")
+        self.al = None if "al" not in state else [_scalar(_arr(v)) for v in state["al"]]
+
+    def save(self, state):
+        state["d"] = _ten(self.d)
+        state["t"] = _ten(self.t)
+        state["old_dirs"] = [_ten(v) for v in self.old_dirs]
+        state["old_stps"] = [_ten(v) for v in self.old_stps]
+        state["ro"] = [_ten(v) for v in self.ro]
+        state["H_diag"] = _ten(self.H_diag)
+        state["prev_flat_grad"] = _ten(self.prev_flat_grad)
+        state["prev_loss"] = self.prev_loss
+        if self.al is not None:
+            state["al"] = [_ten(v) for v in self.al]
+
+    def direction(self, flat_grad, history_size):
+        """d = -H grad by the two-loop recursion, after adding the newest pair (y, s) when y.s > 1e-10."""
+        y = flat_grad - self.prev_flat_grad
+        s = self.d * self.t
+        ys = np.dot(y, s)
+        if ys > 1e-10:
+            if len(self.old_dirs) == history_size:
+                self.old_dirs.pop(0)
+                self.old_stps.pop(0)
+                self.ro.pop(0)
+            self.old_dirs.append(y)
+            self.old_stps.append(s)
+            self.ro.append(1.0 / ys)
+            self.H_diag = ys / np.dot(y, y)
+        old_dirs, old_stps, ro, num_old = self.old_dirs, self.old_stps, self.ro, len(self.old_dirs)
+        if self.al is None:
+            self.al = [None] * history_size
+        al = self.al
+        q = -flat_grad
+        dt = q.dtype.type
+        for i in range(num_old - 1, -1, -1):
+            al[i] = np.dot(old_stps[i], q) * ro[i]
+            q = _fma(old_dirs[i], dt(-al[i]), q, q.dtype)
+        r = q * self.H_diag
+        for i in range(num_old):
+            be_i = np.dot(old_dirs[i], r) * ro[i]
+            r = _fma(old_stps[i], dt(al[i] - be_i), r, r.dtype)
+        return r
+
+
 class LBFGS(Optimizer):
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):
@@ -168,7 +228,6 @@ class LBFGS(Optimizer):
         lr = _to_scalar(group["lr"])
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tol_grad, tol_change = group["tolerance_grad"], group["tolerance_change"]
-        line_search_fn, history_size = group["line_search_fn"], group["history_size"]
 
         def run_closure():
             with enable_grad():
@@ -185,98 +244,59 @@ class LBFGS(Optimizer):
         if np.abs(flat_grad).max() <= tol_grad:
             return orig_loss
 
-        d = _arr(state.get("d"))
-        t = _scalar(_arr(state.get("t")))
-        old_dirs = [_arr(v) for v in state.get("old_dirs") or []]
-        old_stps = [_arr(v) for v in state.get("old_stps") or []]
-        ro = [_scalar(_arr(v)) for v in state.get("ro") or []]
-        H_diag = _scalar(_arr(state.get("H_diag")))
-        prev_flat_grad = _arr(state.get("prev_flat_grad"))
-        prev_flat_grad = None if prev_flat_grad is None else prev_flat_grad.copy()
-        prev_loss = state.get("prev_loss")
-        al = None if "al" not in state else [_scalar(_arr(v)) for v in state["al"]]
-
+        h = _History(state)
         n_iter = 0
         while n_iter < max_iter:
             n_iter += 1
             state["n_iter"] += 1
             if state["n_iter"] == 1:
-                d = -flat_grad
-                old_dirs, old_stps, ro = [], [], []
-                H_diag = 1
+                h.d = -flat_grad
+                h.old_dirs, h.old_stps, h.ro = [], [], []
+                h.H_diag = 1
             else:
-                y = flat_grad - prev_flat_grad
-                s = d * t
-                ys = np.dot(y, s)
-                if ys > 1e-10:
-                    if len(old_dirs) == history_size:
-                        old_dirs.pop(0)
-                        old_stps.pop(0)
-                        ro.pop(0)
-                    old_dirs.append(y)
-                    old_stps.append(s)
-                    ro.append(1.0 / ys)
-                    H_diag = ys / np.dot(y, y)
-                num_old = len(old_dirs)
-                if al is None:
-                    al = [None] * history_size
-                q = -flat_grad
-                dt = q.dtype.type
-                for i in range(num_old - 1, -1, -1):
-                    al[i] = np.dot(old_stps[i], q) * ro[i]
-                    q = _fma(old_dirs[i], dt(-al[i]), q, q.dtype)
-                d = r = q * H_diag
-                for i in range(num_old):
-                    be_i = np.dot(old_dirs[i], r) * ro[i]
-                    r = _fma(old_stps[i], dt(al[i] - be_i), r, r.dtype)
-                d = r
-            prev_flat_grad = flat_grad.copy()
-            prev_loss = loss
+                h.d = h.direction(flat_grad, group["history_size"])
+            h.prev_flat_grad = flat_grad.copy()
+            h.prev_loss = loss
             if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / np.abs(flat_grad).sum()) * lr
+                h.t = min(1.0, 1.0 / np.abs(flat_grad).sum()) * lr
             else:
-                t = lr
-            gtd = np.dot(flat_grad, d)
+                h.t = lr
+            gtd = np.dot(flat_grad, h.d)
             if gtd > -tol_change:
                 break
-            ls_evals = 0
-            if line_search_fn is not None:
-                if line_search_fn != "strong_wolfe":
-                    raise RuntimeError("only 'strong_wolfe' is supported")
-                x_init = self._clone_param()
-
-                def obj_func(x, t, d):
-                    return self._directional_evaluate(run_closure, x, t, d)
-
-                loss, flat_grad, t, ls_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd,
-                                                             max_ls=max_eval - current_evals)
-                self._add_grad(t, d)
-                opt_cond = np.abs(flat_grad).max() <= tol_grad
-            else:
-                self._add_grad(t, d)
-                opt_cond = False
-                if n_iter != max_iter:
-                    loss = float(run_closure())
-                    flat_grad = self._gather_flat_grad()
-                    opt_cond = np.abs(flat_grad).max() <= tol_grad
-                    ls_evals = 1
+            loss, flat_grad, ls_evals, opt_cond = self._move(run_closure, h, loss, flat_grad, gtd, n_iter,
+                                                             max_iter, max_eval - current_evals)
             current_evals += ls_evals
             state["func_evals"] += ls_evals
             if n_iter == max_iter or current_evals >= max_eval or opt_cond:
                 break
-            if np.abs(d * t).max() <= tol_change:
+            if np.abs(h.d * h.t).max() <= tol_change:
                 break
-            if abs(loss - prev_loss) < tol_change:
+            if abs(loss - h.prev_loss) < tol_change:
                 break
-
-        state["d"] = _ten(d)
-        state["t"] = _ten(t)
-        state["old_dirs"] = [_ten(v) for v in old_dirs]
-        state["old_stps"] = [_ten(v) for v in old_stps]
-        state["ro"] = [_ten(v) for v in ro]
-        state["H_diag"] = _ten(H_diag)
-        state["prev_flat_grad"] = _ten(prev_flat_grad)
-        state["prev_loss"] = prev_loss
-        if al is not None:
-            state["al"] = [_ten(v) for v in al]
+        h.save(state)
         return orig_loss
+
+    def _move(self, run_closure, h, loss, flat_grad, gtd, n_iter, max_iter, max_ls):
+        """Step along h.d: by the strong-Wolfe line search (which sets h.t), or by h.t and one new evaluation
+        (none on the last iteration).  Returns (loss, flat_grad, evaluations, optimal)."""
+        group = self.param_groups[0]
+        line_search_fn, tol_grad = group["line_search_fn"], group["tolerance_grad"]
+        if line_search_fn is not None:
+            if line_search_fn != "strong_wolfe":
+                raise RuntimeError("only 'strong_wolfe' is supported")
+            x_init = self._clone_param()
+
+            def obj_func(x, t, d):
+                return self._directional_evaluate(run_closure, x, t, d)
+
+            loss, flat_grad, h.t, ls_evals = _strong_wolfe(obj_func, x_init, h.t, h.d, loss, flat_grad, gtd,
+                                                           max_ls=max_ls)
+            self._add_grad(h.t, h.d)
+            return loss, flat_grad, ls_evals, np.abs(flat_grad).max() <= tol_grad
+        self._add_grad(h.t, h.d)
+        if n_iter == max_iter:
+            return loss, flat_grad, 0, False
+        loss = float(run_closure())
+        flat_grad = self._gather_flat_grad()
+        return loss, flat_grad, 1, np.abs(flat_grad).max() <= tol_grad

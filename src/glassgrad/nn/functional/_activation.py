@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype
-from ...ops import activation as A
+from ...ops import activation as A, gelu as _gelu_op
 from ...ops._core import make, broadcast_error
 from ...ops._core import _inplace
 from ...ops import unary as _U, softmax as _sm
@@ -122,7 +122,7 @@ def celu_(input, alpha=1.0):
 
 # -- smooth gates -----------------------------------------------------------------------------------
 def gelu(input, *, approximate="none"):
-    return A.gelu(input, approximate)
+    return _gelu_op.gelu(input, approximate)
 
 
 def silu(input, inplace=False):

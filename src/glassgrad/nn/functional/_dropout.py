@@ -1,12 +1,12 @@
-"""nn.functional: dropout family (the mask is drawn in ops/norm.py exactly as PyTorch's CPU kernel draws
+"""nn.functional: dropout family (the mask is drawn in ops/dropout.py exactly as PyTorch's CPU kernel draws
 it, so the same seed drops the same elements)."""
 import warnings
 
-from ...ops import norm as _N
+from ...ops import dropout as _D
 
 __all__ = ["dropout", "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"]
 
-_impl = _N._dropout_impl
+_impl = _D._dropout_impl
 
 
 def _check_p(p):

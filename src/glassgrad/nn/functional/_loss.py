@@ -1,19 +1,18 @@
 """nn.functional: loss functions (PyTorch 2.13 semantics).
 
-Losses with their own PyTorch backward node call the primitives of ops/loss.py; the others are
-composites of glassgrad ops written as PyTorch writes them, so grad_fn names (the last op) agree.
+Losses with their own PyTorch backward node call the primitives of ops/loss.py (nll_loss_nd,
+cross_entropy, mse / smooth_l1 / huber), ops/loss_bce.py, ops/loss_margin.py and ops/loss_ctc.py; the others
+are composites of glassgrad ops written as PyTorch writes them, so grad_fn names (the last op) agree.
 """
 import math
 import warnings
 
 import numpy as np
 
-from ... import _dtype
 from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
-from ...ops import loss as _L
+from ...ops import loss as _L, loss_bce as _BCE, loss_margin as _M
 from ...ops.loss_ctc import ctc_loss_per_sample
-from ...ops.arithmetic import _div_scalar
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss",
@@ -93,73 +92,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _L.nll_loss_nd(input, target, weight, reduction, ignore_index)
 
 
-def _class_weight_view(weight, ndim, class_dim):
-    shape = [1] * ndim
-    shape[class_dim] = weight.shape[0]
-    return weight.view(shape)
-
-
-def _check_smoothing(ls):
-    if ls > 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {ls}")
-
-
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
-    G = _G()
     reduction = _reduction(size_average, reduce, reduction)
-    class_dim = 0 if input.dim() <= 1 else 1
-    if tuple(input.shape) == tuple(target.shape):
-        # class probabilities
-        if not target.dtype.is_floating_point:
-            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
-                               f"{_dtype.from_numpy_dtype(target._data.dtype).name_c}")
-        if ignore_index >= 0:
-            raise RuntimeError("ignore_index is not supported for floating point target")
-        _check_smoothing(label_smoothing)
-        n_classes = input.shape[class_dim]
-        if weight is not None and weight.numel() != n_classes:
-            raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes "
-                               f"or no classes but got weight tensor of shape: {_L._shape_str(weight.shape)}")
-        lsm = G.log_softmax(input, class_dim)
-        if label_smoothing > 0:
-            target = target * (1 - label_smoothing) + label_smoothing / n_classes
-        prod = lsm * target
-        if weight is not None:
-            prod = prod * _class_weight_view(weight, input.dim(), class_dim)
-        if reduction == "none":
-            return -prod.sum(class_dim)
-        if reduction == "sum":
-            return -prod.sum()
-        if input.numel() == 0:
-            return -(prod.sum() * float("nan"))   # torch: -(sum.fill_(nan)); glassgrad fill_ cuts the graph
-        return _div_scalar(-prod.sum(), input.numel() / n_classes)
-    if label_smoothing > 0:
-        _check_smoothing(label_smoothing)
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    lsm = G.log_softmax(input, class_dim)
-    nll = _L.nll_loss_nd(lsm, target, weight, reduction, ignore_index)
-    if label_smoothing <= 0:
-        return nll
-    n_classes = input.shape[class_dim]
-    ign = target._data == ignore_index
-    if weight is not None:
-        smooth = -(lsm * _class_weight_view(weight, input.dim(), class_dim)).sum(class_dim)
-    else:
-        smooth = -lsm.sum(class_dim)
-    smooth = G.masked_fill(smooth, _make(ign), 0.0)
-    if reduction == "mean":
-        if weight is not None:
-            tw = weight._data[target._data[~ign].reshape(-1).astype(np.int64)].sum()
-        else:
-            tw = (~ign).sum()
-        ret = smooth.sum() / _make(np.asarray(tw, dtype=smooth._data.dtype if weight is not None else np.int64))
-    elif reduction == "sum":
-        ret = smooth.sum()
-    else:
-        ret = smooth
-    return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+    return _L.cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
 # -- regression losses ------------------------------------------------------------------------------
@@ -243,7 +179,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None:
         new = _broadcast_shapes_msg(tuple(target.shape), tuple(weight.shape))
         weight = weight.expand(new)
-    return _L.binary_cross_entropy(input, target, weight, reduction)
+    return _BCE.binary_cross_entropy(input, target, weight, reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -251,7 +187,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
-    return _L.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+    return _BCE.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -436,7 +372,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
-    return _L.soft_margin_loss(input, target, reduction)
+    return _M.soft_margin_loss(input, target, reduction)
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
@@ -446,12 +382,12 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
-    return _L.multi_margin_loss(input, target, p, margin, weight, reduction)
+    return _M.multi_margin_loss(input, target, p, margin, weight, reduction)
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
-    return _L.multilabel_margin_loss(input, target, reduction)
+    return _M.multilabel_margin_loss(input, target, reduction)
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):

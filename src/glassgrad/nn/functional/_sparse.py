@@ -1,8 +1,8 @@
-"""nn.functional: embedding, embedding_bag, one_hot (primitives in ops/norm.py)."""
+"""nn.functional: embedding, embedding_bag, one_hot (primitives in ops/embedding.py)."""
 import warnings
 
 from ... import _dtype
-from ...ops import norm as _N
+from ...ops import embedding as _E
 from ...ops.creation import arange
 from ...autograd.grad_mode import no_grad
 
@@ -11,7 +11,7 @@ __all__ = ["embedding", "embedding_bag", "one_hot"]
 
 def _renorm(weight, input, max_norm, norm_type):
     with no_grad():
-        _N.embedding_renorm_(weight, input, max_norm, norm_type)
+        _E.embedding_renorm_(weight, input, max_norm, norm_type)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
@@ -30,7 +30,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if max_norm is not None:
         input = input.contiguous()
         _renorm(weight, input, max_norm, norm_type)
-    return _N.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+    return _E.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
@@ -80,7 +80,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
                                   "on GitHub.")
-    return _N._embedding_bag(weight, input, offsets, scale_grad_by_freq, mode_enum, sparse, per_sample_weights,
+    return _E._embedding_bag(weight, input, offsets, scale_grad_by_freq, mode_enum, sparse, per_sample_weights,
                             include_last_offset, padding_idx)
 
 
@@ -90,4 +90,4 @@ def _type_str(x):
 
 
 def one_hot(tensor, num_classes=-1):
-    return _N._one_hot(tensor, num_classes)
+    return _E._one_hot(tensor, num_classes)
