@@ -8,8 +8,8 @@ saved tensors over it on the right.
 
 That is only correct for formulas that touch ``g`` solely through operators that broadcast from
 the right and through ``F``'s functions -- so stacking is done only for the node classes that name a
-rule in their ``stack_rule`` (``autograd.graph.Node``; a fallback table here for the ops files that do
-not declare it yet), each checked by reading its formula; tests compare every rule with the per-term loop.
+rule in their ``stack_rule`` (``autograd.graph.Node``, declared beside the formula), each checked by
+reading its formula; tests compare every rule with the per-term loop.
 Formulas that look at ``g.ndim`` or reduce ``g`` against a saved tensor of higher rank get a
 custom rule.  Every stacked result is checked to have shape ``(K,) + expected``; anything else
 (an exception, a wrong shape) makes the caller fall back to one call per term.
@@ -239,30 +239,10 @@ _RULES = {"generic": _generic, "t": _t_rule, "pointwise_loss": _pointwise_rule, 
           "conv": _conv_rule, "mm": _mm_rule, "addmm": _addmm_rule}
 
 
-def _fallback_table():
-    """class -> rule name for the loss nodes, whose file does not declare ``stack_rule`` yet."""
-    from ..ops import loss as LS
-    table = {}
-    for cls in (LS.MseLossBackward0, LS.SmoothL1LossBackward0, LS.HuberLossBackward0):
-        table[cls] = "pointwise_loss"
-    table[LS.NllLossBackward0] = "nll"
-    table[LS.NllLoss2DBackward0] = "nll"
-    return table
-
-
-_FALLBACK = None
-
-
 def rule_for(node):
     """The rule that runs `node`'s backward on stacked gradients, or None (one call per term): named by
-    the class's ``stack_rule``, else by the fallback table."""
-    cls = type(node)
-    name = cls.stack_rule
-    if name is None:
-        global _FALLBACK
-        if _FALLBACK is None:
-            _FALLBACK = _fallback_table()
-        name = _FALLBACK.get(cls)
+    its class's ``stack_rule``, declared beside the formula."""
+    name = type(node).stack_rule
     return None if name is None else _RULES[name]
 
 

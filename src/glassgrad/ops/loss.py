@@ -104,6 +104,7 @@ class NllLossBackward0(Node):
     """dx[i, t_i] = coef_i * g_i (coef = -w[t_i], / total_weight for 'mean'; 0 where ignored)."""
     __slots__ = ("tgt", "coef", "shape", "dt", "bdim")
     _saved_names = ("self",)
+    stack_rule = "nll"        # explain.attribute's rule for stacked gradients (Node.stack_rule)
 
     def _mask(self):
         M = np.zeros(self.shape, self.dt)
@@ -354,6 +355,7 @@ class _Pointwise(Node):
 
 class MseLossBackward0(_Pointwise):
     __slots__ = ()
+    stack_rule = "pointwise_loss"    # explain.attribute's rule for stacked gradients (Node.stack_rule)
 
     def _d(self, F, diff, g):
         return 2 * diff * g
@@ -361,6 +363,7 @@ class MseLossBackward0(_Pointwise):
 
 class SmoothL1LossBackward0(_Pointwise):
     __slots__ = ()
+    stack_rule = "pointwise_loss"    # explain.attribute's rule for stacked gradients (Node.stack_rule)
 
     def _d(self, F, diff, g):
         b = self.param
@@ -370,6 +373,7 @@ class SmoothL1LossBackward0(_Pointwise):
 
 class HuberLossBackward0(_Pointwise):
     __slots__ = ()
+    stack_rule = "pointwise_loss"    # explain.attribute's rule for stacked gradients (Node.stack_rule)
 
     def _d(self, F, diff, g):
         dl = self.param
