@@ -8,7 +8,7 @@ import torch
 import glassgrad
 from glassgrad.autograd import traversal as tv
 from glassgrad.autograd.graph import AccumulateGrad, Node
-from glassgrad.ops._ns import ARR, TEN
+from glassgrad.ops.namespaces import ARR, TEN
 
 LIBS = (torch, glassgrad)
 
@@ -291,6 +291,6 @@ def test_stack_rule_is_declared_on_node_classes():
 
 
 def test_array_namespace_is_public():
-    assert isinstance(ARR, glassgrad.ops._ns.ArrayNamespace)
+    assert isinstance(ARR, glassgrad.ops.namespaces.ArrayNamespace)
     t = ARR.to_tensor(np.arange(3.0))
     assert isinstance(t, glassgrad.Tensor) and not t.requires_grad and t.grad_fn is None

@@ -333,7 +333,7 @@ def test_topk_partition_path_with_ties_matches_torch_values(k, largest):
                                        (5, 400, 20, 0), (10, 100, 2, 0)])
 def test_index_add_by_rank_is_add_at_bit_for_bit(V, N, D, dim):
     from glassgrad.ops import gather_scatter as M
-    from glassgrad.ops._ns import ARR
+    from glassgrad.ops.namespaces import ARR
     rng = np.random.default_rng(V + N)
     idx = np.arange(N) % V if V == N else rng.integers(0, V, N)
     shape = (V, D) if dim == 0 else (D, V)

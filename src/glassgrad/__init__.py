@@ -22,7 +22,7 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inferen
 from . import autograd
 from .autograd.anomaly import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_detect_anomaly  # noqa: E402
 from .ops import _core as _ops_core  # noqa: F401  (first: the ops families import their shared helpers from it)
-from .ops import _ns as _ns  # noqa: F401  (wires the backward namespaces)
+from .ops import namespaces as _namespaces  # noqa: F401  (plugs the backward namespaces into autograd)
 from .ops.creation import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.conversion import clone

@@ -58,14 +58,14 @@ class set_detect_anomaly:
         state.anomaly_check_nan = self.prev_nan
 
 
-def run_with_anomaly(node, grads, F):
+def run_with_anomaly(node, grads, ns):
     """Run node's backward; on error print the forward trace; with check_nan, raise on NaN output."""
     import numpy as np
     from .graph import freed_error
     try:
         if node._saved is None:
             raise freed_error()
-        out = node.backward(F, grads[0]) if node.n_outputs == 1 else node.backward(F, grads)
+        out = node.backward(ns, grads[0]) if node.n_outputs == 1 else node.backward(ns, grads)
     except Exception:
         _warn_trace(node)
         raise
@@ -73,7 +73,7 @@ def run_with_anomaly(node, grads, F):
         for i, g in enumerate(out):
             if g is None:
                 continue
-            arr = F.data(g)
+            arr = ns.data(g)
             if arr.dtype.kind == "f" and np.isnan(arr).any():
                 _warn_trace(node)
                 raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")

@@ -23,7 +23,7 @@ pre-hooks), retain_grad, then Node pre-hooks; the gradient is captured for autog
 the backward runs; then Node post-hooks.  Hook results are checked with torch's messages.
 
 Gradients flow as raw arrays; with ``create_graph=True`` they flow as Tensors, and each
-backward runs through glassgrad's own differentiable ops (see ``ops/_ns.py``).  Nothing
+backward runs through glassgrad's own differentiable ops (see ``ops/namespaces.py``).  Nothing
 here recurses, so a 100,000-op chain is fine.
 """
 import heapq
@@ -38,7 +38,7 @@ _heappush, _heappop = heapq.heappush, heapq.heappop
 
 
 def _namespaces():
-    """(ARR, TEN): the backward namespaces, which ops/_ns.py plugs into autograd.graph (use_namespaces)."""
+    """(ARR, TEN): the backward namespaces, which ops/namespaces.py plugs into autograd.graph (use_namespaces)."""
     return _graph.ARR, _graph.TEN
 
 
@@ -75,14 +75,14 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
 
 
 class _Backward:
-    """What one backward call carries into its phases: the namespace `F`, the targets of autograd.grad
+    """What one backward call carries into its phases: the namespace `ns`, the targets of autograd.grad
     (`captures` -> `results`, `needed` nodes; None for a plain backward), its flags, explain's observer
     and the arrays held elsewhere (`held`)."""
-    __slots__ = ("F", "keep_graph", "create_graph", "accumulate", "watch", "anomaly", "captures", "needed",
+    __slots__ = ("ns", "keep_graph", "create_graph", "accumulate", "watch", "anomaly", "captures", "needed",
                  "results", "held")
 
-    def __init__(self, F, keep_graph, create_graph, accumulate, watch):
-        self.F = F
+    def __init__(self, ns, keep_graph, create_graph, accumulate, watch):
+        self.ns = ns
         self.keep_graph = keep_graph
         self.create_graph = create_graph
         self.accumulate = accumulate
@@ -130,7 +130,7 @@ def _run_node(node, grads, run):
     (`_call_pre_hooks`), the capture for autograd.grad, the backward call, post-hooks, explain's
     observation point and the release of saved tensors (unless retain_graph).  Returns the gradients it
     hands to ``node.next_functions`` -- ``()`` when it hands on nothing (pruned, or an AccumulateGrad)."""
-    F = run.F
+    ns = run.ns
     is_acc = node.__class__ is AccumulateGrad
     execute = run.needed is None or _wanted(node, is_acc, run)      # 4. pruning
     if is_acc:
@@ -138,11 +138,11 @@ def _run_node(node, grads, run):
         if extra is not None and grads[0] is not None:
             th = extra.get("hooks")     # a leaf's tensor hooks: AccumulateGrad's tensor pre-hooks
             if th:
-                grads = [_run_tensor_hooks(th, grads[0], F)]
+                grads = [_run_tensor_hooks(th, grads[0], ns)]
                 run.held.hold(grads[0])
     hooks = node._hooks
     if hooks is not None:
-        grads = _call_pre_hooks(node, hooks, grads, F, execute)
+        grads = _call_pre_hooks(node, hooks, grads, ns, execute)
         run.held.hold_all(grads)
     if run.captures is not None:
         _capture(node, grads, run)
@@ -156,18 +156,18 @@ def _run_node(node, grads, run):
         if g0 is None:
             out_grads = (None,) * len(node.next_functions)    # no gradient reached this node
         elif run.anomaly or node._saved is None:
-            out_grads = _call_node(node, grads, F)
+            out_grads = _call_node(node, grads, ns)
         else:
-            out_grads = node.backward(F, g0)                # the usual case, inlined
+            out_grads = node.backward(ns, g0)                # the usual case, inlined
     else:
         for g in grads:
             if g is not None:
-                out_grads = _call_node(node, grads, F)
+                out_grads = _call_node(node, grads, ns)
                 break
         else:
             out_grads = (None,) * len(node.next_functions)
     if hooks is not None and hooks.post:
-        out_grads = _call_post_hooks(node, hooks, out_grads, grads, F)
+        out_grads = _call_post_hooks(node, hooks, out_grads, grads, ns)
     watch = run.watch
     if watch is not None:      # explain observation point: this node's gradients in and out
         watch.on_node(node, grads, out_grads)
@@ -201,9 +201,9 @@ def _accumulate_leaf(node, grads, hooks, run):
     array when nobody else holds it), then its post-hooks run."""
     g0 = grads[0]
     if g0 is not None:
-        _accumulate(node.variable, g0, run.create_graph, run.F, run.held.adopt(g0))
+        _accumulate(node.variable, g0, run.create_graph, run.ns, run.held.adopt(g0))
     if hooks is not None and hooks.post:
-        _call_post_hooks(node, hooks, (), grads, run.F)
+        _call_post_hooks(node, hooks, (), grads, run.ns)
 
 
 def _dependencies(root, needed=None):
@@ -272,22 +272,22 @@ def needed_nodes(roots, targets):
     return needed
 
 
-def _call_node(node, grads, F):
+def _call_node(node, grads, ns):
     if state.anomaly:
         from .anomaly import run_with_anomaly
-        return run_with_anomaly(node, grads, F)
+        return run_with_anomaly(node, grads, ns)
     if node._saved is None:
         raise freed_error()
     if node.n_outputs == 1:
-        return node.backward(F, grads[0])
-    return node.backward(F, grads)
+        return node.backward(ns, grads[0])
+    return node.backward(ns, grads)
 
 
 def _hook_name(fn):
     return getattr(fn, "__name__", "<unknown>")
 
 
-def _check_one(fn, orig, r, F):
+def _check_one(fn, orig, r, ns):
     """PyTorch's checks on one value a hook returned (orig: the value it replaces)."""
     from .._tensor import Tensor
     if r is None:
@@ -296,64 +296,64 @@ def _check_one(fn, orig, r, F):
         raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(r, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
-    o = F.data(orig)
+    o = ns.data(orig)
     if r._data.dtype != o.dtype:
         from .._dtype import _FROM_NP
         raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the type of value (was "
                            f"torch.{_FROM_NP[o.dtype]._legacy} got torch.{_FROM_NP[r._data.dtype]._legacy})")
     if r._data.shape != o.shape:
         raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the size of value")
-    return F.from_tensor(r)
+    return ns.from_tensor(r)
 
 
-def _check_tuple(fn, origs, r, F):
+def _check_tuple(fn, origs, r, ns):
     if not isinstance(r, tuple):
         raise TypeError(f"expected tuple, but hook returned '{type(r).__name__}'")
     if len(r) != len(origs):
         raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number of values (got {len(r)}, "
                            f"but expected {len(origs)})")
-    return [_check_one(fn, o, v, F) for o, v in zip(origs, r)]
+    return [_check_one(fn, o, v, ns) for o, v in zip(origs, r)]
 
 
-def _run_tensor_hooks(fns, g, F):
+def _run_tensor_hooks(fns, g, ns):
     for fn in tuple(fns.values()):
-        r = fn(F.to_tensor(g))
+        r = fn(ns.to_tensor(g))
         if r is not None:
-            g = _check_one(fn, g, r, F)
+            g = _check_one(fn, g, r, ns)
     return g
 
 
-def _call_pre_hooks(node, hooks, grads, F, execute=True):
+def _call_pre_hooks(node, hooks, grads, ns, execute=True):
     """Tensor hooks, then retain_grad, then (if the node runs) the node's pre-hooks -- torch's order."""
     grads = list(grads)
     for nr, fns in hooks.tensor_pre.items():
         if grads[nr] is not None:
-            grads[nr] = _run_tensor_hooks(fns, grads[nr], F)
+            grads[nr] = _run_tensor_hooks(fns, grads[nr], ns)
     for nr, t in hooks.retain.items():
         g = grads[nr]
         if g is not None:
-            _retain(t, g, F)
+            _retain(t, g, ns)
     if hooks.pre and execute:
         for fn in tuple(hooks.pre.values()):
-            r = fn(tuple(F.to_tensor(g) for g in grads))
+            r = fn(tuple(ns.to_tensor(g) for g in grads))
             if r is not None:
-                grads = _check_tuple(fn, grads, r, F)
+                grads = _check_tuple(fn, grads, r, ns)
     return grads
 
 
-def _call_post_hooks(node, hooks, out_grads, grads, F):
+def _call_post_hooks(node, hooks, out_grads, grads, ns):
     for fn in tuple(hooks.post.values()):
-        r = fn(tuple(F.to_tensor(g) for g in out_grads), tuple(F.to_tensor(g) for g in grads))
+        r = fn(tuple(ns.to_tensor(g) for g in out_grads), tuple(ns.to_tensor(g) for g in grads))
         if r is not None:
-            out_grads = _check_tuple(fn, out_grads, r, F)
+            out_grads = _check_tuple(fn, out_grads, r, ns)
     return out_grads
 
 
-def _retain(t, g, F):
+def _retain(t, g, ns):
     """retain_grad(): a non-leaf keeps (and accumulates) its gradient like a leaf."""
     from .._tensor import _make
-    if F.is_tensor_mode:
-        g = F.to_tensor(g)
+    if ns.is_tensor_mode:
+        g = ns.to_tensor(g)
         t._grad = g if t._grad is None else t._grad + g
     else:
         t._grad = _make(g.copy()) if t._grad is None else _make(t._grad._data + g)
@@ -399,7 +399,7 @@ class _Held:
         return True
 
 
-def _accumulate(var, g, create_graph, F, adopt=False):
+def _accumulate(var, g, create_graph, ns, adopt=False):
     """AccumulateGrad: ``.grad += g``, then post-accumulate hooks (tensor hooks ran before).
 
     `adopt`: nobody else holds `g`, so a first .grad may take it without a copy when it owns its
@@ -407,7 +407,7 @@ def _accumulate(var, g, create_graph, F, adopt=False):
     from .._tensor import _make
     extra = var._extra
     if create_graph:
-        g = F.to_tensor(g)
+        g = ns.to_tensor(g)
         if g.dtype is not var.dtype:
             g = g.to(var.dtype)
         if var._grad is None:
@@ -418,7 +418,7 @@ def _accumulate(var, g, create_graph, F, adopt=False):
         if g.dtype != var._data.dtype:
             g = g.astype(var._data.dtype)
         if g.shape != var._data.shape:
-            g = F.sum_to(g, var._data.shape)
+            g = ns.sum_to(g, var._data.shape)
         cur = var._grad
         if cur is None:
             if not (adopt and g.flags.writeable and g.flags.c_contiguous):

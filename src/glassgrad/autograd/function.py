@@ -81,7 +81,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def n_outputs(self):
         return self._n_out
 
-    def backward(self, F, grads):
+    def backward(self, ns, grads):
         from .._tensor import _make
         import numpy as np
         cls = self._forward_cls
@@ -93,7 +93,7 @@ class BackwardCFunction(Node, FunctionCtx):
         for g, (shape, dt) in zip(grads, self._out_meta):
             if g is None and self._materialize:
                 g = np.zeros(shape, dt)
-            gts.append(None if g is None else F.to_tensor(g) if F.is_tensor_mode else _make(g))
+            gts.append(None if g is None else ns.to_tensor(g) if ns.is_tensor_mode else _make(g))
         res = cls.backward(self, *gts)
         if not isinstance(res, tuple):
             res = (res,)
@@ -129,10 +129,10 @@ class BackwardCFunction(Node, FunctionCtx):
                 if not ok:
                     raise RuntimeError(f"Function {name} returned an invalid gradient at index {pos} - got "
                                        f"{list(r._data.shape)} but expected shape compatible with {list(shape)}")
-                r = r.sum_to_size(tuple(shape)) if F.is_tensor_mode else _make(F.sum_to(r._data, tuple(shape)))
+                r = r.sum_to_size(tuple(shape)) if ns.is_tensor_mode else _make(ns.sum_to(r._data, tuple(shape)))
             if r._data.dtype != dt:
                 r = r.to(_dtype_of(dt))
-            out.append(r if F.is_tensor_mode else r._data)
+            out.append(r if ns.is_tensor_mode else r._data)
         return tuple(out)
 
 

@@ -9,11 +9,11 @@ Saved tensors are tuples, cheap to make on the hot path:
   * an input:  ``(tensor, version)``
   * an output: ``(array, version_counter, version, output_nr)`` -- the output Tensor itself
     is not stored (that would be a reference cycle output -> grad_fn -> output).
-They are unpacked through the backward namespace ``F`` (``F.unpack(node)``), which checks
+They are unpacked through the backward namespace ``ns`` (``ns.unpack(node)``), which checks
 the version counter (``check_saved``) and raises PyTorch's errors for modified or freed tensors.
 
 The graph primitives every op uses live here: ``edge(t)`` (the edge a node gets for input ``t``),
-``NO_EDGE``, ``save_in`` / ``save_out``.  The two backward namespaces are defined in ``ops/_ns.py``
+``NO_EDGE``, ``save_in`` / ``save_out``.  The two backward namespaces are defined in ``ops/namespaces.py``
 (they are built from ops) and plugged in here by ``use_namespaces`` when ops is imported.
 """
 import itertools
@@ -80,13 +80,13 @@ def check_saved(node, s):
     return arr
 
 
-# -- the backward namespaces (ops/_ns.py's ARR and TEN), plugged in when ops is imported -----------------
+# -- the backward namespaces (ops/namespaces.py's ARR and TEN), plugged in when ops is imported -----------------
 ARR = TEN = None
 
 
 def use_namespaces(array_ns, tensor_ns):
     """Plug in the two namespaces backward formulas run in: `array_ns` (raw arrays, the usual case) and
-    `tensor_ns` (Tensors, create_graph).  ops/_ns.py calls this when it is imported."""
+    `tensor_ns` (Tensors, create_graph).  ops/namespaces.py calls this when it is imported."""
     global ARR, TEN
     ARR, TEN = array_ns, tensor_ns
 
@@ -219,7 +219,7 @@ class Node:
                 pass
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def backward(self, F, grad):  # pragma: no cover - every node overrides it
+    def backward(self, ns, grad):  # pragma: no cover - every node overrides it
         raise NotImplementedError
 
     # the engine calls this; a Python-level Node subclass may override

@@ -101,13 +101,13 @@ class CopySlices(Node):
         self.view_fn = view_fn
         self.fn = fn
 
-    def backward(self, F, g):
-        gv = F.apply_view(g, self.view_fn)
+    def backward(self, ns, g):
+        gv = ns.apply_view(g, self.view_fn)
         if self.fn._saved is None:
             raise freed_error()
-        res = self.fn.backward(F, gv)
+        res = self.fn.backward(ns, gv)
         g_old_view = res[0]
-        gb = F.view_fill(g, self.view_fn, 0 if g_old_view is None else g_old_view)
+        gb = ns.view_fill(g, self.view_fn, 0 if g_old_view is None else g_old_view)
         return (gb,) + tuple(res[1:])
 
     def _release(self):
@@ -125,8 +125,8 @@ class AsStridedBackward0(Node):
         self.dtype = dtype
         self.view_fn = view_fn
 
-    def backward(self, F, g):
-        return (F.view_scatter(self.shape, self.view_fn, g),)
+    def backward(self, ns, g):
+        return (ns.view_scatter(self.shape, self.view_fn, g),)
 
 
 ViewFromBase = AsStridedBackward0

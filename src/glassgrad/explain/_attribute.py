@@ -24,7 +24,7 @@ from ..autograd.graph import AccumulateGrad
 from ..autograd.grad_mode import state
 from ..autograd.traversal import (accumulate_grad, call_backward, dependency_counts, grad_accumulator,
                                   is_released, nodes_on_path, sequence_nr)
-from ..ops._ns import ARR
+from ..ops.namespaces import ARR
 from ._attribute_stack import StackNS, stacked_call, rule_for
 
 __all__ = ["attribute", "Attribution"]

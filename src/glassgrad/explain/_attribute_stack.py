@@ -7,7 +7,7 @@ namespace (``StackNS``) whose shape functions (``sum_to``, ``expand``, ``reshape
 saved tensors over it on the right.
 
 That is only correct for formulas that touch ``g`` solely through operators that broadcast from
-the right and through ``F``'s functions -- so stacking is done only for the node classes that name a
+the right and through ``ns``'s functions -- so stacking is done only for the node classes that name a
 rule in their ``stack_rule`` (``autograd.graph.Node``, declared beside the formula), each checked by
 reading its formula; tests compare every rule with the per-term loop.
 Formulas that look at ``g.ndim`` or reduce ``g`` against a saved tensor of higher rank get a
@@ -17,7 +17,7 @@ custom rule.  Every stacked result is checked to have shape ``(K,) + expected``;
 import numpy as np
 
 from ..autograd.traversal import saved_values
-from ..ops._ns import ArrayNamespace
+from ..ops.namespaces import ArrayNamespace
 
 __all__ = ["Unstackable", "StackNS", "stacked_call", "expected_in_shapes"]
 

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..ops._ns import ARR
+from ..ops.namespaces import ARR
 
 __all__ = ["Attribution"]
 

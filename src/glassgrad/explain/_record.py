@@ -333,7 +333,7 @@ def _as_tensor(g):
     if g is None:
         return None
     from .._tensor import Tensor
-    from ..ops._ns import ARR
+    from ..ops.namespaces import ARR
     return g if isinstance(g, Tensor) else ARR.to_tensor(np.asarray(g))
 
 

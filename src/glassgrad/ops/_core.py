@@ -15,8 +15,8 @@ The pattern of an op (see unary.py):
     class ExpBackward0(Node):
         __slots__ = ()
         _saved_names = ("result",)
-        def backward(self, F, gy):
-            y, = F.unpack(self)
+        def backward(self, ns, gy):
+            y, = ns.unpack(self)
             return (gy * y,)
 """
 import numpy as np
@@ -192,17 +192,17 @@ class _Binary(Node):
     """Node of a binary op: remembers each input's shape and dtype to reduce its gradient."""
     __slots__ = ("ashape", "bshape", "adt", "bdt", "other")
 
-    def _red(self, F, ga, gb):
+    def _red(self, ns, ga, gb):
         if ga is not None:
             if ga.shape != self.ashape:
-                ga = F.sum_to(ga, self.ashape)
+                ga = ns.sum_to(ga, self.ashape)
             if ga.dtype != self.adt:
-                ga = F.cast(ga, self.adt)
+                ga = ns.cast(ga, self.adt)
         if gb is not None:
             if gb.shape != self.bshape:
-                gb = F.sum_to(gb, self.bshape)
+                gb = ns.sum_to(gb, self.bshape)
             if gb.dtype != self.bdt:
-                gb = F.cast(gb, self.bdt)
+                gb = ns.cast(gb, self.bdt)
         return ga, gb
 
 
@@ -258,15 +258,15 @@ def _check_cast(out, x):
             raise RuntimeError(f"result type {r.name_c} can't be cast to the desired output type {t.name_c}")
 
 
-def _red_n(F, grads, shapes, dts):
+def _red_n(ns, grads, shapes, dts):
     """_Binary._red for any number of inputs: each gradient summed to its input's shape, cast to its dtype."""
     out = []
     for g, s, d in zip(grads, shapes, dts):
         if g is not None:
             if g.shape != s:
-                g = F.sum_to(g, s)
+                g = ns.sum_to(g, s)
             if g.dtype != d:
-                g = F.cast(g, d)
+                g = ns.cast(g, d)
         out.append(g)
     return tuple(out)
 
@@ -290,8 +290,8 @@ def _detached_overwrite(x, arr, name="FillBackward2"):
 class _OverwriteBackward(Node):     # x overwritten with constants; dx = 0
     __slots__ = ()
 
-    def backward(self, F, g):
-        return (F.zeros_like(g),)
+    def backward(self, ns, g):
+        return (ns.zeros_like(g),)
 
 
 class FillBackward2(_OverwriteBackward):        # x.fill_(v), and the initialisers without a node of their own

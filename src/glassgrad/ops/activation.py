@@ -5,7 +5,7 @@ ops: leaky_relu hardtanh elu (selu, celu) silu mish hardsigmoid hardswish softpl
      that PyTorch records with a different node (LeakyReluBackward1, EluBackward1, ...).
      gelu and its float32 kernels live in ops/gelu.py (it uses the helpers below).
 
-Every forward runs on arrays; every backward is written once with F (arrays or Tensors), so
+Every forward runs on arrays; every backward is written once with ns (arrays or Tensors), so
 second derivatives compose.  Piecewise-linear ops (leaky_relu, hardtanh, threshold, shrink)
 have a gradient whose derivative is zero, yet PyTorch's gradient still depends on the input:
 `_tie` keeps that dependence in tensor mode so double backward sees the same graph shape.
@@ -62,28 +62,28 @@ def _record(x, y, cls, save="self", **attrs):
     return make(y)
 
 
-def _tie(F, r, x):
+def _tie(ns, r, x):
     """r, made to depend (with zero derivative) on x in tensor mode when it does not already."""
-    if F.is_tensor_mode and not r.requires_grad and x.requires_grad:
-        return F.where(F.const(np.zeros((), np.bool_), r), x, r)
+    if ns.is_tensor_mode and not r.requires_grad and x.requires_grad:
+        return ns.where(ns.const(np.zeros((), np.bool_), r), x, r)
     return r
 
 
-def _sel(F, cond, a, b):
+def _sel(ns, cond, a, b):
     """where(cond, a, b) for a boolean array cond (never differentiated)."""
-    return F.where(F.const(cond, a), a, b)
+    return ns.where(ns.const(cond, a), a, b)
 
 
-def _cat(F, parts, dim):
-    if F.is_tensor_mode:
+def _cat(ns, parts, dim):
+    if ns.is_tensor_mode:
         from .shape import cat
         return cat(parts, dim)
     return np.concatenate(parts, axis=dim)
 
 
-def _halves(F, x, dim):
+def _halves(ns, x, dim):
     h = x.shape[dim] // 2
-    if F.is_tensor_mode:
+    if ns.is_tensor_mode:
         from .slicing import narrow
         return narrow(x, dim, 0, h), narrow(x, dim, h, h)
     return np.split(x, 2, axis=dim)
@@ -92,7 +92,7 @@ def _halves(F, x, dim):
 class _NoDerivative(Node):
     __slots__ = ("what",)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         raise RuntimeError(f"derivative for aten::{self.what} is not implemented")
 
 
@@ -117,19 +117,19 @@ class LeakyReluBackward0(Node):     # dx = gy where x > 0 else gy * slope
     __slots__ = ("negative_slope",)
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        return (_tie(F, _sel(F, F.data(x) > 0, g, g * self.negative_slope), x),)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        return (_tie(ns, _sel(ns, ns.data(x) > 0, g, g * self.negative_slope), x),)
 
 
 class LeakyReluBackward1(LeakyReluBackward0):   # in place: the same from the result
     __slots__ = ()
     _saved_names = ("result",)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         if self.negative_slope < 0:
             raise RuntimeError(_LEAKY_INPLACE_MSG)
-        return LeakyReluBackward0.backward(self, F, g)
+        return LeakyReluBackward0.backward(self, ns, g)
 
 
 def _leaky(a, slope):
@@ -152,10 +152,10 @@ class HardtanhBackward0(Node):      # dx = gy inside (min_val, max_val), else 0
     __slots__ = ("min_val", "max_val")
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        xd = F.data(x)
-        return (_tie(F, F.mask(~((xd <= self.min_val) | (xd >= self.max_val)), g), x),)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        xd = ns.data(x)
+        return (_tie(ns, ns.mask(~((xd <= self.min_val) | (xd >= self.max_val)), g), x),)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
@@ -188,22 +188,22 @@ class EluBackward0(Node):   # y = scale x (x > 0); scale alpha (exp(x input_scal
     __slots__ = ("alpha", "scale", "input_scale")
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        neg = g * (F.exp(x * self.input_scale) * (self.alpha * self.scale * self.input_scale))
-        return (_sel(F, F.data(x) <= 0, neg, g * self.scale),)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        neg = g * (ns.exp(x * self.input_scale) * (self.alpha * self.scale * self.input_scale))
+        return (_sel(ns, ns.data(x) <= 0, neg, g * self.scale),)
 
 
 class EluBackward1(EluBackward0):   # in place: from the result, dy/dx = input_scale (y + alpha scale) for y <= 0
     __slots__ = ()
     _saved_names = ("result",)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         if self.alpha < 0:
             raise RuntimeError(_ELU_INPLACE_MSG)
-        y, = F.unpack(self)
+        y, = ns.unpack(self)
         neg = g * ((y + self.alpha * self.scale) * self.input_scale)
-        return (_sel(F, F.data(y) <= 0, neg, g * self.scale),)
+        return (_sel(ns, ns.data(y) <= 0, neg, g * self.scale),)
 
 
 class CeluBackward0(EluBackward0):
@@ -246,17 +246,17 @@ def celu_(input, alpha=1.0):
 
 
 # -- silu / mish ----------------------------------------------------------------------------------------
-def _sig(F, x):
-    return F.sigmoid(x)
+def _sig(ns, x):
+    return ns.sigmoid(x)
 
 
 class SiluBackward0(Node):          # dx = gy s (1 + x (1 - s)), s = sigmoid(x)
     __slots__ = ()
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        s = _sig(F, x)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        s = _sig(ns, x)
         return (g * (s * (x * (1 - s) + 1)),)
 
 
@@ -277,14 +277,14 @@ class MishBackward0(Node):          # dx = gy (tanh(sp) + x sigmoid(x) (1 - tanh
     __slots__ = ()
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        if F.is_tensor_mode:
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        if ns.is_tensor_mode:
             sp = softplus(x)
         else:
             sp = np.logaddexp(np.zeros((), x.dtype), x)
-        t = F.tanh(sp)
-        return (g * (t + x * _sig(F, x) * (1 - t * t)),)
+        t = ns.tanh(sp)
+        return (g * (t + x * _sig(ns, x) * (1 - t * t)),)
 
 
 def mish(input):
@@ -305,11 +305,11 @@ class HardsigmoidBackward0(Node):   # dx = gy / 6 on (-3, 3), else 0
     __slots__ = ()
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        xd = F.data(x)
-        r = F.mask((xd > -3) & (xd < 3), g * (1.0 / 6))
-        if F.is_tensor_mode:        # PyTorch has no derivative for hardsigmoid_backward
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        xd = ns.data(x)
+        r = ns.mask((xd > -3) & (xd < 3), g * (1.0 / 6))
+        if ns.is_tensor_mode:        # PyTorch has no derivative for hardsigmoid_backward
             return (_not_differentiable(r, (g, x), "hardsigmoid_backward"),)
         return (r,)
 
@@ -329,11 +329,11 @@ class HardswishBackward0(Node):     # dx = 0 (x <= -3), gy (x / 3 + 1/2) (-3 < x
     __slots__ = ()
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        xd = F.data(x)
-        mid = F.mask(xd > -3, g * (x / 3 + 0.5))
-        return (_sel(F, ~(xd < 3), g, mid),)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        xd = ns.data(x)
+        mid = ns.mask(xd > -3, g * (x / 3 + 0.5))
+        return (_sel(ns, ~(xd < 3), g, mid),)
 
 
 def hardswish(input):
@@ -352,10 +352,10 @@ class SoftplusBackward0(Node):      # dx = gy sigmoid(beta x), gy where beta x >
     __slots__ = ("beta", "threshold")
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
         bx = x * self.beta
-        return (_sel(F, F.data(bx) > self.threshold, g, g * _sig(F, bx)),)
+        return (_sel(ns, ns.data(bx) > self.threshold, g, g * _sig(ns, bx)),)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -372,9 +372,9 @@ class LogSigmoidBackward0(Node):    # dx = gy sigmoid(-x)
     __slots__ = ()
     _saved_names = ("self", "buffer")
 
-    def backward(self, F, g):
-        x, _ = F.unpack(self)
-        return (g * _sig(F, -x),)
+    def backward(self, ns, g):
+        x, _ = ns.unpack(self)
+        return (g * _sig(ns, -x),)
 
 
 def log_sigmoid(input):
@@ -397,10 +397,10 @@ class SoftshrinkBackward0(Node):    # dx = gy where |x| > lambd
     __slots__ = ("lambd",)
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        xd = F.data(x)
-        return (_tie(F, F.mask(~((xd >= -self.lambd) & (xd <= self.lambd)), g), x),)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        xd = ns.data(x)
+        return (_tie(ns, ns.mask(~((xd >= -self.lambd) & (xd <= self.lambd)), g), x),)
 
 
 class HardshrinkBackward0(SoftshrinkBackward0):
@@ -435,9 +435,9 @@ class ThresholdBackward0(Node):     # dx = gy where x > threshold
     __slots__ = ("threshold",)
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        return (_tie(F, F.mask(~(F.data(x) <= self.threshold), g), x),)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        return (_tie(ns, ns.mask(~(ns.data(x) <= self.threshold), g), x),)
 
 
 class ThresholdBackward1(ThresholdBackward0):
@@ -473,11 +473,11 @@ class GluBackward0(Node):           # y = a sigmoid(b); da = gy s; db = gy a s (
     __slots__ = ("dim",)
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        a, b = _halves(F, x, self.dim)
-        s = _sig(F, b)
-        return (_cat(F, [g * s, g * a * s * (1 - s)], self.dim),)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        a, b = _halves(ns, x, self.dim)
+        s = _sig(ns, b)
+        return (_cat(ns, [g * s, g * a * s * (1 - s)], self.dim),)
 
 
 def glu(input, dim=-1):
@@ -498,14 +498,14 @@ class PreluKernelBackward0(Node):   # dx = gy where x > 0 else gy w; dw = sum(gy
     __slots__ = ("wshape",)
     _saved_names = ("self", "weight")
 
-    def backward(self, F, g):
-        x, w = F.unpack(self)
-        pos = F.data(x) > 0
+    def backward(self, ns, g):
+        x, w = ns.unpack(self)
+        pos = ns.data(x) > 0
         gx = gw = None
         if self.next_functions[0][0] is not None:
-            gx = _sel(F, pos, g, g * w)
+            gx = _sel(ns, pos, g, g * w)
         if self.next_functions[1][0] is not None:
-            gw = F.sum_to(F.mask(~pos, g * x), self.wshape)
+            gw = ns.sum_to(ns.mask(~pos, g * x), self.wshape)
         return gx, gw
 
 
@@ -530,14 +530,14 @@ class RreluWithNoiseBackward0(Node):   # training: dx = gy noise; eval: leaky_re
     __slots__ = ("lower", "upper", "training")
     _saved_names = ("self", "noise")
 
-    def backward(self, F, g):
-        x, noise = F.unpack(self)
+    def backward(self, ns, g):
+        x, noise = ns.unpack(self)
         if self.training and float(np.float32(self.upper)) - float(np.float32(self.lower)) > 1e-6:
-            return (_tie(F, g * noise, x),)
+            return (_tie(ns, g * noise, x),)
         slope = (self.lower + self.upper) / 2
         if slope < 0 and type(self) is RreluWithNoiseBackward1:
             raise RuntimeError(_LEAKY_INPLACE_MSG)
-        return (_tie(F, _sel(F, F.data(x) > 0, g, g * slope), x),)
+        return (_tie(ns, _sel(ns, ns.data(x) > 0, g, g * slope), x),)
 
 
 class RreluWithNoiseBackward1(RreluWithNoiseBackward0):

@@ -52,15 +52,15 @@ def _scale(x, s):
     return x if s == 1 else x * s
 
 
-def _mm_as(a, b, like, F):
+def _mm_as(a, b, like, ns):
     """a @ b laid out like `like`: when `like` is a transposed (column-major) matrix, such as the
     weight.t() of a Linear, compute (b.T @ a.T).T -- the same GEMM -- so that the gradient reaching the
     weight through TBackward0 is row-major and its AccumulateGrad can adopt it without a copy (ATen's
     mm backward follows the operand's strides the same way)."""
     flags = getattr(like, "flags", None)
     if flags is not None and flags.f_contiguous and not flags.c_contiguous:
-        return F.mT(F.matmul(F.mT(b), F.mT(a)))
-    return F.matmul(a, b)
+        return ns.mT(ns.matmul(ns.mT(b), ns.mT(a)))
+    return ns.matmul(a, b)
 
 
 def _combine(inp, prod, beta, alpha):
@@ -75,15 +75,15 @@ def _combine(inp, prod, beta, alpha):
 
 
 # -- addmm ---------------------------------------------------------------------------------------
-def _addmm_bw(n, F, g, inp, m1, m2):
+def _addmm_bw(n, ns, g, inp, m1, m2):
     beta, alpha, ishape = n.info
     gi = g1 = g2 = None
     if n.need(0):
-        gi = F.sum_to(_scale(g, beta), ishape)
+        gi = ns.sum_to(_scale(g, beta), ishape)
     if n.need(1):
-        g1 = _scale(_mm_as(g, F.mT(m2), m1, F), alpha)
+        g1 = _scale(_mm_as(g, ns.mT(m2), m1, ns), alpha)
     if n.need(2):
-        g2 = _scale(_mm_as(F.mT(m1), g, m2, F), alpha)
+        g2 = _scale(_mm_as(ns.mT(m1), g, m2, ns), alpha)
     return (gi, g1, g2)
 
 
@@ -117,11 +117,11 @@ def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
 
 
 # -- addmv ---------------------------------------------------------------------------------------
-def _addmv_bw(n, F, g, inp, m, v):
+def _addmv_bw(n, ns, g, inp, m, v):
     beta, alpha, ishape = n.info
-    gi = F.sum_to(_scale(g, beta), ishape) if n.need(0) else None
-    gm = _scale(F.outer(g, v), alpha) if n.need(1) else None
-    gv = _scale(F.matmul(F.mT(m), g), alpha) if n.need(2) else None
+    gi = ns.sum_to(_scale(g, beta), ishape) if n.need(0) else None
+    gm = _scale(ns.outer(g, v), alpha) if n.need(1) else None
+    gv = _scale(ns.matmul(ns.mT(m), g), alpha) if n.need(2) else None
     return (gi, gm, gv)
 
 
@@ -139,12 +139,12 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
 
 
 # -- baddbmm / addbmm ----------------------------------------------------------------------------
-def _addbmm_bw(n, F, g, inp, b1, b2):
+def _addbmm_bw(n, ns, g, inp, b1, b2):
     beta, alpha, ishape, reduce = n.info
-    gi = F.sum_to(_scale(g, beta), ishape) if n.need(0) else None
-    gb = F.unsqueeze(g, 0) if reduce else g
-    g1 = _scale(F.matmul(gb, F.mT(b2)), alpha) if n.need(1) else None
-    g2 = _scale(F.matmul(F.mT(b1), gb), alpha) if n.need(2) else None
+    gi = ns.sum_to(_scale(g, beta), ishape) if n.need(0) else None
+    gb = ns.unsqueeze(g, 0) if reduce else g
+    g1 = _scale(ns.matmul(gb, ns.mT(b2)), alpha) if n.need(1) else None
+    g2 = _scale(ns.matmul(ns.mT(b1), gb), alpha) if n.need(2) else None
     return (gi, g1, g2)
 
 

@@ -25,38 +25,38 @@ class AddBackward0(_Binary):        # y = a + alpha * b; da = gy; db = alpha * g
     __slots__ = ("alpha",)
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         gb = None
         if self.bshape is not None:
             gb = g if self.alpha == 1 else g * self.alpha
-        return self._red(F, g, gb)
+        return self._red(ns, g, gb)
 
 
 class SubBackward0(AddBackward0):   # y = a - alpha * b; da = gy; db = -alpha * gy
     __slots__ = ()
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         gb = None
         if self.bshape is not None:
             gb = -g if self.alpha == 1 else g * (-self.alpha)
-        return self._red(F, g, gb)
+        return self._red(ns, g, gb)
 
 
 class RsubBackward1(_Binary):       # y = other - alpha * a (other a scalar); da = -alpha * gy
     __slots__ = ("alpha",)
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return self._red(F, -g if self.alpha == 1 else g * (-self.alpha), None)
+    def backward(self, ns, g):
+        return self._red(ns, -g if self.alpha == 1 else g * (-self.alpha), None)
 
 
 class RsubBackward0(_Binary):       # y = b - alpha * a (b a tensor); da = -alpha * gy; db = gy
     __slots__ = ("alpha",)
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return self._red(F, -g if self.alpha == 1 else g * (-self.alpha), g)
+    def backward(self, ns, g):
+        return self._red(ns, -g if self.alpha == 1 else g * (-self.alpha), g)
 
 
 def _check_alpha(a_dtype_kind, alpha, fn="add"):
@@ -120,13 +120,13 @@ class MulBackward0(_Binary):        # y = a * b; da = gy * b; db = gy * a
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("self", "other")
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         if self.bshape is None:                      # b is a Python number
-            return self._red(F, g * self.other, None)
-        a, b = F.unpack(self)
+            return self._red(ns, g * self.other, None)
+        a, b = ns.unpack(self)
         ga = None if self.next_functions[0][0] is None else g * b
         gb = None if self.next_functions[1][0] is None else g * a
-        return self._red(F, ga, gb)
+        return self._red(ns, ga, gb)
 
 
 def _save_pair(n, a, bt):
@@ -155,28 +155,28 @@ class DivBackward0(_Binary):        # y = a / b; da = gy / b; db = -gy * a / b**
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("self", "other")
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         if self.bshape is None:
-            return self._red(F, g / self.other, None)
-        a, b = F.unpack(self)
+            return self._red(ns, g / self.other, None)
+        a, b = ns.unpack(self)
         ga = None if self.next_functions[0][0] is None else g / b
         gb = None if self.next_functions[1][0] is None else -g * a / (b * b)
-        return self._red(F, ga, gb)
+        return self._red(ns, ga, gb)
 
 
 class DivBackward2(DivBackward0):   # rounding_mode given: zero gradient (piecewise constant)
     __slots__ = ()
     stack_rule = None     # not verified for stacked gradients (explain.attribute calls it per term)
 
-    def backward(self, F, g):
-        z = F.zeros_like(g) * 0
-        return self._red(F, z, None if self.bshape is None else z)
+    def backward(self, ns, g):
+        z = ns.zeros_like(g) * 0
+        return self._red(ns, z, None if self.bshape is None else z)
 
 
 class DivBackward1(Node):           # y = x / c (c a C++ Scalar in x's dtype); dx = gy / c
     __slots__ = ("c",)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         return (g / self.c,)
 
 
@@ -257,7 +257,7 @@ class NegBackward0(Node):           # y = -x; dx = -gy
     __slots__ = ()
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         return (-g,)
 
 
@@ -280,12 +280,12 @@ class PowBackward0(Node):           # y = x ** p (p a number); dx = gy * p * x *
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
         p = self.exponent
         if p == 0:
             return (g * 0,)
-        return (g * (p * F.pow(x, p - 1)),)
+        return (g * (p * ns.pow(x, p - 1)),)
 
 
 class PowBackward1(_Binary):        # y = a ** b; da = gy * b * a ** (b - 1); db = gy * y * log(a)
@@ -293,14 +293,14 @@ class PowBackward1(_Binary):        # y = a ** b; da = gy * b * a ** (b - 1); db
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("self", "exponent", "result")
 
-    def backward(self, F, g):
-        a, b, y = F.unpack(self)
+    def backward(self, ns, g):
+        a, b, y = ns.unpack(self)
         ga = gb = None
         if self.next_functions[0][0] is not None:
-            ga = F.where(F.const(F.data(b) == 0, g), g * 0, g * b * F.pow(a, b - 1))
+            ga = ns.where(ns.const(ns.data(b) == 0, g), g * 0, g * b * ns.pow(a, b - 1))
         if self.next_functions[1][0] is not None:
-            gb = F.where(F.const((F.data(a) == 0) & (F.data(b) >= 0), g), g * 0, g * y * F.log(a))
-        return self._red(F, ga, gb)
+            gb = ns.where(ns.const((ns.data(a) == 0) & (ns.data(b) >= 0), g), g * 0, g * y * ns.log(a))
+        return self._red(ns, ga, gb)
 
 
 class PowBackward2(_Binary):        # y = s ** b (s a number); db = gy * y * log(s)
@@ -308,12 +308,12 @@ class PowBackward2(_Binary):        # y = s ** b (s a number); db = gy * y * log
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("exponent", "result")
 
-    def backward(self, F, g):
-        b, y = F.unpack(self)
+    def backward(self, ns, g):
+        b, y = ns.unpack(self)
         s = self.other
         if s == 0:
-            return (None, F.where(F.const(F.data(b) >= 0, g), g * 0, g * y * float(np.log(s) if s > 0 else np.nan)))
-        return (None, self._red(F, None, g * y * float(np.log(s)))[1])
+            return (None, ns.where(ns.const(ns.data(b) >= 0, g), g * 0, g * y * float(np.log(s) if s > 0 else np.nan)))
+        return (None, self._red(ns, None, g * y * float(np.log(s)))[1])
 
 
 def pow(input, exponent, *, out=None):
@@ -369,9 +369,9 @@ def rpow(input, other):
 class CopyBackwards(Node):          # x.copy_(src); dsrc = gy (summed to src's shape, cast to its dtype)
     __slots__ = ("src_shape", "src_dt")
 
-    def backward(self, F, g):
-        gs = F.sum_to(g, self.src_shape)
-        return (F.zeros_like(g), F.cast(gs, self.src_dt))
+    def backward(self, ns, g):
+        gs = ns.sum_to(g, self.src_shape)
+        return (ns.zeros_like(g), ns.cast(gs, self.src_dt))
 
 
 def _copy_from(x, src):
@@ -433,7 +433,7 @@ true_divide_ = div_
 class _FloorDivideNotImplemented(Node):    # y = floor(a / b): PyTorch has no derivative, its backward raises
     __slots__ = ()
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
@@ -458,19 +458,19 @@ class RemainderBackward1(_Binary):  # y = a - b floor(a / b); da = gy; db = -gy 
     _saved_names = ("self", "other")
     _round = staticmethod(np.floor)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         if self.bshape is None:
-            return self._red(F, g, None)
-        a, b = F.unpack(self)
+            return self._red(ns, g, None)
+        a, b = ns.unpack(self)
         gb = None
         if _want(self, 1):
-            if F.is_tensor_mode:    # a differentiable (zero-gradient) quotient, as PyTorch's
+            if ns.is_tensor_mode:    # a differentiable (zero-gradient) quotient, as PyTorch's
                 q = div(a, b, rounding_mode="floor" if self._round is np.floor else "trunc")
             else:
                 with np.errstate(all="ignore"):
                     q = self._round(a / b)
             gb = -g * q
-        return self._red(F, g, gb)
+        return self._red(ns, g, gb)
 
 
 class RemainderBackward0(RemainderBackward1):  # b a number: da = gy

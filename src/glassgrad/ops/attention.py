@@ -18,9 +18,9 @@ class SafeSoftmaxBackward0(Node):
     __slots__ = ("dim",)
     _saved_names = ("result",)
 
-    def backward(self, F, g):
-        y, = F.unpack(self)
-        return (y * (g - F.sum(g * y, self.dim, True)),)
+    def backward(self, ns, g):
+        y, = ns.unpack(self)
+        return (y * (g - ns.sum(g * y, self.dim, True)),)
 
 
 def _safe_softmax_arr(a, axis=-1, out=None):
@@ -69,21 +69,21 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
     __slots__ = ("scale", "groups", "probs_t", "mask")
     _saved_names = ("query", "key", "value", "output")
 
-    def backward(self, F, g):
-        q, k, v, _ = F.unpack(self)
+    def backward(self, ns, g):
+        q, k, v, _ = ns.unpack(self)
         s, grp = self.scale, self.groups
-        if F.is_tensor_mode:
+        if ns.is_tensor_mode:
             kk = k.repeat_interleave(grp, -3) if grp > 1 else k
             vv = v.repeat_interleave(grp, -3) if grp > 1 else v
             att = matmul(q, kk.transpose(-2, -1)) * s
             if self.mask is not None:
                 att = att + from_numpy(self.mask)
             p = _safe_softmax(att, -1)
-            dv = F.matmul(F.mT(p), g)
-            dp = F.matmul(g, F.mT(vv))
-            ds = p * (dp - F.sum(dp * p, -1, True))
-            dq = F.matmul(ds, kk) * s
-            dk = F.matmul(F.mT(ds), q) * s
+            dv = ns.matmul(ns.mT(p), g)
+            dp = ns.matmul(g, ns.mT(vv))
+            ds = p * (dp - ns.sum(dp * p, -1, True))
+            dq = ns.matmul(ds, kk) * s
+            dk = ns.matmul(ns.mT(ds), q) * s
         else:       # the same with transposed P, dP, dS (in place on the fresh dP^T)
             pt = self.probs_t
             kk = np.repeat(k, grp, axis=-3) if grp > 1 else k
@@ -98,8 +98,8 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
             dk *= s
         if grp > 1:
             b, h, n, d = dk.shape
-            dk = F.sum(F.reshape(dk, (b, h // grp, grp, n, d)), 2)
-            dv = F.sum(F.reshape(dv, (b, h // grp, grp, n, dv.shape[-1])), 2)
+            dk = ns.sum(ns.reshape(dk, (b, h // grp, grp, n, d)), 2)
+            dv = ns.sum(ns.reshape(dv, (b, h // grp, grp, n, dv.shape[-1])), 2)
         return dq, dk, dv
 
 

@@ -34,37 +34,37 @@ class ClampBackward1(Node):         # y = clamp(x, min, max), number bounds; dx 
     __slots__ = ("min", "max")
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        xd = F.data(x)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        xd = ns.data(x)
         m = np.ones(xd.shape, bool)
         if self.min is not None:
             m &= xd >= self.min
         if self.max is not None:
             m &= xd <= self.max
-        return (F.mask(m, g),)
+        return (ns.mask(m, g),)
 
 
 class ClampBackward0(Node):         # tensor bounds: gy goes to the one of x, min, max that y is (max if min > max)
     __slots__ = ("shapes", "dts", "has")
     _saved_names = ("self", "min", "max")
 
-    def backward(self, F, g):
-        sv = F.unpack(self)
-        x = F.data(sv[0])
-        lo = F.data(sv[1]) if self.has[0] else None
-        hi = F.data(sv[2 if self.has[0] else 1]) if self.has[1] else None
+    def backward(self, ns, g):
+        sv = ns.unpack(self)
+        x = ns.data(sv[0])
+        lo = ns.data(sv[1]) if self.has[0] else None
+        hi = ns.data(sv[2 if self.has[0] else 1]) if self.has[1] else None
         gx = gl = gh = None
         if lo is not None and hi is not None:
-            gx = F.mask((x >= lo) & (x <= hi), g)
-            gl = F.mask((x < lo) & (lo < hi), g)
-            gh = F.mask((x > hi) | (hi < lo), g)
+            gx = ns.mask((x >= lo) & (x <= hi), g)
+            gl = ns.mask((x < lo) & (lo < hi), g)
+            gh = ns.mask((x > hi) | (hi < lo), g)
         elif lo is not None:
-            gx, gl = F.mask(x >= lo, g), F.mask(x < lo, g)
+            gx, gl = ns.mask(x >= lo, g), ns.mask(x < lo, g)
         else:
-            gx, gh = F.mask(x <= hi, g), F.mask(x > hi, g)
+            gx, gh = ns.mask(x <= hi, g), ns.mask(x > hi, g)
         grads = [gx if _want(self, 0) else None, gl if _want(self, 1) else None, gh if _want(self, 2) else None]
-        return _red_n(F, grads, self.shapes, self.dts)
+        return _red_n(ns, grads, self.shapes, self.dts)
 
 
 def clamp(input, min=None, max=None, *, out=None):
@@ -148,11 +148,11 @@ class ClampMinBackward1(_Binary):   # y = clamp_min(x, min); dx = gy where x >= 
     _saved_names = ("self", "min")
     _op = np.greater_equal
 
-    def backward(self, F, g):
-        x, m = F.unpack(self)
-        keep = self._op(F.data(x), F.data(m))
-        return self._red(F, F.mask(keep, g) if _want(self, 0) else None,
-                         F.mask(~keep, g) if _want(self, 1) else None)
+    def backward(self, ns, g):
+        x, m = ns.unpack(self)
+        keep = self._op(ns.data(x), ns.data(m))
+        return self._red(ns, ns.mask(keep, g) if _want(self, 0) else None,
+                         ns.mask(~keep, g) if _want(self, 1) else None)
 
 
 class ClampMaxBackward1(ClampMinBackward1):    # y = clamp_max(x, max); dx = gy where x <= max; dmax = gy elsewhere
@@ -199,14 +199,14 @@ class MaximumBackward0(_Binary):    # y = max(a, b); gy goes to the larger, ties
     _saved_names = ("self", "other")
     _lt = np.less
 
-    def backward(self, F, g):
-        a, b = F.unpack(self)
-        ad, bd = F.data(a), F.data(b)
-        eq = F.const(np.broadcast_to(ad == bd, g.shape), g)
+    def backward(self, ns, g):
+        a, b = ns.unpack(self)
+        ad, bd = ns.data(a), ns.data(b)
+        eq = ns.const(np.broadcast_to(ad == bd, g.shape), g)
         half = g * 0.5
-        ga = F.where(eq, half, F.mask(~self._lt(ad, bd), g)) if _want(self, 0) else None
-        gb = F.where(eq, half, F.mask(~self._lt(bd, ad), g)) if _want(self, 1) else None
-        return self._red(F, ga, gb)
+        ga = ns.where(eq, half, ns.mask(~self._lt(ad, bd), g)) if _want(self, 0) else None
+        gb = ns.where(eq, half, ns.mask(~self._lt(bd, ad), g)) if _want(self, 1) else None
+        return self._red(ns, ga, gb)
 
 
 class MinimumBackward0(MaximumBackward0):  # y = min(a, b); gy goes to the smaller, ties split it 0.5 / 0.5
@@ -219,12 +219,12 @@ class FmaxBackward0(_Binary):       # y = fmax(a, b); da = gy where a >= b or b 
     _saved_names = ("self", "other")
     _ge = np.greater_equal
 
-    def backward(self, F, g):
-        a, b = F.unpack(self)
-        ad, bd = F.data(a), F.data(b)
+    def backward(self, ns, g):
+        a, b = ns.unpack(self)
+        ad, bd = ns.data(a), ns.data(b)
         sel = np.broadcast_to(self._ge(ad, bd) | np.isnan(bd), g.shape)
-        return self._red(F, F.mask(sel, g) if _want(self, 0) else None,
-                         F.mask(~sel, g) if _want(self, 1) else None)
+        return self._red(ns, ns.mask(sel, g) if _want(self, 0) else None,
+                         ns.mask(~sel, g) if _want(self, 1) else None)
 
 
 class FminBackward0(FmaxBackward0):    # y = fmin(a, b); da = gy where a <= b or b is nan; db = gy elsewhere
@@ -257,20 +257,20 @@ class Atan2Backward0(_Binary):      # y = atan2(a, b); da = gy b / (a^2 + b^2); 
     __slots__ = ()
     _saved_names = ("self", "other")
 
-    def backward(self, F, g):
-        a, b = F.unpack(self)
+    def backward(self, ns, g):
+        a, b = ns.unpack(self)
         r = g / (a * a + b * b)
-        return self._red(F, r * b if _want(self, 0) else None, -r * a if _want(self, 1) else None)
+        return self._red(ns, r * b if _want(self, 0) else None, -r * a if _want(self, 1) else None)
 
 
 class HypotBackward0(_Binary):      # y = sqrt(a^2 + b^2); da = gy a / y; db = gy b / y
     __slots__ = ()
     _saved_names = ("self", "other", "result")
 
-    def backward(self, F, g):
-        a, b, y = F.unpack(self)
+    def backward(self, ns, g):
+        a, b, y = ns.unpack(self)
         r = g / y
-        return self._red(F, r * a if _want(self, 0) else None, r * b if _want(self, 1) else None)
+        return self._red(ns, r * a if _want(self, 0) else None, r * b if _want(self, 1) else None)
 
 
 def _float_binary(name, fn, cls, save_result=False):
@@ -311,22 +311,22 @@ class XlogyBackward0(_Binary):      # z = x log(y); dx = gy log(y) (0 where x ==
     __slots__ = ()
     _saved_names = ("self", "other")
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         if self.ashape is None:     # XlogyBackward1: self a number
-            b, = F.unpack(self)
-            return (None, self._red(F, None, g * self.other / b)[1])
+            b, = ns.unpack(self)
+            return (None, self._red(ns, None, g * self.other / b)[1])
         if self.bshape is None:     # XlogyBackward2: other a number
-            a, = F.unpack(self)
-            return self._red(F, g * float(np.log(self.other)) if self.other > 0 else
-                             F.mask(np.broadcast_to(F.data(a) != 0, g.shape), g * float(np.log(self.other))), None)
-        a, b = F.unpack(self)
+            a, = ns.unpack(self)
+            return self._red(ns, g * float(np.log(self.other)) if self.other > 0 else
+                             ns.mask(np.broadcast_to(ns.data(a) != 0, g.shape), g * float(np.log(self.other))), None)
+        a, b = ns.unpack(self)
         ga = gb = None
         if _want(self, 0):
-            z = np.broadcast_to((F.data(a) == 0) & (F.data(b) <= 0), g.shape)
-            ga = F.mask(~z, g * F.log(F.where(F.const(z, g), F.ones_like(g), g * 0 + b)))
+            z = np.broadcast_to((ns.data(a) == 0) & (ns.data(b) <= 0), g.shape)
+            ga = ns.mask(~z, g * ns.log(ns.where(ns.const(z, g), ns.ones_like(g), g * 0 + b)))
         if _want(self, 1):
             gb = g * a / b
-        return self._red(F, ga, gb)
+        return self._red(ns, ga, gb)
 
 
 class XlogyBackward1(XlogyBackward0):     # x a number: dy = gy x / y
@@ -368,12 +368,12 @@ class CopysignBackward0(_Binary):   # y = |a| sign(b); da = gy * result / self (
     __slots__ = ()
     _saved_names = ("self", "result")
 
-    def backward(self, F, g):
-        a, y = F.unpack(self)
-        ad = F.data(a)
-        r = F.mask(np.broadcast_to(ad != 0, g.shape), y / F.where(F.const(ad == 0, a), F.ones_like(a), a))
+    def backward(self, ns, g):
+        a, y = ns.unpack(self)
+        ad = ns.data(a)
+        r = ns.mask(np.broadcast_to(ad != 0, g.shape), y / ns.where(ns.const(ad == 0, a), ns.ones_like(a), a))
         gb = None if self.bshape is None or not _want(self, 1) else g * 0
-        return self._red(F, g * r if _want(self, 0) else None, gb)
+        return self._red(ns, g * r if _want(self, 0) else None, gb)
 
 
 class CopysignBackward1(CopysignBackward0):   # b a number

@@ -74,8 +74,8 @@ class _CmpInplaceBackward(Node):
     """x.eq_(other) on a tensor that requires grad: the result is piecewise constant, zero gradient."""
     __slots__ = ("shapes",)
 
-    def backward(self, F, g):
-        return tuple(None if s is None else F.zeros(s, g) for s in self.shapes)
+    def backward(self, ns, g):
+        return tuple(None if s is None else ns.zeros(s, g) for s in self.shapes)
 
 
 def _cmp_inplace(fn, scalar_cls, tensor_cls, x, other):

@@ -2,13 +2,13 @@
 
 ops: convolution (ConvolutionBackward0, plain and transposed), conv_nd (the entry of nn.functional's
      conv1d/2d/3d and conv_transpose1d/2d/3d: PyTorch's argument checks, then the same primitive),
-     im2col (Im2ColBackward0, F.unfold), col2im (Col2ImBackward0, F.fold).
+     im2col (Im2ColBackward0, ns.unfold), col2im (Col2ImBackward0, ns.fold).
 The array kernels of the framed layout are in ops/conv_framed.py.
 
 Convolutions are GEMMs in the "framed" layout (see _Frame): the padded input, split into stride
 phases, laid out channel-major, so that every kernel offset reads a contiguous slice -- one GEMM per
 offset accumulating through BLAS (cblas gemm with beta=1) when the channel counts are large enough,
-else one GEMM over im2col columns copied in long contiguous runs.  F.unfold / F.fold (im2col,
+else one GEMM over im2col columns copied in long contiguous runs.  ns.unfold / ns.fold (im2col,
 col2im) loop over the kernel offsets with strided slice-adds -- never over the batch or pixels.
 Backward formulas are written in terms of the same primitives in tensor mode, so double backward
 works (grad wrt input of a conv is a transposed conv, and so on).
@@ -174,15 +174,15 @@ class ConvolutionBackward0(Node):
         Node._release(self)
         self.xframe = None
 
-    def backward(self, F, gy):
-        x, w = F.unpack(self)
+    def backward(self, ns, gy):
+        x, w = ns.unpack(self)
         s, p, d, g = self.stride, self.padding, self.dilation, self.groups
         nd = len(s)
         want = [nf[0] is not None for nf in self.next_functions]
         gx = gw = gb = None
         if want[2]:
-            gb = F.sum(gy, (0,) + tuple(range(2, 2 + nd)))
-        if not F.is_tensor_mode:
+            gb = ns.sum(gy, (0,) + tuple(range(2, 2 + nd)))
+        if not ns.is_tensor_mode:
             if self.transposed:
                 if want[0]:
                     gx = conv_arr(gy, w, s, p, d, g, x.shape[2:])
@@ -421,42 +421,42 @@ def conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, tran
     return y if batched else squeeze(y, 0)
 
 
-# -- im2col / col2im (F.unfold / F.fold) -------------------------------------------------------------
+# -- im2col / col2im (ns.unfold / ns.fold) -------------------------------------------------------------
 class Im2ColBackward0(Node):
     __slots__ = ("self_sym_argsize_minus_2", "kernel_size", "dilation", "padding", "stride")
 
-    def backward(self, F, g):
-        return (_col2im_any(F, g, self.self_sym_argsize_minus_2, self.kernel_size, self.dilation,
+    def backward(self, ns, g):
+        return (_col2im_any(ns, g, self.self_sym_argsize_minus_2, self.kernel_size, self.dilation,
                             self.padding, self.stride),)
 
 
 class Col2ImBackward0(Node):
     __slots__ = ("kernel_size", "dilation", "padding", "stride")
 
-    def backward(self, F, g):
-        return (_im2col_any(F, g, self.kernel_size, self.dilation, self.padding, self.stride),)
+    def backward(self, ns, g):
+        return (_im2col_any(ns, g, self.kernel_size, self.dilation, self.padding, self.stride),)
 
 
-def _unbatched(F, g, fn):
+def _unbatched(ns, g, fn):
     """Run fn on g with a batch dim added (and removed again)."""
-    if F.is_tensor_mode:
+    if ns.is_tensor_mode:
         from .views import unsqueeze, squeeze
         return squeeze(fn(unsqueeze(g, 0)), 0)
     return fn(g[None])[0]
 
 
-def _im2col_any(F, g, K, d, p, s):
+def _im2col_any(ns, g, K, d, p, s):
     if len(g.shape) == 3:
-        return _unbatched(F, g, lambda t: _im2col_any(F, t, K, d, p, s))
-    if F.is_tensor_mode:
+        return _unbatched(ns, g, lambda t: _im2col_any(ns, t, K, d, p, s))
+    if ns.is_tensor_mode:
         return im2col(g, K, d, p, s)
     return im2col_arr(g, K, d, p, s)
 
 
-def _col2im_any(F, g, S, K, d, p, s):
+def _col2im_any(ns, g, S, K, d, p, s):
     if len(g.shape) == 2:
-        return _unbatched(F, g, lambda t: _col2im_any(F, t, S, K, d, p, s))
-    if F.is_tensor_mode:
+        return _unbatched(ns, g, lambda t: _col2im_any(ns, t, S, K, d, p, s))
+    if ns.is_tensor_mode:
         return col2im(g, S, K, d, p, s)
     return col2im_arr(g, S, K, d, p, s)
 
@@ -512,14 +512,14 @@ class _AttachBackward(Node):
     `self`, so their gradient requires grad under create_graph even where it is linear in grad."""
     __slots__ = ()
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         return (g, None)
 
 
-def attach_self(F, r, node):
-    if not F.is_tensor_mode:
+def attach_self(ns, r, node):
+    if not ns.is_tensor_mode:
         return r
-    x = F.unpack_one(node, node._saved[0])
+    x = ns.unpack_one(node, node._saved[0])
     if not (x._rg and grad.enabled):
         return r
     n = _AttachBackward((edge(r), edge(x)))

@@ -22,8 +22,8 @@ class ToCopyBackward0(Node):         # y = x.to(dtype); dx = gy.to(x.dtype)
     __slots__ = ("in_dtype", "in_device")
     stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (F.cast(g, self.in_dtype),)
+    def backward(self, ns, g):
+        return (ns.cast(g, self.in_dtype),)
 
 
 def to_dtype(x, dtype, copy=False):
@@ -61,8 +61,8 @@ class _ToCopyDevice(ToCopyBackward0):
     __slots__ = ()
     stack_rule = None         # a device copy: not stacked
 
-    def backward(self, F, g):
-        if F.is_tensor_mode:
+    def backward(self, ns, g):
+        if ns.is_tensor_mode:
             return (to_device(g, self.in_device),)
         return (backend.to_device(g, self.in_device),)
 
@@ -74,7 +74,7 @@ class CloneBackward0(Node):          # y = x.clone(); dx = gy
     __slots__ = ()
     stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         return (g,)
 
 

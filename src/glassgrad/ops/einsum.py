@@ -31,7 +31,7 @@ class MulBackward0(_LinalgNode):            # several operands, nothing summed; 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
-def _einsum_bw(n, F, g, *ops):
+def _einsum_bw(n, ns, g, *ops):
     subs, out, sizes, shapes = n.info
     res = []
     for i, s in enumerate(subs):
@@ -43,11 +43,11 @@ def _einsum_bw(n, F, g, *ops):
         avail = set(out).union(*[set(subs[j]) for j in others])
         t = "".join(c for c in uniq if c in avail)
         eq = ",".join([out] + [subs[j] for j in others]) + "->" + t
-        r = F.einsum(eq, g, *[ops[j] for j in others])
+        r = ns.einsum(eq, g, *[ops[j] for j in others])
         full_u = tuple(sizes[c] for c in uniq)
         if t != uniq or tuple(r.shape) != full_u:
-            r = F.reshape(r, tuple(r.shape[t.index(c)] if c in t else 1 for c in uniq))
-            r = F.expand(r, full_u)
+            r = ns.reshape(r, tuple(r.shape[t.index(c)] if c in t else 1 for c in uniq))
+            r = ns.expand(r, full_u)
         if len(uniq) != len(s):
             full = tuple(sizes[c] for c in s)
 
@@ -56,17 +56,17 @@ def _einsum_bw(n, F, g, *ops):
                 for d, c in enumerate(s):
                     st[uniq.index(c)] += a.strides[d]
                 return np.lib.stride_tricks.as_strided(a, tuple(a.shape[s.index(c)] for c in uniq), tuple(st))
-            r = F.view_scatter(full, view_fn, r)
+            r = ns.view_scatter(full, view_fn, r)
         shp = shapes[i]
         red = tuple(d for d, c in enumerate(s) if shp[d] == 1 and sizes[c] != 1)
         if red:
-            r = F.sum(r, red, True)
+            r = ns.sum(r, red, True)
         res.append(r)
     return tuple(res)
 
 
 def _np_einsum(eq, *arrs):
-    """np.einsum with PyTorch's broadcasting of size-1 dimensions (the array namespace's F.einsum)."""
+    """np.einsum with PyTorch's broadcasting of size-1 dimensions (the array namespace's ns.einsum)."""
     lhs, out = eq.split("->")
     subs = lhs.split(",")
     sizes = {}

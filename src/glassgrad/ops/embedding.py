@@ -34,20 +34,20 @@ class EmbeddingBackward0(Node):       # dW = zeros with gy rows added at the ind
     __slots__ = ("idx", "num_weights", "padding_idx", "scale_grad_by_freq", "sparse", "wshape")
     _saved_names = ()
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         idx = self.idx.reshape(-1)
         d = self.wshape[1]
-        g2 = F.reshape(g, (idx.size, d))
+        g2 = ns.reshape(g, (idx.size, d))
         keep = idx != self.padding_idx
         scale = None
         if self.scale_grad_by_freq and idx.size:
             counts = np.bincount(idx, minlength=self.num_weights)[idx]
-            scale = (1.0 / counts).astype(F.data(g2).dtype).reshape(-1, 1)
+            scale = (1.0 / counts).astype(ns.data(g2).dtype).reshape(-1, 1)
         if not keep.all():
-            g2 = F.mask(keep.reshape(-1, 1), g2)
+            g2 = ns.mask(keep.reshape(-1, 1), g2)
         if scale is not None:
-            g2 = g2 * _C(F, scale, g2)
-        return (_index_add_zeros(F, self.wshape, 0, idx, g2),)
+            g2 = g2 * _C(ns, scale, g2)
+        return (_index_add_zeros(ns, self.wshape, 0, idx, g2),)
 
     @property
     def _saved_indices(self):
@@ -119,8 +119,8 @@ class EmbeddingBagBackward0(Node):
     _saved_names = ("weight", "per_sample_weights")
     _saved_per_sample_weights = _saved_prop(1)
 
-    def backward(self, F, g):
-        saved = _unpack(F, self)
+    def backward(self, ns, g):
+        saved = _unpack(ns, self)
         w, psw = saved[0], saved[1]
         idx, bag, valid = self.idx, self.bag, self.valid
         gw = gp = None
@@ -128,25 +128,25 @@ class EmbeddingBagBackward0(Node):
             if _want(self, 0):
                 mi = self.maxi                  # (B, D), -1 for empty bags
                 b, d = np.nonzero(mi >= 0)
-                gsel = g[b, d] if not F.is_tensor_mode else g[make(b), make(d)]
-                gw = F.index_add_zeros(self.wshape, (mi[b, d], d), gsel)
+                gsel = g[b, d] if not ns.is_tensor_mode else g[make(b), make(d)]
+                gw = ns.index_add_zeros(self.wshape, (mi[b, d], d), gsel)
             return gw, None
         vi, vb = idx[valid], bag[valid]
-        rows = _index_select(F, g, 0, vb)       # (n_valid, D)
+        rows = _index_select(ns, g, 0, vb)       # (n_valid, D)
         if _want(self, 0):
             r = rows
             s = self.scale[valid] if self.scale is not None else None
             if psw is not None:
-                pv = _index_select(F, psw, 0, np.nonzero(valid)[0])
-                r = r * F.unsqueeze(pv, 1)
+                pv = _index_select(ns, psw, 0, np.nonzero(valid)[0])
+                r = r * ns.unsqueeze(pv, 1)
             if s is not None:
-                r = r * _C(F, s.reshape(-1, 1), r)
-            gw = _index_add_zeros(F, self.wshape, 0, vi, r)
+                r = r * _C(ns, s.reshape(-1, 1), r)
+            gw = _index_add_zeros(ns, self.wshape, 0, vi, r)
         if psw is not None and _want(self, 1):
-            wr = _index_select(F, w, 0, vi)
-            vals = F.sum(rows * wr, (1,))
+            wr = _index_select(ns, w, 0, vi)
+            vals = ns.sum(rows * wr, (1,))
             n = idx.size
-            gp = _index_add_zeros(F, (n,), 0, np.nonzero(valid)[0], vals)
+            gp = _index_add_zeros(ns, (n,), 0, np.nonzero(valid)[0], vals)
         return gw, gp
 
 

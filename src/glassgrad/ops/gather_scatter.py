@@ -28,22 +28,22 @@ def _part(src, shape):
     return src[tuple(slice(0, s) for s in shape)]
 
 
-def _gather(F, g, dim, idx):
-    if F.is_tensor_mode:
+def _gather(ns, g, dim, idx):
+    if ns.is_tensor_mode:
         return gather(g, dim, make(idx))
     return g[_ix(idx, dim)]
 
 
-def _scatter_add(F, shape, dim, idx, src):
-    if F.is_tensor_mode:
+def _scatter_add(ns, shape, dim, idx, src):
+    if ns.is_tensor_mode:
         return scatter_add(make(np.zeros(shape, src._data.dtype)), dim, make(idx), src)
     out = np.zeros(shape, src.dtype)
     np.add.at(out, _ix(idx, dim), _part(src, idx.shape))
     return out
 
 
-def _scatter_fill(F, g, dim, idx, v):
-    if F.is_tensor_mode:
+def _scatter_fill(ns, g, dim, idx, v):
+    if ns.is_tensor_mode:
         return scatter(g, dim, make(idx), value=v)
     out = g.copy()
     out[_ix(idx, dim)] = v
@@ -54,14 +54,14 @@ def _along(dim, idx):
     return (slice(None),) * dim + (idx,)
 
 
-def _index_select(F, g, dim, idx):
-    if F.is_tensor_mode:
+def _index_select(ns, g, dim, idx):
+    if ns.is_tensor_mode:
         return index_select(g, dim, make(idx))
     return np.take(g, idx, axis=dim)
 
 
-def _index_add_zeros(F, shape, dim, idx, g):
-    if F.is_tensor_mode:
+def _index_add_zeros(ns, shape, dim, idx, g):
+    if ns.is_tensor_mode:
         return index_add(make(np.zeros(shape, g._data.dtype)), dim, make(idx), g)
     out = np.zeros(shape, g.dtype)
     if not _add_rows_by_rank(np.moveaxis(out, dim, 0), idx, np.moveaxis(g, dim, 0)):
@@ -92,8 +92,8 @@ def _add_rows_by_rank(out, idx, g):
     return True
 
 
-def _index_fill0(F, g, dim, idx):
-    if F.is_tensor_mode:
+def _index_fill0(ns, g, dim, idx):
+    if ns.is_tensor_mode:
         return index_fill(g, dim, make(idx), 0)
     out = g.copy()
     out[_along(dim, idx)] = 0
@@ -154,9 +154,9 @@ def _as1(a):
 class GatherBackward0(Node):        # y = x.gather(d, i); dx = zeros.scatter_add(d, i, gy)
     __slots__ = ("dim", "index", "shape", "oshape")
 
-    def backward(self, F, g):
-        r = _scatter_add(F, self.shape, self.dim, self.index, F.reshape(g, self.index.shape))
-        return (F.reshape(r, self.oshape),)
+    def backward(self, ns, g):
+        r = _scatter_add(ns, self.shape, self.dim, self.index, ns.reshape(g, self.index.shape))
+        return (ns.reshape(r, self.oshape),)
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
@@ -174,12 +174,12 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 class ScatterBackward0(Node):       # y = x.scatter(d, i, src); dx = gy.scatter(d, i, 0); dsrc = gy.gather(d, i)
     __slots__ = ("dim", "index", "xshape", "sshape")
 
-    def backward(self, F, g):
-        g = F.reshape(g, self.xshape)
-        gx = _scatter_fill(F, g, self.dim, self.index, 0)
+    def backward(self, ns, g):
+        g = ns.reshape(g, self.xshape)
+        gx = _scatter_fill(ns, g, self.dim, self.index, 0)
         gs = None
         if self.sshape is not None:
-            gs = _pad_to(F, _gather(F, g, self.dim, self.index), self.sshape)
+            gs = _pad_to(ns, _gather(ns, g, self.dim, self.index), self.sshape)
         return (gx, gs)
 
 
@@ -190,19 +190,19 @@ class ScatterBackward1(ScatterBackward0):
 class _ScatterNotImplemented(Node):
     __slots__ = ()
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         raise RuntimeError("the derivative for 'scatter' with reduce is not implemented.")
 
 
 _ScatterNotImplemented.__name__ = "torch::autograd::NotImplemented"
 
 
-def _pad_to(F, part, shape):
+def _pad_to(ns, part, shape):
     """gradient for src of shape `shape` when only part (index-shaped) was used: zero-pad."""
     shape = tuple(shape) if len(shape) else (1,)
     if tuple(part.shape) == shape:
         return part
-    if F.is_tensor_mode:
+    if ns.is_tensor_mode:
         from .indexing import index_put_zeros
         sl = tuple(np.arange(s).reshape((-1,) + (1,) * (len(part.shape) - k - 1)) for k, s in enumerate(part.shape))
         return index_put_zeros(shape, sl, part)
@@ -270,9 +270,9 @@ def scatter_(x, dim, index, src=None, *, value=None, reduce=None):
 class ScatterAddBackward0(Node):    # y = x.scatter_add(d, i, src); dx = gy; dsrc = gy.gather(d, i)
     __slots__ = ("dim", "index", "xshape", "sshape")
 
-    def backward(self, F, g):
-        g1 = F.reshape(g, self.xshape)
-        return (g, _pad_to(F, _gather(F, g1, self.dim, self.index), self.sshape))
+    def backward(self, ns, g):
+        g1 = ns.reshape(g, self.xshape)
+        return (g, _pad_to(ns, _gather(ns, g1, self.dim, self.index), self.sshape))
 
 
 def _scatter_src(input, src, name):
@@ -308,26 +308,26 @@ class ScatterReduceBackward0(Node):
     __slots__ = ("dim", "index", "reduce", "include_self", "consts")
     _saved_names = ("self", "src", "result")
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         d, idx, red = self.dim, self.index, self.reduce
-        x, src, res = F.unpack(self)
+        x, src, res = ns.unpack(self)
         hit, cnt, self_eq, src_eq = self.consts[:4]
         if red == "sum":
-            gx = g if self.include_self else F.mask(F.const(~hit, g), g)
-            gs = _gather(F, g, d, idx)
+            gx = g if self.include_self else ns.mask(ns.const(~hit, g), g)
+            gs = _gather(ns, g, d, idx)
         elif red == "mean":
-            gc = g / F.const(cnt.astype(self.consts[4]), g)
-            gx = F.where(F.const(hit, g), gc, g) if self.include_self else F.mask(F.const(~hit, g), g)
-            gs = _gather(F, gc, d, idx)
+            gc = g / ns.const(cnt.astype(self.consts[4]), g)
+            gx = ns.where(ns.const(hit, g), gc, g) if self.include_self else ns.mask(ns.const(~hit, g), g)
+            gs = _gather(ns, gc, d, idx)
         elif red == "prod":
             gr = g * res
-            gx = F.where(F.const(hit, g), gr / x, g) if self.include_self else F.mask(F.const(~hit, g), g)
-            gs = _gather(F, gr, d, idx) / src
+            gx = ns.where(ns.const(hit, g), gr / x, g) if self.include_self else ns.mask(ns.const(~hit, g), g)
+            gs = _gather(ns, gr, d, idx) / src
         else:
-            gc = g / F.const(cnt.astype(self.consts[4]), g)
-            gx = F.where(F.const(hit, g), F.mask(F.const(self_eq, g), gc), g)
-            gs = F.mask(F.const(src_eq, g), _gather(F, gc, d, idx))
-        return (gx, _pad_to(F, gs, self.consts[5]))
+            gc = g / ns.const(cnt.astype(self.consts[4]), g)
+            gx = ns.where(ns.const(hit, g), ns.mask(ns.const(self_eq, g), gc), g)
+            gs = ns.mask(ns.const(src_eq, g), _gather(ns, gc, d, idx))
+        return (gx, _pad_to(ns, gs, self.consts[5]))
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
@@ -410,9 +410,9 @@ def _index_arg(x, dim, index, name):
 class IndexSelectBackward0(Node):   # y = x.index_select(d, i); dx = zeros.index_add(d, i, gy)
     __slots__ = ("dim", "index", "shape", "oshape")
 
-    def backward(self, F, g):
-        g = F.reshape(g, tuple(self.shape[:self.dim]) + (len(self.index),) + tuple(self.shape[self.dim + 1:]))
-        return (F.reshape(_index_add_zeros(F, self.shape, self.dim, self.index, g), self.oshape),)
+    def backward(self, ns, g):
+        g = ns.reshape(g, tuple(self.shape[:self.dim]) + (len(self.index),) + tuple(self.shape[self.dim + 1:]))
+        return (ns.reshape(_index_add_zeros(ns, self.shape, self.dim, self.index, g), self.oshape),)
 
 
 def index_select(input, dim, index, *, out=None):
@@ -430,11 +430,11 @@ def index_select(input, dim, index, *, out=None):
 class IndexAddBackward0(Node):      # y = x.index_add(d, i, s, alpha); dx = gy; ds = alpha * gy.index_select(d, i)
     __slots__ = ("dim", "index", "alpha", "sshape")
 
-    def backward(self, F, g):
-        gs = _index_select(F, g, self.dim, self.index)
+    def backward(self, ns, g):
+        gs = _index_select(ns, g, self.dim, self.index)
         if self.alpha != 1:
             gs = gs * self.alpha
-        return (g, F.reshape(gs, self.sshape))
+        return (g, ns.reshape(gs, self.sshape))
 
 
 def _src_check(x, d, idx, source, name):
@@ -479,9 +479,9 @@ def index_add_(x, dim, index, source, *, alpha=1):
 class IndexCopyBackward0(Node):     # dx = gy.index_fill(d, i, 0); ds = gy.index_select(d, i)
     __slots__ = ("dim", "index", "sshape")
 
-    def backward(self, F, g):
-        return (_index_fill0(F, g, self.dim, self.index),
-                F.reshape(_index_select(F, g, self.dim, self.index), self.sshape))
+    def backward(self, ns, g):
+        return (_index_fill0(ns, g, self.dim, self.index),
+                ns.reshape(_index_select(ns, g, self.dim, self.index), self.sshape))
 
 
 def index_copy(input, dim, index, source, *, out=None):
@@ -503,15 +503,15 @@ def index_copy_(x, dim, index, source):
 class IndexFillBackward0(Node):     # dx = gy.index_fill(d, i, 0)
     __slots__ = ("dim", "index")
 
-    def backward(self, F, g):
-        return (_index_fill0(F, g, self.dim, self.index),)
+    def backward(self, ns, g):
+        return (_index_fill0(ns, g, self.dim, self.index),)
 
 
 class IndexFillBackward1(Node):     # value is a 0-d tensor: dvalue = gy.index_select(d, i).sum()
     __slots__ = ("dim", "index")
 
-    def backward(self, F, g):
-        return (_index_fill0(F, g, self.dim, self.index), F.sum(_index_select(F, g, self.dim, self.index), None))
+    def backward(self, ns, g):
+        return (_index_fill0(ns, g, self.dim, self.index), ns.sum(_index_select(ns, g, self.dim, self.index), None))
 
 
 def index_fill(input, dim, index, value):

@@ -138,8 +138,8 @@ def _cdf_arr(h, exact):
     return 0.5 * _erfc_fast(-h * _SQRT1_2)
 
 
-def _cdf(F, x):
-    if F.is_tensor_mode:
+def _cdf(ns, x):
+    if ns.is_tensor_mode:
         from .unary import erf
         return (erf(x * _SQRT1_2) + 1) * 0.5
     return _cdf_arr(_hi(x), x.dtype == np.float64).astype(x.dtype, copy=False)
@@ -154,18 +154,18 @@ class GeluBackward0(Node):
         self._dx = None
         Node._release(self)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        if not F.is_tensor_mode and self.approximate == "none" and x.dtype == np.float32:
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        if not ns.is_tensor_mode and self.approximate == "none" and x.dtype == np.float32:
             d = self._dx if self._dx is not None else _gelu32(x, True)[1]
             return (g * d,)
         if self.approximate == "tanh":
             x2 = x * x
-            t = F.tanh((x + x2 * x * _GELU_C) * _KAPPA)
+            t = ns.tanh((x + x2 * x * _GELU_C) * _KAPPA)
             d = (t + 1) * 0.5 + (x * 0.5) * (1 - t * t) * ((x2 * (3 * _GELU_C) + 1) * _KAPPA)
             return (g * d,)
-        cdf = _cdf(F, x)
-        pdf = F.exp(x * x * -0.5) * _PDF_C
+        cdf = _cdf(ns, x)
+        pdf = ns.exp(x * x * -0.5) * _PDF_C
         return (g * (cdf + x * pdf),)
 
 

@@ -3,7 +3,7 @@ nearest, padding zeros / border / reflection, with PyTorch's coordinate arithmet
 
 Per output point the sampling coordinate is ix = A * gx + B, where A (the unnormalise factor times the
 clip / reflection derivative) and B are constants of the forward pass; so one backward formula, written
-with the namespace F, serves both the array and the tensor (double backward) modes.
+with the namespace ns, serves both the array and the tensor (double backward) modes.
 """
 import numpy as np
 
@@ -39,12 +39,12 @@ def _base_grid(sizes, align_corners, dt):
 class AffineGridGeneratorBackward0(Node):
     __slots__ = ("size", "align_corners", "base")
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         N = self.size[0]
         nd = len(self.size) - 2
-        gm = F.reshape(g, (N, -1, nd))                                    # (N, P, nd)
-        base = F.const(self.base, g)                                      # (P, nd + 1)
-        return (F.transpose(F.matmul(F.mT(base), gm), 1, 2),)             # (N, nd, nd + 1)
+        gm = ns.reshape(g, (N, -1, nd))                                    # (N, P, nd)
+        base = ns.const(self.base, g)                                      # (P, nd + 1)
+        return (ns.transpose(ns.matmul(ns.mT(base), gm), 1, 2),)             # (N, nd, nd + 1)
 
 
 def affine_grid_generator(theta, size, align_corners):
@@ -116,10 +116,10 @@ def _corners(ix, iy, W, H, mode):
     return out
 
 
-def _weights(F, ixt, iyt, x0, y0, dx, dy):
+def _weights(ns, ixt, iyt, x0, y0, dx, dy):
     """Bilinear weights of one corner as expressions in ixt, iyt (arrays or tensors)."""
-    wx = (ixt - F.const(x0, ixt)) if dx else (F.const(x0 + 1, ixt) - ixt)
-    wy = (iyt - F.const(y0, iyt)) if dy else (F.const(y0 + 1, iyt) - iyt)
+    wx = (ixt - ns.const(x0, ixt)) if dx else (ns.const(x0 + 1, ixt) - ixt)
+    wy = (iyt - ns.const(y0, iyt)) if dy else (ns.const(y0 + 1, iyt) - iyt)
     return wx, wy
 
 
@@ -127,16 +127,16 @@ class GridSampler2DBackward0(Node):
     __slots__ = ("interpolation_mode", "padding_mode", "align_corners", "geom")
     _saved_names = ("input", "grid")
 
-    def backward(self, F, g):
-        x, grid = F.unpack(self)
+    def backward(self, ns, g):
+        x, grid = ns.unpack(self)
         ix_c, iy_c, ax, bx, ay, by, corners = self.geom
         N, C, H, W = x.shape
-        gt = F.permute(g, (0, 2, 3, 1))                                   # (N, Ho, Wo, C)
+        gt = ns.permute(g, (0, 2, 3, 1))                                   # (N, Ho, Wo, C)
         nI = np.broadcast_to(np.arange(N).reshape(N, 1, 1), ix_c.shape)
-        xt = F.permute(x, (0, 2, 3, 1))                                   # (N, H, W, C)
+        xt = ns.permute(x, (0, 2, 3, 1))                                   # (N, H, W, C)
         gxs, gys = grid[..., 0], grid[..., 1]
-        ixt = gxs * F.const(ax, gxs) + F.const(bx, gxs)
-        iyt = gys * F.const(ay, gys) + F.const(by, gys)
+        ixt = gxs * ns.const(ax, gxs) + ns.const(bx, gxs)
+        iyt = gys * ns.const(ay, gys) + ns.const(by, gys)
         want_x = self.next_functions[0][0] is not None
         want_g = self.next_functions[1][0] is not None
         gin = None
@@ -148,46 +148,46 @@ class GridSampler2DBackward0(Node):
             xi, yi = np.clip(xc, 0, W - 1), np.clip(yc, 0, H - 1)
             idx = (nI, yi, xi)
             if self.interpolation_mode == "nearest":
-                w = F.const(m, gt)
+                w = ns.const(m, gt)
                 if want_x:
-                    gin = F.index_add_zeros((N, H, W, C), idx, gt * w)
+                    gin = ns.index_add_zeros((N, H, W, C), idx, gt * w)
                 continue
-            wx, wy = _weights(F, ixt, iyt, x0, y0, dx, dy)
-            wx, wy = F.unsqueeze(wx, -1), F.unsqueeze(wy, -1)
+            wx, wy = _weights(ns, ixt, iyt, x0, y0, dx, dy)
+            wx, wy = ns.unsqueeze(wx, -1), ns.unsqueeze(wy, -1)
             if want_x:
-                c = F.index_add_zeros((N, H, W, C), idx, gt * (wx * wy * F.const(m, gt)))
+                c = ns.index_add_zeros((N, H, W, C), idx, gt * (wx * wy * ns.const(m, gt)))
                 gin = c if gin is None else gin + c
             if want_g:
-                v = _gather(F, xt, idx) * F.const(m, gt)
+                v = _gather(ns, xt, idx) * ns.const(m, gt)
                 s = gt * v
-                tx = F.sum(s * wy, (3,)) * (1 if dx else -1)
-                ty = F.sum(s * wx, (3,)) * (1 if dy else -1)
+                tx = ns.sum(s * wy, (3,)) * (1 if dx else -1)
+                ty = ns.sum(s * wx, (3,)) * (1 if dy else -1)
                 gdx = tx if gdx is None else gdx + tx
                 gdy = ty if gdy is None else gdy + ty
         rx = ry = None
         if want_x:
-            rx = F.permute(gin, (0, 3, 1, 2)) if gin is not None else F.zeros(tuple(x.shape), x)
+            rx = ns.permute(gin, (0, 3, 1, 2)) if gin is not None else ns.zeros(tuple(x.shape), x)
         if want_g:
             if gdx is None:
-                ry = F.zeros(tuple(grid.shape), grid)
+                ry = ns.zeros(tuple(grid.shape), grid)
             else:
-                gdx = gdx * F.const(ax, gdx)
-                gdy = gdy * F.const(ay, gdy)
-                ry = _stack_last(F, gdx, gdy)
+                gdx = gdx * ns.const(ax, gdx)
+                gdy = gdy * ns.const(ay, gdy)
+                ry = _stack_last(ns, gdx, gdy)
         if self.interpolation_mode == "nearest" and rx is not None:
             from .conv import attach_self      # PyTorch's node saves input and grid: its gradient requires grad
-            rx = attach_self(F, rx, self)
+            rx = attach_self(ns, rx, self)
         return (rx, ry)
 
 
-def _gather(F, xt, idx):
-    if F.is_tensor_mode:
+def _gather(ns, xt, idx):
+    if ns.is_tensor_mode:
         return xt[tuple(make(np.ascontiguousarray(i)) for i in idx)]
     return xt[idx]
 
 
-def _stack_last(F, a, b):
-    if F.is_tensor_mode:
+def _stack_last(ns, a, b):
+    if ns.is_tensor_mode:
         from .shape import stack
         return stack([a, b], -1)
     return np.stack([a, b], -1)

@@ -125,7 +125,7 @@ class AliasBackward0(V._ViewNode):      # an index that keeps all of x (x[...]):
     __slots__ = ()
     stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         return (g,)
 
 
@@ -199,11 +199,11 @@ class IndexBackward0(Node):         # y = x[idx]; dx = zeros with gy added at id
     __slots__ = ("in_shape", "index", "dtype", "rows")   # rows: see _mask_rows (None: the general path)
     stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         # the row fast path on plain arrays only (not in tensor mode, nor explain's stacked namespace)
-        if self.rows is not None and F.plain:
+        if self.rows is not None and ns.plain:
             return (_scatter_rows(self.in_shape, self.rows, g),)
-        return (F.index_add_zeros(self.in_shape, self.index, g),)
+        return (ns.index_add_zeros(self.in_shape, self.index, g),)
 
 
 def _mask_rows(npidx, shape):
@@ -276,9 +276,9 @@ def getitem(x, index):
 class _IndexPutZerosBackward(Node):
     __slots__ = ("index",)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         idx = tuple(i._data if isinstance(i, Tensor) else i for i in self.index)
-        return (g[idx] if F.is_tensor_mode is False else getitem(g, self.index),)
+        return (g[idx] if ns.is_tensor_mode is False else getitem(g, self.index),)
 
 
 def index_put_zeros(shape, index, g):

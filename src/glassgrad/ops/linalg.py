@@ -7,7 +7,7 @@ ops: mm matmul (every rank combination) bmm mv dot vdot inner outer ger kron
 PyTorch builds several of these out of smaller ops (matmul folds batches into mm, kron
 reshapes ...); the grad_fn a user sees is the *top* node of that chain.  Here each op is one
 node, named as PyTorch's top node, whose backward is the whole chain's gradient written with
-F.* (so it is differentiable again).  Those nodes are `_LinalgNode`s: one small class per
+ns.* (so it is differentiable again).  Those nodes are `_LinalgNode`s: one small class per
 PyTorch name (with its `_saved_names`), the backward formula a function given at creation.
 """
 import numpy as np
@@ -28,8 +28,8 @@ def _st(t):
 class _LinalgNode(Node):
     __slots__ = ("bw", "info")
 
-    def backward(self, F, g):
-        return self.bw(self, F, g, *F.unpack(self))
+    def backward(self, ns, g):
+        return self.bw(self, ns, g, *ns.unpack(self))
 
     def need(self, i):
         return self.next_functions[i][0] is not None
@@ -44,7 +44,7 @@ def _node(cls, inputs, bw, info=None):
 
 
 def _wrap(y, cls, inputs, bw, info=None):
-    """The result of an op whose node is `cls` (backward `bw(node, F, g, *saved inputs)`, `info` for it)."""
+    """The result of an op whose node is `cls` (backward `bw(node, ns, g, *saved inputs)`, `info` for it)."""
     if grad.enabled and any(t._rg for t in inputs):
         return make(y, True, _node(cls, inputs, bw, info))
     return make(y)
@@ -120,10 +120,10 @@ class MmBackward0(Node):            # y = a @ b; da = gy @ b.T; db = a.T @ gy
     stack_rule = "mm"
     _saved_names = ("self", "mat2")
 
-    def backward(self, F, g):
-        a, b = F.unpack(self)
-        ga = None if self.next_functions[0][0] is None else F.matmul(g, F.mT(b))
-        gb = None if self.next_functions[1][0] is None else F.matmul(F.mT(a), g)
+    def backward(self, ns, g):
+        a, b = ns.unpack(self)
+        ga = None if self.next_functions[0][0] is None else ns.matmul(g, ns.mT(b))
+        gb = None if self.next_functions[1][0] is None else ns.matmul(ns.mT(a), g)
         return (ga, gb)
 
 
@@ -156,20 +156,20 @@ def matmul(input, other, *, out=None):
     return matmul_general(input, other)
 
 
-def _matmul_bw(n, F, g, a, b):
+def _matmul_bw(n, ns, g, a, b):
     a_shape, b_shape, a2s, b2s, ys = n.info
-    a2 = F.reshape(a, a2s) if a2s != a_shape else a
-    b2 = F.reshape(b, b2s) if b2s != b_shape else b
-    g2 = F.reshape(g, ys)
+    a2 = ns.reshape(a, a2s) if a2s != a_shape else a
+    b2 = ns.reshape(b, b2s) if b2s != b_shape else b
+    g2 = ns.reshape(g, ys)
     ga = gb = None
     if n.need(0):
-        ga = F.sum_to(F.matmul(g2, F.mT(b2)), a2s)
+        ga = ns.sum_to(ns.matmul(g2, ns.mT(b2)), a2s)
         if a2s != a_shape:
-            ga = F.reshape(ga, a_shape)
+            ga = ns.reshape(ga, a_shape)
     if n.need(1):
-        gb = F.sum_to(F.matmul(F.mT(a2), g2), b2s)
+        gb = ns.sum_to(ns.matmul(ns.mT(a2), g2), b2s)
         if b2s != b_shape:
-            gb = F.reshape(gb, b_shape)
+            gb = ns.reshape(gb, b_shape)
     return (ga, gb)
 
 
@@ -287,8 +287,8 @@ def _bmm_checks(b1, b2):
                            f"but got: [{s2[0]}, {s2[1]}].")
 
 
-def _bmm_bw(n, F, g, a, b):
-    return (F.matmul(g, F.mT(b)) if n.need(0) else None, F.matmul(F.mT(a), g) if n.need(1) else None)
+def _bmm_bw(n, ns, g, a, b):
+    return (ns.matmul(g, ns.mT(b)) if n.need(0) else None, ns.matmul(ns.mT(a), g) if n.need(1) else None)
 
 
 def bmm(input, mat2, *, out=None):
@@ -313,9 +313,9 @@ def _mv_checks(inp_shape, m, v):
         raise RuntimeError(f"size mismatch, got input ({isz if inp_shape else r}), mat ({r}x{c}), vec ({n})")
 
 
-def _mv_bw(n, F, g, m, v):
-    gm = F.outer(g, v) if n.need(0) else None
-    gv = F.matmul(F.mT(m), g) if n.need(1) else None
+def _mv_bw(n, ns, g, m, v):
+    gm = ns.outer(g, v) if n.need(0) else None
+    gv = ns.matmul(ns.mT(m), g) if n.need(1) else None
     return (gm, gv)
 
 
@@ -340,7 +340,7 @@ def _dot_checks(a, b):
                            f"number of elements, but got {na} and {nb} elements respectively")
 
 
-def _dot_bw(n, F, g, a, b):
+def _dot_bw(n, ns, g, a, b):
     return (g * b if n.need(0) else None, g * a if n.need(1) else None)
 
 
@@ -389,17 +389,17 @@ def inner(input, other, *, out=None):
     return tensordot(input, other, ([-1], [-1]))
 
 
-def _kron_bw(n, F, g, a, b):
+def _kron_bw(n, ns, g, a, b):
     sa, sb, ys, at, bt, dt, adt, bdt = n.info
     nd = len(sa)
-    gi = F.reshape(g, tuple(x for pair in zip(sa, sb) for x in pair))
+    gi = ns.reshape(g, tuple(x for pair in zip(sa, sb) for x in pair))
     ga = gb = None
     if n.need(0):
-        b_e = F.cast(F.reshape(b, tuple(x for s in sb for x in (1, s))), dt)
-        ga = F.cast(F.reshape(F.sum(gi * b_e, tuple(2 * i + 1 for i in range(nd)), True), at), adt)
+        b_e = ns.cast(ns.reshape(b, tuple(x for s in sb for x in (1, s))), dt)
+        ga = ns.cast(ns.reshape(ns.sum(gi * b_e, tuple(2 * i + 1 for i in range(nd)), True), at), adt)
     if n.need(1):
-        a_e = F.cast(F.reshape(a, tuple(x for s in sa for x in (s, 1))), dt)
-        gb = F.cast(F.reshape(F.sum(gi * a_e, tuple(2 * i for i in range(nd)), True), bt), bdt)
+        a_e = ns.cast(ns.reshape(a, tuple(x for s in sa for x in (s, 1))), dt)
+        gb = ns.cast(ns.reshape(ns.sum(gi * a_e, tuple(2 * i for i in range(nd)), True), bt), bdt)
     return (ga, gb)
 
 

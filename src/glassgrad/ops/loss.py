@@ -3,7 +3,7 @@ cross_entropy entry point, and the helpers every loss file shares.
 
 Each takes tensors and a reduction string ('none' | 'mean' | 'sum'); argument parsing, legacy
 size_average/reduce handling, warnings and the composite losses live in nn/functional/_loss.py.
-Backward formulas are written once with F (arrays or Tensors), so they are differentiable again
+Backward formulas are written once with ns (arrays or Tensors), so they are differentiable again
 where PyTorch's are; where PyTorch has no double backward the gradient carries a NotImplemented
 node that raises PyTorch's error when differentiated.
 
@@ -53,15 +53,15 @@ def check_nondiff(fname, argname, t):
                            f"'{argname}'. This input cannot have requires_grad True.")
 
 
-def _shape_of(F, t):
-    return F.data(t).shape
+def _shape_of(ns, t):
+    return ns.data(t).shape
 
 
 class NotImplementedNode(Node):
     """Stands for a PyTorch backward that has no derivative (name: torch::autograd::NotImplemented)."""
     __slots__ = ("what",)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         raise RuntimeError(f"derivative for {self.what} is not implemented")
 
 
@@ -69,15 +69,15 @@ NotImplementedNode.__name__ = "NotImplemented"
 NotImplementedNode.__qualname__ = "NotImplemented"
 
 
-def _const_grad(F, coef, g, what, node):
+def _const_grad(ns, coef, g, what, node):
     """coef * g where the result is not differentiable again (PyTorch: NotImplemented); the result
     depends on g and on the node's saved input, as PyTorch's."""
-    if not F.is_tensor_mode:
+    if not ns.is_tensor_mode:
         return coef * g
     y = coef * g._data
     if not grad.enabled:
         return make(y)
-    x, = F.unpack(node)
+    x, = ns.unpack(node)
     if not (g._rg or x._rg):
         return make(y)
     n = NotImplementedNode((edge(g), edge(x)))
@@ -115,14 +115,14 @@ class NllLossBackward0(Node):
                 np.put_along_axis(M, np.expand_dims(self.tgt, 1), np.expand_dims(self.coef, 1), 1)
         return M
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         M = self._mask()
-        unsq = self.bdim is not None and len(_shape_of(F, g)) == len(self.shape) - 1
-        if not F.is_tensor_mode:
+        unsq = self.bdim is not None and len(_shape_of(ns, g)) == len(self.shape) - 1
+        if not ns.is_tensor_mode:
             return (M * (np.expand_dims(g, 1) if unsq else g),)
         gd = g._data
         y = M * (np.expand_dims(gd, 1) if unsq else gd)
-        x, = F.unpack(self)
+        x, = ns.unpack(self)
         if not grad.enabled or not (g._rg or x._rg):
             return (make(y),)
         # PyTorch's double backward node: linear in g, zero derivative in self
@@ -139,12 +139,12 @@ class NllLossBackwardBackward0(Node):
     """grad_input = M * g: d/dg is the loss of the incoming gradient, d/dself is zero."""
     __slots__ = ("M", "unsq", "gshape")
 
-    def backward(self, F, gg):
+    def backward(self, ns, gg):
         if self.next_functions[0][0] is None:
             return (None, None)
-        p = F.const(self.M, gg) * gg
-        dg = F.sum(p, 1) if self.unsq else F.sum(p, tuple(range(len(self.M.shape))))
-        return (F.reshape(dg, self.gshape), None)
+        p = ns.const(self.M, gg) * gg
+        dg = ns.sum(p, 1) if self.unsq else ns.sum(p, tuple(range(len(self.M.shape))))
+        return (ns.reshape(dg, self.gshape), None)
 
 
 class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):
@@ -346,9 +346,9 @@ class _Pointwise(Node):
     __slots__ = ("k", "param")
     _saved_names = ("self", "target")
 
-    def backward(self, F, g):
-        x, t = F.unpack(self)
-        d = self._d(F, x - t, g * self.k if self.k != 1.0 else g)
+    def backward(self, ns, g):
+        x, t = ns.unpack(self)
+        d = self._d(ns, x - t, g * self.k if self.k != 1.0 else g)
         return (d if self.next_functions[0][0] is not None else None,
                 -d if self.next_functions[1][0] is not None else None)
 
@@ -357,7 +357,7 @@ class MseLossBackward0(_Pointwise):
     __slots__ = ()
     stack_rule = "pointwise_loss"    # explain.attribute's rule for stacked gradients (Node.stack_rule)
 
-    def _d(self, F, diff, g):
+    def _d(self, ns, diff, g):
         return 2 * diff * g
 
 
@@ -365,20 +365,20 @@ class SmoothL1LossBackward0(_Pointwise):
     __slots__ = ()
     stack_rule = "pointwise_loss"    # explain.attribute's rule for stacked gradients (Node.stack_rule)
 
-    def _d(self, F, diff, g):
+    def _d(self, ns, diff, g):
         b = self.param
-        c = np.abs(F.data(diff)) < b
-        return F.where(F.const(c, diff), diff / b, F.sign(diff)) * g
+        c = np.abs(ns.data(diff)) < b
+        return ns.where(ns.const(c, diff), diff / b, ns.sign(diff)) * g
 
 
 class HuberLossBackward0(_Pointwise):
     __slots__ = ()
     stack_rule = "pointwise_loss"    # explain.attribute's rule for stacked gradients (Node.stack_rule)
 
-    def _d(self, F, diff, g):
+    def _d(self, ns, diff, g):
         dl = self.param
-        c = np.abs(F.data(diff)) <= dl
-        return F.where(F.const(c, diff), diff, F.sign(diff) * dl) * g
+        c = np.abs(ns.data(diff)) <= dl
+        return ns.where(ns.const(c, diff), diff, ns.sign(diff) * dl) * g
 
 
 def _loss_out(cls, input, target, reduction, L, **attrs):

@@ -11,27 +11,27 @@ from .loss import check_nondiff, _cname, _same_dtype, _loss_out
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits"]
 
 
-def _clamp_min(F, a, v):
-    if F.is_tensor_mode:
+def _clamp_min(ns, a, v):
+    if ns.is_tensor_mode:
         from .binary import clamp_min
         return clamp_min(a, v)
     return np.maximum(a, a.dtype.type(v))
 
 
-def _log_sigmoid(F, x):
+def _log_sigmoid(ns, x):
     """log(sigmoid(x)), stable: min(x, 0) - log1p(exp(-|x|))."""
-    if F.is_tensor_mode:
+    if ns.is_tensor_mode:
         from .binary import clamp_max
         from .unary import log1p
-        return clamp_max(x, 0.0) - log1p(F.exp(-F.abs(x)))
+        return clamp_max(x, 0.0) - log1p(ns.exp(-ns.abs(x)))
     return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
 
-def _weighted_grad(F, node, g):
+def _weighted_grad(ns, node, g):
     """g times the reduction's scale and the node's elementwise weight (when it has one)."""
     gw = g * node.k if node.k != 1.0 else g
     if node.w is not None:
-        gw = gw * F.const(node.w, g)
+        gw = gw * ns.const(node.w, g)
     return gw
 
 
@@ -40,14 +40,14 @@ class BinaryCrossEntropyBackward0(Node):
     __slots__ = ("k", "w")
     _saved_names = ("self", "target")
 
-    def backward(self, F, g):
-        x, t = F.unpack(self)
-        gw = _weighted_grad(F, self, g)
+    def backward(self, ns, g):
+        x, t = ns.unpack(self)
+        gw = _weighted_grad(ns, self, g)
         gx = gt = None
         if self.next_functions[0][0] is not None:
-            gx = gw * (x - t) / _clamp_min(F, (1 - x) * x, 1e-12)
+            gx = gw * (x - t) / _clamp_min(ns, (1 - x) * x, 1e-12)
         if self.next_functions[1][0] is not None:
-            gt = gw * (F.log(1 - x) - F.log(x))
+            gt = gw * (ns.log(1 - x) - ns.log(x))
         return (gx, gt)
 
 
@@ -76,24 +76,24 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     __slots__ = ("k", "w", "pw", "xshape", "tshape")
     _saved_names = ("self", "target")
 
-    def backward(self, F, g):
-        x, t = F.unpack(self)
-        gw = _weighted_grad(F, self, g)
-        pw = None if self.pw is None else F.const(self.pw, g)
+    def backward(self, ns, g):
+        x, t = ns.unpack(self)
+        gw = _weighted_grad(ns, self, g)
+        pw = None if self.pw is None else ns.const(self.pw, g)
         gx = gt = None
         if self.next_functions[0][0] is not None:
             if pw is None:
-                gx = (F.sigmoid(x) - t) * gw
+                gx = (ns.sigmoid(x) - t) * gw
             else:
                 pt = pw * t
-                gx = ((pt + 1 - t) * F.sigmoid(x) - pt) * gw
-            gx = F.sum_to(gx, self.xshape)
+                gx = ((pt + 1 - t) * ns.sigmoid(x) - pt) * gw
+            gx = ns.sum_to(gx, self.xshape)
         if self.next_functions[1][0] is not None:
             if pw is None:
                 gt = -x * gw
             else:
-                gt = (_log_sigmoid(F, -x) - _log_sigmoid(F, x) * pw) * gw
-            gt = F.sum_to(gt, self.tshape)
+                gt = (_log_sigmoid(ns, -x) - _log_sigmoid(ns, x) * pw) * gw
+            gt = ns.sum_to(gt, self.tshape)
         return (gx, gt)
 
 

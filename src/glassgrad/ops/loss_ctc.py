@@ -35,9 +35,9 @@ class CtcLossBackward0(Node):
     __slots__ = ("coef",)
     _saved_names = ("log_probs",)
 
-    def backward(self, F, g):
-        gb = F.unsqueeze(F.unsqueeze(g, 0), 2)
-        return (_const_grad(F, self.coef, gb, "aten::_ctc_loss_backward", self),)
+    def backward(self, ns, g):
+        gb = ns.unsqueeze(ns.unsqueeze(g, 0), 2)
+        return (_const_grad(ns, self.coef, gb, "aten::_ctc_loss_backward", self),)
 
 
 def _check_args(lp, targets, input_lengths, target_lengths, blank):

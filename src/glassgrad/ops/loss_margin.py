@@ -19,9 +19,9 @@ class SoftMarginLossBackward0(Node):
     __slots__ = ("k",)
     _saved_names = ("self", "target")
 
-    def backward(self, F, g):
-        x, t = F.unpack(self)
-        z = F.exp(-t * x)
+    def backward(self, ns, g):
+        x, t = ns.unpack(self)
+        z = ns.exp(-t * x)
         gk = g * self.k if self.k != 1.0 else g
         return (-t * z / (1 + z) * gk,)
 
@@ -50,10 +50,10 @@ class MultiMarginLossBackward0(Node):
     __slots__ = ("coef", "bdim")
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        if self.bdim and len(_shape_of(F, g)) == 1:
-            g = F.unsqueeze(g, 1)
-        return (_const_grad(F, self.coef, g, "aten::multi_margin_loss_backward", self),)
+    def backward(self, ns, g):
+        if self.bdim and len(_shape_of(ns, g)) == 1:
+            g = ns.unsqueeze(g, 1)
+        return (_const_grad(ns, self.coef, g, "aten::multi_margin_loss_backward", self),)
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="mean"):
@@ -110,10 +110,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
 class MultilabelMarginLossBackward0(MultiMarginLossBackward0):
     __slots__ = ()
 
-    def backward(self, F, g):
-        if self.bdim and len(_shape_of(F, g)) == 1:
-            g = F.unsqueeze(g, 1)
-        return (_const_grad(F, self.coef, g, "aten::multilabel_margin_loss_backward", self),)
+    def backward(self, ns, g):
+        if self.bdim and len(_shape_of(ns, g)) == 1:
+            g = ns.unsqueeze(g, 1)
+        return (_const_grad(ns, self.coef, g, "aten::multilabel_margin_loss_backward", self),)
 
 
 def multilabel_margin_loss(input, target, reduction="mean"):

@@ -40,15 +40,15 @@ def _full_mask(x, mask, name):
 class MaskedFillBackward0(Node):    # dx = gy where not mask
     __slots__ = ("mask",)
 
-    def backward(self, F, g):
-        return (F.mask(F.const(~self.mask, g), g),)
+    def backward(self, ns, g):
+        return (ns.mask(ns.const(~self.mask, g), g),)
 
 
 class MaskedFillBackward1(Node):    # dvalue = sum of gy where mask
     __slots__ = ("mask",)
 
-    def backward(self, F, g):
-        return (F.mask(F.const(~self.mask, g), g), F.sum(F.mask(F.const(self.mask, g), g), None))
+    def backward(self, ns, g):
+        return (ns.mask(ns.const(~self.mask, g), g), ns.sum(ns.mask(ns.const(self.mask, g), g), None))
 
 
 def masked_fill(input, mask, value):
@@ -74,14 +74,14 @@ def masked_fill_(x, mask, value):
 class MaskedSelectBackward0(Node):  # dx = sum_to(zeros with gy at mask)
     __slots__ = ("mask", "shape")
 
-    def backward(self, F, g):
-        if F.is_tensor_mode:
+    def backward(self, ns, g):
+        if ns.is_tensor_mode:
             z = make(np.zeros(self.mask.shape, g._data.dtype))
             full = masked_scatter(z, make(self.mask), g)
         else:
             full = np.zeros(self.mask.shape, g.dtype)
             full[self.mask] = g
-        return (F.sum_to(full, self.shape),)
+        return (ns.sum_to(full, self.shape),)
 
 
 def masked_select(input, mask, *, out=None):
@@ -101,10 +101,10 @@ def masked_select(input, mask, *, out=None):
 class MaskedScatterBackward0(Node):  # dx = gy where not mask; dsrc = gy[mask] zero-padded to src's shape
     __slots__ = ("mask", "sshape")
 
-    def backward(self, F, g):
-        gx = F.mask(F.const(~self.mask, g), g)
+    def backward(self, ns, g):
+        gx = ns.mask(ns.const(~self.mask, g), g)
         n = int(np.prod(self.sshape))
-        if F.is_tensor_mode:
+        if ns.is_tensor_mode:
             sel = masked_select(g, make(self.mask))
             from .shape import cat
             k = sel._data.shape[0]
@@ -113,7 +113,7 @@ class MaskedScatterBackward0(Node):  # dx = gy where not mask; dsrc = gy[mask] z
             sel = g[self.mask]
             flat = np.zeros(n, g.dtype)
             flat[:sel.shape[0]] = sel
-        return (gx, F.reshape(flat, self.sshape))
+        return (gx, ns.reshape(flat, self.sshape))
 
 
 def masked_scatter(input, mask, source):
@@ -152,8 +152,8 @@ def _flat_index(x, index, name):
 class TakeBackward0(Node):          # y = x.take(i); dx = zeros.put_(i, gy, accumulate=True)
     __slots__ = ("index", "shape")
 
-    def backward(self, F, g):
-        if F.is_tensor_mode:
+    def backward(self, ns, g):
+        if ns.is_tensor_mode:
             return (put(make(np.zeros(self.shape, g._data.dtype)), make(self.index), g, True),)
         out = np.zeros(int(np.prod(self.shape)), g.dtype)
         np.add.at(out, self.index.reshape(-1), g.reshape(-1))
@@ -171,10 +171,10 @@ def take(input, index):
 class PutBackward0(Node):           # y = x.put(i, s, acc); dx = gy (acc) or gy.put(i, 0); ds = gy.take(i)
     __slots__ = ("index", "accumulate", "sshape")
 
-    def backward(self, F, g):
-        if F.is_tensor_mode:
+    def backward(self, ns, g):
+        if ns.is_tensor_mode:
             gx = g if self.accumulate else put(g, make(self.index), make(np.zeros(self.index.shape, g._data.dtype)))
-            return (gx, F.reshape(take(g, make(self.index)), self.sshape))
+            return (gx, ns.reshape(take(g, make(self.index)), self.sshape))
         gx = g
         if not self.accumulate:
             gx = g.copy()
@@ -239,8 +239,8 @@ def take_along_dim(input, indices, dim=None, *, out=None):
 class IndexPutBackward0(Node):      # dx = gy with zeros at idx (or gy if accumulate); dv = sum_to(gy[idx])
     __slots__ = ("index", "accumulate", "vshape")
 
-    def backward(self, F, g):
-        if F.is_tensor_mode:
+    def backward(self, ns, g):
+        if ns.is_tensor_mode:
             gx = g if self.accumulate else _index_put_np(g, self.index, make(np.zeros((), g._data.dtype)), False)
             gv = getitem(g, self.index)
         else:
@@ -251,7 +251,7 @@ class IndexPutBackward0(Node):      # dx = gy with zeros at idx (or gy if accumu
             gv = g[self.index]
         if self.vshape is None:
             return (gx, None)
-        return (gx, F.sum_to(gv, self.vshape))
+        return (gx, ns.sum_to(gv, self.vshape))
 
 
 def _index_put_np(x, npidx, values, accumulate):

@@ -32,26 +32,26 @@ def _stats(a, axes):
     return mean, var
 
 
-def _t_stats(F, x, axes, n, eps):
+def _t_stats(ns, x, axes, n, eps):
     """Differentiable mean / invstd of Tensor x over axes (tensor-mode backward)."""
-    mean = F.sum(x, axes, True) * (1.0 / n)
+    mean = ns.sum(x, axes, True) * (1.0 / n)
     xc = x - mean
-    var = F.sum(xc * xc, axes, True) * (1.0 / n)
-    return mean, 1.0 / F.sqrt(var + eps)
+    var = ns.sum(xc * xc, axes, True) * (1.0 / n)
+    return mean, 1.0 / ns.sqrt(var + eps)
 
 
-def _dx_core(F, x, dxh, axes, n, mean, invstd):
+def _dx_core(ns, x, dxh, axes, n, mean, invstd):
     """Input gradient of xhat = (x - mean) * invstd with batch statistics over axes."""
     xh = (x - mean) * invstd
     inv_n = 1.0 / n
-    return invstd * (dxh - F.sum(dxh, axes, True) * inv_n - xh * (F.sum(dxh * xh, axes, True) * inv_n))
+    return invstd * (dxh - ns.sum(dxh, axes, True) * inv_n - xh * (ns.sum(dxh * xh, axes, True) * inv_n))
 
 
-def _unpack(F, node):
+def _unpack(ns, node):
     saved = node._saved
     if saved is None:
         raise freed_error()
-    return tuple(None if s is None else F.unpack_one(node, s) for s in saved)
+    return tuple(None if s is None else ns.unpack_one(node, s) for s in saved)
 
 
 def _saved_prop(i):
@@ -61,7 +61,7 @@ def _saved_prop(i):
         if saved is None:
             raise freed_error()
         s = saved[i]
-        from ._ns import TEN
+        from .namespaces import TEN
         return None if s is None else TEN.unpack_one(self, s)
     return property(get)
 
@@ -81,8 +81,8 @@ def _want(node, i):
     return node.next_functions[i][0] is not None
 
 
-def _C(F, arr, like):
-    return F.const(arr, like) if F.is_tensor_mode else arr
+def _C(ns, arr, like):
+    return ns.const(arr, like) if ns.is_tensor_mode else arr
 
 
 def _float_kernel(input, kernel):
@@ -154,18 +154,18 @@ class NativeBatchNormBackward0(Node):
     _saved_weight, _saved_running_mean, _saved_running_var = _saved_prop(1), _saved_prop(2), _saved_prop(3)
     _saved_result1, _saved_result2 = _result_props(0)
 
-    def backward(self, F, g):
-        saved = _unpack(F, self)
+    def backward(self, ns, g):
+        saved = _unpack(ns, self)
         x = saved[0]
         w = saved[1] if self.has_w else None
         axes, bshape = self.axes, self.bshape
-        if F.is_tensor_mode:
+        if ns.is_tensor_mode:
             if self.training:
-                mean, invstd = _t_stats(F, x, axes, self.n, self.eps)
+                mean, invstd = _t_stats(ns, x, axes, self.n, self.eps)
             else:
                 rm, rv = saved[2], saved[3]
-                mean = F.const(np.asarray(rm._data, np.float64).reshape(bshape).astype(x._data.dtype), g)
-                invstd = F.const((1.0 / np.sqrt(rv._data.astype(np.float64) + self.eps)).reshape(bshape)
+                mean = ns.const(np.asarray(rm._data, np.float64).reshape(bshape).astype(x._data.dtype), g)
+                invstd = ns.const((1.0 / np.sqrt(rv._data.astype(np.float64) + self.eps)).reshape(bshape)
                                  .astype(x._data.dtype), g)
         else:
             mean, invstd = self.mean, self.invstd
@@ -176,18 +176,18 @@ class NativeBatchNormBackward0(Node):
                 gx, gw, gb = _bn_train_backward(x.reshape(N, C, -1), g.reshape(N, C, -1), w, mean, invstd,
                                                 self.n, want)
                 return (None if gx is None else gx.reshape(x.shape)), gw, gb
-        wb = None if w is None else F.reshape(w, bshape)
+        wb = None if w is None else ns.reshape(w, bshape)
         gx = gw = gb = None
         if _want(self, 0):
             dxh = g if wb is None else g * wb
             if self.training:
-                gx = _dx_core(F, x, dxh, axes, self.n, mean, invstd)
+                gx = _dx_core(ns, x, dxh, axes, self.n, mean, invstd)
             else:
                 gx = dxh * invstd
         if _want(self, 1):
-            gw = F.sum(g * ((x - mean) * invstd), axes)
+            gw = ns.sum(g * ((x - mean) * invstd), axes)
         if _want(self, 2):
-            gb = F.sum(g, axes)
+            gb = ns.sum(g, axes)
         return gx, gw, gb
 
 
@@ -276,25 +276,25 @@ class NativeLayerNormBackward0(Node):
     _saved_weight = _saved_prop(1)
     _saved_result1, _saved_result2 = _result_props(None)
 
-    def backward(self, F, g):
-        saved = _unpack(F, self)
+    def backward(self, ns, g):
+        saved = _unpack(ns, self)
         x = saved[0]
         w = saved[1] if self.has_w else None
         axes = self.axes
-        if F.is_tensor_mode:
-            mean, invstd = _t_stats(F, x, axes, self.n, self.eps)
+        if ns.is_tensor_mode:
+            mean, invstd = _t_stats(ns, x, axes, self.n, self.eps)
         else:
             mean, invstd = self.mean, self.invstd
         gx = gw = gb = None
-        lead = tuple(range(F.data(x).ndim - len(axes)))
+        lead = tuple(range(ns.data(x).ndim - len(axes)))
         if _want(self, 0):
             dxh = g if w is None else g * w
-            gx = _dx_core(F, x, dxh, axes, self.n, mean, invstd)
+            gx = _dx_core(ns, x, dxh, axes, self.n, mean, invstd)
         if _want(self, 1):
             gw = g * ((x - mean) * invstd)
-            gw = F.sum(gw, lead) if lead else gw
+            gw = ns.sum(gw, lead) if lead else gw
         if _want(self, 2):
-            gb = F.sum(g, lead) if lead else g
+            gb = ns.sum(g, lead) if lead else g
         return gx, gw, gb
 
 
@@ -302,20 +302,20 @@ def _native_layer_norm(input, normalized_shape, weight, bias, eps):
     _float_kernel(input, "LayerNormKernelImpl")
     _check_param_dtypes(input, weight, bias)
     x = input._data
-    ns = tuple(normalized_shape)
-    k = len(ns)
+    norm_shape = tuple(normalized_shape)
+    k = len(norm_shape)
     if k == 0:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
                            "one element, but got normalized_shape = []")
     for nm, t in (("weight", weight), ("bias", bias)):
-        if t is not None and tuple(t._data.shape) != ns:
+        if t is not None and tuple(t._data.shape) != norm_shape:
             raise RuntimeError(f"Expected {nm} to be of same shape as normalized_shape, but got {nm} of shape "
-                               f"{list(t._data.shape)} and normalized_shape = {list(ns)}")
-    if x.ndim < k or x.shape[x.ndim - k:] != ns:
-        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
-                           f"{', '.join(str(s) for s in ns)}], but got input of size{list(x.shape)}")
+                               f"{list(t._data.shape)} and normalized_shape = {list(norm_shape)}")
+    if x.ndim < k or x.shape[x.ndim - k:] != norm_shape:
+        raise RuntimeError(f"Given normalized_shape={list(norm_shape)}, expected input with shape [*, "
+                           f"{', '.join(str(s) for s in norm_shape)}], but got input of size{list(x.shape)}")
     axes = tuple(range(x.ndim - k, x.ndim))
-    n = int(np.prod(ns))
+    n = int(np.prod(norm_shape))
     dt = x.dtype
     if x.size:
         mean, var = _stats(x, axes)
@@ -344,27 +344,27 @@ class NativeGroupNormBackward0(Node):
     _saved_weight = _saved_prop(1)
     _saved_result1, _saved_result2 = _result_props(2)
 
-    def backward(self, F, g):
-        saved = _unpack(F, self)
+    def backward(self, ns, g):
+        saved = _unpack(ns, self)
         x = saved[0]
         w = saved[1] if self.has_w else None
         gshape, bshape = self.gshape, self.bshape
-        shape = F.data(x).shape
-        xr = F.reshape(x, gshape)
-        if F.is_tensor_mode:
-            mean, invstd = _t_stats(F, xr, (2,), self.n, self.eps)
+        shape = ns.data(x).shape
+        xr = ns.reshape(x, gshape)
+        if ns.is_tensor_mode:
+            mean, invstd = _t_stats(ns, xr, (2,), self.n, self.eps)
         else:
             mean, invstd = self.mean, self.invstd
         raxes = (0,) + tuple(range(2, len(shape)))
         gx = gw = gb = None
         if _want(self, 0):
-            dxh = g if w is None else g * F.reshape(w, bshape)
-            gx = F.reshape(_dx_core(F, xr, F.reshape(dxh, gshape), (2,), self.n, mean, invstd), shape)
+            dxh = g if w is None else g * ns.reshape(w, bshape)
+            gx = ns.reshape(_dx_core(ns, xr, ns.reshape(dxh, gshape), (2,), self.n, mean, invstd), shape)
         if _want(self, 1):
-            xh = F.reshape((xr - mean) * invstd, shape)
-            gw = F.sum(g * xh, raxes)
+            xh = ns.reshape((xr - mean) * invstd, shape)
+            gw = ns.sum(g * xh, raxes)
         if _want(self, 2):
-            gb = F.sum(g, raxes)
+            gb = ns.sum(g, raxes)
         return gx, gw, gb
 
 
@@ -463,15 +463,15 @@ def _shape_arg(normalized_shape, fn):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x * rsqrt(mean(x^2) + eps) (* weight), made contiguous: PyTorch's CPU composite."""
     _float_kernel(input, "rms_norm")
-    ns = _shape_arg(normalized_shape, "rms_norm")
+    norm_shape = _shape_arg(normalized_shape, "rms_norm")
     shape = input._data.shape
-    k = len(ns)
-    if weight is not None and tuple(weight._data.shape) != ns:
+    k = len(norm_shape)
+    if weight is not None and tuple(weight._data.shape) != norm_shape:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
-                           f"{list(weight._data.shape)} and normalized_shape = {list(ns)}")
-    if len(shape) < k or tuple(shape[len(shape) - k:]) != ns:
-        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape "
-                           f"[*{', '.join(str(s) for s in ns)}], but got input of size{list(shape)}")
+                           f"{list(weight._data.shape)} and normalized_shape = {list(norm_shape)}")
+    if len(shape) < k or tuple(shape[len(shape) - k:]) != norm_shape:
+        raise RuntimeError(f"Given normalized_shape={list(norm_shape)}, expected input with shape "
+                           f"[*{', '.join(str(s) for s in norm_shape)}], but got input of size{list(shape)}")
     if eps is None:
         dt = input._data.dtype
         eps = float(np.finfo(dt).eps) if dt.kind == "f" else 1.1920928955078125e-07

@@ -40,10 +40,10 @@ def _const_regions(shape, pairs):
 class ConstantPadNdBackward0(Node):
     __slots__ = ("pad", "src", "dst", "shape")
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         dst, src = self.dst, self.src
-        inner = F.apply_view(g, lambda a: a[dst])
-        return (F.view_scatter(self.shape, lambda a: a[src], inner),)
+        inner = ns.apply_view(g, lambda a: a[dst])
+        return (ns.view_scatter(self.shape, lambda a: a[src], inner),)
 
 
 def constant_pad_nd(x, pad, value=0):
@@ -123,9 +123,9 @@ class _PadGatherNode(Node):
     __slots__ = ("padding", "shape", "pairs", "mode", "index")
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        if F.is_tensor_mode:
-            return (attach_self(F, F.index_add_zeros(self.shape, self.index, g), self),)
+    def backward(self, ns, g):
+        if ns.is_tensor_mode:
+            return (attach_self(ns, ns.index_add_zeros(self.shape, self.index, g), self),)
         for d, lo, hi in self.pairs:
             g = _scatter_dim(g, d, self.shape[d], lo, hi, _index(self.shape[d], lo, hi, self.mode))
         return (g,)

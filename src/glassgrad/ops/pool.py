@@ -17,7 +17,7 @@ import numpy as np
 from ._core import make, edge, save_in, grad
 from ..autograd.graph import Node
 from .conv import col2im, attach_self as _attach
-from ._ns import _UINT_OF
+from .namespaces import _UINT_OF
 from .upsample import separable_matrices_apply
 
 __all__ = ["pool_out_size", "max_pool_with_indices", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool",
@@ -35,26 +35,26 @@ def _batched(a, nd):
     return a if a.ndim == nd + 2 else a[None]
 
 
-def _flat_index_add(F, shape, flat, g):
+def _flat_index_add(ns, shape, flat, g):
     """Zeros of `shape` (N, C, *S) with g (N, C, *O) added at the flat spatial indices `flat`."""
     N, C = shape[:2]
     P = int(np.prod(shape[2:]))
-    if F.is_tensor_mode:
+    if ns.is_tensor_mode:
         nI = np.arange(N).reshape(N, 1, 1)
         cI = np.arange(C).reshape(1, C, 1)
-        gg = F.reshape(g, (N, C, int(np.prod(g.shape[2:]))))
-        r = F.index_add_zeros((N, C, P), (nI, cI, flat.reshape(gg.shape)), gg)
-        return F.reshape(r, shape)
+        gg = ns.reshape(g, (N, C, int(np.prod(g.shape[2:]))))
+        r = ns.index_add_zeros((N, C, P), (nI, cI, flat.reshape(gg.shape)), gg)
+        return ns.reshape(r, shape)
     out = np.zeros((N * C, P), g.dtype)
     rows = np.arange(N * C).reshape(-1, 1)
     np.add.at(out, (rows, flat.reshape(N * C, -1)), g.reshape(N * C, -1))
     return out.reshape(shape)
 
 
-def _unbatch_wrap(F, g, batched, fn):
+def _unbatch_wrap(ns, g, batched, fn):
     if batched:
         return fn(g)
-    if F.is_tensor_mode:
+    if ns.is_tensor_mode:
         from .views import unsqueeze, squeeze
         return squeeze(fn(unsqueeze(g, 0)), 0)
     return fn(g[None])[0]
@@ -65,12 +65,12 @@ class _MaxPoolNode(Node):
     __slots__ = ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "kidx", "flat", "shape", "batched")
     _saved_names = ("self", "result1")
 
-    def backward(self, F, g):
-        return (_attach(F, _unbatch_wrap(F, g, self.batched, lambda t: self._bw(F, t)), self),)
+    def backward(self, ns, g):
+        return (_attach(ns, _unbatch_wrap(ns, g, self.batched, lambda t: self._bw(ns, t)), self),)
 
-    def _bw(self, F, g):
-        if F.is_tensor_mode:
-            return _flat_index_add(F, self.shape, self.flat, g)
+    def _bw(self, ns, g):
+        if ns.is_tensor_mode:
+            return _flat_index_add(ns, self.shape, self.flat, g)
         K, s, p, d = self.kernel_size, self.stride, self.padding, self.dilation
         O = g.shape[2:]
         nd = len(K)
@@ -235,10 +235,10 @@ class _AvgPoolNode(Node):
                  "div", "shape", "batched")
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        return (_attach(F, _unbatch_wrap(F, g, self.batched, lambda t: self._bw(F, t)), self),)
+    def backward(self, ns, g):
+        return (_attach(ns, _unbatch_wrap(ns, g, self.batched, lambda t: self._bw(ns, t)), self),)
 
-    def _bw(self, F, g):
+    def _bw(self, ns, g):
         K, s, p = self.kernel_size, self.stride, self.padding
         nd = len(K)
         S = self.shape[2:]
@@ -248,11 +248,11 @@ class _AvgPoolNode(Node):
         if self.divisor_override:
             gd = g / self.divisor_override
         else:
-            gd = g / F.const(self.div.astype(F.data(g).dtype if F.is_tensor_mode else g.dtype), g)
-        if F.is_tensor_mode:
+            gd = g / ns.const(self.div.astype(ns.data(g).dtype if ns.is_tensor_mode else g.dtype), g)
+        if ns.is_tensor_mode:
             Kp = int(np.prod(K))
-            cols = F.expand(F.reshape(gd, (N, C, 1, -1)), (N, C, Kp, int(np.prod(O))))
-            cols = F.reshape(cols, (N, C * Kp, int(np.prod(O))))
+            cols = ns.expand(ns.reshape(gd, (N, C, 1, -1)), (N, C, Kp, int(np.prod(O))))
+            cols = ns.reshape(cols, (N, C * Kp, int(np.prod(O))))
             ext = tuple((O[i] - 1) * s[i] + K[i] - 2 * p[i] for i in range(nd))
             if nd == 2:
                 r = col2im(cols, ext, K, ones, p, s)
@@ -353,8 +353,8 @@ class _AdaptiveAvgNode(Node):
     __slots__ = ("self_sym_sizes", "mats", "batched")
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        return (_attach(F, separable_matrices_apply(F, g, self.mats, True), self),)
+    def backward(self, ns, g):
+        return (_attach(ns, separable_matrices_apply(ns, g, self.mats, True), self),)
 
 
 class AdaptiveAvgPool2DBackward0(_AdaptiveAvgNode):
@@ -373,7 +373,7 @@ def adaptive_avg_pool(x, O):
     nd = len(O)
     S = a.shape[-nd:]
     mats = [_avg_matrix(S[i], O[i], a.dtype if a.dtype.kind == "f" else np.float64) for i in range(nd)]
-    from ._ns import ARR
+    from .namespaces import ARR
     y = separable_matrices_apply(ARR, a, mats, False).astype(a.dtype) if a.size else \
         np.zeros(a.shape[:-nd] + tuple(O), a.dtype)
     y = np.ascontiguousarray(y)
@@ -389,8 +389,8 @@ class _AdaptiveMaxNode(Node):
     __slots__ = ("flat", "shape", "batched")
     _saved_names = ("self", "result1")
 
-    def backward(self, F, g):
-        return (_attach(F, _unbatch_wrap(F, g, self.batched, lambda t: _flat_index_add(F, self.shape, self.flat, t)),
+    def backward(self, ns, g):
+        return (_attach(ns, _unbatch_wrap(ns, g, self.batched, lambda t: _flat_index_add(ns, self.shape, self.flat, t)),
                         self),)
 
 
@@ -455,18 +455,18 @@ class _MaxUnpoolNode(Node):
     __slots__ = ("flat", "batched")
     _saved_names = ("indices",)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         def bw(t):
-            if F.is_tensor_mode:
+            if ns.is_tensor_mode:
                 N, C = t.shape[:2]
-                tt = F.reshape(t, (N, C, -1))
+                tt = ns.reshape(t, (N, C, -1))
                 nI = np.arange(N).reshape(N, 1, 1)
                 cI = np.arange(C).reshape(1, C, 1)
                 r = tt[(make(nI), make(cI), make(self.flat.reshape(N, C, -1)))]
-                return F.reshape(r, self.flat.shape)
+                return ns.reshape(r, self.flat.shape)
             N, C = t.shape[:2]
             return np.take_along_axis(t.reshape(N, C, -1), self.flat.reshape(N, C, -1), -1).reshape(self.flat.shape)
-        return (_unbatch_wrap(F, g, self.batched, bw),)
+        return (_unbatch_wrap(ns, g, self.batched, bw),)
 
 
 class MaxUnpool2DBackward0(_MaxUnpoolNode):

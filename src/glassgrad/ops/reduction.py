@@ -33,22 +33,22 @@ def _dims(dim, ndim):
     return (_wrap_dim(dim, ndim),)
 
 
-def _expand_back(F, g, in_shape, axes, keepdim):
+def _expand_back(ns, g, in_shape, axes, keepdim):
     """Broadcast a reduced gradient back to the input shape."""
     if not keepdim and axes:
         shp = list(in_shape)
         for a in axes:
             shp[a] = 1
-        g = F.reshape(g, tuple(shp))
-    return F.expand(g, in_shape)
+        g = ns.reshape(g, tuple(shp))
+    return ns.expand(g, in_shape)
 
 
 class SumBackward0(Node):           # y = x.sum(); dx = gy expanded
     __slots__ = ("in_shape", "in_dt")
     stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (F.cast(F.expand(F.reshape(g, (1,) * len(self.in_shape)) if self.in_shape else g, self.in_shape),
+    def backward(self, ns, g):
+        return (ns.cast(ns.expand(ns.reshape(g, (1,) * len(self.in_shape)) if self.in_shape else g, self.in_shape),
                        self.in_dt),)
 
 
@@ -56,8 +56,8 @@ class SumBackward1(Node):           # y = x.sum(dims, keepdim); dx = gy expanded
     __slots__ = ("in_shape", "axes", "keepdim", "in_dt")
     stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (F.cast(_expand_back(F, g, self.in_shape, self.axes, self.keepdim), self.in_dt),)
+    def backward(self, ns, g):
+        return (ns.cast(_expand_back(ns, g, self.in_shape, self.axes, self.keepdim), self.in_dt),)
 
 
 def _sum_dtype(a, dtype):
@@ -97,8 +97,8 @@ class MeanBackward0(Node):          # y = x.mean(); dx = gy / n expanded
     __slots__ = ("in_shape", "n")
     stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (F.expand(F.reshape(g / self.n, (1,) * len(self.in_shape)) if self.in_shape else g / self.n,
+    def backward(self, ns, g):
+        return (ns.expand(ns.reshape(g / self.n, (1,) * len(self.in_shape)) if self.in_shape else g / self.n,
                          self.in_shape),)
 
 
@@ -106,8 +106,8 @@ class MeanBackward1(Node):          # y = x.mean(dims); dx = gy / n expanded bac
     __slots__ = ("in_shape", "axes", "keepdim", "n")
     stack_rule = "generic"    # the formula works on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (_expand_back(F, g / self.n, self.in_shape, self.axes, self.keepdim),)
+    def backward(self, ns, g):
+        return (_expand_back(ns, g / self.n, self.in_shape, self.axes, self.keepdim),)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -166,8 +166,8 @@ class _MaskScale(Node):
     """dx = gy (expanded back) * w, with w a constant weight array (ties split evenly, masks)."""
     __slots__ = ("in_shape", "axes", "keepdim", "w")
 
-    def backward(self, F, g):
-        return (_expand_back(F, g, self.in_shape, self.axes, self.keepdim) * F.const(self.w, g),)
+    def backward(self, ns, g):
+        return (_expand_back(ns, g, self.in_shape, self.axes, self.keepdim) * ns.const(self.w, g),)
 
 
 def _mask_node(cls, x, y, axes, keepdim, w):
@@ -247,30 +247,30 @@ class ProdBackward0(Node):          # y = prod(x); dx = gy * y / x (exact produc
     __slots__ = ("in_shape", "axes", "keepdim", "others")
     _saved_names = ("self", "result")
 
-    def backward(self, F, g):
-        x, y = F.unpack(self)
+    def backward(self, ns, g):
+        x, y = ns.unpack(self)
         if self.others is None:
-            return (_expand_back(F, g * y, self.in_shape, self.axes, self.keepdim) / x,)
-        gk = _expand_back(F, g, self.in_shape, self.axes, self.keepdim)
-        if not F.is_tensor_mode:
+            return (_expand_back(ns, g * y, self.in_shape, self.axes, self.keepdim) / x,)
+        gk = _expand_back(ns, g, self.in_shape, self.axes, self.keepdim)
+        if not ns.is_tensor_mode:
             return (gk * self.others,)
-        return (gk * self._others_differentiable(F, x),)
+        return (gk * self._others_differentiable(ns, x),)
 
-    def _others_differentiable(self, F, x):
+    def _others_differentiable(self, ns, x):
         """The product of the other elements of each group, as a function of x (double backward with
         zeros): others = P / x' * factor, P the product of the group's non-zero elements, x' = x with
         its zeros replaced by 1, and factor restoring the (first-order) dependence on the zeros."""
-        xd = F.data(x)
+        xd = ns.data(x)
         ax = self.axes
         z = (xd == 0).astype(xd.dtype)
         cnt = z.sum(axis=ax, keepdims=True) if ax else z
-        xp = x * F.const(1 - z, x) + F.const(z, x)
+        xp = x * ns.const(1 - z, x) + ns.const(z, x)
         P = prod(xp, ax, True) if ax else xp
-        S = F.sum(x * F.const(z, x), ax, True) if ax else x * F.const(z, x)
-        one = F.const(np.broadcast_to(cnt == 1, xd.shape).astype(xd.dtype), x)
-        two = F.const(np.broadcast_to(cnt == 2, xd.shape).astype(xd.dtype), x)
-        none = F.const(np.broadcast_to(cnt == 0, xd.shape).astype(xd.dtype), x)
-        zc = F.const(z, x)
+        S = ns.sum(x * ns.const(z, x), ax, True) if ax else x * ns.const(z, x)
+        one = ns.const(np.broadcast_to(cnt == 1, xd.shape).astype(xd.dtype), x)
+        two = ns.const(np.broadcast_to(cnt == 2, xd.shape).astype(xd.dtype), x)
+        none = ns.const(np.broadcast_to(cnt == 0, xd.shape).astype(xd.dtype), x)
+        zc = ns.const(z, x)
         factor = none + one * (zc + (1 - zc) * S) + two * zc * (S - x)
         return P / xp * factor
 
@@ -394,12 +394,12 @@ class AminmaxBackward0(Node):
     __slots__ = ("in_shape", "axes", "keepdim", "wmin", "wmax")
     n_outputs = 2
 
-    def backward(self, F, grads):
+    def backward(self, ns, grads):
         gmin, gmax = grads
         res = None
         for g, w in ((gmin, self.wmin), (gmax, self.wmax)):
             if g is not None:
-                t = _expand_back(F, g, self.in_shape, self.axes, self.keepdim) * F.const(w, g)
+                t = _expand_back(ns, g, self.in_shape, self.axes, self.keepdim) * ns.const(w, g)
                 res = t if res is None else res + t
         return (res,)
 

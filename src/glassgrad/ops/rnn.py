@@ -171,10 +171,10 @@ class MkldnnRnnLayerBackward0(Node):
         self._saved = None
         self.ws = None
 
-    def backward(self, F, grads):
-        saved = F.unpack(self)
+    def backward(self, ns, grads):
+        saved = ns.unpack(self)
         need = [n is not None for n, _ in self.next_functions]
-        if F.is_tensor_mode:
+        if ns.is_tensor_mode:
             return _composite_backward(self, saved, grads, need)
         if self.ws is None:
             raise freed_error()
@@ -332,8 +332,8 @@ class PackPaddedSequenceBackward0(Node):
     """The packed rows' gradient scattered back into zeros of the padded input's shape."""
     __slots__ = ("shape", "index")
 
-    def backward(self, F, g):
-        return (F.index_add_zeros(self.shape, self.index, g),)
+    def backward(self, ns, g):
+        return (ns.index_add_zeros(self.shape, self.index, g),)
 
 
 def _pack_padded(input, bs, batch_first):

@@ -24,10 +24,10 @@ def _cum_dtype(a, dtype):
 class CumsumBackward0(Node):        # y = cumsum(x); dx = reversed cumsum of gy
     __slots__ = ("dim", "in_dt", "reverse")
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         if g.ndim == 0:
-            return (F.cast(g, self.in_dt),)
-        return (F.cast(F.cumsum(g, self.dim, not self.reverse), self.in_dt),)
+            return (ns.cast(g, self.in_dt),)
+        return (ns.cast(ns.cumsum(g, self.dim, not self.reverse), self.in_dt),)
 
 
 def _cumsum_arr(a, d, reverse):
@@ -65,25 +65,25 @@ class CumprodBackward0(Node):       # y = cumprod(x); dx = revcumsum(gy * y) / x
     __slots__ = ("dim", "W")
     _saved_names = ("self", "result")
 
-    def backward(self, F, g):
-        x, y = F.unpack(self)
+    def backward(self, ns, g):
+        x, y = ns.unpack(self)
         if g.ndim == 0:
             return (g,)
         d = self.dim
         if self.W is None:
-            return (F.cumsum(g * y, d, True) / x,)
-        if F.is_tensor_mode:
-            return (self._grad_differentiable(F, g, x),)
+            return (ns.cumsum(g * y, d, True) / x,)
+        if ns.is_tensor_mode:
+            return (self._grad_differentiable(ns, g, x),)
         last = g.ndim - 1
-        gm = F.transpose(g, d, last)
-        r = F.squeeze(F.matmul(F.const(self.W, g), F.unsqueeze(gm, last + 1)), last + 1)
-        return (F.transpose(r, d, last),)
+        gm = ns.transpose(g, d, last)
+        r = ns.squeeze(ns.matmul(ns.const(self.W, g), ns.unsqueeze(gm, last + 1)), last + 1)
+        return (ns.transpose(r, d, last),)
 
 
-    def _grad_differentiable(self, F, g, x):
+    def _grad_differentiable(self, ns, g, x):
         """dx_k = sum_{j >= k} g_j prod_{i <= j, i != k} x_i, built from differentiable ops (zeros)."""
         d = self.dim
-        xd = F.data(x)
+        xd = ns.data(x)
         n = xd.shape[d]
         shp = [1] * xd.ndim
         shp[d] = n
@@ -91,8 +91,8 @@ class CumprodBackward0(Node):       # y = cumprod(x); dx = revcumsum(gy * y) / x
         res = None
         for k in range(n):
             ek = (pos == k).astype(xd.dtype)
-            c = cumprod(x * F.const(1 - ek, x) + F.const(np.broadcast_to(ek, xd.shape).copy(), x), d)
-            dk = F.sum(g * c * F.const((pos >= k).astype(xd.dtype), x), (d,), True) * F.const(ek, x)
+            c = cumprod(x * ns.const(1 - ek, x) + ns.const(np.broadcast_to(ek, xd.shape).copy(), x), d)
+            dk = ns.sum(g * c * ns.const((pos >= k).astype(xd.dtype), x), (d,), True) * ns.const(ek, x)
             res = dk if res is None else res + dk
         return res
 
@@ -131,10 +131,10 @@ def cumprod(input, dim, *, dtype=None, out=None):
 class CummaxBackward0(_SelectNode):
     __slots__ = ()
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         if self._saved:                  # empty input: PyTorch hands back the input itself
-            return F.unpack(self)
-        return (select_backward(F, g, self.idx, self.in_shape, self.dim, self.keepdim),)
+            return ns.unpack(self)
+        return (select_backward(ns, g, self.idx, self.in_shape, self.dim, self.keepdim),)
 
 
 class CumminBackward0(CummaxBackward0):

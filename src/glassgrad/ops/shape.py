@@ -16,7 +16,7 @@ __all__ = ["cat", "concat", "concatenate", "stack"]
 class CatBackward0(Node):           # y = cat(xs, d); dx_i = gy narrowed to x_i's part
     __slots__ = ("dim", "sizes", "dts")
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         out, start = [], 0
         d = self.dim
         for size, dt in zip(self.sizes, self.dts):
@@ -25,7 +25,7 @@ class CatBackward0(Node):           # y = cat(xs, d); dx_i = gy narrowed to x_i'
                 continue
             key = (slice(None),) * d + (slice(start, start + size),)
             part = g[key]
-            out.append(F.cast(part, dt))
+            out.append(ns.cast(part, dt))
             start += size
         return tuple(out)
 
@@ -73,9 +73,9 @@ concat = concatenate = cat
 class StackBackward0(Node):         # y = stack(xs, d); dx_i = gy.select(d, i)
     __slots__ = ("dim", "dts")
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         d = self.dim
-        return tuple(F.cast(g[(slice(None),) * d + (i,)], dt) for i, dt in enumerate(self.dts))
+        return tuple(ns.cast(g[(slice(None),) * d + (i,)], dt) for i, dt in enumerate(self.dts))
 
 
 def stack(tensors, dim=0, *, out=None):
@@ -132,8 +132,8 @@ def _unary(x, y, cls, **attrs):
 class FlipBackward0(Node):          # y = flip(x, d); dx = flip(gy, d)
     __slots__ = ("dims",)
 
-    def backward(self, F, g):
-        if F.is_tensor_mode:
+    def backward(self, ns, g):
+        if ns.is_tensor_mode:
             return (flip(g, self.dims),)
         return (np.flip(g, self.dims).copy(),)
 
@@ -159,9 +159,9 @@ def flipud(x):
 class RollBackward0(Node):          # y = roll(x, s, d); dx = roll(gy, -s, d)
     __slots__ = ("shifts", "dims")
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         neg = tuple(-s for s in self.shifts)
-        if F.is_tensor_mode:
+        if ns.is_tensor_mode:
             return (roll(g, neg, self.dims),)
         if self.dims is None:
             return (np.roll(g.reshape(-1), neg).reshape(g.shape),)
@@ -186,15 +186,15 @@ def roll(x, shifts, dims=None):
 class RepeatBackward0(Node):        # y = x.repeat(r); dx = gy summed over the repeated copies
     __slots__ = ("reps", "in_shape")
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         reps = self.reps
         pad = (1,) * (len(reps) - len(self.in_shape)) + tuple(self.in_shape)
         inter = []
         for r, s in zip(reps, pad):
             inter += [r, s]
-        g = F.reshape(g, tuple(inter))
-        g = F.sum(g, tuple(range(0, 2 * len(reps), 2)))
-        return (F.reshape(g, tuple(self.in_shape)),)
+        g = ns.reshape(g, tuple(inter))
+        g = ns.sum(g, tuple(range(0, 2 * len(reps), 2)))
+        return (ns.reshape(g, tuple(self.in_shape)),)
 
 
 def repeat(x, *sizes):
@@ -259,8 +259,8 @@ def _tri_mask(shape, k, lower):
 class TrilBackward0(Node):          # y = tril(x, k); dx = tril(gy, k)
     __slots__ = ("mask",)
 
-    def backward(self, F, g):
-        return (F.mask(F.const(self.mask, g), g),)
+    def backward(self, ns, g):
+        return (ns.mask(ns.const(self.mask, g), g),)
 
 
 class TriuBackward0(TrilBackward0):
@@ -313,15 +313,15 @@ def _diag_at(b, offset, d1, d2):
 class DiagEmbedBackward0(Node):     # y = diag_embed(x); dx = diagonal(gy)
     __slots__ = ("fn",)
 
-    def backward(self, F, g):
-        return (F.apply_view(g, self.fn),)
+    def backward(self, ns, g):
+        return (ns.apply_view(g, self.fn),)
 
 
 class DiagonalBackward0_copy(Node):  # y = diagonal(x).clone(); dx = zeros with gy on the diagonal
     __slots__ = ("fn", "shape")
 
-    def backward(self, F, g):
-        return (F.view_scatter(self.shape, self.fn, g),)
+    def backward(self, ns, g):
+        return (ns.view_scatter(self.shape, self.fn, g),)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -365,9 +365,9 @@ def diag(input, diagonal=0, *, out=None):
 class TraceBackward0(Node):         # y = trace(x); dx = gy * eye
     __slots__ = ("shape",)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         e = np.eye(self.shape[0], self.shape[1], dtype=bool)
-        return (F.mask(F.const(e, g), F.expand(F.reshape(g, (1, 1)), self.shape)),)
+        return (ns.mask(ns.const(e, g), ns.expand(ns.reshape(g, (1, 1)), self.shape)),)
 
 
 def trace(input):

@@ -19,8 +19,8 @@ class SliceBackward0(_ViewNode):     # y = x[..., a:b:c, ...]; dx = zeros with g
     __slots__ = ()
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (F.view_scatter(self.in_shape, self.args[0], g),)
+    def backward(self, ns, g):
+        return (ns.view_scatter(self.in_shape, self.args[0], g),)
 
 
 class SelectBackward0(SliceBackward0):  # y = x.select(d, i)
@@ -112,16 +112,16 @@ def _diag_view(b, o, a1, a2):
 class UnfoldBackward0(_ViewNode):    # y = x.unfold(d, size, step); dx = overlapping windows summed
     __slots__ = ()
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         fn = self.args[0]
         n = 1
         for s in self.in_shape:
             n *= s
         idx = fn(np.arange(n).reshape(self.in_shape))
-        if F.is_tensor_mode:
+        if ns.is_tensor_mode:
             from .indexing import index_put_zeros
             from ._core import make as _mk
-            return (F.reshape(index_put_zeros((n,), (_mk(idx.reshape(-1)),), F.reshape(g, (-1,))),
+            return (ns.reshape(index_put_zeros((n,), (_mk(idx.reshape(-1)),), ns.reshape(g, (-1,))),
                               self.in_shape),)
         out = np.zeros(n, g.dtype)
         np.add.at(out, idx.reshape(-1), g.reshape(-1))
@@ -160,11 +160,11 @@ class _MultiViewNode(Node):
     def n_outputs(self):
         return len(self.fns)
 
-    def backward(self, F, grads):
+    def backward(self, ns, grads):
         if len(self.fns) == 1:      # the engine hands a single-output node its bare gradient
             grads = (grads,)
         shape = self.in_shape
-        if F.plain:     # the pieces are disjoint: write every gradient into one array (zeros where none came)
+        if ns.plain:     # the pieces are disjoint: write every gradient into one array (zeros where none came)
             present = [g is not None for g in grads]
             out = (np.empty if all(present) else np.zeros)(shape, self.dtype)
             for g, fn, p in zip(grads, self.fns, present):
@@ -175,10 +175,10 @@ class _MultiViewNode(Node):
         for g, fn in zip(grads, self.fns):
             if g is None:
                 continue
-            part = F.view_scatter(shape, fn, g)
+            part = ns.view_scatter(shape, fn, g)
             acc = part if acc is None else acc + part
         if acc is None:
-            acc = F.zeros(shape, np.zeros(0, self.dtype))
+            acc = ns.zeros(shape, np.zeros(0, self.dtype))
         return (acc,)
 
 

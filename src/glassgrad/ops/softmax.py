@@ -19,9 +19,9 @@ class SoftmaxBackward0(Node):       # y = exp(x) / sum(exp(x), dim); dx = y (gy 
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("result",)
 
-    def backward(self, F, g):
-        y, = F.unpack(self)
-        return (y * (g - F.sum(g * y, self.dim, True)),)
+    def backward(self, ns, g):
+        y, = ns.unpack(self)
+        return (y * (g - ns.sum(g * y, self.dim, True)),)
 
 
 class LogSoftmaxBackward0(Node):    # y = x - log(sum(exp(x), dim)); dx = gy - exp(y) sum(gy, dim)
@@ -29,10 +29,10 @@ class LogSoftmaxBackward0(Node):    # y = x - log(sum(exp(x), dim)); dx = gy - e
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("result",)
 
-    def backward(self, F, g):
-        y, = F.unpack(self)
-        if not F.plain:
-            return (g - F.exp(y) * F.sum(g, self.dim, True),)
+    def backward(self, ns, g):
+        y, = ns.unpack(self)
+        if not ns.plain:
+            return (g - ns.exp(y) * ns.sum(g, self.dim, True),)
         return (g - np.exp(y) * _short_reduce(np.add, g, self.dim),)
 
 

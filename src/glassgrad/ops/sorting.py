@@ -72,17 +72,17 @@ _structseq("aminmax", ("min", "max"))
 
 
 # -- the shared backward: the gradient goes back to the selected positions ------------------------
-def select_backward(F, g, idx, in_shape, dim, keepdim=True):
+def select_backward(ns, g, idx, in_shape, dim, keepdim=True):
     """Zeros of in_shape with g added at `idx` along `dim` (idx: int array shaped like g, or like g
     with `dim` kept).  Repeated indices accumulate."""
     if not in_shape:
-        return F.reshape(g, ())
+        return ns.reshape(g, ())
     if not keepdim:
-        g = F.unsqueeze(g, dim)
+        g = ns.unsqueeze(g, dim)
         idx = np.expand_dims(idx, dim)
     grid = list(np.indices(idx.shape, sparse=True))
     grid[dim] = idx
-    return F.index_add_zeros(in_shape, tuple(grid), g)
+    return ns.index_add_zeros(in_shape, tuple(grid), g)
 
 
 class _SelectNode(Node):
@@ -93,8 +93,8 @@ class _SelectNode(Node):
     def indices(self):              # grad_fn._saved_indices
         return make(self.idx)
 
-    def backward(self, F, g):
-        return (select_backward(F, g, self.idx, self.in_shape, self.dim, self.keepdim),)
+    def backward(self, ns, g):
+        return (select_backward(ns, g, self.idx, self.in_shape, self.dim, self.keepdim),)
 
 
 def selected(cls, x, values, idx, dim, keepdim=True):

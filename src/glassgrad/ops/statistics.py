@@ -40,35 +40,35 @@ def _var_args(name, input, dim, unbiased, correction):
     return a, axes, correction, n
 
 
-def _centered(F, x, axes, n):
-    return x - F.sum(x, axes, True) / n
+def _centered(ns, x, axes, n):
+    return x - ns.sum(x, axes, True) / n
 
 
 class VarBackward0(Node):           # y = sum((x - mean)^2) / (n - c); dx = gy * 2 (x - mean) / (n - c)
     __slots__ = ("in_shape", "axes", "keepdim", "n", "corr")
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        gk = _expand_back(F, g, self.in_shape, self.axes, self.keepdim)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        gk = _expand_back(ns, g, self.in_shape, self.axes, self.keepdim)
         with np.errstate(all="ignore"):
             k = np.float64(2.0) / (self.n - self.corr)
-        return (gk * _centered(F, x, self.axes, self.n) * float(k),)
+        return (gk * _centered(ns, x, self.axes, self.n) * float(k),)
 
 
 class StdBackward0(Node):           # y = sqrt(var); dx = gy (x - mean) / ((n - c) y), 0 where y == 0
     __slots__ = ("in_shape", "axes", "keepdim", "n", "corr")
     _saved_names = ("self", "result")
 
-    def backward(self, F, g):
-        x, y = F.unpack(self)
-        yk = _expand_back(F, y, self.in_shape, self.axes, self.keepdim)
-        gk = _expand_back(F, g, self.in_shape, self.axes, self.keepdim)
-        nz = np.broadcast_to(_keep(F.data(y), self.in_shape, self.axes, self.keepdim) != 0, self.in_shape)
+    def backward(self, ns, g):
+        x, y = ns.unpack(self)
+        yk = _expand_back(ns, y, self.in_shape, self.axes, self.keepdim)
+        gk = _expand_back(ns, g, self.in_shape, self.axes, self.keepdim)
+        nz = np.broadcast_to(_keep(ns.data(y), self.in_shape, self.axes, self.keepdim) != 0, self.in_shape)
         with np.errstate(all="ignore"):
-            scale = F.mask(nz, gk / yk)
+            scale = ns.mask(nz, gk / yk)
             k = np.float64(1.0) / (self.n - self.corr)
-        return (scale * _centered(F, x, self.axes, self.n) * float(k),)
+        return (scale * _centered(ns, x, self.axes, self.n) * float(k),)
 
 
 def _var_out(cls, input, a, y, axes, keepdim, corr, n, save_result):
@@ -110,29 +110,29 @@ class LinalgVectorNormBackward0(Node):
     __slots__ = ("in_shape", "axes", "keepdim", "p")
     _saved_names = ("self", "result")
 
-    def backward(self, F, g):
-        x, y = F.unpack(self)
+    def backward(self, ns, g):
+        x, y = ns.unpack(self)
         p = self.p
         sh, ax, kd = self.in_shape, self.axes, self.keepdim
-        gk = _expand_back(F, g, sh, ax, kd)
+        gk = _expand_back(ns, g, sh, ax, kd)
         with np.errstate(all="ignore"):
             if p == 0:
-                return (gk * F.const(np.zeros(sh, F.data(x).dtype), g),)
+                return (gk * ns.const(np.zeros(sh, ns.data(x).dtype), g),)
             if p == 1:
-                return (F.sign(x) * gk,)
-            ydat = np.broadcast_to(_keep(F.data(y), sh, ax, kd), sh)
-            yk = _expand_back(F, y, sh, ax, kd)
+                return (ns.sign(x) * gk,)
+            ydat = np.broadcast_to(_keep(ns.data(y), sh, ax, kd), sh)
+            yk = _expand_back(ns, y, sh, ax, kd)
             if p == 2:
-                return (x * F.mask(ydat != 0, gk / yk),)
+                return (x * ns.mask(ydat != 0, gk / yk),)
             if p in (float("inf"), float("-inf")):
-                w = _even_weights(np.abs(F.data(x)), _keep(F.data(y), sh, ax, kd), ax)
-                return (F.sign(x) * gk * F.const(w, g),)
-            xd = F.data(x)
+                w = _even_weights(np.abs(ns.data(x)), _keep(ns.data(y), sh, ax, kd), ax)
+                return (ns.sign(x) * gk * ns.const(w, g),)
+            xd = ns.data(x)
             if p < 1:
-                sx = F.mask(xd != 0, F.sign(x) * F.pow(F.abs(x), p - 1))
-                return (sx * gk * F.pow(yk, 1 - p),)
-            sx = x * F.pow(F.abs(x), p - 2) if p != 2 else x
-            return (sx * F.mask(ydat != 0, gk / F.pow(yk, p - 1)),)
+                sx = ns.mask(xd != 0, ns.sign(x) * ns.pow(ns.abs(x), p - 1))
+                return (sx * gk * ns.pow(yk, 1 - p),)
+            sx = x * ns.pow(ns.abs(x), p - 2) if p != 2 else x
+            return (sx * ns.mask(ydat != 0, gk / ns.pow(yk, p - 1)),)
 
 
 class NormBackward1(LinalgVectorNormBackward0):
@@ -206,10 +206,10 @@ class LogsumexpBackward0(Node):     # y = log(sum(exp(x))); dx = gy * exp(x - y)
     __slots__ = ("in_shape", "axes", "keepdim")
     _saved_names = ("self", "result")
 
-    def backward(self, F, g):
-        x, y = F.unpack(self)
+    def backward(self, ns, g):
+        x, y = ns.unpack(self)
         sh, ax, kd = self.in_shape, self.axes, self.keepdim
-        return (_expand_back(F, g, sh, ax, kd) * F.exp(x - _expand_back(F, y, sh, ax, kd)),)
+        return (_expand_back(ns, g, sh, ax, kd) * ns.exp(x - _expand_back(ns, y, sh, ax, kd)),)
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):

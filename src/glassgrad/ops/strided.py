@@ -119,8 +119,8 @@ class _AsStridedAccum(AsStridedBackward0):
     input overlaps itself); storage the input does not cover gets nothing."""
     __slots__ = ()
 
-    def backward(self, F, g):
-        if F.is_tensor_mode:
+    def backward(self, ns, g):
+        if ns.is_tensor_mode:
             raise RuntimeError("double backward through as_strided is not supported by glassgrad")
         n_storage, (in_off, in_stride), (off, size, stride) = self.args
         pos = np.arange(n_storage, dtype=np.int64)

@@ -17,18 +17,18 @@ class WhereBackward0(Node):         # y = where(c, a, b); da = where(c, gy, 0); 
     __slots__ = ("cond", "ashape", "bshape", "adt", "bdt")
     _saved_names = ("condition",)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         c = self.cond
-        z = F.zeros_like(g)
+        z = ns.zeros_like(g)
         ga = gb = None
         if self.next_functions[0][0] is not None:
-            ga = F.sum_to(F.where(F.const(c, g), g, z), self.ashape)
+            ga = ns.sum_to(ns.where(ns.const(c, g), g, z), self.ashape)
             if ga.dtype != self.adt:
-                ga = F.cast(ga, self.adt)
+                ga = ns.cast(ga, self.adt)
         if self.next_functions[1][0] is not None:
-            gb = F.sum_to(F.where(F.const(c, g), z, g), self.bshape)
+            gb = ns.sum_to(ns.where(ns.const(c, g), z, g), self.bshape)
             if gb.dtype != self.bdt:
-                gb = F.cast(gb, self.bdt)
+                gb = ns.cast(gb, self.bdt)
         return (ga, gb)
 
 
@@ -85,9 +85,9 @@ class LerpBackward0(Node):          # y = s + w (e - s), w a number; ds = gy (1 
     __slots__ = ("w", "shapes", "dts")
     _saved_names = ("weight",)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         w = self.w
-        return _red_n(F, [g * (1 - w) if _want(self, 0) else None, g * w if _want(self, 1) else None],
+        return _red_n(ns, [g * (1 - w) if _want(self, 0) else None, g * w if _want(self, 1) else None],
                       self.shapes, self.dts)
 
 
@@ -95,9 +95,9 @@ class LerpBackward1(Node):          # w a tensor: ds = gy (1 - w); de = gy w; dw
     __slots__ = ("shapes", "dts")
     _saved_names = ("self", "end", "weight")
 
-    def backward(self, F, g):
-        s, e, w = F.unpack(self)
-        return _red_n(F, [g * (1 - w) if _want(self, 0) else None, g * w if _want(self, 1) else None,
+    def backward(self, ns, g):
+        s, e, w = ns.unpack(self)
+        return _red_n(ns, [g * (1 - w) if _want(self, 0) else None, g * w if _want(self, 1) else None,
                           g * (e - s) if _want(self, 2) else None], self.shapes, self.dts)
 
 
@@ -142,20 +142,20 @@ class AddcmulBackward0(Node):       # y = s + v t1 t2; ds = gy; dt1 = gy v t2; d
     __slots__ = ("value", "shapes", "dts")
     _saved_names = ("tensor1", "tensor2")
 
-    def backward(self, F, g):
-        t1, t2 = F.unpack(self)
+    def backward(self, ns, g):
+        t1, t2 = ns.unpack(self)
         v = self.value
-        return _red_n(F, [g if _want(self, 0) else None, g * (t2 * v) if _want(self, 1) else None,
+        return _red_n(ns, [g if _want(self, 0) else None, g * (t2 * v) if _want(self, 1) else None,
                           g * (t1 * v) if _want(self, 2) else None], self.shapes, self.dts)
 
 
 class AddcdivBackward0(AddcmulBackward0):   # y = s + v t1 / t2; ds = gy; dt1 = gy v / t2; dt2 = -gy v t1 / t2^2
     __slots__ = ()
 
-    def backward(self, F, g):
-        t1, t2 = F.unpack(self)
+    def backward(self, ns, g):
+        t1, t2 = ns.unpack(self)
         v = self.value
-        return _red_n(F, [g if _want(self, 0) else None, g * v / t2 if _want(self, 1) else None,
+        return _red_n(ns, [g if _want(self, 0) else None, g * v / t2 if _want(self, 1) else None,
                           -g * v * t1 / (t2 * t2) if _want(self, 2) else None], self.shapes, self.dts)
 
 

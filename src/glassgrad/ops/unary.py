@@ -8,7 +8,7 @@ ops: exp log sqrt (written by hand: the pattern of an op, see docs/architecture.
      and the in-place form name_ of each (not deg2rad, rad2deg)
 
 Most ops here are two lines: `SinBackward0 = _node("SinBackward0", formula, save)` makes the backward
-node (PyTorch's grad_fn name, the formula written once with F -- arrays or Tensors, so it is itself
+node (PyTorch's grad_fn name, the formula written once with ns -- arrays or Tensors, so it is itself
 differentiable) and `sin, sin_ = _unary("sin", SinBackward0, np.sin)` the forward and its in-place form.
 """
 import builtins
@@ -47,8 +47,8 @@ class ExpBackward0(Node):           # y = exp(x); dx = gy * y
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("result",)
 
-    def backward(self, F, g):
-        y, = F.unpack(self)
+    def backward(self, ns, g):
+        y, = ns.unpack(self)
         return (g * y,)
 
 
@@ -67,8 +67,8 @@ class LogBackward0(Node):           # y = log(x); dx = gy / x
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
         return (g / x,)
 
 
@@ -86,8 +86,8 @@ class SqrtBackward0(Node):          # y = sqrt(x); dx = gy / (2 y)
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
     _saved_names = ("result",)
 
-    def backward(self, F, g):
-        y, = F.unpack(self)
+    def backward(self, ns, g):
+        y, = ns.unpack(self)
         return (g / (2 * y),)
 
 
@@ -119,9 +119,9 @@ class _Unary(Node):
     __slots__ = ()
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        v, = F.unpack(self)
-        return (self._f(F, g, v),)
+    def backward(self, ns, g):
+        v, = ns.unpack(self)
+        return (self._f(ns, g, v),)
 
 
 class _NoSave(Node):
@@ -129,12 +129,12 @@ class _NoSave(Node):
     __slots__ = ()
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (self._f(F, g, None),)
+    def backward(self, ns, g):
+        return (self._f(ns, g, None),)
 
 
 def _node(name, bwd, save="self"):
-    """The backward node class `name` (PyTorch's grad_fn name) whose formula is bwd(F, g, saved): saved is
+    """The backward node class `name` (PyTorch's grad_fn name) whose formula is bwd(ns, g, saved): saved is
     the input ("self"), the result ("result") or nothing (None).  Bound by assignment where the op is
     defined, so `grep "SinBackward0 ="` finds it."""
     class node(_NoSave if save is None else _Unary):
@@ -212,11 +212,11 @@ def erfinv_array(a):
     return x
 
 
-def _zero(F, g, v):
+def _zero(ns, g, v):
     return g * 0
 
 
-AbsBackward0 = _node("AbsBackward0", lambda F, g, x: g * F.sign(x))
+AbsBackward0 = _node("AbsBackward0", lambda ns, g, x: g * ns.sign(x))
 abs, abs_ = _unary("abs", AbsBackward0, np.abs, keep_int=True,
                    reject=("b", NotImplementedError, '"abs_cpu" not implemented for \'{}\''))
 absolute, absolute_ = abs, abs_
@@ -224,49 +224,49 @@ SignBackward0 = _node("SignBackward0", _zero, save=None)
 sign, sign_ = _unary("sign", SignBackward0, np.sign, keep_int="bool_copy")
 SgnBackward0 = _node("SgnBackward0", _zero, save=None)
 sgn, sgn_ = _unary("sgn", SgnBackward0, np.sign, keep_int="bool_copy")
-Exp2Backward0 = _node("Exp2Backward0", lambda F, g, y: g * (y * _LN2), save="result")
+Exp2Backward0 = _node("Exp2Backward0", lambda ns, g, y: g * (y * _LN2), save="result")
 exp2, exp2_ = _unary("exp2", Exp2Backward0, np.exp2)
-Expm1Backward0 = _node("Expm1Backward0", lambda F, g, y: g * (y + 1), save="result")
+Expm1Backward0 = _node("Expm1Backward0", lambda ns, g, y: g * (y + 1), save="result")
 expm1, expm1_ = _unary("expm1", Expm1Backward0, np.expm1)
-Log2Backward0 = _node("Log2Backward0", lambda F, g, x: g / (x * _LN2))
+Log2Backward0 = _node("Log2Backward0", lambda ns, g, x: g / (x * _LN2))
 log2, log2_ = _unary("log2", Log2Backward0, np.log2)
-Log10Backward0 = _node("Log10Backward0", lambda F, g, x: g / (x * _LN10))
+Log10Backward0 = _node("Log10Backward0", lambda ns, g, x: g / (x * _LN10))
 log10, log10_ = _unary("log10", Log10Backward0, np.log10)
-Log1PBackward0 = _node("Log1PBackward0", lambda F, g, x: g / (x + 1))
+Log1PBackward0 = _node("Log1PBackward0", lambda ns, g, x: g / (x + 1))
 log1p, log1p_ = _unary("log1p", Log1PBackward0, np.log1p)
-RsqrtBackward0 = _node("RsqrtBackward0", lambda F, g, y: g * (y * y * y) * -0.5, save="result")
+RsqrtBackward0 = _node("RsqrtBackward0", lambda ns, g, y: g * (y * y * y) * -0.5, save="result")
 rsqrt, rsqrt_ = _unary("rsqrt", RsqrtBackward0, lambda a: 1 / np.sqrt(a))
-SinBackward0 = _node("SinBackward0", lambda F, g, x: g * F.cos(x))
+SinBackward0 = _node("SinBackward0", lambda ns, g, x: g * ns.cos(x))
 sin, sin_ = _unary("sin", SinBackward0, np.sin)
-CosBackward0 = _node("CosBackward0", lambda F, g, x: g * -F.sin(x))
+CosBackward0 = _node("CosBackward0", lambda ns, g, x: g * -ns.sin(x))
 cos, cos_ = _unary("cos", CosBackward0, np.cos)
-TanBackward0 = _node("TanBackward0", lambda F, g, y: g * (y * y + 1), save="result")
+TanBackward0 = _node("TanBackward0", lambda ns, g, y: g * (y * y + 1), save="result")
 tan, tan_ = _unary("tan", TanBackward0, np.tan)
-AsinBackward0 = _node("AsinBackward0", lambda F, g, x: g / F.sqrt(1 - x * x))
+AsinBackward0 = _node("AsinBackward0", lambda ns, g, x: g / ns.sqrt(1 - x * x))
 asin, asin_ = _unary("asin", AsinBackward0, np.arcsin)
 arcsin, arcsin_ = asin, asin_
-AcosBackward0 = _node("AcosBackward0", lambda F, g, x: -g / F.sqrt(1 - x * x))
+AcosBackward0 = _node("AcosBackward0", lambda ns, g, x: -g / ns.sqrt(1 - x * x))
 acos, acos_ = _unary("acos", AcosBackward0, np.arccos)
 arccos, arccos_ = acos, acos_
-AtanBackward0 = _node("AtanBackward0", lambda F, g, x: g / (x * x + 1))
+AtanBackward0 = _node("AtanBackward0", lambda ns, g, x: g / (x * x + 1))
 atan, atan_ = _unary("atan", AtanBackward0, np.arctan)
 arctan, arctan_ = atan, atan_
-SinhBackward0 = _node("SinhBackward0", lambda F, g, x: g * ((F.exp(x) + F.exp(-x)) * 0.5))
+SinhBackward0 = _node("SinhBackward0", lambda ns, g, x: g * ((ns.exp(x) + ns.exp(-x)) * 0.5))
 sinh, sinh_ = _unary("sinh", SinhBackward0, np.sinh)
-CoshBackward0 = _node("CoshBackward0", lambda F, g, x: g * ((F.exp(x) - F.exp(-x)) * 0.5))
+CoshBackward0 = _node("CoshBackward0", lambda ns, g, x: g * ((ns.exp(x) - ns.exp(-x)) * 0.5))
 cosh, cosh_ = _unary("cosh", CoshBackward0, np.cosh)
-TanhBackward0 = _node("TanhBackward0", lambda F, g, y: g * (1 - y * y), save="result")
+TanhBackward0 = _node("TanhBackward0", lambda ns, g, y: g * (1 - y * y), save="result")
 tanh, tanh_ = _unary("tanh", TanhBackward0, np.tanh)
-AsinhBackward0 = _node("AsinhBackward0", lambda F, g, x: g / F.sqrt(x * x + 1))
+AsinhBackward0 = _node("AsinhBackward0", lambda ns, g, x: g / ns.sqrt(x * x + 1))
 asinh, asinh_ = _unary("asinh", AsinhBackward0, np.arcsinh)
 arcsinh, arcsinh_ = asinh, asinh_
-AcoshBackward0 = _node("AcoshBackward0", lambda F, g, x: g / F.sqrt(x * x - 1))
+AcoshBackward0 = _node("AcoshBackward0", lambda ns, g, x: g / ns.sqrt(x * x - 1))
 acosh, acosh_ = _unary("acosh", AcoshBackward0, np.arccosh)
 arccosh, arccosh_ = acosh, acosh_
-AtanhBackward0 = _node("AtanhBackward0", lambda F, g, x: g / (1 - x * x))
+AtanhBackward0 = _node("AtanhBackward0", lambda ns, g, x: g / (1 - x * x))
 atanh, atanh_ = _unary("atanh", AtanhBackward0, np.arctanh)
 arctanh, arctanh_ = atanh, atanh_
-SigmoidBackward0 = _node("SigmoidBackward0", lambda F, g, y: g * ((1 - y) * y), save="result")
+SigmoidBackward0 = _node("SigmoidBackward0", lambda ns, g, y: g * ((1 - y) * y), save="result")
 sigmoid, sigmoid_ = _unary("sigmoid", SigmoidBackward0,
                            lambda a: _sigmoid_arr(a.astype(np.float32) if a.dtype == np.float16 else a))
 
@@ -275,18 +275,18 @@ def _sigmoid_arr(a):
     return 1 / (1 + np.exp(-a))     # PyTorch's formula (exp overflow gives exactly 0 / 1)
 
 
-ErfBackward0 = _node("ErfBackward0", lambda F, g, x: g * (F.exp(-(x * x)) * _2_SQRTPI))
+ErfBackward0 = _node("ErfBackward0", lambda ns, g, x: g * (ns.exp(-(x * x)) * _2_SQRTPI))
 erf, erf_ = _unary("erf", ErfBackward0, _erf_arr)
-ErfcBackward0 = _node("ErfcBackward0", lambda F, g, x: g * (F.exp(-(x * x)) * -_2_SQRTPI))
+ErfcBackward0 = _node("ErfcBackward0", lambda ns, g, x: g * (ns.exp(-(x * x)) * -_2_SQRTPI))
 erfc, erfc_ = _unary("erfc", ErfcBackward0, _erfc_arr)
 ErfinvBackward0 = _node("ErfinvBackward0",
-                        lambda F, g, x: g * (F.exp(F.square(F.erfinv(x))) * (0.5 * math.sqrt(math.pi))))
+                        lambda ns, g, x: g * (ns.exp(ns.square(ns.erfinv(x))) * (0.5 * math.sqrt(math.pi))))
 erfinv, erfinv_ = _unary("erfinv", ErfinvBackward0, erfinv_array)
-ReciprocalBackward0 = _node("ReciprocalBackward0", lambda F, g, y: g * -(y * y), save="result")
+ReciprocalBackward0 = _node("ReciprocalBackward0", lambda ns, g, y: g * -(y * y), save="result")
 reciprocal, reciprocal_ = _unary("reciprocal", ReciprocalBackward0, np.reciprocal)
-Deg2RadBackward0 = _node("Deg2RadBackward0", lambda F, g, v: g * (math.pi / 180), save=None)
+Deg2RadBackward0 = _node("Deg2RadBackward0", lambda ns, g, v: g * (math.pi / 180), save=None)
 deg2rad = _unary("deg2rad", Deg2RadBackward0, np.deg2rad, inplace=False)[0]
-Rad2DegBackward0 = _node("Rad2DegBackward0", lambda F, g, v: g * (180 / math.pi), save=None)
+Rad2DegBackward0 = _node("Rad2DegBackward0", lambda ns, g, v: g * (180 / math.pi), save=None)
 rad2deg = _unary("rad2deg", Rad2DegBackward0, np.rad2deg, inplace=False)[0]
 FloorBackward0 = _node("FloorBackward0", _zero, save=None)
 floor, floor_ = _unary("floor", FloorBackward0, np.floor, keep_int=True,
@@ -298,17 +298,17 @@ TruncBackward0 = _node("TruncBackward0", _zero, save=None)
 trunc, trunc_ = _unary("trunc", TruncBackward0, np.trunc, keep_int=True,
                        reject=("b", NotImplementedError, '"trunc_vml_cpu" not implemented for \'{}\''))
 fix, fix_ = trunc, trunc_
-FracBackward0 = _node("FracBackward0", lambda F, g, v: g, save=None)
+FracBackward0 = _node("FracBackward0", lambda ns, g, v: g, save=None)
 frac, frac_ = _unary("frac", FracBackward0, lambda a: a - np.trunc(a),
                      reject=("biu", NotImplementedError, '"frac_cpu" not implemented for \'{}\''))
 
 
-def _relu_bwd(F, g, y):
-    if F.is_tensor_mode:        # keep the dependence on the result (PyTorch's gradient is differentiable)
-        return F.where(F.const(~(F.data(y) <= 0), g), g, y * 0)
+def _relu_bwd(ns, g, y):
+    if ns.is_tensor_mode:        # keep the dependence on the result (PyTorch's gradient is differentiable)
+        return ns.where(ns.const(~(ns.data(y) <= 0), g), g, y * 0)
     # PyTorch's rule: zero where y <= 0, so a NaN passes the gradient; y = relu(x) is >= 0 or NaN, where
     # `y != 0` is that same condition in one ufunc
-    return F.mask(y != 0, g)
+    return ns.mask(y != 0, g)
 
 
 ReluBackward0 = _node("ReluBackward0", _relu_bwd, save="result")
@@ -331,7 +331,7 @@ def square_(x):
 class RoundBackward0(Node):         # y = round(x); dx = 0
     __slots__ = ()
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         return (g * 0,)
 
 
@@ -365,14 +365,14 @@ class LogitBackward0(Node):         # y = log(x / (1 - x)); dx = gy / (x (1 - x)
     __slots__ = ("eps",)
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
         r = g / (x * (1 - x))
-        xd = F.data(x)
+        xd = ns.data(x)
         if self.eps is None:
             bad = (xd < 0) | (xd > 1)
-            return (F.where(F.const(bad, g), r * np.nan, r) if np.any(bad) else r,)
-        return (F.mask(~((xd < self.eps) | (xd > 1 - self.eps)), r),)
+            return (ns.where(ns.const(bad, g), r * np.nan, r) if np.any(bad) else r,)
+        return (ns.mask(~((xd < self.eps) | (xd > 1 - self.eps)), r),)
 
 
 def logit(input, eps=None, *, out=None):
@@ -396,9 +396,9 @@ class NanToNumBackward0(Node):      # y = x with nan / inf replaced; dx = gy whe
     __slots__ = ()
     _saved_names = ("self",)
 
-    def backward(self, F, g):
-        x, = F.unpack(self)
-        return (F.mask(np.isfinite(F.data(x)), g),)
+    def backward(self, ns, g):
+        x, = ns.unpack(self)
+        return (ns.mask(np.isfinite(ns.data(x)), g),)
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):

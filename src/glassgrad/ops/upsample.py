@@ -117,28 +117,28 @@ def _matrix(taps, n_in, dt):
     return m
 
 
-def separable_matrices_apply(F, g, mats, transpose):
+def separable_matrices_apply(ns, g, mats, transpose):
     """Apply per-dim dense matrices to the last len(mats) axes (g @ M or g @ M^T per axis)."""
     nd = len(mats)
     for j, m in enumerate(mats):
-        axis = g.dim() - nd + j if F.is_tensor_mode else g.ndim - nd + j
-        mm = F.const(m if transpose else np.ascontiguousarray(m.T), g)
-        last = (g.dim() if F.is_tensor_mode else g.ndim) - 1
+        axis = g.dim() - nd + j if ns.is_tensor_mode else g.ndim - nd + j
+        mm = ns.const(m if transpose else np.ascontiguousarray(m.T), g)
+        last = (g.dim() if ns.is_tensor_mode else g.ndim) - 1
         if axis != last:
-            g = F.transpose(F.matmul(F.transpose(g, axis, last), mm), axis, last)
+            g = ns.transpose(ns.matmul(ns.transpose(g, axis, last), mm), axis, last)
         else:
-            g = F.matmul(g, mm)
+            g = ns.matmul(g, mm)
     return g
 
 
 class _UpsampleNode(Node):
     __slots__ = ("output_size", "scales", "align_corners", "input_shape", "taps")
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         shape = self.input_shape
-        if F.is_tensor_mode:
+        if ns.is_tensor_mode:
             mats = [_matrix(t, shape[2 + j], g._data.dtype) for j, t in enumerate(self.taps)]
-            return (separable_matrices_apply(F, g, mats, True),)
+            return (separable_matrices_apply(ns, g, mats, True),)
         for j, t in enumerate(self.taps):
             axis = 2 + j
             n = shape[axis]
@@ -265,23 +265,23 @@ def _unshuffle_arr(a, r):
     return y.reshape(tuple(lead) + (C * r * r, H // r, W // r))
 
 
-def _inverse_shuffle(F, g, r, tensor_fn, array_fn):
+def _inverse_shuffle(ns, g, r, tensor_fn, array_fn):
     """The gradient of a pixel (un)shuffle: the inverse rearrangement of g (differentiable in tensor mode)."""
-    return (tensor_fn(g, r) if F.is_tensor_mode else array_fn(g, r),)
+    return (tensor_fn(g, r) if ns.is_tensor_mode else array_fn(g, r),)
 
 
 class PixelShuffleBackward0(Node):
     __slots__ = ("upscale_factor",)
 
-    def backward(self, F, g):
-        return _inverse_shuffle(F, g, self.upscale_factor, pixel_unshuffle, _unshuffle_arr)
+    def backward(self, ns, g):
+        return _inverse_shuffle(ns, g, self.upscale_factor, pixel_unshuffle, _unshuffle_arr)
 
 
 class PixelUnshuffleBackward0(Node):
     __slots__ = ("downscale_factor",)
 
-    def backward(self, F, g):
-        return _inverse_shuffle(F, g, self.downscale_factor, pixel_shuffle, _shuffle_arr)
+    def backward(self, ns, g):
+        return _inverse_shuffle(ns, g, self.downscale_factor, pixel_shuffle, _shuffle_arr)
 
 
 def _check_shuffle(name, a, r, factor):

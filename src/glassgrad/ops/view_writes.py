@@ -12,8 +12,8 @@ from ..autograd.graph import Node
 class _ViewScatterBackward(Node):   # y = scatter g into zeros through view_fn; dg = view_fn(gy)
     __slots__ = ("view_fn",)
 
-    def backward(self, F, g):
-        return (F.apply_view(g, self.view_fn),)
+    def backward(self, ns, g):
+        return (ns.apply_view(g, self.view_fn),)
 
 
 def view_scatter(shape, view_fn, g):
@@ -29,8 +29,8 @@ def view_scatter(shape, view_fn, g):
 class _ApplyViewBackward(Node):
     __slots__ = ("view_fn", "shape")
 
-    def backward(self, F, g):
-        return (F.view_scatter(self.shape, self.view_fn, g),)
+    def backward(self, ns, g):
+        return (ns.view_scatter(self.shape, self.view_fn, g),)
 
 
 def apply_view(g, view_fn):
@@ -46,8 +46,8 @@ def apply_view(g, view_fn):
 class _ViewFillBackward(Node):
     __slots__ = ("view_fn",)
 
-    def backward(self, F, g):
-        return (F.view_fill(g, self.view_fn, 0), F.apply_view(g, self.view_fn))
+    def backward(self, ns, g):
+        return (ns.view_fill(g, self.view_fn, 0), ns.apply_view(g, self.view_fn))
 
 
 def view_fill(g, view_fn, value):

@@ -84,8 +84,8 @@ class ViewBackward0(_ViewNode):      # y = x.view(shape); dx = gy.reshape(x.shap
     __slots__ = ()
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (F.reshape(g, self.in_shape),)
+    def backward(self, ns, g):
+        return (ns.reshape(g, self.in_shape),)
 
 
 class UnsafeViewBackward0(ViewBackward0):
@@ -97,7 +97,7 @@ class CloneBackward0(Node):          # y = x.clone(); dx = gy
     __slots__ = ()
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
+    def backward(self, ns, g):
         return (g,)
 
 
@@ -192,24 +192,24 @@ class PermuteBackward0(_ViewNode):   # y = x.permute(p); dx = gy.permute(argsort
     __slots__ = ()
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (F.permute(g, tuple(np.argsort(self.args[0]))),)
+    def backward(self, ns, g):
+        return (ns.permute(g, tuple(np.argsort(self.args[0]))),)
 
 
 class TransposeBackward0(_ViewNode):  # y = x.transpose(a, b); dx = gy.transpose(a, b)
     __slots__ = ()
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (F.transpose(g, *self.args),)
+    def backward(self, ns, g):
+        return (ns.transpose(g, *self.args),)
 
 
 class TBackward0(_ViewNode):
     __slots__ = ()
     stack_rule = "t"
 
-    def backward(self, F, g):
-        return (F.transpose(g, 0, 1) if g.ndim == 2 else g,)
+    def backward(self, ns, g):
+        return (ns.transpose(g, 0, 1) if g.ndim == 2 else g,)
 
 
 def permute(x, *dims):
@@ -283,8 +283,8 @@ class ExpandBackward0(_ViewNode):    # y = x.expand(s); dx = sum of gy over expa
     __slots__ = ()
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (F.sum_to(g, self.in_shape),)
+    def backward(self, ns, g):
+        return (ns.sum_to(g, self.in_shape),)
 
 
 def expand(x, *sizes):
@@ -328,8 +328,8 @@ def broadcast_to(x, size):
 class SumToSizeBackward(_ViewNode):  # y = x.sum_to_size(s); dx = gy.expand(x.shape)
     __slots__ = ()
 
-    def backward(self, F, g):
-        return (F.expand(g, self.in_shape),)
+    def backward(self, ns, g):
+        return (ns.expand(g, self.in_shape),)
 
 
 class SumBackward1(SumToSizeBackward):  # PyTorch's name for the node of sum_to_size
@@ -357,8 +357,8 @@ class SqueezeBackward0(_ViewNode):   # y = x.squeeze(); dx = gy.reshape(x.shape)
     __slots__ = ()
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (F.reshape(g, self.in_shape),)
+    def backward(self, ns, g):
+        return (ns.reshape(g, self.in_shape),)
 
 
 class SqueezeBackward1(SqueezeBackward0):
@@ -375,8 +375,8 @@ class UnsqueezeBackward0(_ViewNode):  # y = x.unsqueeze(d); dx = gy.squeeze(d)
     __slots__ = ()
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, F, g):
-        return (F.reshape(g, self.in_shape),)
+    def backward(self, ns, g):
+        return (ns.reshape(g, self.in_shape),)
 
 
 def squeeze(x, dim=None):

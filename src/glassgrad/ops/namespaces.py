@@ -1,7 +1,7 @@
 """The two namespaces a backward formula runs in.
 
-Every op's backward is written once, as ``backward(self, F, grad)``, with Python operators
-(``*  +  -  /  **  @``) and the functions of ``F``.  The engine passes
+Every op's backward is written once, as ``backward(self, ns, grad)``, with Python operators
+(``*  +  -  /  **  @``) and the functions of ``ns``.  The engine passes
 
   * ``ARR`` -- gradients are raw arrays; the formula is plain NumPy (the fast, usual case);
   * ``TEN`` -- gradients are Tensors; the formula is built from glassgrad's own
@@ -28,7 +28,7 @@ class ArrayNamespace:
     """Backward on raw arrays."""
     is_tensor_mode = False
     plain = True    # one gradient per array (explain's StackNS subclass stacks K; formulas with their own
-                    # NumPy fast path test F.plain)
+                    # NumPy fast path test ns.plain)
 
     # -- saved tensors and hooks ---------------------------------------------------
     @staticmethod
