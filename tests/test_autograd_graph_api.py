@@ -294,3 +294,13 @@ def test_array_namespace_is_public():
     assert isinstance(ARR, glassgrad.ops.namespaces.ArrayNamespace)
     t = ARR.to_tensor(np.arange(3.0))
     assert isinstance(t, glassgrad.Tensor) and not t.requires_grad and t.grad_fn is None
+
+
+def test_tensor_at_names_an_edge_without_running_it():
+    x = glassgrad.randn(2, 3, requires_grad=True)
+    y = (x * 2).sum(0)
+    node = y.grad_fn
+    t = tv.tensor_at((node, 0), (3,), np.float32)
+    assert t.grad_fn is node and t.output_nr == 0 and t.requires_grad
+    assert t.shape == (3,) and t.dtype == glassgrad.float32 and not t.detach().numpy().any()
+    assert x.grad is None        # nothing ran

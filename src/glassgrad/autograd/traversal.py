@@ -16,6 +16,7 @@ Nodes:
   ``is_accumulate_grad(node)``       a leaf's node (its tensor is ``node.variable``)
   ``grad_accumulator(tensor)``       a leaf's AccumulateGrad, if it has been used in a graph
   ``gradient_edge(tensor)``          the edge a gradient for `tensor` arrives at
+  ``tensor_at(edge, shape, dtype)``  a zero Tensor whose grad_fn / output_nr are that edge (to name it)
   ``saved_values(node)``             what a node saved for its backward, unchecked
   ``saved_names(node)``              the names of its ``node._saved_<name>`` attributes
   ``is_released(node)``              whether backward freed the saved tensors
@@ -29,7 +30,7 @@ from .graph import AccumulateGrad, next_sequence_nr
 
 __all__ = ["iter_nodes", "execution_order", "nodes_on_path", "dependency_counts", "sequence_nr",
            "next_sequence_nr", "is_accumulate_grad", "grad_accumulator", "gradient_edge", "saved_values",
-           "saved_names", "is_released", "call_backward", "accumulate_grad"]
+           "saved_names", "is_released", "call_backward", "accumulate_grad", "tensor_at"]
 
 
 def _start(roots):
@@ -137,6 +138,15 @@ def gradient_edge(tensor):
     as PyTorch's ``torch.autograd.graph.get_gradient_edge``), or ``(None, 0)``."""
     from .graph import edge
     return edge(tensor)
+
+
+def tensor_at(edge, shape, dtype):
+    """A Tensor of zeros (NumPy `dtype`, `shape`) standing at graph edge ``(node, output_nr)``: its ``grad_fn`` is
+    `node`, so it can name what flows there (its grad_fn is read by attribute, never run by this)."""
+    import numpy as np
+    from .._tensor import _make
+    node, nr = edge
+    return _make(np.zeros(shape, dtype), True, node, nr)
 
 
 def saved_values(node):

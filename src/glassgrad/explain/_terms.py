@@ -7,6 +7,8 @@ one-input nodes (_unary_chain_name, e.g. ``mul(aux)``); else the whole loss as o
 """
 import numpy as np
 
+from ..autograd.traversal import tensor_at
+
 __all__ = ["find_terms"]
 
 
@@ -58,9 +60,7 @@ def _summands(loss, named=()):
 
 def _term_tensor(edge, shape, dtype):
     """A Tensor standing for a summand: its grad_fn is the summand's node (read by attribute, never run)."""
-    from .._tensor import _make
-    node, nr = edge
-    return _make(np.zeros(shape, dtype), True, node, nr)
+    return tensor_at(edge, shape, dtype)
 
 
 def _unary_chain_name(edge, by_edge):
