@@ -97,6 +97,10 @@ def _run(root, deps, run):
     gradients arrived.  Each node runs (`_run_node`); what it hands on is added into its children's
     buffers (``old + g``), and a child whose count reaches zero is pushed on the ready heap."""
     needed = run.needed
+    ns = run.ns
+    keep_graph = run.keep_graph
+    # no targets, capture, anomaly or watch: a node without hooks needs only its backward call and release
+    plain = needed is None and run.captures is None and not run.anomaly and run.watch is None
     buffers = {}
     ready = [(-root._seq, root)]
     while ready:
@@ -107,7 +111,14 @@ def _run(root, deps, run):
             grads = buffers.pop(node, None)
             if grads is None:
                 grads = [None] * node.n_outputs
-            out_grads = _run_node(node, grads, run)
+            g0 = grads[0]
+            if (plain and g0 is not None and node._hooks is None and node.n_outputs == 1
+                    and node._saved is not None and node.__class__ is not AccumulateGrad):
+                out_grads = node.backward(ns, g0)       # the usual case of _run_node, inlined (hot loop)
+                if not keep_graph:
+                    node._release()
+            else:
+                out_grads = _run_node(node, grads, run)
         for (nxt, nr), g in zip(node.next_functions, out_grads):
             if nxt is None:
                 continue
