@@ -25,7 +25,7 @@ SRC = pathlib.Path(glassgrad.__file__).parent
 # grad_fn names (c, and a where their class exists) and files (b) still made the old way elsewhere
 PENDING = {
     # not a class factory: the module wraps its own functions in place at import (architecture.md §7,
-    # "Whole namespaces wrapped or filled at import")
+    # "Whole namespaces wrapped at import")
     "nn/functional/__init__.py": "namespace wrapped at import (architecture.md §7)",
 }
 

@@ -1,7 +1,7 @@
 """glassgrad.save / glassgrad.load: checkpoints that cannot execute code.
 
 ``load`` also reads ``torch.save``'s zip archives and its legacy (pre-1.6) files, through the restricted pickle
-machine in _pt_reader.py; ``save(..., format="torch")`` writes zip archives torch reads (_pt_writer.py).
+machine in _pt_reader.py and _pt_pickle.py; ``save(..., format="torch")`` writes zip archives torch reads (_pt_writer.py).
 
 The file is a plain safetensors file (see glassgrad/safetensors.py): every distinct storage (the memory
 one or more tensors view) is one entry, and the object's structure is JSON in the header's

@@ -1,6 +1,7 @@
 """torch.autograd: backward, grad, Function, grad modes, anomaly detection.
 
-(autograd.functional and gradcheck are not in yet: see the issue notes.)
+(autograd.functional is imported by the top-level package, which binds it here; gradcheck and gradgradcheck
+are in gradcheck.py.)
 """
 import warnings
 

@@ -2,13 +2,13 @@
 
 ops: convolution (ConvolutionBackward0, plain and transposed), conv_nd (the entry of nn.functional's
      conv1d/2d/3d and conv_transpose1d/2d/3d: PyTorch's argument checks, then the same primitive),
-     im2col (Im2ColBackward0, ns.unfold), col2im (Col2ImBackward0, ns.fold).
+     im2col (Im2ColBackward0, nn.functional.unfold), col2im (Col2ImBackward0, nn.functional.fold).
 The array kernels of the framed layout are in ops/conv_framed.py.
 
 Convolutions are GEMMs in the "framed" layout (see _Frame): the padded input, split into stride
 phases, laid out channel-major, so that every kernel offset reads a contiguous slice -- one GEMM per
 offset accumulating through BLAS (cblas gemm with beta=1) when the channel counts are large enough,
-else one GEMM over im2col columns copied in long contiguous runs.  ns.unfold / ns.fold (im2col,
+else one GEMM over im2col columns copied in long contiguous runs.  nn.functional.unfold / fold (im2col,
 col2im) loop over the kernel offsets with strided slice-adds -- never over the batch or pixels.
 Backward formulas are written in terms of the same primitives in tensor mode, so double backward
 works (grad wrt input of a conv is a transposed conv, and so on).
@@ -421,7 +421,7 @@ def conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, tran
     return y if batched else squeeze(y, 0)
 
 
-# -- im2col / col2im (ns.unfold / ns.fold) -------------------------------------------------------------
+# -- im2col / col2im (nn.functional.unfold / fold) -------------------------------------------------------------
 class Im2ColBackward0(Node):
     __slots__ = ("self_sym_argsize_minus_2", "kernel_size", "dilation", "padding", "stride")
 

@@ -1,4 +1,4 @@
-"""Upsampling (nearest, nearest-exact, linear / bilinear / trilinear) and pixel (un)shuffle primitives.
+"""Upsampling (nearest, nearest-exact, linear / bilinear / bicubic / trilinear) and pixel (un)shuffle primitives.
 
 Every mode is separable: along each spatial dim the output is a gather (nearest) or a two-tap lerp
 (linear) of the input, with PyTorch's source-index arithmetic (float32 for float32 inputs).  The

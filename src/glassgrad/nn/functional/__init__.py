@@ -36,7 +36,7 @@ _MORE_TENSORS = {"linear": ("weight", "bias?"), "bilinear": ("input2", "weight",
                  "layer_norm": ("weight?", "bias?"), "prelu": ("weight",)}
 
 
-_FROM_OPS = {"linear"}      # nn.functional functions that are ops (defined in ops/linalg.py)
+_FROM_OPS = {"linear"}      # nn.functional functions that are ops (defined in ops/addmm.py)
 
 
 def _wrap():
