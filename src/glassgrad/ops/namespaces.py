@@ -19,6 +19,7 @@ import numpy as np
 from ..autograd.graph import freed_error, check_saved as _check, use_namespaces
 from .._blas import matmul as gemm
 from .._tensor import Tensor, _make
+from ._core import sum_to
 
 
 _UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
@@ -57,18 +58,7 @@ class ArrayNamespace:
         return g
 
     # -- shapes ----------------------------------------------------------------------
-    @staticmethod
-    def sum_to(g, shape):
-        if g.shape == shape:
-            return g
-        lead = g.ndim - len(shape)
-        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
-                                          if s == 1 and g.shape[i + lead] != 1)
-        if axes:
-            g = g.sum(axis=axes, keepdims=True)
-        if lead:
-            g = g.reshape(shape)
-        return g
+    sum_to = staticmethod(sum_to)     # undo broadcasting: ops/_core.py's sum_to
 
     @staticmethod
     def expand(g, shape):
