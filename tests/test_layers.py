@@ -42,8 +42,6 @@ ALLOWED = [
     ("_tensor_protocol", "ops", "the operators, conversions and constructors name ops the same way"),
     ("_tensor_protocol", "autograd", "Tensor.backward, hooks and a view's grad_fn refresh name autograd the "
      "same way (the autograd package is loaded before _tensor: _tensor imports autograd.grad_mode)"),
-    ("nn.functional._loss", "", "the losses call torch.* through the top-level namespace (import glassgrad): "
-     "some rely on its tensor_first argument errors; to be replaced by ops imports with the _loss.py rework"),
 ]
 
 

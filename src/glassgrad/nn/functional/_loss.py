@@ -13,17 +13,15 @@ from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
 from ...ops import loss as _L, loss_bce as _BCE, loss_margin as _M
 from ...ops.loss_ctc import ctc_loss_per_sample
+from ...ops import (arithmetic as _A, unary as _U, binary as _B, ternary as _T, masked as _Mk, creation as _C,
+                    views as _V, shape as _S, reduction as _R)
+from ._activation import pairwise_distance
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss",
            "margin_ranking_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
            "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss",
            "soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "ctc_loss"]
-
-
-def _G():
-    import glassgrad
-    return glassgrad
 
 
 # -- reduction arguments (torch.nn._reduction) ------------------------------------------------------
@@ -82,7 +80,7 @@ def _pointwise_args(input, target, size_average, reduce, reduction):
     _size_warning(input, target, stacklevel=4)
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce, stacklevel=4)
-    x, t = _G().broadcast_tensors(input, target)
+    x, t = _S.broadcast_tensors(input, target)
     return x, t, reduction
 
 
@@ -106,29 +104,27 @@ def _weighted(err, weight, input, reduction, plain_mean=False):
     if reduction == "none":
         return w
     if reduction == "sum":
-        return _G().sum(w)
+        return _R.sum(w)
     if reduction == "mean":
-        return w.mean() if plain_mean else _G().sum(w) / _G().sum(weight)
+        return w.mean() if plain_mean else _R.sum(w) / _R.sum(weight)
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
 def _l1(x, t, reduction):
-    return _apply(_G().abs(x - t), _get_enum(reduction))
+    return _apply(_U.abs(x - t), _get_enum(reduction))
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    G = _G()
     x, t, reduction = _pointwise_args(input, target, size_average, reduce, reduction)
     if weight is not None:
-        return _weighted(G.pow(x - t, 2), weight, input, reduction)
+        return _weighted(_A.pow(x - t, 2), weight, input, reduction)
     return _L.mse_loss(x, t, _get_enum(reduction))
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    G = _G()
     x, t, reduction = _pointwise_args(input, target, size_average, reduce, reduction)
     if weight is not None:
-        return _weighted(G.abs(x - t), weight, input, reduction)
+        return _weighted(_U.abs(x - t), weight, input, reduction)
     return _l1(x, t, reduction)
 
 
@@ -140,9 +136,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    G = _G()
     _size_warning(input, target)
-    x, t = G.broadcast_tensors(input, target)
+    x, t = _S.broadcast_tensors(input, target)
     if weight is None:
         return _L.huber_loss(x, t, _get_enum(reduction), delta)
     if tuple(weight.shape) != tuple(input.shape):
@@ -191,7 +186,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
-    G = _G()
     if size_average is not None or reduce is not None:
         red = _get_enum(_legacy_get_string(size_average, reduce))
     else:
@@ -202,9 +196,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           UserWarning, stacklevel=2)
         red = "sum" if reduction == "batchmean" else _get_enum(reduction)
     if log_target:
-        out = G.exp(target) * (target - input)
+        out = _U.exp(target) * (target - input)
     else:
-        out = G.xlogy(target, target) - target * input
+        out = _B.xlogy(target, target) - target * input
     reduced = _apply(out, red)
     if reduction == "batchmean" and input.dim() != 0:
         reduced = reduced / input.size()[0]
@@ -213,32 +207,30 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
-    G = _G()
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
     if log_input:
-        loss = G.exp(input) - target * input
+        loss = _U.exp(input) - target * input
     else:
-        loss = input - target * G.log(input + eps)
+        loss = input - target * _U.log(input + eps)
     if full:
-        st = target * G.log(target) - target + 0.5 * G.log(2 * math.pi * target)
-        loss = loss + G.masked_fill(st, target <= 1, 0)
+        st = target * _U.log(target) - target + 0.5 * _U.log(2 * math.pi * target)
+        loss = loss + _Mk.masked_fill(st, target <= 1, 0)
     return _apply(loss, reduction)
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
-    G = _G()
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        var = var * G.ones_like(input)
+        var = var * _C.ones_like(input)
     elif bool(np.any(var._data < 0)):
         raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape)[:-1] == tuple(var.shape):
-            var = G.unsqueeze(var, -1)
+            var = _V.unsqueeze(var, -1)
         elif input.dim() == var.dim() and sum(y for x, y in zip(input.shape, var.shape) if x != y) == 1:
             pass
         else:
@@ -248,7 +240,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     var = var.clone()
     with no_grad():
         var.clamp_(min=eps)
-    loss = 0.5 * (G.log(var) + (input - target) ** 2 / var)
+    loss = 0.5 * (_U.log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _apply(loss, reduction)
@@ -256,16 +248,10 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 # -- margin / embedding losses ----------------------------------------------------------------------
 def _pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    G = _G()
-    f = getattr(G.nn.functional, "pairwise_distance", None) or getattr(G, "pairwise_distance", None)
-    if f is not None:
-        return f(x1, x2, p, eps, keepdim)
-    dim = max(x1.dim(), x2.dim()) - 1
-    return G.norm(x1 - x2 + eps, p, dim, keepdim)
+    return pairwise_distance(x1, x2, p, eps, keepdim)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
-    G = _G()
     reduction = _reduction(size_average, reduce, reduction)
     td = target.dim()
     if td not in (0, 1):
@@ -280,29 +266,27 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     prod_sum = (input1 * input2).sum(td)
     m1 = (input1 * input1).sum(td) + eps
     m2 = (input2 * input2).sum(td) + eps
-    cos = prod_sum / G.sqrt(m1 * m2)
-    zeros = G.zeros_like(cos)
+    cos = prod_sum / _U.sqrt(m1 * m2)
+    zeros = _C.zeros_like(cos)
     pos = 1 - cos
-    neg = G.clamp_min(cos - margin, 0)
-    out = G.where(target == 1, pos, zeros) + G.where(target == -1, neg, zeros)
+    neg = _B.clamp_min(cos - margin, 0)
+    out = _T.where(target == 1, pos, zeros) + _T.where(target == -1, neg, zeros)
     return _apply(out, reduction)
 
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
-    G = _G()
     reduction = _reduction(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    return _apply(G.clamp_min(-target * (input1 - input2) + margin, 0), reduction)
+    return _apply(_B.clamp_min(-target * (input1 - input2) + margin, 0), reduction)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
-    G = _G()
     reduction = _reduction(size_average, reduce, reduction)
-    zeros = G.zeros_like(input)
-    mc = G.clamp_min(margin - input, 0)
-    out = G.where(target != 1, mc, zeros) + G.where(target != -1, input, zeros)
+    zeros = _C.zeros_like(input)
+    mc = _B.clamp_min(margin - input, 0)
+    out = _T.where(target != 1, mc, zeros) + _T.where(target != -1, input, zeros)
     return _apply(out, reduction)
 
 
@@ -315,7 +299,6 @@ def _triplet_dims(a, p, n):
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
-    G = _G()
     reduction = _reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -323,13 +306,12 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     dp = _pairwise_distance(anchor, positive, p, eps)
     dn = _pairwise_distance(anchor, negative, p, eps)
     if swap:
-        dn = G.minimum(dn, _pairwise_distance(positive, negative, p, eps))
-    return _apply(G.clamp_min(margin + dp - dn, 0), reduction)
+        dn = _B.minimum(dn, _pairwise_distance(positive, negative, p, eps))
+    return _apply(_B.clamp_min(margin + dp - dn, 0), reduction)
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
                                       swap=False, reduction="mean"):
-    G = _G()
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
@@ -339,17 +321,16 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     dp = dist(anchor, positive)
     dn = dist(anchor, negative)
     if swap:
-        dn = G.minimum(dn, dist(positive, negative))
-    return _apply(G.clamp_min(margin + dp - dn, 0), reduction)
+        dn = _B.minimum(dn, dist(positive, negative))
+    return _apply(_B.clamp_min(margin + dp - dn, 0), reduction)
 
 
 def _logsigmoid(x):
-    G = _G()
     from . import _activation
     f = getattr(_activation, "logsigmoid", None)
     if f is not None:
         return f(x)
-    return G.clamp_max(x, 0) - G.log1p(G.exp(-G.abs(x)))
+    return _B.clamp_max(x, 0) - _U.log1p(_U.exp(-_U.abs(x)))
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -391,7 +372,6 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
-    G = _G()
     reduction = _get_enum(reduction)
     for v in (input_lengths, target_lengths):
         if not isinstance(v, (Tensor, tuple, list)):
@@ -401,17 +381,17 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     lp, tg = log_probs, targets
     il, tl = input_lengths, target_lengths
     if not batched:
-        lp = G.unsqueeze(log_probs, 1)
-        tg = G.unsqueeze(targets, 0)
+        lp = _V.unsqueeze(log_probs, 1)
+        tg = _V.unsqueeze(targets, 0)
         il = [int(v) for v in np.asarray(il._data if isinstance(il, Tensor) else il).reshape(-1)]
         tl = [int(v) for v in np.asarray(tl._data if isinstance(tl, Tensor) else tl).reshape(-1)]
     res = ctc_loss_per_sample(lp, tg, il, tl, blank, zero_infinity)
     if zero_infinity:
-        res = G.where(res == float("inf"), _make(np.zeros((), res._data.dtype)), res)
+        res = _T.where(res == float("inf"), _make(np.zeros((), res._data.dtype)), res)
     if reduction == "mean":
         tlv = tl._data if isinstance(tl, Tensor) else np.asarray(list(tl) if not isinstance(tl, int) else [tl])
-        tlt = G.clamp_min(_make(np.asarray(tlv, dtype=res._data.dtype).reshape(-1)), 1)
+        tlt = _B.clamp_min(_make(np.asarray(tlv, dtype=res._data.dtype).reshape(-1)), 1)
         return (res / tlt).mean()
     if reduction == "sum":
         return res.sum()
-    return res if batched else G.squeeze(res, 0)
+    return res if batched else _V.squeeze(res, 0)
