@@ -213,3 +213,53 @@ def test_tensor_layer_loads_no_op():
         tree = ast.parse(f.read())
     assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))], \
         "ops/__init__.py must stay empty of imports: the Tensor layer names the package at call time"
+
+
+def _ops_import_graph():
+    graph = {}
+    for name, (path, is_pkg) in MODULES.items():
+        if name.startswith("ops."):
+            with open(path, encoding="utf-8") as f:
+                src = f.read()
+            graph[name] = {imp for _, imp in imports_of(src, name, is_pkg, MODULES)
+                           if imp.startswith("ops.") and imp != name}
+    return graph
+
+
+def _cycle(graph):
+    """One import cycle of `graph` (a list of modules, first == last), or None."""
+    state, stack = {}, []
+
+    def visit(v):
+        state[v] = 1
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if state.get(w) == 1:
+                return stack[stack.index(w):] + [w]
+            if w not in state:
+                found = visit(w)
+                if found:
+                    return found
+        stack.pop()
+        state[v] = 2
+        return None
+
+    for v in sorted(graph):
+        if v not in state:
+            found = visit(v)
+            if found:
+                return found
+    return None
+
+
+def test_no_import_cycle_among_the_op_families():
+    """The families of ops/ import each other one way only, counting imports inside functions too (a lazy
+    import is how a cycle hides): no family reaches back to one that imports it."""
+    graph = _ops_import_graph()
+    assert len(graph) > 30, "the ops modules were not found"
+    assert _cycle(graph) is None, f"import cycle among ops modules: {' -> '.join(_cycle(graph))}"
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None

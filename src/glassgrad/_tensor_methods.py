@@ -155,9 +155,9 @@ class TensorMethods:
     def reciprocal_(self):
         return _ops.unary.reciprocal_(self)
     def square(self):
-        return _ops.unary.square(self)
+        return _ops.arithmetic.square(self)
     def square_(self):
-        return _ops.unary.square_(self)
+        return _ops.arithmetic.square_(self)
     def clamp(self, min=None, max=None):
         return _ops.binary.clamp(self, min, max)
     def clamp_(self, min=None, max=None):
@@ -576,7 +576,7 @@ class TensorMethods:
     def vdot(self, other):
         return _ops.linalg.vdot(self, other)
     def inner(self, other):
-        return _ops.linalg.inner(self, other)
+        return _ops.einsum.inner(self, other)
     def outer(self, vec2):
         return _ops.linalg.outer(self, vec2)
     def ger(self, vec2):

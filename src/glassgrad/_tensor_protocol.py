@@ -311,7 +311,7 @@ class TensorProtocol:
     def cauchy_(self, median=0, sigma=1, *, generator=None):
         return _ops.random.cauchy_(self, median, sigma, generator=generator)
     def copy_(self, src, non_blocking=False):
-        return _ops.creation.copy_(self, src, non_blocking)
+        return _ops.arithmetic.copy_(self, src, non_blocking)
     def multinomial(self, num_samples, replacement=False, *, generator=None):
         return _ops.random.multinomial(self, num_samples, replacement, generator=generator)
 

@@ -26,6 +26,7 @@ from .._tensor import Tensor, _make
 from ..autograd.graph import edge, NO_EDGE, save_in, save_out   # the graph primitives (re-exported to ops)
 from ..autograd.grad_mode import state as grad  # grad.enabled is read on every op
 from ..autograd.inplace import check_inplace, commit_inplace
+from ._data import _array_from_data
 
 __all__ = ["np", "Tensor", "make", "edge", "NO_EDGE", "save_in", "save_out", "grad", "as_tensor_arg", "quiet",
            "binary_operands", "check_inplace", "commit_inplace", "broadcast_error", "broadcast_shape", "sum_to"]
@@ -111,9 +112,8 @@ def as_tensor_arg(x, like):
     if isinstance(x, (np.ndarray, np.generic)):
         return _make(np.asarray(x))
     dt = _dtype.scalar_dtype(x) if isinstance(x, _scalar_types) else None
-    if dt is None:
-        from .creation import tensor
-        return tensor(x)
+    if dt is None:                       # a list or other data: as torch.tensor(x) reads it
+        return _make(np.array(_array_from_data(x, None), copy=True))
     return _make(np.asarray(x, dtype=dt.np))
 
 
@@ -337,3 +337,24 @@ class ExponentialBackward0(_OverwriteBackward):     # x.exponential_()
 _OVERWRITE_NODES = {c.__name__: c for c in (FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0,
                                             RandomBackward0, RandomBackward1, RandomBackward2, BernoulliBackward1,
                                             BernoulliBackward2, ExponentialBackward0)}
+
+
+# -- shared by the nodes that save their input only for PyTorch's double-backward graph (conv, pool, pad,
+# grid_sample) -----------------------------------------------------------------------------------------------
+class _AttachBackward(Node):
+    """y = r, recorded as depending on x too (with zero gradient): PyTorch's pooling backward nodes save
+    `self`, so their gradient requires grad under create_graph even where it is linear in grad."""
+    __slots__ = ()
+
+    def backward(self, ns, g):
+        return (g, None)
+
+
+def attach_self(ns, r, node):
+    if not ns.is_tensor_mode:
+        return r
+    x = ns.unpack_one(node, node._saved[0])
+    if not (x._rg and grad.enabled):
+        return r
+    n = _AttachBackward((edge(r), edge(x)))
+    return make(r._data, True, n)

@@ -1,8 +1,8 @@
 """Arithmetic: the operators + - * / ** // % and their torch functions.
 
-ops: add sub subtract rsub mul multiply div divide true_divide rdiv neg negative pow rpow
+ops: add sub subtract rsub mul multiply div divide true_divide rdiv neg negative pow rpow square
      floor_divide remainder fmod float_power copy_
-     and the in-place forms add_ sub_ mul_ div_ true_divide_ pow_ neg_ floor_divide_ remainder_ fmod_
+     and the in-place forms add_ sub_ mul_ div_ true_divide_ pow_ neg_ floor_divide_ remainder_ fmod_ square_
 
 Binary ops broadcast; their backward (a `_Binary` node, ops/_core.py) sums the gradient back to
 each input's shape and casts it to the input's dtype (an op computed in a promoted dtype hands
@@ -17,7 +17,7 @@ from ..autograd.graph import Node
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "neg",
            "negative", "pow", "true_divide_", "neg_", "floor_divide", "floor_divide_", "remainder",
-           "remainder_", "fmod", "fmod_", "float_power"]
+           "remainder_", "fmod", "fmod_", "float_power", "square", "square_"]
 
 
 # -- add / sub ----------------------------------------------------------------------------------
@@ -420,6 +420,17 @@ def div_(x, other, *, rounding_mode=None):
 
 def pow_(x, exponent):
     return _inplace(pow, x, exponent)
+
+
+def square(input, *, out=None):         # y = x ** 2: pow's node (PowBackward0), as PyTorch
+    if input._data.dtype == np.bool_:
+        from .conversion import to_dtype
+        input = to_dtype(input, _dtype.int64)
+    return pow(input, 2)
+
+
+def square_(x):
+    return _inplace(square, x)
 
 
 def neg_(x):

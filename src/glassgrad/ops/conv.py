@@ -507,20 +507,3 @@ def col2im(x, output_size, kernel_size, dilation, padding, stride):
     return make(y)
 
 
-class _AttachBackward(Node):
-    """y = r, recorded as depending on x too (with zero gradient): PyTorch's pooling backward nodes save
-    `self`, so their gradient requires grad under create_graph even where it is linear in grad."""
-    __slots__ = ()
-
-    def backward(self, ns, g):
-        return (g, None)
-
-
-def attach_self(ns, r, node):
-    if not ns.is_tensor_mode:
-        return r
-    x = ns.unpack_one(node, node._saved[0])
-    if not (x._rg and grad.enabled):
-        return r
-    n = _AttachBackward((edge(r), edge(x)))
-    return make(r._data, True, n)

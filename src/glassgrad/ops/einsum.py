@@ -1,13 +1,14 @@
 """Tensor contractions by subscripts: einsum and tensordot (one node each, named as PyTorch's top node).
 
-ops: einsum tensordot (inner, a tensordot over the last dims: ops/linalg.py)
+ops: einsum tensordot inner (a tensordot over the last dims)
 """
 import numpy as np
 
 from ._core import Tensor
-from .linalg import _LinalgNode, _wrap, _st
+from .linalg import _LinalgNode, _wrap, _st, _tensor_arg
+from .arithmetic import mul
 
-__all__ = ["einsum", "tensordot"]
+__all__ = ["einsum", "tensordot", "inner"]
 
 
 # PyTorch's einsum permutes/reshapes into bmm; its grad_fn is the top of that chain
@@ -211,3 +212,14 @@ def tensordot(a, b, dims=2, out=None):
     cb = set(y % nb for y in db)
     out = "".join(c for i, c in enumerate(la) if i not in ca) + "".join(c for i, c in enumerate(lb) if i not in cb)
     return _einsum_core(["".join(la), "".join(lb)], out, [a, b], ViewBackward0)
+
+
+def inner(input, other, *, out=None):
+    _tensor_arg(other, "inner", 2, "other")
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return mul(input, other)
+    sa, sb = input._data.shape, other._data.shape
+    if sa[-1] != sb[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(sa)} and {list(sb)}")
+    return tensordot(input, other, ([-1], [-1]))

@@ -7,7 +7,7 @@ with the namespace ns, serves both the array and the tensor (double backward) mo
 """
 import numpy as np
 
-from ._core import make, edge, save_in, grad
+from ._core import make, edge, save_in, grad, attach_self
 from ..autograd.graph import Node
 
 __all__ = ["affine_grid_generator", "grid_sampler_2d"]
@@ -175,7 +175,7 @@ class GridSampler2DBackward0(Node):
                 gdy = gdy * ns.const(ay, gdy)
                 ry = _stack_last(ns, gdx, gdy)
         if self.interpolation_mode == "nearest" and rx is not None:
-            from .conv import attach_self      # PyTorch's node saves input and grid: its gradient requires grad
+            # PyTorch's node saves input and grid: its gradient requires grad
             rx = attach_self(ns, rx, self)
         return (rx, ry)
 

@@ -1,6 +1,6 @@
 """Linear algebra: matrix and vector products.
 
-ops: mm matmul (every rank combination) bmm mv dot vdot inner outer ger kron
+ops: mm matmul (every rank combination) bmm mv dot vdot outer ger kron (inner: ops/einsum.py)
      (beta * input + alpha * product -- addmm addmm_ addmv baddbmm addbmm: ops/addmm.py;
      einsum tensordot: ops/einsum.py)
 
@@ -17,7 +17,7 @@ from .._blas import matmul as gemm
 from ._core import Tensor, make, edge, save_in, grad
 from ..autograd.graph import Node
 
-__all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "kron"]
+__all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "outer", "ger", "kron"]
 
 
 def _st(t):
@@ -360,7 +360,7 @@ def vdot(input, other, *, out=None):
     return _wrap(y, VdotBackward0, (input, other), _dot_bw)
 
 
-# -- outer / ger / inner / kron -------------------------------------------------------------------
+# -- outer / ger / kron -------------------------------------------------------------------------
 def outer(input, vec2):
     _tensor_arg(vec2, "outer", 2, "vec2")
     from .views import reshape
@@ -374,19 +374,6 @@ def outer(input, vec2):
 
 def ger(input, vec2):
     return outer(input, vec2)
-
-
-def inner(input, other, *, out=None):
-    _tensor_arg(other, "inner", 2, "other")
-    if input._data.ndim == 0 or other._data.ndim == 0:
-        from .arithmetic import mul
-        return mul(input, other)
-    sa, sb = input._data.shape, other._data.shape
-    if sa[-1] != sb[-1]:
-        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
-                           f"{list(sa)} and {list(sb)}")
-    from .einsum import tensordot
-    return tensordot(input, other, ([-1], [-1]))
 
 
 def _kron_bw(n, ns, g, a, b):

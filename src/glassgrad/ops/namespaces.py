@@ -346,7 +346,7 @@ class _TensorNS:
 
     @staticmethod
     def square(x):
-        return U.square(x)
+        return A.square(x)
 
     @staticmethod
     def reciprocal(x):

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtype
 from ._core import make, edge, grad, save_in
-from .conv import attach_self
+from ._core import attach_self
 from ..autograd.graph import Node
 
 __all__ = ["constant_pad_nd", "reflection_pad", "replication_pad", "circular_pad"]

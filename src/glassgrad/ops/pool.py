@@ -16,7 +16,8 @@ import numpy as np
 
 from ._core import make, edge, save_in, grad
 from ..autograd.graph import Node
-from .conv import col2im, attach_self as _attach
+from .conv import col2im
+from ._core import attach_self as _attach
 from .namespaces import _UINT_OF
 from .upsample import separable_matrices_apply
 

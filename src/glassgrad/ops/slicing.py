@@ -117,15 +117,8 @@ class UnfoldBackward0(_ViewNode):    # y = x.unfold(d, size, step); dx = overlap
         n = 1
         for s in self.in_shape:
             n *= s
-        idx = fn(np.arange(n).reshape(self.in_shape))
-        if ns.is_tensor_mode:
-            from .indexing import index_put_zeros
-            from ._core import make as _mk
-            return (ns.reshape(index_put_zeros((n,), (_mk(idx.reshape(-1)),), ns.reshape(g, (-1,))),
-                              self.in_shape),)
-        out = np.zeros(n, g.dtype)
-        np.add.at(out, idx.reshape(-1), g.reshape(-1))
-        return (out.reshape(self.in_shape),)
+        idx = fn(np.arange(n).reshape(self.in_shape)).reshape(-1)
+        return (ns.reshape(ns.index_add_zeros((n,), (idx,), ns.reshape(g, (-1,))), self.in_shape),)
 
 
 def unfold(x, dimension, size, step):

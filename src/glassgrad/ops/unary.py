@@ -4,7 +4,7 @@ ops: exp log sqrt (written by hand: the pattern of an op, see docs/architecture.
      abs absolute sign sgn exp2 expm1 log2 log10 log1p rsqrt sin cos tan asin arcsin acos arccos atan arctan
      sinh cosh tanh asinh arcsinh acosh arccosh atanh arctanh sigmoid erf erfc erfinv reciprocal
      deg2rad rad2deg floor ceil trunc fix frac relu (made by the _node + _unary factories)
-     square round logit nan_to_num
+     round logit nan_to_num
      and the in-place form name_ of each (not deg2rad, rad2deg)
 
 Most ops here are two lines: `SinBackward0 = _node("SinBackward0", formula, save)` makes the backward
@@ -19,7 +19,6 @@ import numpy as np
 from .. import _args, _dtype
 from ._core import make, edge, save_in, save_out, grad, quiet, _inplace
 from ..autograd.graph import Node
-from .arithmetic import pow as _pow
 
 __all__ = ["exp", "exp_", "log", "log_", "sqrt", "sqrt_",
            "abs", "abs_", "absolute", "absolute_", "sign", "sign_", "sgn", "sgn_", "exp2", "exp2_", "expm1",
@@ -30,7 +29,7 @@ __all__ = ["exp", "exp_", "log", "log_", "sqrt", "sqrt_",
            "arctanh", "arctanh_", "sigmoid", "sigmoid_", "erf", "erf_", "erfc", "erfc_", "erfinv", "erfinv_",
            "reciprocal", "reciprocal_", "deg2rad", "rad2deg", "floor", "floor_", "ceil", "ceil_", "trunc",
            "trunc_", "fix", "fix_", "frac", "frac_", "relu", "relu_",
-           "square", "square_", "round", "round_", "logit", "logit_", "nan_to_num", "nan_to_num_"]
+           "round", "round_", "logit", "logit_", "nan_to_num", "nan_to_num_"]
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _2_SQRTPI = 2.0 / math.sqrt(math.pi)
 
@@ -316,18 +315,7 @@ relu, relu_ = _unary("relu", ReluBackward0, lambda a: np.maximum(a, 0), keep_int
                      reject=("b", RuntimeError, "Boolean inputs not supported for relu"))
 
 
-# -- square / round / logit / nan_to_num, written by hand ----------------------------------------------
-def square(input, *, out=None):         # y = x ** 2: pow's node (PowBackward0), as PyTorch
-    if input._data.dtype == np.bool_:
-        from .conversion import to_dtype
-        input = to_dtype(input, _dtype.int64)
-    return _pow(input, 2)
-
-
-def square_(x):
-    return _inplace(square, x)
-
-
+# -- round / logit / nan_to_num, written by hand ----------------------------------------------
 class RoundBackward0(Node):         # y = round(x); dx = 0
     __slots__ = ()
 
