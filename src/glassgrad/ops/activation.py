@@ -13,9 +13,14 @@ have a gradient whose derivative is zero, yet PyTorch's gradient still depends o
 import numpy as np
 
 from .. import _args, _dtype
+from .._rng.common import _u53
 from ._core import make, edge, save_in, save_out, grad
 from ..autograd.graph import Node
 from ._core import _inplace
+from .random import default_generator
+from .reduction import _wrap_dim
+from .shape import cat
+from .slicing import narrow
 
 __all__ = ["leaky_relu", "leaky_relu_", "hardtanh", "hardtanh_", "elu", "elu_", "celu", "celu_", "silu",
            "silu_", "mish", "mish_", "hardsigmoid", "hardsigmoid_", "hardswish", "hardswish_",
@@ -76,7 +81,6 @@ def _sel(ns, cond, a, b):
 
 def _cat(ns, parts, dim):
     if ns.is_tensor_mode:
-        from .shape import cat
         return cat(parts, dim)
     return np.concatenate(parts, axis=dim)
 
@@ -84,7 +88,6 @@ def _cat(ns, parts, dim):
 def _halves(ns, x, dim):
     h = x.shape[dim] // 2
     if ns.is_tensor_mode:
-        from .slicing import narrow
         return narrow(x, dim, 0, h), narrow(x, dim, h, h)
     return np.split(x, 2, axis=dim)
 
@@ -481,7 +484,6 @@ class GluBackward0(Node):           # y = a sigmoid(b); da = gy s; db = gy a s (
 
 
 def glu(input, dim=-1):
-    from .reduction import _wrap_dim
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     if a.shape[d] % 2:
@@ -554,8 +556,6 @@ def rrelu_with_noise(input, lower=1.0 / 8, upper=1.0 / 3, training=False, genera
         raise NotImplementedError(f"\"{'rrelu_with_noise_out_cpu' if training else 'leaky_relu_cpu'}\" "
                                   f"not implemented for '{_name_c(a)}'")
     if training:
-        from .._rng.common import _u53
-        from .random import default_generator
         gen = default_generator if generator is None else generator
         flat = np.ascontiguousarray(a).reshape(-1)
         neg = flat <= 0

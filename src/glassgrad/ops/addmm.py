@@ -9,6 +9,7 @@ from .. import _dtype
 from .._blas import matmul as gemm
 from . import views as _views
 from .linalg import matmul, _LinalgNode, _wrap, _st, _no_bool, _mv_checks, _mv_dtype, _scalar_type, _bmm_checks
+from ._core import _inplace
 
 __all__ = ["addmm", "addmv", "baddbmm", "addbmm"]
 
@@ -107,7 +108,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 
 
 def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
-    from ._core import _inplace
     if mat1._data.ndim == 2 and mat2._data.ndim == 2:
         ts = (mat1._data.shape[0], mat2._data.shape[1])
         if self._data.shape != ts:

@@ -14,6 +14,8 @@ from .. import _args, _dtype
 from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, check_inplace,
                     commit_inplace, as_tensor_arg, _bcast, _Binary, _binary_node, _needs_grad, _want, _inplace)
 from ..autograd.graph import Node
+from .conversion import to_dtype
+from .unary import reciprocal
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "neg",
            "negative", "pow", "true_divide_", "neg_", "floor_divide", "floor_divide_", "remainder",
@@ -248,7 +250,6 @@ def rdiv(input, other):
     """other / input, what `2 / x` calls: PyTorch computes reciprocal(x) * other."""
     if isinstance(other, Tensor):
         return div(other, input)
-    from .unary import reciprocal      # (unary.py imports this module)
     return mul(reciprocal(input), other)
 
 
@@ -424,7 +425,6 @@ def pow_(x, exponent):
 
 def square(input, *, out=None):         # y = x ** 2: pow's node (PowBackward0), as PyTorch
     if input._data.dtype == np.bool_:
-        from .conversion import to_dtype
         input = to_dtype(input, _dtype.int64)
     return pow(input, 2)
 
@@ -535,7 +535,6 @@ def fmod_(x, other):
 
 
 def float_power(input, exponent, *, out=None):
-    from .conversion import to_dtype
     if not isinstance(input, Tensor):
         input = as_tensor_arg(input, exponent)
     x = input if input._data.dtype == np.float64 else to_dtype(input, _dtype.float64)

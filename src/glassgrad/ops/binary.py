@@ -10,6 +10,7 @@ from .. import _dtype
 from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, as_tensor_arg,
                     _bcast, _Binary, _binary_node, _needs_grad, _red_n, _want, _inplace)
 from ..autograd.graph import Node
+from ._core import broadcast_error
 
 __all__ = ["clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_min_", "clamp_max", "clamp_max_", "minimum",
            "maximum", "fmin", "fmax", "atan2", "arctan2", "atan2_", "hypot", "hypot_", "xlogy", "xlogy_",
@@ -101,7 +102,6 @@ def _clamp_t(input, min, max):
         if hi is not None:
             y = np.minimum(y, cv[-1])
     except ValueError:
-        from ._core import broadcast_error
         raise broadcast_error(input._data.shape, ts[1]._data.shape) from None
     y = np.array(y, copy=True)
     if grad.enabled and any(t._rg for t in ts):

@@ -22,6 +22,9 @@ from ._core import Tensor, make, edge, save_in, grad
 from ..autograd.graph import Node
 from .conv_framed import _frame, _to_grid, _conv_framed, _conv_input_grad_framed, _conv_weight_grad_framed
 from .conv_framed import _bmm  # noqa: F401  (explain/_attribute_stack.py reads it as ops.conv._bmm)
+from .pad import constant_pad_nd
+from .views import unsqueeze, squeeze
+from . import views as V
 
 __all__ = ["convolution", "im2col", "col2im"]
 
@@ -147,7 +150,6 @@ def conv_weight_grad_arr(x, gy, wshape, s, p, d, g, gyf=None, xframe=None):
 # -- the differentiable primitive -------------------------------------------------------------------
 def _weight_grad_t(x, gy, wshape, s, p, d, g):
     """Tensor-mode weight gradient, itself a convolution (stride and dilation swap roles)."""
-    from . import views as V
     N, C = x.shape[:2]
     Co = gy.shape[1]
     nd = len(wshape) - 2
@@ -368,7 +370,6 @@ def _same_padding(x, ws, s, d, k):
         lo.append(tot // 2)
         extra.append(tot - 2 * (tot // 2))
     if any(extra):
-        from .pad import constant_pad_nd
         flat = []
         for i in reversed(range(k)):
             flat += [0, extra[i]]
@@ -405,7 +406,6 @@ def _check_dtypes(x, weight, bias):
 def conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, transposed=False, output_padding=0):
     """nn.functional.conv{nd}d / conv_transpose{nd}d (fn: that name, for the messages): PyTorch's argument
     checks in PyTorch's order, an unbatched input given a batch dim of 1, then _convolution."""
-    from .views import unsqueeze, squeeze
     _check_arg_types(input, weight, groups, fn)
     batched = _batchify(input, nd, fn)
     x = input if batched else unsqueeze(input, 0)
@@ -440,7 +440,6 @@ class Col2ImBackward0(Node):
 def _unbatched(ns, g, fn):
     """Run fn on g with a batch dim added (and removed again)."""
     if ns.is_tensor_mode:
-        from .views import unsqueeze, squeeze
         return squeeze(fn(unsqueeze(g, 0)), 0)
     return fn(g[None])[0]
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _args, _dtype
 from .._device import as_device
+from .._device import device as _device_cls
 from .. import backend
 from ._core import Tensor, make, edge, grad, as_tensor_arg  # noqa: F401  (as_tensor_arg re-exported)
 from ..autograd.graph import Node
@@ -111,7 +112,6 @@ def _dtype_like(a):
 def _parse_to(args, kwargs):
     """to()'s three signatures: (device, dtype, non_blocking, copy), (dtype, non_blocking, copy) and
     (tensor, non_blocking, copy); anything else is torch's TypeError."""
-    from .._device import device as _device_cls
     if set(kwargs) - {"dtype", "device", "non_blocking", "copy", "memory_format"}:
         raise _to_error(args, kwargs)
     dtype, device = kwargs.get("dtype"), kwargs.get("device")

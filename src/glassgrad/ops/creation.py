@@ -177,7 +177,6 @@ def from_numpy(ndarray):
                          "strides are not currently supported. (You can probably work around this by making a "
                          "copy of your array  with array.copy().) ")
     if not ndarray.flags.writeable and not _warned_readonly:
-        import warnings
         _warned_readonly.append(True)
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
                       "This means writing to this tensor will result in undefined behavior. You may want to copy "

@@ -4,6 +4,7 @@ ops: dropout, feature_dropout, alpha_dropout, feature_alpha_dropout, each with i
      (dropout_, ...); the shared body is _dropout_impl, which nn.functional's dropout family calls.
 """
 import math
+from .creation import empty, empty_like, zeros
 
 # the torch-namespace functions (torch.dropout, torch.feature_dropout_, ...); nn.functional wraps them
 __all__ = ["dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
@@ -19,7 +20,6 @@ _ALPHA = 1.7580993408473766
 def _bernoulli_like(x, q):
     """``empty_like(x).bernoulli_(q)``: empty_like keeps x's memory layout and bernoulli_ fills memory in
     order, so a transposed input gets its mask drawn in its storage order."""
-    from .creation import empty, empty_like
     a = x._data
     if a.ndim < 2 or a.flags.c_contiguous:
         return empty_like(x).bernoulli_(q)
@@ -30,7 +30,6 @@ def _bernoulli_like(x, q):
 
 
 def _dropout_impl(input, p, train, feature, alpha, inplace):
-    from .creation import empty, zeros
     if p < 0 or p > 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not train or input._data.size == 0:

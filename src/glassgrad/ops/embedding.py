@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from .. import _dtype
+
 from ._core import make, edge, save_in, grad, check_inplace
 from ..autograd.graph import Node
 from .gather_scatter import _index_select, _index_add_zeros
@@ -23,7 +25,6 @@ __all__ = ["embedding", "embedding_renorm_"]
 def _check_indices(indices, fn):
     d = indices._data.dtype
     if d not in (np.int64, np.int32):
-        from .. import _dtype
         legacy = _dtype._FROM_NP[d]._legacy
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got torch.{legacy} instead (while checking arguments for {fn})")

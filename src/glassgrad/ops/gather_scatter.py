@@ -6,12 +6,16 @@ ops: gather scatter scatter_ scatter_add scatter_add_ scatter_reduce index_selec
 Backward formulas are written once; the few helpers below (_gather, _scatter_add, ...) run the
 NumPy form on arrays and the differentiable glassgrad op on Tensors (create_graph).
 """
+import warnings
+
 import numpy as np
 
 from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, edge, grad, as_tensor_arg, save_in, save_out
 from ..autograd.graph import Node
+from ._core import _inplace as ip
+from .indexing import index_put_zeros
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add", "index_copy",
            "index_fill"]
@@ -119,7 +123,6 @@ def _long_index(index, name):
 
 
 def _inplace(fn, x, *args, **kw):
-    from ._core import _inplace as ip
     return ip(fn, x, *args, **kw)
 
 
@@ -203,7 +206,6 @@ def _pad_to(ns, part, shape):
     if tuple(part.shape) == shape:
         return part
     if ns.is_tensor_mode:
-        from .indexing import index_put_zeros
         sl = tuple(np.arange(s).reshape((-1,) + (1,) * (len(part.shape) - k - 1)) for k, s in enumerate(part.shape))
         return index_put_zeros(shape, sl, part)
     out = np.zeros(shape, part.dtype)
@@ -227,7 +229,6 @@ def _scatter_impl(input, dim, index, src, value, reduce):
         if not isinstance(src, Tensor):
             src = as_tensor_arg(src, input)
         if reduce is not None:
-            import warnings
             warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in "
                           "a future PyTorch release. Use torch.scatter_reduce instead for more reduction options. "
                           "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"

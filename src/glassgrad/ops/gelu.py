@@ -14,6 +14,7 @@ import numpy as np
 from ._core import grad
 from ..autograd.graph import Node
 from .activation import _float_only, _hi, _out, _record
+from .unary import _erf_arr, erf
 
 __all__ = ["gelu"]
 
@@ -133,14 +134,12 @@ def _gelu_tanh32(x):
 def _cdf_arr(h, exact):
     """The standard normal CDF of float64 array h: exact (math.erf) for float64 results, else fast."""
     if exact:
-        from .unary import _erf_arr
         return 0.5 * (1.0 + _erf_arr(h * _SQRT1_2)) if h.size else h.copy()
     return 0.5 * _erfc_fast(-h * _SQRT1_2)
 
 
 def _cdf(ns, x):
     if ns.is_tensor_mode:
-        from .unary import erf
         return (erf(x * _SQRT1_2) + 1) * 0.5
     return _cdf_arr(_hi(x), x.dtype == np.float64).astype(x.dtype, copy=False)
 

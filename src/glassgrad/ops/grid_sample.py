@@ -9,6 +9,7 @@ import numpy as np
 
 from ._core import make, edge, save_in, grad, attach_self
 from ..autograd.graph import Node
+from .shape import stack
 
 __all__ = ["affine_grid_generator", "grid_sampler_2d"]
 
@@ -188,7 +189,6 @@ def _gather(ns, xt, idx):
 
 def _stack_last(ns, a, b):
     if ns.is_tensor_mode:
-        from .shape import stack
         return stack([a, b], -1)
     return np.stack([a, b], -1)
 

@@ -6,6 +6,8 @@ ops: getitem (basic indexing as a chain of views, as PyTorch does; advanced inde
 """
 import warnings
 
+import re
+
 import numpy as np
 
 from ._core import Tensor, make, edge, grad
@@ -160,13 +162,11 @@ def _check_adv(x, npidx):
     except IndexError as e:
         msg = str(e)
         if "out of bounds" in msg:
-            import re
             m = re.search(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", msg)
             if m:
                 raise IndexError(f"index {m.group(1)} is out of bounds for dimension {m.group(2)} with size "
                                  f"{m.group(3)}") from None
         if "boolean index did not match" in msg:
-            import re
             m = re.search(r"axis (\d+); size of axis is (\d+) but size of corresponding boolean axis is (\d+)", msg)
             if m:
                 raise IndexError(f"The shape of the mask [{m.group(3)}] at index {m.group(1)} does not match the "

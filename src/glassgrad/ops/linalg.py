@@ -16,6 +16,9 @@ from .. import _dtype
 from .._blas import matmul as gemm
 from ._core import Tensor, make, edge, save_in, grad
 from ..autograd.graph import Node
+from ._core import broadcast_error
+from .arithmetic import mul
+from .views import reshape
 
 __all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "outer", "ger", "kron"]
 
@@ -174,7 +177,6 @@ def _matmul_bw(n, ns, g, a, b):
 
 
 def _bcast_batch(sa, sb):
-    from ._core import broadcast_error
     try:
         return tuple(np.broadcast_shapes(sa, sb))
     except ValueError:
@@ -363,8 +365,6 @@ def vdot(input, other, *, out=None):
 # -- outer / ger / kron -------------------------------------------------------------------------
 def outer(input, vec2):
     _tensor_arg(vec2, "outer", 2, "vec2")
-    from .views import reshape
-    from .arithmetic import mul
     if input._data.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
     if vec2._data.ndim != 1:

@@ -22,6 +22,7 @@ from ..autograd.graph import Node
 from .softmax import log_softmax
 from .arithmetic import _div_scalar
 from .masked import masked_fill
+from .views import reshape
 
 __all__ = ["nll_loss_nd", "cross_entropy", "mse_loss", "smooth_l1_loss", "huber_loss", "check_nondiff",
            "reduce_array", "NotImplementedNode"]
@@ -232,7 +233,6 @@ def nll_loss_nd(input, target, weight=None, reduction="mean", ignore_index=-100)
             if t.ndim == 1 and t.shape[0] != 1:
                 raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {t.shape[0]}")
             if t.ndim == 1:
-                from .views import reshape
                 out = _nll_core(input, reshape(target, ()), weight, reduction, ignore_index, NllLossBackward0)
                 return out
         return _nll_core(input, target, weight, reduction, ignore_index, NllLossBackward0)
@@ -244,7 +244,6 @@ def nll_loss_nd(input, target, weight=None, reduction="mean", ignore_index=-100)
         if t.shape[1:] != x.shape[2:]:
             raise RuntimeError(f"size mismatch (got input: {_shape_str(x.shape)} , target: {_shape_str(t.shape)}")
         return _nll_core(input, target, weight, reduction, ignore_index, NllLoss2DBackward0)
-    from .views import reshape
     n, c = x.shape[0], x.shape[1]
     out_size = (n,) + x.shape[2:]
     if t.shape[1:] != x.shape[2:]:

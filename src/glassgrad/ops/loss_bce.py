@@ -7,13 +7,15 @@ import numpy as np
 
 from ..autograd.graph import Node
 from .loss import check_nondiff, _cname, _same_dtype, _loss_out
+from ._core import broadcast_error
+from .binary import clamp_min, clamp_max
+from .unary import log1p
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits"]
 
 
 def _clamp_min(ns, a, v):
     if ns.is_tensor_mode:
-        from .binary import clamp_min
         return clamp_min(a, v)
     return np.maximum(a, a.dtype.type(v))
 
@@ -21,8 +23,6 @@ def _clamp_min(ns, a, v):
 def _log_sigmoid(ns, x):
     """log(sigmoid(x)), stable: min(x, 0) - log1p(exp(-|x|))."""
     if ns.is_tensor_mode:
-        from .binary import clamp_max
-        from .unary import log1p
         return clamp_max(x, 0.0) - log1p(ns.exp(-ns.abs(x)))
     return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
@@ -98,7 +98,6 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
 
 def _check_broadcastable(a, b):
-    from ._core import broadcast_error
     try:
         np.broadcast_shapes(a, b)
     except ValueError:

@@ -12,6 +12,12 @@ from ._core import Tensor, make, as_tensor_arg, broadcast_error
 from ..autograd.graph import Node
 from .indexing import getitem, _to_np_index, _is_basic, _check_adv
 from .gather_scatter import _node, _needs, _inplace, gather
+from .arithmetic import copy_
+from .conversion import to_dtype
+from .indexing import normalize_index, _expand_ellipsis, _check_masks
+from .shape import cat
+from .ternary import where as _where
+from . import views as V
 
 __all__ = ["masked_fill", "masked_select", "masked_scatter", "take", "take_along_dim", "index_put", "index_put_",
            "put"]
@@ -106,7 +112,6 @@ class MaskedScatterBackward0(Node):  # dx = gy where not mask; dsrc = gy[mask] z
         n = int(np.prod(self.sshape))
         if ns.is_tensor_mode:
             sel = masked_select(g, make(self.mask))
-            from .shape import cat
             k = sel._data.shape[0]
             flat = cat([sel, make(np.zeros(n - k, g._data.dtype))]) if n > k else sel
         else:
@@ -208,7 +213,6 @@ def put_(x, index, source, accumulate=False):
 
 
 def take_along_dim(input, indices, dim=None, *, out=None):
-    from . import views as V
     if indices._data.dtype != np.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be int64 but got "
                            f"{indices.dtype.__repr__()[6:]} instead")
@@ -294,10 +298,8 @@ def index_put_(x, indices, values, accumulate=False):
 
 
 def setitem(x, index, value):
-    from .arithmetic import copy_
     if isinstance(index, Tensor) and index._data.dtype == np.uint8:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
-    from .indexing import normalize_index
     if not isinstance(value, (Tensor, int, float, np.generic)):
         raise TypeError(f"can't assign a {_args.type_name(value)} to a torch.{x.dtype._legacy}")
     idx = normalize_index(index, x._data.ndim)
@@ -308,9 +310,7 @@ def setitem(x, index, value):
     if not isinstance(value, Tensor):
         value = as_tensor_arg(value, x)
     if value._data.dtype != x._data.dtype:
-        from .conversion import to_dtype
         value = to_dtype(value, x.dtype)
-    from .indexing import _expand_ellipsis, _check_masks
     items = _expand_ellipsis(list(idx), x._data.ndim)
     basic, rest, viewing = [], [], False
     for it in items:
@@ -337,5 +337,4 @@ def setitem(x, index, value):
 
 
 def where(input, condition, other):
-    from .ternary import where as _where
     return _where(condition, input, other)

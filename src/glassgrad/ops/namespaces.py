@@ -20,6 +20,8 @@ from ..autograd.graph import freed_error, check_saved as _check, use_namespaces
 from .._blas import matmul as gemm
 from .._tensor import Tensor, _make
 from ._core import sum_to
+from .scans import _cumsum
+from .unary import erfinv_array
 
 
 _UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
@@ -204,7 +206,6 @@ class ArrayNamespace:
     # -- unary --
     @staticmethod
     def erfinv(x):
-        from .unary import erfinv_array
         return erfinv_array(x).astype(x.dtype)
 
 
@@ -398,7 +399,6 @@ class _TensorNS:
     # -- reduction --
     @staticmethod
     def cumsum(g, dim, reverse=False):
-        from .scans import _cumsum
         return _cumsum(g, dim, None, reverse)
 
     # -- unary --

@@ -14,8 +14,11 @@ recomputed from the saved input with differentiable ops, so second derivatives a
 """
 import numpy as np
 
+from .. import _args, _dtype
+
 from ._core import make, edge, save_in, grad
 from ..autograd.graph import Node, freed_error
+from .namespaces import TEN
 
 # the torch-namespace functions (torch.batch_norm, torch.layer_norm, ...); nn.functional wraps them
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm"]
@@ -61,7 +64,6 @@ def _saved_prop(i):
         if saved is None:
             raise freed_error()
         s = saved[i]
-        from .namespaces import TEN
         return None if s is None else TEN.unpack_one(self, s)
     return property(get)
 
@@ -88,7 +90,6 @@ def _C(ns, arr, like):
 def _float_kernel(input, kernel):
     """torch's normalisation kernels exist for floating dtypes only."""
     if input._data.dtype.kind != "f":
-        from .. import _dtype
         name = _dtype.from_numpy_dtype(input._data.dtype).name_c
         raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
@@ -96,7 +97,6 @@ def _float_kernel(input, kernel):
 def _check_param_dtypes(input, *ts):
     """PyTorch's CPU mixed-dtype checks: parameters must share the input's dtype (a half / bfloat16 input may
     take float32 parameters)."""
-    from .. import _dtype
     dt = input._data.dtype
     ps = [t._data.dtype for t in ts if t is not None]
     if not ps:
@@ -456,7 +456,6 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
 def _shape_arg(normalized_shape, fn):
     if isinstance(normalized_shape, (int, np.integer)) and not isinstance(normalized_shape, bool):
         raise TypeError(f"{fn}(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
-    from .. import _args
     return _args.int_list(normalized_shape, fn, "normalized_shape", 2)
 
 

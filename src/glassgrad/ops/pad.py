@@ -11,6 +11,8 @@ from .. import _dtype
 from ._core import make, edge, grad, save_in
 from ._core import attach_self
 from ..autograd.graph import Node
+from .creation import zeros
+from .masked import setitem
 
 __all__ = ["constant_pad_nd", "reflection_pad", "replication_pad", "circular_pad"]
 
@@ -201,8 +203,6 @@ def replication_pad(x, pad):
 
 def circular_pad(x, pad):
     """PyTorch builds the result with slice copies: grad_fn CopySlices."""
-    from .creation import zeros
-    from .masked import setitem
     a = x._data
     pairs = _pairs(pad, a.ndim)
     for d, lo, hi in pairs:

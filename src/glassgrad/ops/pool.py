@@ -20,6 +20,10 @@ from .conv import col2im
 from ._core import attach_self as _attach
 from .namespaces import _UINT_OF
 from .upsample import separable_matrices_apply
+from .conv import _convolution
+from .namespaces import ARR
+from .pad import constant_pad_nd
+from .views import reshape, unsqueeze, squeeze
 
 __all__ = ["pool_out_size", "max_pool_with_indices", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool",
            "max_unpool", "fractional_max_pool2d"]
@@ -56,7 +60,6 @@ def _unbatch_wrap(ns, g, batched, fn):
     if batched:
         return fn(g)
     if ns.is_tensor_mode:
-        from .views import unsqueeze, squeeze
         return squeeze(fn(unsqueeze(g, 0)), 0)
     return fn(g[None])[0]
 
@@ -260,7 +263,6 @@ class _AvgPoolNode(Node):
             else:
                 r = _col2im3_t(cols, (N, C), ext, K, s, p)
             if ext != tuple(S):
-                from .pad import constant_pad_nd
                 flat = []
                 for i in reversed(range(nd)):
                     flat += [0, S[i] - ext[i]]
@@ -276,8 +278,6 @@ class _AvgPoolNode(Node):
 
 def _col2im3_t(cols, NC, ext, K, s, p):
     """Tensor-mode 3-D col2im through a transposed convolution with a one-hot kernel per offset."""
-    from .conv import _convolution
-    from .views import reshape
     N, C = NC
     Kp = int(np.prod(K))
     O = [(ext[i] + 2 * p[i] - K[i]) // s[i] + 1 for i in range(3)]
@@ -374,7 +374,6 @@ def adaptive_avg_pool(x, O):
     nd = len(O)
     S = a.shape[-nd:]
     mats = [_avg_matrix(S[i], O[i], a.dtype if a.dtype.kind == "f" else np.float64) for i in range(nd)]
-    from .namespaces import ARR
     y = separable_matrices_apply(ARR, a, mats, False).astype(a.dtype) if a.size else \
         np.zeros(a.shape[:-nd] + tuple(O), a.dtype)
     y = np.ascontiguousarray(y)

@@ -11,6 +11,7 @@ from .. import _args, _dtype, _rng
 from .._device import as_device
 from .._tensor import Tensor, _make
 from .creation import _spec, _new, _finish, _fill_inplace, _size, _dt, _device_arg, check_alloc
+from ._core import broadcast_shape
 
 __all__ = ["rand_like", "randn_like", "randint_like", "rand", "randn", "randint", "randperm", "normal", "bernoulli",
            "multinomial", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "Generator",
@@ -170,7 +171,6 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         if isinstance(std, Tensor) and not (s >= 0).all():
             raise RuntimeError("normal expects all elements of std >= 0.0")
-        from ._core import broadcast_shape
         shape = broadcast_shape(m.shape, s.shape)
         z = _rng.normal(g, shape, 0.0, 1.0, ref._data.dtype)
         return _finish((z * s + m).astype(ref._data.dtype), False)

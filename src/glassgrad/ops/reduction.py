@@ -10,6 +10,9 @@ from .. import _dtype
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, edge, save_in, save_out, grad, quiet
 from ..autograd.graph import Node
+from .arithmetic import div
+from .binary import maximum, minimum
+from .sorting import named, selected
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax",
            "argmin", "all", "any", "count_nonzero"]
@@ -222,7 +225,6 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if a.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_name_c(a)}")
-    from .arithmetic import div
     axes = _dims(dim, a.ndim)
     cnt = np.asarray((~np.isnan(a)).sum(axis=axes, keepdims=keepdim))
     return div(nansum(input, dim, keepdim), make(cnt))
@@ -333,7 +335,6 @@ def _check_nonempty(name, a, axes):
 
 
 def _dim_extreme(name, argfn, input, dim, keepdim):
-    from .sorting import named, selected
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     _check_nonempty(name, a, (d,))
@@ -352,7 +353,6 @@ def _dim_extreme(name, argfn, input, dim, keepdim):
 
 def max(input, dim=None, keepdim=False, *, out=None):
     if isinstance(dim, Tensor):
-        from .binary import maximum
         return maximum(input, dim)
     if dim is None:
         return _full_extreme("max", np.max, MaxBackward1, input)
@@ -361,7 +361,6 @@ def max(input, dim=None, keepdim=False, *, out=None):
 
 def min(input, dim=None, keepdim=False, *, out=None):
     if isinstance(dim, Tensor):
-        from .binary import minimum
         return minimum(input, dim)
     if dim is None:
         return _full_extreme("min", np.min, MinBackward1, input)
@@ -405,7 +404,6 @@ class AminmaxBackward0(Node):
 
 
 def aminmax(input, *, dim=None, keepdim=False, out=None):
-    from .sorting import named
     a = input._data
     axes = _dims(dim, a.ndim)
     if a.size == 0 and (dim is None or (a.ndim and a.shape[axes[0]] == 0)):

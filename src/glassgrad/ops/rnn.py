@@ -24,6 +24,8 @@ from .._blas import matmul as gemm
 
 from ._core import make, edge, save_in, save_out, grad
 from ..autograd.graph import Node, freed_error
+from ..autograd import grad as autograd_grad
+from ..autograd.grad_mode import enable_grad
 from .addmm import linear
 from .shape import cat, stack
 
@@ -184,8 +186,6 @@ class MkldnnRnnLayerBackward0(Node):
 
 def _composite_backward(node, saved, grads, need):
     """create_graph: differentiate the per-step composite recomputed from the saved input Tensors."""
-    from ..autograd import grad as autograd_grad
-    from ..autograd.grad_mode import enable_grad
     x, w_ih, w_hh, b_ih, b_hh, h0, c0 = saved[:7]
     ins = [x, w_ih, w_hh, b_ih, b_hh, h0, c0]
     # fresh aliases: each input gets its own gradient even when one tensor is passed twice (h0 is c0)

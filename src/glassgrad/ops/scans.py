@@ -10,6 +10,7 @@ from .._tensor import _wrap_dim
 from ._core import make, edge, save_in, save_out, grad
 from ..autograd.graph import Node
 from .sorting import named, selected, _SelectNode, select_backward
+from ._core import _inplace
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin"]
 
@@ -57,7 +58,6 @@ def _cumsum(input, dim, dtype=None, reverse=False):
 
 
 def cumsum_(x, dim, *, dtype=None):
-    from ._core import _inplace
     return _inplace(cumsum, x, dim, dtype=dtype)
 
 

@@ -3,12 +3,20 @@
 ops: cat stack (more in later sections: flip roll repeat repeat_interleave tile tril triu diag
      meshgrid ...)
 """
+import warnings
+
 import numpy as np
 
 from .. import _args, _dtype
 from .._tensor import _wrap_dim
+from .._tensor import Size
 from ._core import Tensor, make, edge, grad, broadcast_shape
 from ..autograd.graph import Node
+from ._core import _inplace, broadcast_error
+from .conversion import clone
+from .creation import check_alloc
+from .gather_scatter import index_select
+from . import views as V
 
 __all__ = ["cat", "concat", "concatenate", "stack"]
 
@@ -101,7 +109,6 @@ def stack(tensors, dim=0, *, out=None):
 
 
 # -- flip roll repeat tile tril triu diag trace meshgrid stacks atleast broadcast_tensors -------
-from . import views as V  # noqa: E402
 
 __all__ += ["flip", "fliplr", "flipud", "roll", "repeat_interleave", "tile", "tril", "triu", "diag",
             "diag_embed", "trace", "meshgrid", "hstack", "vstack", "dstack", "column_stack", "atleast_1d",
@@ -204,7 +211,6 @@ def repeat(x, *sizes):
                            "of tensor")
     if any(r < 0 for r in reps):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(reps)}: {list(reps)}")
-    from .creation import check_alloc
     pad = (1,) * (len(reps) - x._data.ndim) + x._data.shape
     check_alloc([r * s for r, s in zip(reps, pad)], x._data.itemsize)
     y = np.tile(x._data, reps) if reps else x._data.copy()
@@ -238,14 +244,12 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
                                f"{r.shape[0]} and input.size({d}) = {x._data.shape[d]}")
         idx = make(np.repeat(np.arange(r.shape[0], dtype=np.int64), r))
-        from .gather_scatter import index_select
         return index_select(x, d, idx)
     r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
     if r < 0:
         raise RuntimeError("Repeats must be non-negative")
     if x._data.ndim == 0:
         x = V.reshape(x, (1,))
-    from .conversion import clone
     shp = x._data.shape
     e = V.expand(V.unsqueeze(x, d + 1), shp[:d + 1] + (r,) + shp[d + 1:])
     return V.view(clone(e), shp[:d] + (shp[d] * r,) + shp[d + 1:])
@@ -285,12 +289,10 @@ def triu(input, diagonal=0, *, out=None):
 
 
 def tril_(x, diagonal=0):
-    from ._core import _inplace
     return _inplace(tril, x, diagonal)
 
 
 def triu_(x, diagonal=0):
-    from ._core import _inplace
     return _inplace(triu, x, diagonal)
 
 
@@ -390,7 +392,6 @@ def _tensor_list(tensors, fn="broadcast_tensors"):
 def meshgrid(*tensors, indexing=None):
     ts = _tensor_list(tensors, "meshgrid")
     if indexing is None:
-        import warnings
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument. "
                       "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)",
                       UserWarning, stacklevel=2)
@@ -481,7 +482,6 @@ __all__ += ["row_stack"]
 
 
 def broadcast_shapes(*shapes):
-    from .._tensor import Size
     out = ()
     for s in shapes:
         s = (s,) if _args.as_int(s) is not None else tuple(s)
@@ -498,7 +498,6 @@ def broadcast_shapes(*shapes):
 def broadcast_tensors(*tensors):
     ts = _tensor_list(tensors, "broadcast_tensors")
     shape = ()
-    from ._core import broadcast_error
     for t in ts:
         try:
             shape = np.broadcast_shapes(shape, t._data.shape)

@@ -10,6 +10,8 @@ import numpy as np
 from .. import _dtype
 from ._core import make, edge, save_out, grad, quiet
 from ..autograd.graph import Node
+from .conversion import to_dtype
+from .reduction import _dims
 
 __all__ = ["softmax", "log_softmax"]
 
@@ -68,8 +70,6 @@ def _softmax_arr(a, d, log):
 
 
 def _softmax(input, dim, dtype, log):
-    from .reduction import _dims
-    from .conversion import to_dtype
     if dtype is not None:
         input = to_dtype(input, _dtype.to_dtype(dtype))
     a = input._data

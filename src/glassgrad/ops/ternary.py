@@ -2,12 +2,15 @@
 
 ops: where lerp addcmul addcdiv and the in-place forms lerp_ addcmul_ addcdiv_
 """
+import warnings
+
 import numpy as np
 
 from .. import _args, _dtype
 from ._core import (Tensor, make, edge, save_in, grad, as_tensor_arg, broadcast_error, broadcast_shape, _red_n,
                     _want, _inplace)
 from ..autograd.graph import Node
+from .indexing import nonzero
 
 __all__ = ["where", "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv", "addcdiv_"]
 
@@ -34,12 +37,10 @@ class WhereBackward0(Node):         # y = where(c, a, b); da = where(c, gy, 0); 
 
 def where(condition, input=None, other=None, *, out=None):
     if input is None and other is None:
-        from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
     c = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if c.dtype != np.bool_:
         if c.dtype == np.uint8:
-            import warnings
             warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be "
                           "removed in a future version of PyTorch. Use a boolean condition instead.",
                           UserWarning, stacklevel=2)

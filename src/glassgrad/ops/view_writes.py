@@ -6,6 +6,7 @@ import numpy as np
 
 from ._core import make, edge, grad
 from ..autograd.graph import Node
+from ._core import as_tensor_arg
 
 
 # differentiable helpers used by the TEN namespace (create_graph through views)
@@ -51,7 +52,6 @@ class _ViewFillBackward(Node):
 
 
 def view_fill(g, view_fn, value):
-    from ._core import as_tensor_arg
     value = as_tensor_arg(value, g)
     out = g._data.copy()
     view_fn(out)[...] = value._data

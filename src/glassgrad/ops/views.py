@@ -19,6 +19,10 @@ from .. import _args
 from .._tensor import Size, _wrap_dim
 from ._core import make, edge, grad, check_inplace
 from ..autograd.graph import Node
+from ._core import sum_to
+from .conversion import view_dtype
+from .conversion import clone
+from .reduction import _dims
 
 __all__ = ["view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "permute", "movedim",
            "moveaxis", "transpose", "swapaxes", "swapdims", "t", "expand", "expand_as", "broadcast_to",
@@ -103,10 +107,8 @@ class CloneBackward0(Node):          # y = x.clone(); dx = gy
 
 def view(x, *shape):
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)) and hasattr(shape[0], "is_floating_point"):
-        from .conversion import view_dtype
         return view_dtype(x, shape[0])
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)) and not isinstance(shape[0], (tuple, list, Size)):
-        from .conversion import view_dtype
         return view_dtype(x, shape[0])
     shape = _infer_shape(_shape_arg(shape), x._data.size)
     a = x._data
@@ -127,7 +129,6 @@ def reshape(x, *shape):
         arr.shape = shape
     except AttributeError:
         # not expressible as a view: copy (PyTorch: clone + _unsafe_view)
-        from .conversion import clone
         c = clone(x)
         arr = c._data.reshape(shape)
         if c._rg and grad.enabled:
@@ -337,7 +338,6 @@ class SumBackward1(SumToSizeBackward):  # PyTorch's name for the node of sum_to_
 
 
 def sum_to_size(x, *size):
-    from ._core import sum_to
     size = _shape_arg(size, "sum_to_size")
     if len(size) > x._data.ndim or any(s != 1 and s != c for s, c in zip(size[::-1], x._data.shape[::-1])):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(x._data.shape)}}}.")
@@ -388,7 +388,6 @@ def squeeze(x, dim=None):
     else:
         if isinstance(dim, (tuple, list)):
             cls = SqueezeBackward2
-            from .reduction import _dims
             dims = set(_dims(dim, nd)) if dim else set()
         else:
             cls = SqueezeBackward1
