@@ -24,6 +24,7 @@ import numpy as np
 from .. import _dtype, backend
 from .._tensor import Tensor, _make
 from ..autograd.graph import edge, NO_EDGE, save_in, save_out   # the graph primitives (re-exported to ops)
+from ..autograd.graph import Node
 from ..autograd.grad_mode import state as grad  # grad.enabled is read on every op
 from ..autograd.inplace import check_inplace, commit_inplace
 from ._data import _array_from_data
@@ -171,7 +172,6 @@ def _fits(v, npdt):
 # _bcast, the binary node _Binary (+ _binary_node, _needs_grad), the gradient reduction of an n-ary node
 # (_red_n, _want), _inplace (x.op_() through op(), used by every family's in-place forms) and
 # _detached_overwrite (fill_ / zero_ / the random initialisers on a non-leaf, ops/creation.py).
-from ..autograd.graph import Node  # noqa: E402
 
 
 def _bcast(fn, ad, bd, a, b):

@@ -7,6 +7,9 @@ nn.functional.scaled_dot_product_attention chooses between the fused kernel and 
 """
 import numpy as np
 
+from .linalg import matmul
+from .creation import from_numpy
+
 from ._core import make, edge, save_in, save_out, grad, broadcast_error
 from ..autograd.graph import Node
 
@@ -160,5 +163,3 @@ def _sdpa_flash(q, k, v, attn_mask, is_causal, scale):
     return make(out)
 
 
-from .linalg import matmul  # noqa: E402
-from .creation import from_numpy  # noqa: E402

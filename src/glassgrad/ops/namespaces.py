@@ -22,6 +22,10 @@ from .._tensor import Tensor, _make
 from ._core import sum_to
 from .scans import _cumsum
 from .unary import erfinv_array
+from . import view_writes as W, shape as S
+from . import arithmetic as A, unary as U, ternary as T
+from . import reduction as R, views as V, linalg as L, conversion as C, indexing as I
+from . import einsum as ES
 
 
 _UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
@@ -411,7 +415,3 @@ ARR = ArrayNamespace()
 TEN = _TensorNS()
 use_namespaces(ARR, TEN)     # the engine and Node take them from autograd.graph
 
-from . import view_writes as W, shape as S  # noqa: E402
-from . import arithmetic as A, unary as U, ternary as T  # noqa: E402
-from . import reduction as R, views as V, linalg as L, conversion as C, indexing as I  # noqa: E402
-from . import einsum as ES  # noqa: E402

@@ -13,6 +13,7 @@ from ..autograd.graph import Node
 from .arithmetic import div
 from .binary import maximum, minimum
 from .sorting import named, selected
+from .sorting import _SelectNode as _Sel
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax",
            "argmin", "all", "any", "count_nonzero"]
@@ -470,7 +471,6 @@ def count_nonzero(input, dim=None):
     return make(np.asarray(np.count_nonzero(a, axis=axes) if a.ndim else int(a != 0), np.int64))
 
 
-from .sorting import _SelectNode as _Sel  # noqa: E402
 
 
 class MaxBackward0(_Sel):
