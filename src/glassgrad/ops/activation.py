@@ -14,9 +14,8 @@ import numpy as np
 
 from .. import _args, _dtype
 from .._rng.common import _u53
-from ._core import make, edge, save_in, save_out, grad
+from ._core import make, edge, save_in, save_out, grad, _inplace
 from ..autograd.graph import Node
-from ._core import _inplace
 from .random import default_generator
 from .reduction import _wrap_dim
 from .shape import cat

@@ -8,9 +8,8 @@ import numpy as np
 
 from .. import _dtype
 from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, as_tensor_arg,
-                    _bcast, _Binary, _binary_node, _needs_grad, _red_n, _want, _inplace)
+                    _bcast, _Binary, _binary_node, _needs_grad, _red_n, _want, _inplace, broadcast_error)
 from ..autograd.graph import Node
-from ._core import broadcast_error
 
 __all__ = ["clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_min_", "clamp_max", "clamp_max_", "minimum",
            "maximum", "fmin", "fmax", "atan2", "arctan2", "atan2_", "hypot", "hypot_", "xlogy", "xlogy_",

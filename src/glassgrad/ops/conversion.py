@@ -5,10 +5,8 @@ ops: to (dtype / device / other tensor), type, float/double/long/... (via to_dty
 """
 import numpy as np
 
-from .. import _args, _dtype
-from .._device import as_device
-from .._device import device as _device_cls
-from .. import backend
+from .. import _args, _dtype, backend
+from .._device import as_device, device as _device_cls
 from ._core import Tensor, make, edge, grad, as_tensor_arg  # noqa: F401  (as_tensor_arg re-exported)
 from ..autograd.graph import Node
 

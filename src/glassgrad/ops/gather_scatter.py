@@ -12,9 +12,8 @@ import numpy as np
 
 from .. import _args, _dtype
 from .._tensor import _wrap_dim
-from ._core import Tensor, make, edge, grad, as_tensor_arg, save_in, save_out
+from ._core import Tensor, make, edge, grad, as_tensor_arg, save_in, save_out, _inplace as ip
 from ..autograd.graph import Node
-from ._core import _inplace as ip
 from .indexing import index_put_zeros
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add", "index_copy",

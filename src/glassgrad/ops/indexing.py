@@ -12,8 +12,7 @@ import numpy as np
 
 from ._core import Tensor, make, edge, grad
 from ..autograd.graph import Node
-from . import views as V
-from . import slicing as SL
+from . import views as V, slicing as SL
 
 __all__ = ["nonzero", "index_put_zeros"]
 

@@ -14,9 +14,8 @@ import numpy as np
 
 from .. import _dtype
 from .._blas import matmul as gemm
-from ._core import Tensor, make, edge, save_in, grad
+from ._core import Tensor, make, edge, save_in, grad, broadcast_error
 from ..autograd.graph import Node
-from ._core import broadcast_error
 from .arithmetic import mul
 from .views import reshape
 

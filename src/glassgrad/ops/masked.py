@@ -10,11 +10,10 @@ from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, as_tensor_arg, broadcast_error
 from ..autograd.graph import Node
-from .indexing import getitem, _to_np_index, _is_basic, _check_adv
+from .indexing import getitem, _to_np_index, _is_basic, _check_adv, normalize_index, _expand_ellipsis, _check_masks
 from .gather_scatter import _node, _needs, _inplace, gather
 from .arithmetic import copy_
 from .conversion import to_dtype
-from .indexing import normalize_index, _expand_ellipsis, _check_masks
 from .shape import cat
 from .ternary import where as _where
 from . import views as V

@@ -8,8 +8,7 @@ entries crop.
 import numpy as np
 
 from .. import _dtype
-from ._core import make, edge, grad, save_in
-from ._core import attach_self
+from ._core import make, edge, grad, save_in, attach_self
 from ..autograd.graph import Node
 from .creation import zeros
 from .masked import setitem

@@ -14,14 +14,11 @@ the max pools, col2im for avg_pool, dense averaging matrices for adaptive_avg_po
 """
 import numpy as np
 
-from ._core import make, edge, save_in, grad
+from ._core import make, edge, save_in, grad, attach_self as _attach
 from ..autograd.graph import Node
-from .conv import col2im
-from ._core import attach_self as _attach
-from .namespaces import _UINT_OF
+from .conv import col2im, _convolution
+from .namespaces import _UINT_OF, ARR
 from .upsample import separable_matrices_apply
-from .conv import _convolution
-from .namespaces import ARR
 from .pad import constant_pad_nd
 from .views import reshape, unsqueeze, squeeze
 

@@ -12,8 +12,7 @@ from ._core import Tensor, make, edge, save_in, save_out, grad, quiet
 from ..autograd.graph import Node
 from .arithmetic import div
 from .binary import maximum, minimum
-from .sorting import named, selected
-from .sorting import _SelectNode as _Sel
+from .sorting import named, selected, _SelectNode as _Sel
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax",
            "argmin", "all", "any", "count_nonzero"]

@@ -7,10 +7,9 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap_dim
-from ._core import make, edge, save_in, save_out, grad
+from ._core import make, edge, save_in, save_out, grad, _inplace
 from ..autograd.graph import Node
 from .sorting import named, selected, _SelectNode, select_backward
-from ._core import _inplace
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin"]
 

@@ -8,11 +8,9 @@ import warnings
 import numpy as np
 
 from .. import _args, _dtype
-from .._tensor import _wrap_dim
-from .._tensor import Size
-from ._core import Tensor, make, edge, grad, broadcast_shape
+from .._tensor import _wrap_dim, Size
+from ._core import Tensor, make, edge, grad, broadcast_shape, _inplace, broadcast_error
 from ..autograd.graph import Node
-from ._core import _inplace, broadcast_error
 from .conversion import clone
 from .creation import check_alloc
 from .gather_scatter import index_select

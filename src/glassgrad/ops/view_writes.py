@@ -4,9 +4,8 @@ autograd/inplace.py).
 """
 import numpy as np
 
-from ._core import make, edge, grad
+from ._core import make, edge, grad, as_tensor_arg
 from ..autograd.graph import Node
-from ._core import as_tensor_arg
 
 
 # differentiable helpers used by the TEN namespace (create_graph through views)

@@ -17,11 +17,9 @@ import numpy as np
 
 from .. import _args
 from .._tensor import Size, _wrap_dim
-from ._core import make, edge, grad, check_inplace
+from ._core import make, edge, grad, check_inplace, sum_to
 from ..autograd.graph import Node
-from ._core import sum_to
-from .conversion import view_dtype
-from .conversion import clone
+from .conversion import view_dtype, clone
 from .reduction import _dims
 
 __all__ = ["view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "permute", "movedim",
