@@ -14,15 +14,19 @@ Slots (all set by ``_make``; keep this list short, it is paid for on every op):
   _vbase_fn  for views: the base's grad_fn when this view's grad_fn was made; if the base is
              later rewritten in place, the view's grad_fn is remade from the base (as PyTorch does)
 """
+import copy
 import warnings
 
 import numpy as np
 
 from . import _dtype
 from ._dtype import _FROM_NP
+from ._args import bool_arg, int_arg
+from .backend import device_of, to_host
+from ._grad_state import state as _grad_state, record_trace
+from ._tensor_str import tensor_repr
 from ._tensor_methods import TensorMethods
 from ._tensor_protocol import TensorProtocol
-from .autograd.grad_mode import state as _grad_state, record_trace
 
 _ndarray = np.ndarray
 _generic = np.generic
@@ -124,7 +128,6 @@ class Tensor(TensorMethods, TensorProtocol):
 
     @property
     def device(self):
-        from .backend import device_of
         return device_of(self._data)
 
     @property
@@ -192,7 +195,6 @@ class Tensor(TensorMethods, TensorProtocol):
 
     # -- autograd attributes ------------------------------------------------------------
     def requires_grad_(self, requires_grad=True):
-        from ._args import bool_arg
         # PyTorch words the integer-dtype error differently for each entry point
         return self._set_requires_grad(bool_arg(requires_grad, "requires_grad_", "requires_grad", 1),
                                        "only Tensors of floating point dtype can require gradients")
@@ -293,8 +295,6 @@ class Tensor(TensorMethods, TensorProtocol):
     __hash__ = object.__hash__
 
     def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import tensor_repr
-        from .backend import to_host
         dt = self.dtype
         dev = self.device
         fn = self._grad_fn
@@ -392,7 +392,6 @@ class Tensor(TensorMethods, TensorProtocol):
         new = _make(self._data.copy(), self._rg)
         new.__class__ = self.__class__
         if self.__dict__:
-            import copy
             new.__dict__.update(copy.deepcopy(self.__dict__, memo))
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
@@ -410,7 +409,6 @@ class Tensor(TensorMethods, TensorProtocol):
     def tolist(self):
         if _grad_state.watching is not None:    # explain.watch: log the cut
             _grad_state.watching.on_cut(".tolist()", self)
-        from .backend import to_host
         return to_host(self._data).tolist()
 
     def numpy(self, *, force=False):
@@ -422,7 +420,6 @@ class Tensor(TensorMethods, TensorProtocol):
             if not force:
                 raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
                                 "to copy the tensor to host memory first.")
-            from .backend import to_host
             return to_host(self._data)
         return self._data
 
@@ -433,7 +430,6 @@ def _wrap_dim(dim, ndim):
     """Normalise a possibly negative dim, with PyTorch's IndexError (and its TypeError for a dim that is not
     an int)."""
     if dim.__class__ is not int:
-        from ._args import int_arg
         dim = int_arg(dim, None, "dim")
     n = ndim if ndim else 1
     if dim < -n or dim >= n:

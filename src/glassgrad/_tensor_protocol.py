@@ -10,8 +10,13 @@ import numpy as np
 
 from . import _dtype, _tensor
 from . import ops as _ops
-from . import autograd as _autograd
 from ._args import tensor_arg
+
+
+def _autograd():
+    """The autograd package, named at call time: it sits above the Tensor layer and imports _tensor itself."""
+    from . import autograd
+    return autograd
 
 
 class TensorProtocol:
@@ -27,7 +32,7 @@ class TensorProtocol:
     def requires_grad(self):
         b = self._base
         if b is not None and self._vbase_fn is not b._grad_fn:
-            _autograd.inplace.refresh_view(self, b)
+            _autograd().inplace.refresh_view(self, b)
         return self._rg
 
     @requires_grad.setter
@@ -40,7 +45,7 @@ class TensorProtocol:
     def grad_fn(self):
         b = self._base
         if b is not None and self._vbase_fn is not b._grad_fn:
-            _autograd.inplace.refresh_view(self, b)
+            _autograd().inplace.refresh_view(self, b)
         return self._grad_fn
 
     def register_hook(self, hook):
@@ -49,7 +54,7 @@ class TensorProtocol:
         if self._grad_fn is not None:
             return self._grad_fn._register_tensor_hook(self._out_nr, hook)
         d = self._extra_dict().setdefault("hooks", {})
-        h = _autograd.graph.RemovableHandle(d)
+        h = _autograd().graph.RemovableHandle(d)
         d[h.id] = hook
         return h
 
@@ -59,12 +64,12 @@ class TensorProtocol:
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         d = self._extra_dict().setdefault("post_acc_hooks", {})
-        h = _autograd.graph.RemovableHandle(d)
+        h = _autograd().graph.RemovableHandle(d)
         d[h.id] = hook
         return h
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd().backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # -- pickling (ops/creation.py) --------------------------------------------------------------
     def __reduce_ex__(self, proto):

@@ -5,6 +5,11 @@ are in gradcheck.py.)
 """
 import warnings
 
+import numpy as np
+
+from .._dtype import get_default_dtype
+from .._tensor import Tensor, Size, _make
+
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                         is_inference_mode_enabled)
 from .function import Function, FunctionCtx, once_differentiable
@@ -22,7 +27,6 @@ __all__ = ["backward", "grad", "Variable", "Function", "no_grad", "enable_grad",
 
 class _VariableMeta(type):
     def __instancecheck__(cls, other):
-        from .._tensor import Tensor
         return isinstance(other, Tensor)
 
 
@@ -30,10 +34,7 @@ class Variable(metaclass=_VariableMeta):
     """Legacy ``Variable(tensor, requires_grad=False)``: returns a tensor sharing the data."""
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
-        from .._tensor import Tensor, _make
         if data is None:
-            import numpy as np
-            from .._dtype import get_default_dtype
             data = _make(np.zeros((0,), get_default_dtype().np))     # torch.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
@@ -45,7 +46,6 @@ class Variable(metaclass=_VariableMeta):
 
 
 def _as_tuple(x):
-    from .._tensor import Tensor
     if x is None:
         return ()
     if isinstance(x, Tensor):
@@ -56,7 +56,6 @@ def _as_tuple(x):
 def _outputs(x):
     """The tensors backward() / grad() differentiate; anything else is torch's AssertionError (its own type
     for this check, matched here as an explicit raise)."""
-    from .._tensor import Tensor
     out = (x,) if isinstance(x, Tensor) else tuple(x) if isinstance(x, (tuple, list)) else (x,)
     for t in out:
         if not isinstance(t, Tensor):
@@ -66,8 +65,6 @@ def _outputs(x):
 
 def _make_grads(outputs, grads, create_graph):
     """Check the seed gradients and turn them into what the engine carries (arrays or Tensors)."""
-    import numpy as np
-    from .._tensor import Tensor, _make
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -85,7 +82,6 @@ def _make_grads(outputs, grads, create_graph):
         if not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         if g._data.shape != o._data.shape:
-            from .._tensor import Size
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
                                f"output[{i}] has a shape of {Size(o._data.shape)}.")
         # (torch 2.13 accepts any real dtype here -- int and bool included -- and casts it)
@@ -150,8 +146,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of outputs w.r.t. inputs (a tuple); .grad is not touched."""
-    from .._tensor import Tensor, _make
-    import numpy as np
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
                          "allow_unused=False.")

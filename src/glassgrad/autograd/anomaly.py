@@ -1,8 +1,12 @@
 """detect_anomaly / set_detect_anomaly: remember where each node was made; on a failing or
 NaN-producing backward, show that forward traceback."""
+import functools
 import warnings
 
+import numpy as np
+
 from .grad_mode import state, record_trace  # noqa: F401  (record_trace: its old home)
+from .graph import freed_error
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
 
@@ -34,7 +38,6 @@ class detect_anomaly:
         state.anomaly_check_nan = self.prev_nan
 
     def __call__(self, fn):
-        import functools
 
         @functools.wraps(fn)
         def wrapper(*a, **k):
@@ -60,8 +63,6 @@ class set_detect_anomaly:
 
 def run_with_anomaly(node, grads, ns):
     """Run node's backward; on error print the forward trace; with check_nan, raise on NaN output."""
-    import numpy as np
-    from .graph import freed_error
     try:
         if node._saved is None:
             raise freed_error()

@@ -33,6 +33,9 @@ import numpy as _np
 from . import graph as _graph
 from .graph import AccumulateGrad, GraphRoot, freed_error
 from .grad_mode import state
+from .anomaly import run_with_anomaly
+from .._dtype import _FROM_NP
+from .._tensor import Tensor, _make
 
 _heappush, _heappop = heapq.heappush, heapq.heappop
 
@@ -285,7 +288,6 @@ def needed_nodes(roots, targets):
 
 def _call_node(node, grads, ns):
     if state.anomaly:
-        from .anomaly import run_with_anomaly
         return run_with_anomaly(node, grads, ns)
     if node._saved is None:
         raise freed_error()
@@ -300,7 +302,6 @@ def _hook_name(fn):
 
 def _check_one(fn, orig, r, ns):
     """PyTorch's checks on one value a hook returned (orig: the value it replaces)."""
-    from .._tensor import Tensor
     if r is None:
         return None
     if orig is None:
@@ -309,7 +310,6 @@ def _check_one(fn, orig, r, ns):
         raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
     o = ns.data(orig)
     if r._data.dtype != o.dtype:
-        from .._dtype import _FROM_NP
         raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the type of value (was "
                            f"torch.{_FROM_NP[o.dtype]._legacy} got torch.{_FROM_NP[r._data.dtype]._legacy})")
     if r._data.shape != o.shape:
@@ -362,7 +362,6 @@ def _call_post_hooks(node, hooks, out_grads, grads, ns):
 
 def _retain(t, g, ns):
     """retain_grad(): a non-leaf keeps (and accumulates) its gradient like a leaf."""
-    from .._tensor import _make
     if ns.is_tensor_mode:
         g = ns.to_tensor(g)
         t._grad = g if t._grad is None else t._grad + g
@@ -415,7 +414,6 @@ def _accumulate(var, g, create_graph, ns, adopt=False):
 
     `adopt`: nobody else holds `g`, so a first .grad may take it without a copy when it owns its
     memory and has the leaf's dtype and shape."""
-    from .._tensor import _make
     extra = var._extra
     if create_graph:
         g = ns.to_tensor(g)

@@ -4,10 +4,15 @@ The ctx a user's forward receives *is* the backward node (as in PyTorch), an ins
 class named ``<MyFn>Backward`` made once per Function subclass.
 """
 import functools
+import warnings
+
+import numpy as np
 
 from .graph import Node, freed_error, edge, check_saved
 from .inplace import check_inplace
 from .grad_mode import state, no_grad
+from .._dtype import from_numpy_dtype
+from .._tensor import Tensor, _make
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction"]
 
@@ -16,7 +21,6 @@ class FunctionCtx:
     """The ctx API (save_for_backward, saved_tensors, needs_input_grad, mark_dirty, ...)."""
 
     def save_for_backward(self, *tensors):
-        from .._tensor import Tensor
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
@@ -51,7 +55,6 @@ class FunctionCtx:
             if len(s) == 2:
                 out.append(s[0])
             else:                       # a saved output: a Tensor whose grad_fn is this node again
-                from .._tensor import _make
                 t = _make(s[0], True, self, s[3])
                 t._vc = s[1]
                 out.append(t)
@@ -82,8 +85,6 @@ class BackwardCFunction(Node, FunctionCtx):
         return self._n_out
 
     def backward(self, ns, grads):
-        from .._tensor import _make
-        import numpy as np
         cls = self._forward_cls
         if self._saved is None:
             raise freed_error()
@@ -117,7 +118,6 @@ class BackwardCFunction(Node, FunctionCtx):
                 out.append(None)
                 continue
             shape, dt = self._in_meta[k]
-            from .._tensor import Tensor
             if not isinstance(r, Tensor):
                 raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
             if tuple(r._data.shape) != tuple(shape):
@@ -137,7 +137,6 @@ class BackwardCFunction(Node, FunctionCtx):
 
 
 def _dtype_of(npdt):
-    from .._dtype import from_numpy_dtype
     return from_numpy_dtype(npdt)
 
 
@@ -152,7 +151,6 @@ class Function(metaclass=_FunctionMeta):
     """Base class of custom differentiable functions; call them with ``MyFn.apply(...)``."""
 
     def __init__(self, *args, **kwargs):
-        import warnings
         warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
                       "static, so you should invoke them on the class itself. Instantiating an autograd function "
                       "will raise an error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
@@ -184,7 +182,6 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from .._tensor import Tensor, _make
         tensor_pos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         any_rg = state.enabled and any(args[i]._rg for i in tensor_pos)
         ctx = cls._backward_cls(tuple(edge(args[i]) if any_rg else (None, 0) for i in tensor_pos))
@@ -256,7 +253,6 @@ def once_differentiable(fn):
         if not state.enabled:
             return outputs
         # a gradient computed under create_graph: mark it so that differentiating it fails
-        from .._tensor import Tensor
         outs = outputs if isinstance(outputs, tuple) else (outputs,)
         if any(isinstance(a, Tensor) and a._rg for a in args):
             marked = []

@@ -1,37 +1,13 @@
 """Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode.
 
-The state lives in one small object read on every op (`state.enabled`).  Each context
+The state lives in one small object read on every op (`state.enabled`), defined in the leaf module
+``glassgrad/_grad_state.py`` so that Tensor can read it without loading autograd.  Each context
 manager also works as a decorator, as in PyTorch.
 """
 import functools
 import inspect
-import traceback
 
-
-class _State:
-    __slots__ = ("enabled", "inference", "anomaly", "anomaly_check_nan", "watching")
-
-    def __init__(self):
-        self.enabled = True
-        self.inference = False
-        self.anomaly = False
-        self.anomaly_check_nan = True
-        # explain.watch / explain.nan_watch: None, or the observer (glassgrad.explain._watch.HUB) that
-        # ops, cuts, zero_grad and the backward engine report to while a watch is active
-        self.watching = None
-
-
-state = _State()
-
-
-# Anomaly mode (autograd/anomaly.py): every node made while it is on remembers where (Tensor creation calls this).
-_PKG_DIR = __file__.rsplit("autograd", 1)[0]   # .../glassgrad/
-
-
-def record_trace(node):
-    """Remember the user's forward stack (PyTorch shows it when this node's backward fails)."""
-    frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PKG_DIR)]
-    node._trace = "".join(traceback.format_list(frames))
+from .._grad_state import state, record_trace  # noqa: F401  (the flags live in a leaf module: Tensor reads them)
 
 
 def is_grad_enabled():

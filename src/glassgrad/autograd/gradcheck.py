@@ -6,7 +6,7 @@ nudging each element of x_j by +-eps.  Inputs are meant to be float64, as in PyT
 """
 import numpy as np
 
-from .. import _tensor     # (the module: autograd is imported while _tensor is; its names are read when called)
+from .. import _tensor     # Tensor, read as _tensor.Tensor
 from .grad_mode import no_grad, enable_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]

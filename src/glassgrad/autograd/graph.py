@@ -17,7 +17,11 @@ The graph primitives every op uses live here: ``edge(t)`` (the edge a node gets 
 (they are built from ops) and plugged in here by ``use_namespaces`` when ops is imported.
 """
 import itertools
+import re
 import weakref as _weakref
+
+from .._dtype import _FROM_NP
+from .grad_mode import state
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "freed_error", "version_error", "edge", "NO_EDGE", "save_in",
            "save_out", "check_saved", "use_namespaces"]
@@ -44,8 +48,6 @@ def freed_error():
 
 
 def version_error(desc, found, expected):
-    import re
-    from .grad_mode import state
     # torch 2.13 names the forward op: "which is output 0 of Exp," (not ExpBackward0)
     desc = re.sub(r"(which is output \d+ of [\w:]+?)Backward\d*,$", r"\1,", desc)
     hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
@@ -59,7 +61,6 @@ def version_error(desc, found, expected):
 
 
 def _desc(arr, fn, nr):
-    from .._dtype import _FROM_NP
     legacy = _FROM_NP[arr.dtype]._legacy
     shape = list(arr.shape)
     if fn is None:

@@ -26,7 +26,12 @@ Computing:
 """
 import heapq
 
-from .graph import AccumulateGrad, next_sequence_nr
+import numpy as np
+
+from .._tensor import Tensor, _make
+from . import graph as _graph
+from .graph import AccumulateGrad, next_sequence_nr, edge
+from .engine import needed_nodes, _call_node, _accumulate
 
 __all__ = ["iter_nodes", "execution_order", "nodes_on_path", "dependency_counts", "sequence_nr",
            "next_sequence_nr", "is_accumulate_grad", "grad_accumulator", "gradient_edge", "saved_values",
@@ -35,7 +40,6 @@ __all__ = ["iter_nodes", "execution_order", "nodes_on_path", "dependency_counts"
 
 def _start(roots):
     """Roots given as nodes, edges ``(node, nr)`` or tensors -> the list of root nodes."""
-    from .._tensor import Tensor
     nodes = []
     for r in roots:
         if isinstance(r, Tensor):
@@ -109,7 +113,6 @@ def execution_order(roots):
 
 def nodes_on_path(roots, targets):
     """The set of nodes on some path from one of `roots` to a node in `targets` (both included)."""
-    from .engine import needed_nodes
     return needed_nodes(_start(roots), targets)
 
 
@@ -136,15 +139,12 @@ def gradient_edge(tensor):
     """The edge ``(node, output_nr)`` at which a gradient for `tensor` arrives: its ``grad_fn`` and
     output number, or its AccumulateGrad for a leaf that requires grad (made now if it has none,
     as PyTorch's ``torch.autograd.graph.get_gradient_edge``), or ``(None, 0)``."""
-    from .graph import edge
     return edge(tensor)
 
 
 def tensor_at(edge, shape, dtype):
     """A Tensor of zeros (NumPy `dtype`, `shape`) standing at graph edge ``(node, output_nr)``: its ``grad_fn`` is
     `node`, so it can name what flows there (its grad_fn is read by attribute, never run by this)."""
-    import numpy as np
-    from .._tensor import _make
     node, nr = edge
     return _make(np.zeros(shape, dtype), True, node, nr)
 
@@ -154,7 +154,6 @@ def saved_values(node):
     input gives the Tensor and the edge that produced it (``(grad_fn, output_nr)``, None for a leaf
     or a constant); a saved output gives its array and ``(node, output_nr)``; anything else
     ``(None, None)``.  Versions are not checked; ``()`` once the saved tensors were released."""
-    from .._tensor import Tensor
     saved = node._saved
     if not saved:
         return ()
@@ -189,15 +188,12 @@ def call_backward(node, grads, ns=None):
     namespace `ns` (default: NumPy arrays in, arrays out; ``autograd.graph.TEN`` for Tensors) exactly as the
     engine does, anomaly mode included.  Returns one gradient per ``node.next_functions`` entry.
     No hook runs and nothing is released.  Raises the freed-graph error after a release."""
-    from .engine import _call_node
     if ns is None:
-        from .graph import ARR as ns
+        ns = _graph.ARR             # plugged in by ops/namespaces.py: read at call time
     return _call_node(node, list(grads), ns)
 
 
 def accumulate_grad(tensor, grad):
     """Add gradient array `grad` into leaf `tensor`'s ``.grad`` as its AccumulateGrad would (cast to its
     dtype, summed to its shape, a copy for a first ``.grad``), then run its post-accumulate hooks."""
-    from .engine import _accumulate
-    from .graph import ARR
-    _accumulate(tensor, grad, False, ARR)
+    _accumulate(tensor, grad, False, _graph.ARR)
