@@ -101,7 +101,7 @@ class cuda:
         pass
 
 
-_SUBMODULES = ("nn", "optim", "utils")
+_SUBMODULES = ("nn", "optim", "utils", "distributed")
 
 
 # torch.* names that are nn.functional's functions

@@ -1,0 +1,9 @@
+"""torch.distributed on MPI (mpi4py + the mpich wheel: ``pip install glassgrad[dist]``).
+
+Process groups and ReduceOp/Work are in distributed_c10d.py, the collectives in collectives.py, the MPI
+layer in _comm.py.  Run a script on N processes with ``mpiexec -n N python script.py``; a single process
+needs no MPI.
+"""
+from .distributed_c10d import *  # noqa: F401,F403
+from .collectives import *  # noqa: F401,F403
+from . import distributed_c10d  # noqa: F401

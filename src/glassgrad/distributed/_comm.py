@@ -1,0 +1,193 @@
+"""The transport under torch.distributed: MPI through mpi4py (the mpich wheel brings mpiexec and libmpi), or,
+for a job of one process, a communicator of one that needs no MPI at all.
+
+Both offer the same small set of blocking and non-blocking calls on NumPy buffers; distributed_c10d.py
+builds torch's collectives on them.  mpi4py is imported only when a process group is made (importing it
+initialises MPI).
+"""
+import numpy as np
+
+_OPS = ("SUM", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR")
+
+
+def mpi():
+    """The mpi4py.MPI module, or None when mpi4py is not installed."""
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        return None
+    return MPI
+
+
+def launched_by_mpi():
+    """Is this process one of several started by mpiexec (without importing mpi4py)?"""
+    import os
+    for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"):
+        if var in os.environ:
+            return os.environ.get("PMI_SIZE", os.environ.get("OMPI_COMM_WORLD_SIZE", "2")) != "1"
+    return False
+
+
+class _Done:
+    """A request that has already completed (the one-process communicator, and blocking fallbacks)."""
+
+    def Wait(self):
+        return None
+
+    def Test(self):
+        return True
+
+
+class _StatusRequest:
+    """An MPI request whose completion fills `status` (the sender of a receive from any source)."""
+
+    def __init__(self, req, status):
+        self.req, self.status = req, status
+
+    def Wait(self):
+        return self.req.Wait(self.status)
+
+    def Test(self):
+        return self.req.Test(self.status)
+
+
+class SelfComm:
+    """A communicator of one process: every collective is a copy (or nothing)."""
+
+    rank = 0
+    size = 1
+
+    def allreduce(self, buf, op):
+        return _Done()
+
+    def bcast(self, buf, root):
+        return _Done()
+
+    def reduce(self, buf, op, root):
+        return _Done()
+
+    def allgather(self, send, recv):
+        recv[...] = send.reshape(recv.shape)
+        return _Done()
+
+    def gather(self, send, recv, root):
+        if recv is not None:
+            recv[...] = send.reshape(recv.shape)
+        return _Done()
+
+    def scatter(self, send, recv, root):
+        recv[...] = send.reshape(recv.shape)
+        return _Done()
+
+    def alltoall(self, send, recv):
+        recv[...] = send.reshape(recv.shape)
+        return _Done()
+
+    def barrier(self):
+        return _Done()
+
+    def send(self, buf, dest, tag):
+        raise RuntimeError("send to self in a process group of one process")
+
+    def recv(self, buf, source, tag):
+        raise RuntimeError("recv from self in a process group of one process")
+
+    def obj_allgather(self, obj):
+        return [obj]
+
+    def obj_bcast(self, obj, root):
+        return obj
+
+    def obj_gather(self, obj, root):
+        return [obj]
+
+    def obj_scatter(self, objs, root):
+        return objs[0]
+
+    def split(self, member):
+        return self if member else None
+
+    def free(self):
+        pass
+
+
+class MPIComm:
+    """A thin layer over an mpi4py communicator: buffers are C-contiguous NumPy arrays; reductions name
+    torch's ReduceOp; non-blocking calls return MPI requests."""
+
+    def __init__(self, comm, MPI):
+        self.comm = comm
+        self.MPI = MPI
+        self.rank = comm.Get_rank()
+        self.size = comm.Get_size()
+        self.ops = {"SUM": MPI.SUM, "PRODUCT": MPI.PROD, "MIN": MPI.MIN, "MAX": MPI.MAX, "BAND": MPI.BAND,
+                    "BOR": MPI.BOR, "BXOR": MPI.BXOR}
+
+    def allreduce(self, buf, op):
+        return self.comm.Iallreduce(self.MPI.IN_PLACE, buf, self.ops[op])
+
+    def bcast(self, buf, root):
+        return self.comm.Ibcast(buf, root)
+
+    def reduce(self, buf, op, root):
+        if self.rank == root:
+            return self.comm.Ireduce(self.MPI.IN_PLACE, buf, self.ops[op], root)
+        return self.comm.Ireduce(buf, None, self.ops[op], root)
+
+    def allgather(self, send, recv):
+        return self.comm.Iallgather(send, recv)
+
+    def gather(self, send, recv, root):
+        return self.comm.Igather(send, recv, root)
+
+    def scatter(self, send, recv, root):
+        return self.comm.Iscatter(send, recv, root)
+
+    def alltoall(self, send, recv):
+        return self.comm.Ialltoall(send, recv)
+
+    def barrier(self):
+        return self.comm.Ibarrier()
+
+    def send(self, buf, dest, tag):
+        return self.comm.Isend(buf, dest, tag)
+
+    def recv(self, buf, source, tag):
+        """(request, status): the status names the sender once the request completed."""
+        status = self.MPI.Status()
+        req = self.comm.Irecv(buf, self.MPI.ANY_SOURCE if source is None else source, tag)
+        return _StatusRequest(req, status), status
+
+    def obj_allgather(self, obj):
+        return self.comm.allgather(obj)
+
+    def obj_bcast(self, obj, root):
+        return self.comm.bcast(obj, root)
+
+    def obj_gather(self, obj, root):
+        return self.comm.gather(obj, root)
+
+    def obj_scatter(self, objs, root):
+        return self.comm.scatter(objs, root)
+
+    def split(self, member):
+        sub = self.comm.Split(0 if member else self.MPI.UNDEFINED, self.rank)
+        return MPIComm(sub, self.MPI) if sub != self.MPI.COMM_NULL else None
+
+    def free(self):
+        if self.comm not in (self.MPI.COMM_WORLD, self.MPI.COMM_SELF):
+            self.comm.Free()
+
+
+def wire_view(a, reduce_op=None):
+    """(the array MPI sends, the array to copy the result back from or None): float16 and bfloat-like types
+    MPI lacks travel as float32 for reductions and as raw 16-bit words otherwise; bool reductions as uint8."""
+    if a.dtype == np.float16:
+        if reduce_op is None:
+            return a.view(np.uint16), None
+        w = a.astype(np.float32)
+        return w, w
+    if a.dtype == np.bool_ and reduce_op is not None:
+        w = a.view(np.uint8)
+        return w, None
+    return a, None
