@@ -283,9 +283,12 @@ def test_distributed_sampler_bad_rank(rank):
     assert both(lambda T: T.utils.data.DistributedSampler(range(4), num_replicas=3, rank=rank))[0] == "err"
 
 
-def test_distributed_sampler_needs_replicas_without_process_group():
-    with pytest.raises(RuntimeError):
+def test_distributed_sampler_without_a_process_group_raises_torchs_error():
+    with pytest.raises(ValueError) as theirs:
+        torch.utils.data.DistributedSampler(range(4))
+    with pytest.raises(ValueError) as ours:
         glassgrad.utils.data.DistributedSampler(range(4))
+    assert str(ours.value) == str(theirs.value)
 
 
 def test_public_names():

@@ -1,11 +1,13 @@
 """torch.utils.data.distributed: DistributedSampler (one replica's share of the indices).
 
-glassgrad has no process groups, so ``num_replicas`` and ``rank`` must be given explicitly.
+Without ``num_replicas`` / ``rank`` they come from the default process group (glassgrad.distributed), whose
+error a program without one gets, as in torch.
 """
 import math
 
 from ...ops.random import Generator, randperm
 from .sampler import Sampler
+from ... import distributed as dist
 
 __all__ = ["DistributedSampler"]
 
@@ -14,8 +16,10 @@ class DistributedSampler(Sampler):
     """Indices ``rank, rank + num_replicas, ...`` of a (seed + epoch)-shuffled, padded or truncated index list."""
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
-        if num_replicas is None or rank is None:
-            raise RuntimeError("Requires distributed package to be available")
+        if num_replicas is None:
+            num_replicas = dist.get_world_size()
+        if rank is None:
+            rank = dist.get_rank()
         if not 0 <= rank < num_replicas:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset

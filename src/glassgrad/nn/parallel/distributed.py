@@ -1,0 +1,152 @@
+"""torch.nn.parallel.DistributedDataParallel on glassgrad.distributed (MPI).
+
+At construction the parameters and buffers are broadcast from rank 0.  Before each forward the buffers are
+broadcast again (``broadcast_buffers``).  During backward every parameter's post-accumulate-grad hook marks it
+ready; when all parameters of a bucket (``bucket_cap_mb``, filled in reverse registration order, as torch)
+are ready, the bucket's gradients -- divided by the world size -- are summed across ranks with a
+non-blocking all-reduce, so communication overlaps the rest of backward.  The last ready parameter waits for
+every bucket and writes the averaged gradients back into ``.grad``, so all of it is done when ``backward()``
+returns.  ``no_sync()`` skips the reduction (gradients accumulate locally until the next synchronised
+backward); ``find_unused_parameters`` marks the parameters the forward's graph cannot reach as ready.
+"""
+import contextlib
+
+import numpy as np
+
+from ... import distributed as dist
+from ..._tensor import Tensor, _make
+from ...autograd.traversal import iter_nodes, is_accumulate_grad
+from ..modules.module import Module
+
+_MB = 1024 * 1024
+
+
+class _Bucket:
+    __slots__ = ("params", "pending", "work", "flat")
+
+    def __init__(self, params):
+        self.params = params
+        self.pending = len(params)
+        self.work = None
+        self.flat = None
+
+
+class DistributedDataParallel(Module):
+    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
+                 init_sync=True, process_group=None, bucket_cap_mb=None, find_unused_parameters=False,
+                 check_reduction=False, gradient_as_bucket_view=False, static_graph=False, **kwargs):
+        super().__init__()
+        if not dist.is_initialized():
+            raise ValueError("Default process group has not been initialized, please make sure to call "
+                             "init_process_group.")
+        self.module = module
+        self.process_group = process_group
+        self.broadcast_buffers = broadcast_buffers
+        self.find_unused_parameters = find_unused_parameters
+        self.require_backward_grad_sync = True
+        self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * _MB)
+        self._params = [p for p in module.parameters() if p.requires_grad]
+        self._world = dist.get_world_size(process_group)
+        if init_sync:
+            self._sync_module_states()
+        self._buckets = self._make_buckets()
+        self._bucket_of = {id(p): b for b in self._buckets for p in b.params}
+        self._hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._params]
+        self._expect_sync = False
+
+    # -- construction ------------------------------------------------------------------------------------
+    def _sync_module_states(self):
+        src = dist.get_global_rank(self.process_group, 0) if self.process_group is not None else 0
+        for t in list(self.module.parameters()) + list(self.module.buffers()):
+            dist.broadcast(t.detach(), src=src, group=self.process_group)
+
+    def _make_buckets(self):
+        """Parameters in reverse registration order (roughly the order backward produces their gradients),
+        cut into buckets of at most bucket_cap_mb (the first one 1 MB, as torch)."""
+        buckets, cur, size, cap = [], [], 0, min(_MB, self.bucket_bytes_cap)
+        for p in reversed(self._params):
+            nbytes = p._data.nbytes
+            if cur and size + nbytes > cap:
+                buckets.append(_Bucket(cur))
+                cur, size, cap = [], 0, self.bucket_bytes_cap
+            cur.append(p)
+            size += nbytes
+        if cur:
+            buckets.append(_Bucket(cur))
+        return buckets
+
+    # -- forward -----------------------------------------------------------------------------------------
+    def forward(self, *inputs, **kwargs):
+        if self.broadcast_buffers and self._world > 1:
+            for b in self.module.buffers():
+                dist.broadcast(b.detach(), src=0, group=self.process_group)
+        out = self.module(*inputs, **kwargs)
+        sync = bool(self.require_backward_grad_sync)
+        self._expect_sync = sync
+        if sync:
+            for b in self._buckets:
+                b.pending, b.work, b.flat = len(b.params), None, None
+            if self.find_unused_parameters:
+                self._mark_unused(out)
+        return out
+
+    def _mark_unused(self, out):
+        """Parameters the output's graph does not reach get no gradient: count them as ready now."""
+        roots = [t for t in _tensors(out) if t.grad_fn is not None]
+        reached = {id(n.variable) for n in iter_nodes(roots) if is_accumulate_grad(n)}
+        for p in self._params:
+            if id(p) not in reached:
+                self._ready(p)
+
+    @contextlib.contextmanager
+    def no_sync(self):
+        """Gradients accumulate locally inside; the first backward after it averages the sum."""
+        old = self.require_backward_grad_sync
+        self.require_backward_grad_sync = False
+        try:
+            yield
+        finally:
+            self.require_backward_grad_sync = old
+
+    # -- backward: buckets ------------------------------------------------------------------------------
+    def _on_grad(self, p):
+        if self._expect_sync:
+            self._ready(p)
+
+    def _ready(self, p):
+        b = self._bucket_of[id(p)]
+        b.pending -= 1
+        if b.pending == 0:
+            self._launch(b)
+            if all(x.work is not None for x in self._buckets):
+                self._finish()
+
+    def _launch(self, b):
+        grads = [np.zeros(p._data.size, p._data.dtype) if p.grad is None else p.grad._data.reshape(-1)
+                 for p in b.params]
+        flat = np.concatenate(grads) if len(grads) > 1 else grads[0].copy()
+        flat /= flat.dtype.type(self._world)
+        b.flat = _make(flat)
+        b.work = dist.all_reduce(b.flat, group=self.process_group, async_op=True)
+
+    def _finish(self):
+        for b in self._buckets:
+            b.work.wait()
+            off = 0
+            for p in b.params:
+                n = p._data.size
+                if p.grad is not None:
+                    p.grad._data[...] = b.flat._data[off:off + n].reshape(p._data.shape)
+                off += n
+        self._expect_sync = False
+
+
+def _tensors(out):
+    if isinstance(out, Tensor):
+        yield out
+    elif isinstance(out, (list, tuple)):
+        for o in out:
+            yield from _tensors(o)
+    elif isinstance(out, dict):
+        for o in out.values():
+            yield from _tensors(o)
