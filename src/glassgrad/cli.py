@@ -1,5 +1,6 @@
 """The ``glassgrad`` command.
 
+    glassgrad run [--nproc-per-node N] SCRIPT.py [script args...]
     glassgrad explain SCRIPT.py [script args...] [--steps N] [--out report.html] [--terms a,b] [--full] [--no-nan]
     glassgrad demo [--epochs E] [--out DIR]
 
@@ -103,6 +104,8 @@ def _demo(argv):
 _USAGE = """usage: glassgrad <command> [options]
 
 commands:
+  run [--nproc-per-node N] SCRIPT.py [args...]
+                                run a PyTorch script on glassgrad (on N processes through MPI, as torchrun)
   explain SCRIPT.py [args...]   run a PyTorch script on glassgrad, watch its first steps, write an HTML report
   demo                          train a small CNN on handwritten digits and write its explain report
 
@@ -115,6 +118,9 @@ def main(argv=None):
         print(_USAGE)
         return 0 if argv else 2
     cmd, rest = argv[0], argv[1:]
+    if cmd == "run":
+        from ._launch import run
+        return run(rest)
     if cmd == "explain":
         return _explain(rest)
     if cmd == "demo":
