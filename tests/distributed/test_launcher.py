@@ -15,8 +15,10 @@ import torch.distributed as dist
 dist.init_process_group("gloo")
 t = torch.ones(2) * (dist.get_rank() + 1)
 dist.all_reduce(t)
-print("out", os.environ["RANK"], os.environ["WORLD_SIZE"], os.environ["LOCAL_RANK"], os.environ["MASTER_PORT"],
-      t.tolist(), sys.argv[1:], flush=True)
+line = " ".join(str(v) for v in ("out", os.environ["RANK"], os.environ["WORLD_SIZE"], os.environ["LOCAL_RANK"],
+                                  os.environ["MASTER_PORT"], t.tolist(), sys.argv[1:]))
+sys.stdout.write(line + "\\n")   # one write: the two ranks share the pipe
+sys.stdout.flush()
 dist.destroy_process_group()
 '''
 

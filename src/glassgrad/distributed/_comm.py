@@ -5,6 +5,8 @@ Both offer the same small set of blocking and non-blocking calls on NumPy buffer
 builds torch's collectives on them.  mpi4py is imported only when a process group is made (importing it
 initialises MPI).
 """
+import time
+
 import numpy as np
 
 _OPS = ("SUM", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR")
@@ -107,6 +109,9 @@ class SelfComm:
     def split(self, member):
         return self if member else None
 
+    def check(self, fields):
+        return None
+
     def free(self):
         pass
 
@@ -170,6 +175,12 @@ class MPIComm:
     def obj_scatter(self, objs, root):
         return self.comm.scatter(objs, root)
 
+    def check(self, fields):
+        """Start the all-reduce that compares a collective's fingerprint (int64 fields) across the group: the
+        result holds each field's maximum, then minus its minimum; ranks agree where max == min."""
+        buf = np.concatenate([fields, -fields]).astype(np.int64)
+        return self.comm.Iallreduce(self.MPI.IN_PLACE, buf, self.MPI.MAX), buf
+
     def split(self, member):
         sub = self.comm.Split(0 if member else self.MPI.UNDEFINED, self.rank)
         return MPIComm(sub, self.MPI) if sub != self.MPI.COMM_NULL else None
@@ -177,6 +188,34 @@ class MPIComm:
     def free(self):
         if self.comm not in (self.MPI.COMM_WORLD, self.MPI.COMM_SELF):
             self.comm.Free()
+
+
+def wait_all(requests, deadline=None):
+    """Wait for every request; with a deadline (time.monotonic() seconds), poll instead and return False once
+    it has passed.  MPI progresses only inside MPI calls, so the poll spins on Test() (as MPI's own Wait
+    does) rather than sleeping.  An MPI error (a message longer than its receive buffer, say) is raised as
+    CommError."""
+    MPI = mpi()
+    try:
+        if deadline is None:
+            for r in requests:
+                r.Wait()
+            return True
+        n = 0
+        for r in requests:
+            while not r.Test():
+                n += 1
+                if n & 255 == 0 and time.monotonic() > deadline:
+                    return False
+        return True
+    except Exception as e:
+        if MPI is not None and isinstance(e, MPI.Exception):
+            raise CommError(e.Get_error_string()) from None
+        raise
+
+
+class CommError(RuntimeError):
+    """An error MPI reported for a communication."""
 
 
 def wire_view(a, reduce_op=None):

@@ -9,11 +9,13 @@ into, in place; a non-contiguous tensor goes through a contiguous copy that is w
 ``async_op=True`` the call returns a Work whose ``wait()`` finishes it; all_reduce, broadcast and reduce are
 then truly non-blocking (MPI's Iallreduce / Ibcast / Ireduce).  Ranks (src, dst) are global ranks.
 """
+import time
+
 import numpy as np
 
 from .._tensor import Tensor, _make
 from . import _comm
-from .distributed_c10d import ReduceOp, Work, _group
+from .distributed_c10d import Fingerprint, ReduceOp, Work, _group
 
 __all__ = ["all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "gather", "scatter",
            "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "barrier", "send", "recv", "isend", "irecv",
@@ -82,19 +84,23 @@ def _finisher(*steps):
     return finish
 
 
-def _run(reqs, finish, async_op, result=()):
-    work = Work(reqs if isinstance(reqs, (list, tuple)) else [reqs], finish, result)
+def _run(reqs, finish, async_op, result=(), g=None, check=None):
+    """The collective's Work (async_op) or None after waiting for it; `check` is its Fingerprint, started
+    before the data moves and verified first."""
+    work = Work(reqs if isinstance(reqs, (list, tuple)) else [reqs], finish, result, g, check,
+                check.name if check is not None else "collective")
     if async_op:
         return work
     work.wait()
     return None
 
 
-def _reduction(t, op, g, send):
-    """(request, finish): reduce tensor t with `send(buffer, mpi_op)` (all_reduce, reduce)."""
+def _reduction(t, op, g, send, name, root=-1):
+    """(request, finish, fingerprint): reduce tensor t with `send(buffer, mpi_op)` (all_reduce, reduce)."""
     buf, back = _buffer(t)
     mop = _reduce_op(op, buf)
     wire, result = _comm.wire_view(buf, mop)
+    check = Fingerprint(g.comm, name, buf, root, op)
     req = send(wire, mop)
 
     def finish():
@@ -104,15 +110,15 @@ def _reduction(t, op, g, send):
             if buf.dtype.kind not in "fc":
                 raise RuntimeError("ReduceOp.AVG needs a floating point tensor")
             buf[...] = buf / buf.dtype.type(g.size())
-    return req, _finisher(finish, back)
+    return req, _finisher(finish, back), check
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g = _group(group)
     t = _tensor(tensor, "all_reduce")
     comm = _member(g)
-    req, finish = _reduction(t, op, g, lambda w, mop: comm.allreduce(w, mop))
-    return _run(req, finish, async_op, [t])
+    req, finish, check = _reduction(t, op, g, lambda w, mop: comm.allreduce(w, mop), "all_reduce")
+    return _run(req, finish, async_op, [t], g, check)
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -120,10 +126,10 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     t = _tensor(tensor, "reduce")
     comm = _member(g)
     root = group_dst if group_dst is not None else _root(g, dst, "reduce")
-    req, finish = _reduction(t, op, g, lambda w, mop: comm.reduce(w, mop, root))
+    req, finish, check = _reduction(t, op, g, lambda w, mop: comm.reduce(w, mop, root), "reduce", root)
     if comm.rank != root:
         finish = None       # only the destination's tensor holds the result
-    return _run(req, finish, async_op, [t])
+    return _run(req, finish, async_op, [t], g, check)
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -133,7 +139,8 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     root = group_src if group_src is not None else _root(g, src, "broadcast")
     buf, back = _buffer(t)
     wire, _ = _comm.wire_view(buf)
-    return _run(comm.bcast(wire, root), back, async_op, [t])
+    check = Fingerprint(comm, "broadcast", buf, root)
+    return _run(comm.bcast(wire, root), back, async_op, [t], g, check)
 
 
 def _sizes(shape):
@@ -171,7 +178,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     _same_shapes(outs, t, "allgather")
     recv, copy = _stack_out(outs, t)
     send = np.ascontiguousarray(t._data)
-    return _run(comm.allgather(_comm.wire_view(send)[0], _comm.wire_view(recv)[0]), copy, async_op, outs)
+    check = Fingerprint(comm, "all_gather", send)
+    return _run(comm.allgather(_comm.wire_view(send)[0], _comm.wire_view(recv)[0]), copy, async_op, outs, g, check)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -182,7 +190,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         raise ValueError(f"output tensor must have {g.size()} times the elements of the input and its dtype")
     buf, back = _buffer(out)
     send = np.ascontiguousarray(t._data)
-    return _run(comm.allgather(_comm.wire_view(send)[0], _comm.wire_view(buf)[0]), back, async_op, [out])
+    check = Fingerprint(comm, "all_gather_into_tensor", send)
+    return _run(comm.allgather(_comm.wire_view(send)[0], _comm.wire_view(buf)[0]), back, async_op, [out], g, check)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -194,14 +203,17 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     if comm.rank != root:
         if gather_list:
             raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
-        return _run(comm.gather(_comm.wire_view(send)[0], None, root), None, async_op)
+        check = Fingerprint(comm, "gather", send, root)
+        return _run(comm.gather(_comm.wire_view(send)[0], None, root), None, async_op, (), g, check)
     outs = _tensors(gather_list or [], "gather", "gather_list")
     if len(outs) != g.size():
         raise RuntimeError(f"ProcessGroupGloo::gather: Incorrect output list size {len(outs)}. Output list "
                            f"size should be {g.size()}, same as size of the process group.")
     _same_shapes(outs, t, "gather")
     recv, copy = _stack_out(outs, t)
-    return _run(comm.gather(_comm.wire_view(send)[0], _comm.wire_view(recv)[0], root), copy, async_op, outs)
+    check = Fingerprint(comm, "gather", send, root)
+    return _run(comm.gather(_comm.wire_view(send)[0], _comm.wire_view(recv)[0], root), copy, async_op, outs, g,
+                check)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -220,7 +232,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         send = _comm.wire_view(np.ascontiguousarray(np.stack([i._data for i in ins])))[0]
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
-    return _run(comm.scatter(send, _comm.wire_view(buf)[0], root), back, async_op, [t])
+    check = Fingerprint(comm, "scatter", buf, root)
+    return _run(comm.scatter(send, _comm.wire_view(buf)[0], root), back, async_op, [t], g, check)
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -260,12 +273,19 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     _same_shapes(outs, ins[0], "alltoall")
     send = np.ascontiguousarray(np.stack([i._data for i in ins]))
     recv, copy = _stack_out(outs, ins[0])
-    return _run(comm.alltoall(_comm.wire_view(send)[0], _comm.wire_view(recv)[0]), copy, async_op, outs)
+    check = Fingerprint(comm, "all_to_all", send)
+    return _run(comm.alltoall(_comm.wire_view(send)[0], _comm.wire_view(recv)[0]), copy, async_op, outs, g, check)
 
 
 def barrier(group=None, async_op=False, device_ids=None, timeout=None):
     g = _group(group)
-    return _run(_member(g).barrier(), None, async_op)
+    comm = _member(g)
+    check = Fingerprint(comm, "barrier")
+    work = Work([comm.barrier()], None, (), g, check, "barrier")
+    if async_op:
+        return work
+    work.wait(timeout)
+    return None
 
 
 def _peer(g, r, fname, what):
@@ -309,8 +329,14 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
     return g.ranks[work._status.Get_source()]
 
 
+def _agree(g, name, root=-1):
+    """Before a blocking object collective: the ranks run the same one (Fingerprint), within the timeout."""
+    Fingerprint(_member(g), name, None, root).verify(time.monotonic() + g.timeout, g.timeout)
+
+
 def all_gather_object(object_list, obj, group=None):
     g = _group(group)
+    _agree(g, "all_gather_object")
     got = _member(g).obj_allgather(obj)
     object_list[:len(got)] = got
 
@@ -319,6 +345,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     g = _group(group)
     comm = _member(g)
     root = group_src if group_src is not None else _root(g, src, "broadcast")
+    _agree(g, "broadcast_object_list", root)
     got = comm.obj_bcast(list(object_list) if comm.rank == root else None, root)
     object_list[:] = got
 
@@ -327,6 +354,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     g = _group(group)
     comm = _member(g)
     root = group_dst if group_dst is not None else _root(g, dst, "gather")
+    _agree(g, "gather_object", root)
     got = comm.obj_gather(obj, root)
     if comm.rank == root:
         object_gather_list[:len(got)] = got
@@ -337,5 +365,6 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     g = _group(group)
     comm = _member(g)
     root = group_src if group_src is not None else _root(g, src, "scatter")
+    _agree(g, "scatter_object_list", root)
     got = comm.obj_scatter(list(scatter_object_input_list) if comm.rank == root else None, root)
     scatter_object_output_list[0] = got

@@ -6,9 +6,38 @@ Backends "gloo" and "mpi" both run on MPI, so unchanged scripts work; "nccl" giv
 machine without NCCL.  Ranks and world size come from MPI (mpiexec, or ``glassgrad run``); a job of one
 process needs no MPI.
 """
+import datetime
 import os
+import sys
+import time
+
+import numpy as np
 
 from . import _comm
+
+default_pg_timeout = datetime.timedelta(minutes=30)
+
+
+def _seconds(timeout):
+    if timeout is None:
+        return None
+    return timeout.total_seconds() if isinstance(timeout, datetime.timedelta) else float(timeout)
+
+
+class DistError(RuntimeError):
+    """torch.distributed.DistError: the base of the errors a process group raises."""
+
+
+class DistBackendError(DistError):
+    """A collective failed: it timed out, or the ranks called different collectives."""
+
+
+class DistNetworkError(DistError):
+    pass
+
+
+class DistStoreError(DistError):
+    pass
 
 
 class ReduceOp:
@@ -31,10 +60,11 @@ class ReduceOp:
 class ProcessGroup:
     """A set of ranks and the communicator that joins them (``comm`` is None on a rank outside it)."""
 
-    def __init__(self, comm, ranks, backend):
+    def __init__(self, comm, ranks, backend, timeout=None):
         self.comm = comm
         self.ranks = list(ranks)
         self.backend = backend
+        self.timeout = _seconds(timeout if timeout is not None else default_pg_timeout)
 
     def rank(self):
         return -1 if self.comm is None else self.comm.rank
@@ -50,18 +80,28 @@ class GroupMember:
 
 class Work:
     """What an ``async_op=True`` collective returns: ``wait()`` blocks until it finished (then runs the step
-    that completes it, such as AVG's division), ``is_completed()`` asks without blocking."""
+    that completes it, such as AVG's division), ``is_completed()`` asks without blocking.
 
-    def __init__(self, requests=(), finish=None, result=()):
+    A collective's fingerprint check (see Fingerprint) is verified first; the wait honours the group's
+    ``timeout`` (init_process_group / new_group) or wait's own, raising DistBackendError when it passes."""
+
+    def __init__(self, requests=(), finish=None, result=(), group=None, check=None, label="collective"):
         self._reqs = list(requests)
         self._finish = finish
         self._result = list(result)
         self._done = False
+        self._timeout = None if group is None else group.timeout
+        self._check = check
+        self._label = label
 
     def wait(self, timeout=None):
         if not self._done:
-            for r in self._reqs:
-                r.Wait()
+            secs = self._timeout if timeout is None else _seconds(timeout)
+            deadline = None if secs is None else time.monotonic() + secs
+            if self._check is not None:
+                self._check.verify(deadline, secs)
+            if not _comm.wait_all(self._reqs, deadline):
+                raise _timed_out(self._label, secs)
             self._done = True
             if self._finish is not None:
                 self._finish()
@@ -81,6 +121,64 @@ class Work:
 
     def exception(self):
         return None
+
+
+def _timed_out(label, secs):
+    return DistBackendError(f"Timed out waiting {int(secs * 1000)}ms for {label} to complete: a rank did not reach "
+                            "the same collective in time (raise the process group's timeout= if it is slow)")
+
+
+_COLLECTIVES = ("all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "gather", "scatter",
+                "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "barrier", "all_gather_object",
+                "broadcast_object_list", "gather_object", "scatter_object_list")
+_DTYPES = ("none", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16",
+           "bfloat16", "float32", "float64", "complex64", "complex128")
+_REDOPS = ("none", "SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR")
+_FIELDS = ("collective", "dtype", "numel", "root", "op")
+
+
+class Fingerprint:
+    """What one collective call is -- which collective, dtype, element count, root, reduce op -- compared
+    across the group by a small all-reduce that runs beside the collective itself.  MPI silently mixes up
+    collectives that differ (an all_reduce of 4 elements against one of 8 returns garbage; an all_reduce
+    against a broadcast hangs), so every collective is checked and a mismatch raises DistBackendError naming
+    what differs (torch checks only under TORCH_DISTRIBUTED_DEBUG=DETAIL; here it costs one 80-byte
+    all-reduce overlapped with the data)."""
+
+    def __init__(self, comm, name, array=None, root=-1, op=None):
+        dtype = "none" if array is None else str(array.dtype)
+        self.fields = np.array([_COLLECTIVES.index(name), _DTYPES.index(dtype) if dtype in _DTYPES else len(_DTYPES),
+                                -1 if array is None else array.size, root,
+                                _REDOPS.index(str(op)) if op is not None else 0], dtype=np.int64)
+        self.rank, self.name = comm.rank, name
+        started = comm.check(self.fields)
+        self.req, self.buf = started if started is not None else (None, None)
+
+    def verify(self, deadline=None, secs=None):
+        if self.req is None:
+            return
+        if not _comm.wait_all([self.req], deadline):
+            raise _timed_out(self.name, secs)
+        k = len(self.fields)
+        hi, lo = self.buf[:k], -self.buf[k:]
+        if (hi == lo).all():
+            return
+        mine = self.fields
+        differs = "; ".join(f"{f} ({self._show(i, mine[i])} here, {self._show(i, hi[i] if mine[i] == lo[i] else lo[i])} "
+                            "on another rank)" for i, f in enumerate(_FIELDS) if hi[i] != lo[i])
+        raise DistBackendError(f"Detected mismatch between collectives on ranks. Rank {self.rank} is running "
+                               f"collective: {self.describe()}, but the group's ranks differ in {differs}. Every "
+                               "rank must call the same collectives in the same order, on tensors of the same "
+                               "dtype and size.")
+
+    def _show(self, i, v):
+        names = {0: _COLLECTIVES, 1: _DTYPES, 4: _REDOPS}.get(i)
+        return (names[v] if 0 <= v < len(names) else "other") if names else str(int(v))
+
+    def describe(self):
+        parts = [f"{_FIELDS[i]}={self._show(i, v)}" for i, v in enumerate(self.fields)
+                 if i and not (i == 1 and v == 0) and not (i in (2, 3) and v == -1) and not (i == 4 and v == 0)]
+        return f"{self.name}({', '.join(parts)})"
 
 
 _WORLD = {"group": None}
@@ -131,8 +229,28 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                            f"`mpiexec -n {want_size}`)")
     if want_rank not in (-1, comm.rank):
         raise RuntimeError(f"init_process_group: rank={want_rank} but MPI made this process rank {comm.rank}")
-    _WORLD["group"] = ProcessGroup(comm, range(comm.size), "mpi" if name == "mpi" else "gloo")
+    _WORLD["group"] = ProcessGroup(comm, range(comm.size), "mpi" if name == "mpi" else "gloo", timeout)
     GroupMember.WORLD = _WORLD["group"]
+    if comm.size > 1:
+        _end_job_on_uncaught_error()
+
+
+def _end_job_on_uncaught_error():
+    """An uncaught exception on one rank ends the whole MPI job (as torchrun ends the job when a worker
+    fails), after printing it: otherwise the other ranks would wait for it in their next collective."""
+    previous = sys.excepthook
+    if getattr(previous, "_glassgrad_abort", False):
+        return
+
+    def hook(kind, value, tb):
+        previous(kind, value, tb)
+        MPI = _comm.mpi()
+        if MPI.Is_initialized() and not MPI.Is_finalized() and MPI.COMM_WORLD.Get_size() > 1:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            MPI.COMM_WORLD.Abort(1)
+    hook._glassgrad_abort = True
+    sys.excepthook = hook
 
 
 def _world_comm(want_size):
@@ -189,7 +307,8 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     sub = world.comm.split(world.comm.rank in ranks)
     if sub is None:
         return GroupMember.NON_GROUP_MEMBER
-    return ProcessGroup(sub, ranks, world.backend if backend is None else str(backend).lower())
+    return ProcessGroup(sub, ranks, world.backend if backend is None else str(backend).lower(),
+                        world.timeout if timeout is None else timeout)
 
 
 def get_process_group_ranks(group):
@@ -207,7 +326,8 @@ def get_group_rank(group, global_rank):
     return g.ranks.index(global_rank)
 
 
-__all__ = ["ReduceOp", "ProcessGroup", "GroupMember", "Work", "is_available", "is_initialized", "is_mpi_available",
+__all__ = ["DistError", "DistBackendError", "DistNetworkError", "DistStoreError", "default_pg_timeout",
+           "ReduceOp", "ProcessGroup", "GroupMember", "Work", "is_available", "is_initialized", "is_mpi_available",
            "is_gloo_available", "is_nccl_available", "init_process_group", "destroy_process_group", "get_rank",
            "get_world_size", "get_backend", "new_group", "get_process_group_ranks", "get_global_rank",
            "get_group_rank"]
