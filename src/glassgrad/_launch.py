@@ -110,8 +110,6 @@ def _run_script(script, args):
 
 def _abort_job(code):
     """End every rank of an MPI job (torchrun ends the job when one worker fails)."""
-    MPI = sys.modules.get("mpi4py.MPI")
-    if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized() and MPI.COMM_WORLD.Get_size() > 1:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        MPI.COMM_WORLD.Abort(code)
+    if "mpi4py.MPI" in sys.modules:
+        from .distributed.distributed_c10d import abort_job
+        abort_job(code)

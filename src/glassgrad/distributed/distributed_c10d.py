@@ -244,13 +244,20 @@ def _end_job_on_uncaught_error():
 
     def hook(kind, value, tb):
         previous(kind, value, tb)
-        MPI = _comm.mpi()
-        if MPI.Is_initialized() and not MPI.Is_finalized() and MPI.COMM_WORLD.Get_size() > 1:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            MPI.COMM_WORLD.Abort(1)
+        abort_job(1)
     hook._glassgrad_abort = True
     sys.excepthook = hook
+
+
+def abort_job(code):
+    """End every rank of a running MPI job of several processes (MPI_Abort) with exit status `code`, after
+    flushing this rank's output and giving mpiexec a moment to pass it on (an abort kills the forwarding)."""
+    MPI = sys.modules.get("mpi4py.MPI")
+    if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized() and MPI.COMM_WORLD.Get_size() > 1:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        time.sleep(0.3)
+        MPI.COMM_WORLD.Abort(code)
 
 
 def _world_comm(want_size):
