@@ -1,13 +1,17 @@
 """``glassgrad run``: run an unmodified PyTorch script on glassgrad, on one process or several (torchrun's role).
 
     glassgrad run [--nproc-per-node N] SCRIPT.py [script args...]
+    glassgrad run --nnodes M --node-rank R --master-addr A --master-port P [--nproc-per-node N] SCRIPT.py ...
+                                                             (on each of M nodes, as torchrun)
     mpiexec -n N glassgrad run SCRIPT.py [args...]          (a cluster: MPI's launcher places the ranks)
 
 ``import torch`` in the script is served by glassgrad (the import hook of _torch_alias.py).  Each process gets
 torchrun's environment -- RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT -- so
 ``dist.init_process_group("gloo")`` (or ``init_method="env://"``) works unchanged.  With ``--nproc-per-node N``
 (N > 1) the command starts ``mpiexec -n N`` on itself; under mpiexec the ranks come from MPI's
-environment.  One process needs no MPI.
+environment.  With ``--nnodes M`` each node's ranks are an MPI job of their own, joined into one world by
+init_process_group through node 0 at MASTER_ADDR:MASTER_PORT (distributed/_rendezvous.py).  One process
+needs no MPI.
 """
 import os
 import runpy
@@ -15,7 +19,8 @@ import subprocess
 import sys
 
 _FLAGS = {"--nproc-per-node", "--nproc_per_node", "--nnodes", "--node-rank", "--node_rank", "--master-addr",
-          "--master_addr", "--master-port", "--master_port"}
+          "--master_addr", "--master-port", "--master_port", "--rdzv-endpoint", "--rdzv_endpoint", "--rdzv-backend",
+          "--rdzv_backend", "--rdzv-id", "--rdzv_id", "--max-restarts", "--max_restarts"}
 
 
 def parse(argv):
@@ -36,12 +41,24 @@ def parse(argv):
                 raise SystemExit(f"glassgrad run: {flag} needs a value")
             value = argv[i]
         key = flag.lstrip("-").replace("-", "_")
-        opts["nproc" if key == "nproc_per_node" else key] = value
+        if key == "rdzv_endpoint":              # host:port of the rendezvous: node 0's MASTER_ADDR/PORT
+            host, _, port = value.rpartition(":")
+            opts.update(master_addr=host or value, master_port=port if host else opts["master_port"])
+        elif key == "max_restarts" and value != "0":
+            raise SystemExit("glassgrad run: --max-restarts: a failed job is not restarted (give 0)")
+        else:
+            opts["nproc" if key == "nproc_per_node" else key] = value
         i += 1
     if i >= len(argv):
         raise SystemExit("glassgrad run: no script given (glassgrad run [--nproc-per-node N] SCRIPT.py [args...])")
     for key in ("nproc", "nnodes", "node_rank"):
-        opts[key] = int(opts[key])
+        try:
+            opts[key] = int(opts[key])
+        except ValueError:
+            raise SystemExit(f"glassgrad run: --{key.replace('_', '-')} must be a number, not {opts[key]!r} "
+                             "(elastic MIN:MAX node counts are not supported)") from None
+    if not 0 <= opts["node_rank"] < opts["nnodes"]:
+        raise SystemExit(f"glassgrad run: --node-rank {opts['node_rank']} is outside 0..{opts['nnodes'] - 1}")
     return opts, argv[i], argv[i + 1:]
 
 
@@ -65,6 +82,9 @@ def run(argv):
     if ranks is None and (opts["nproc"] > 1 or opts["nnodes"] > 1):
         return _spawn(opts, script, args)
     rank, size, local, local_size = ranks or (0, 1, 0, 1)
+    if opts["nnodes"] > 1:                      # this node's MPI job is one of several (distributed/_rendezvous.py)
+        rank, size = opts["node_rank"] * size + rank, opts["nnodes"] * size
+        os.environ["GLASSGRAD_NNODES"] = str(opts["nnodes"])
     os.environ.update(RANK=str(rank), WORLD_SIZE=str(size), LOCAL_RANK=str(local), LOCAL_WORLD_SIZE=str(local_size),
                       GROUP_RANK=str(opts["node_rank"]), MASTER_ADDR=os.environ.get("MASTER_ADDR", opts["master_addr"]),
                       MASTER_PORT=os.environ.get("MASTER_PORT", str(opts["master_port"])))
@@ -73,15 +93,12 @@ def run(argv):
 
 def _spawn(opts, script, args):
     """Start N ranks of this command through the mpich wheel's mpiexec; its exit code is the job's."""
-    if opts["nnodes"] > 1:
-        print("glassgrad run: for more than one node start the ranks with MPI's launcher: "
-              f"mpiexec -n {opts['nproc'] * opts['nnodes']} -f HOSTFILE glassgrad run {script} ...", file=sys.stderr)
-        return 2
     mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     if not os.path.exists(mpiexec):
         print("glassgrad run: more than one process needs MPI: pip install glassgrad[dist]", file=sys.stderr)
         return 2
     cmd = [mpiexec, "-n", str(opts["nproc"]), sys.executable, "-m", "glassgrad", "run",
+           "--nnodes", str(opts["nnodes"]), "--node-rank", str(opts["node_rank"]),
            "--master-addr", opts["master_addr"], "--master-port", str(opts["master_port"]), script] + list(args)
     return subprocess.call(cmd)
 

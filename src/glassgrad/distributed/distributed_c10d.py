@@ -222,7 +222,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise ValueError(f"Invalid backend: '{backend}'")
     want_size = world_size if world_size != -1 else int(os.environ.get("WORLD_SIZE", "-1"))
     want_rank = rank if rank != -1 else int(os.environ.get("RANK", "-1"))
-    comm = _world_comm(want_size)
+    comm = _world_comm(want_size, _seconds(timeout if timeout is not None else default_pg_timeout))
     if want_size not in (-1, comm.size):
         raise RuntimeError(f"init_process_group: world_size={want_size} but the job has {comm.size} processes "
                            f"(start it with `glassgrad run --nproc-per-node {want_size}` or "
@@ -260,13 +260,20 @@ def abort_job(code):
         MPI.COMM_WORLD.Abort(code)
 
 
-def _world_comm(want_size):
+def _world_comm(want_size, timeout):
     MPI = _comm.mpi()
+    nnodes = int(os.environ.get("GLASSGRAD_NNODES", "1"))
     if MPI is None:
-        if want_size > 1 or _comm.launched_by_mpi():
+        if want_size > 1 or nnodes > 1 or _comm.launched_by_mpi():
             raise RuntimeError("torch.distributed with more than one process needs MPI: "
                                "pip install glassgrad[dist] (mpi4py and mpich)")
         return _comm.SelfComm()
+    if nnodes > 1:                  # glassgrad run --nnodes M: join the nodes' MPI jobs into one world
+        from ._rendezvous import RendezvousError, join_nodes
+        try:
+            return _comm.MPIComm(join_nodes(MPI, nnodes, int(os.environ["RANK"]), timeout), MPI)
+        except RendezvousError as e:
+            raise DistNetworkError(str(e)) from None
     return _comm.MPIComm(MPI.COMM_WORLD, MPI)
 
 
