@@ -56,9 +56,23 @@ class DistributedDataParallel(Module):
 
     # -- construction ------------------------------------------------------------------------------------
     def _sync_module_states(self):
+        self._broadcast_coalesced(list(self.module.parameters()) + list(self.module.buffers()))
+
+    def _broadcast_coalesced(self, tensors):
+        """Broadcast from the group's first rank, one flat message per dtype (as torch coalesces buffers):
+        a BatchNorm net's many small buffers cost one collective, not one each."""
         src = dist.get_global_rank(self.process_group, 0) if self.process_group is not None else 0
-        for t in list(self.module.parameters()) + list(self.module.buffers()):
-            dist.broadcast(t.detach(), src=src, group=self.process_group)
+        by_dtype = {}
+        for t in tensors:
+            by_dtype.setdefault(t._data.dtype, []).append(t)
+        for group in by_dtype.values():
+            flat = _make(np.concatenate([t._data.reshape(-1) for t in group]))
+            dist.broadcast(flat, src=src, group=self.process_group)
+            off = 0
+            for t in group:
+                n = t._data.size
+                t._data[...] = flat._data[off:off + n].reshape(t._data.shape)
+                off += n
 
     def _make_buckets(self):
         """Parameters in reverse registration order (roughly the order backward produces their gradients),
@@ -78,8 +92,7 @@ class DistributedDataParallel(Module):
     # -- forward -----------------------------------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
         if self.broadcast_buffers and self._world > 1:
-            for b in self.module.buffers():
-                dist.broadcast(b.detach(), src=0, group=self.process_group)
+            self._broadcast_coalesced(list(self.module.buffers()))
         out = self.module(*inputs, **kwargs)
         sync = bool(self.require_backward_grad_sync)
         self._expect_sync = sync
