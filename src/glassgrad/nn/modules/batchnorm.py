@@ -66,8 +66,8 @@ class _NormBase(Module):
 
 
 class _BatchNorm(_NormBase):
-    def forward(self, input):
-        self._check_input_dim(input)
+    def _forward_args(self):
+        """(factor, use_batch, running_mean, running_var) of this call; counts the batch when tracking."""
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
@@ -77,9 +77,13 @@ class _BatchNorm(_NormBase):
         use_batch = self.training or (self.running_mean is None and self.running_var is None)
         # the running statistics are passed when they are updated (training + tracking) or used (eval)
         pass_stats = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if pass_stats else None,
-                            self.running_var if pass_stats else None, self.weight, self.bias, use_batch, factor,
-                            self.eps)
+        return (factor, use_batch, self.running_mean if pass_stats else None,
+                self.running_var if pass_stats else None)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor, use_batch, running_mean, running_var = self._forward_args()
+        return F.batch_norm(input, running_mean, running_var, self.weight, self.bias, use_batch, factor, self.eps)
 
 
 class BatchNorm1d(_BatchNorm):
