@@ -16,10 +16,11 @@ ddp_compare = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(ddp_compare)
 
 
-@pytest.mark.parametrize("variant", ["torch", "single-nobn"])
+@pytest.mark.parametrize("variant", ["torch", "single-nobn", "single-syncbn"])
 def test_ddp_matches_torch_ddp_and_one_process(variant):
     """"torch": glassgrad DDP vs torch DDP; "single-nobn": glassgrad DDP vs one process on the global batch
-    (no BatchNorm: the averaged gradient is the global batch's)."""
+    (no BatchNorm: the averaged gradient is the global batch's); "single-syncbn": DDP with the BatchNorm
+    converted to SyncBatchNorm vs one process with BatchNorm on the global batch (running stats included)."""
     with tempfile.TemporaryDirectory() as tmp:
         rows = ddp_compare.compare(variant, "float64", tmp)
     assert [r[0] for r in rows] == [0, 1]
