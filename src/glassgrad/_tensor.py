@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _shm
 from ._dtype import _FROM_NP
 from ._args import bool_arg, int_arg
 from .backend import device_of, to_host
@@ -170,7 +170,7 @@ class Tensor(TensorMethods, TensorProtocol):
 
     def storage_offset(self):
         if self._base is None:
-            return 0
+            return _shm.offset_in_buffer(self._data)     # 0 unless it was rebuilt on shared memory
         return (_addr(self._data) - _addr(self._base._data)) // self._data.itemsize
 
     def data_ptr(self):

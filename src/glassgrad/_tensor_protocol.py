@@ -8,7 +8,7 @@ methods of the op families are in ``_tensor_methods.py``.
 """
 import numpy as np
 
-from . import _dtype, _tensor
+from . import _dtype, _shm, _tensor
 from . import ops as _ops
 from ._args import tensor_arg
 
@@ -70,6 +70,14 @@ class TensorProtocol:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         _autograd().backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- shared memory (_shm.py; glassgrad.multiprocessing sends tensors through it) ------------------
+    def share_memory_(self):
+        _shm.share([self], _tensor.Tensor)
+        return self
+
+    def is_shared(self):
+        return _shm.is_shared(self._data)
 
     # -- pickling (ops/creation.py) --------------------------------------------------------------
     def __reduce_ex__(self, proto):

@@ -29,7 +29,9 @@ class Adagrad(Optimizer):
         st["sum"] = _make(np.full_like(p._data, self.defaults["initial_accumulator_value"]))
 
     def share_memory(self):
-        pass
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["sum"].share_memory_()
 
     def step(self, closure=None):
         loss = self._eval_closure(closure)

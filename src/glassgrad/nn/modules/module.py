@@ -9,6 +9,7 @@ import functools
 import warnings
 from collections import OrderedDict
 
+from ... import _shm
 from ..._tensor import Tensor
 from ...autograd.graph import RemovableHandle
 from ...autograd.grad_mode import no_grad
@@ -394,6 +395,17 @@ class Module(StateDictMethods):
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def share_memory(self):
+        """Move the parameters, their gradients and the buffers into shared memory, in place (one pass of
+        _shm.share for the whole module: torch's ``_apply(lambda t: t.share_memory_())``)."""
+        tensors = []
+        for m in self.modules():
+            for p in m._parameters.values():
+                if p is not None:
+                    tensors.append(p)
+                    if p._grad is not None:
+                        tensors.append(p._grad)
+            tensors.extend(b for b in m._buffers.values() if b is not None)
+        _shm.share(tensors, Tensor)
         return self
 
     # -- state-dict hooks (state_dict / load_state_dict themselves: _module_state_dict.py) ----------------
