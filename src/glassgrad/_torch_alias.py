@@ -11,7 +11,10 @@ name with the glassgrad module of the same path (``glassgrad.X.Y``).  A name gla
 have raises the usual ``ModuleNotFoundError`` naming the torch module.
 
 ``install()`` also takes any real ``torch`` modules already imported out of ``sys.modules`` (so a
-process that imported PyTorch still gets glassgrad); ``uninstall()`` puts them back.
+process that imported PyTorch still gets glassgrad); ``uninstall()`` puts them back.  While installed, the
+children that ``multiprocessing`` starts with "spawn" or "forkserver" install it too, before they re-import
+the script (``torch.multiprocessing.spawn`` of a function defined in it): their preparation data carries an
+object whose unpickling calls ``install()``.
 """
 import importlib
 import importlib.abc
@@ -53,7 +56,36 @@ class TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return "<glassgrad TorchAlias: torch -> glassgrad>"
 
 
-_state = {"finder": None, "saved": None}
+_state = {"finder": None, "saved": None, "prep": None}
+
+
+class _InstallInChild:
+    """Unpickled by a spawned child with its preparation data, before it re-imports ``__main__``: installs the
+    alias there."""
+
+    def __reduce__(self):
+        return (install, ())
+
+
+def _patch_spawn():
+    """Have multiprocessing's preparation data for new children carry an ``_InstallInChild``."""
+    import multiprocessing.spawn as mp_spawn
+    original = mp_spawn.get_preparation_data
+
+    def get_preparation_data(name):
+        data = original(name)
+        data["glassgrad_torch_alias"] = _InstallInChild()      # a key multiprocessing's prepare() ignores
+        return data
+
+    mp_spawn.get_preparation_data = get_preparation_data
+    _state["prep"] = (mp_spawn, original)
+
+
+def _unpatch_spawn():
+    if _state["prep"] is not None:
+        mp_spawn, original = _state["prep"]
+        mp_spawn.get_preparation_data = original
+        _state["prep"] = None
 
 
 def is_installed():
@@ -70,6 +102,7 @@ def install():
     finder = TorchAlias()
     sys.meta_path.insert(0, finder)
     _state["finder"], _state["saved"] = finder, saved
+    _patch_spawn()
     return finder
 
 
@@ -84,6 +117,7 @@ def uninstall():
         del sys.modules[k]
     sys.modules.update(_state["saved"] or {})
     _state["finder"], _state["saved"] = None, None
+    _unpatch_spawn()
 
 
 class torch_alias:
