@@ -261,6 +261,10 @@ def _failure(mp, fn, nprocs, method, args=()):
             pass
     except Exception as e:
         assert not any(p.is_alive() for p in context.processes)
+        left = [f for f in context.error_files if os.path.exists(f)]
+        for f in left:                                  # torch leaves a raising child's traceback file behind
+            os.unlink(f)
+        assert not left or mp is tmp, left
         return e, context.pids()
     raise AssertionError("no process failed")
 

@@ -146,6 +146,7 @@ class ProcessContext:
                                          error_index=error_index, error_pid=failed.pid, exit_code=exitcode)
         with open(self.error_files[error_index], "rb") as fh:
             original_trace = pickle.load(fh)
+        os.unlink(self.error_files[error_index])      # read once (torch leaves it in the temporary directory)
         msg = f"\n\n-- Process {error_index:d} terminated with the following error:\n" + original_trace
         raise ProcessRaisedException(msg, error_index, failed.pid)
 
