@@ -22,13 +22,20 @@ _MB = 1024 * 1024
 
 
 class _Bucket:
-    __slots__ = ("params", "pending", "work", "flat")
+    """Parameters whose gradients travel in one all-reduce, and the flat buffer (kept across steps) they are
+    copied into, already divided by the world size, as each becomes ready."""
+    __slots__ = ("params", "pending", "work", "flat", "offsets")
 
     def __init__(self, params):
         self.params = params
         self.pending = len(params)
         self.work = None
-        self.flat = None
+        sizes = [p._data.size for p in params]
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int).tolist()
+        self.flat = _make(np.empty(self.offsets[-1], params[0]._data.dtype))
+
+    def part(self, i):
+        return self.flat._data[self.offsets[i]:self.offsets[i + 1]]
 
 
 class DistributedDataParallel(Module):
@@ -50,7 +57,7 @@ class DistributedDataParallel(Module):
         if init_sync:
             self._sync_module_states()
         self._buckets = self._make_buckets()
-        self._bucket_of = {id(p): b for b in self._buckets for p in b.params}
+        self._bucket_of = {id(p): (b, i) for b in self._buckets for i, p in enumerate(b.params)}
         self._hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._params]
         self._expect_sync = False
 
@@ -76,11 +83,11 @@ class DistributedDataParallel(Module):
 
     def _make_buckets(self):
         """Parameters in reverse registration order (roughly the order backward produces their gradients),
-        cut into buckets of at most bucket_cap_mb (the first one 1 MB, as torch)."""
+        cut into buckets of at most bucket_cap_mb (the first one 1 MB, as torch) and of one dtype."""
         buckets, cur, size, cap = [], [], 0, min(_MB, self.bucket_bytes_cap)
         for p in reversed(self._params):
             nbytes = p._data.nbytes
-            if cur and size + nbytes > cap:
+            if cur and (size + nbytes > cap or p._data.dtype != cur[0]._data.dtype):
                 buckets.append(_Bucket(cur))
                 cur, size, cap = [], 0, self.bucket_bytes_cap
             cur.append(p)
@@ -98,7 +105,7 @@ class DistributedDataParallel(Module):
         self._expect_sync = sync
         if sync:
             for b in self._buckets:
-                b.pending, b.work, b.flat = len(b.params), None, None
+                b.pending, b.work = len(b.params), None
             if self.find_unused_parameters:
                 self._mark_unused(out)
         return out
@@ -127,30 +134,30 @@ class DistributedDataParallel(Module):
             self._ready(p)
 
     def _ready(self, p):
-        b = self._bucket_of[id(p)]
+        """p's gradient is final for this backward: copy it, divided by the world size, into its bucket; the
+        bucket's all-reduce starts when its last gradient arrives.  Buckets already sent are polled, since MPI
+        moves data only inside MPI calls."""
+        b, i = self._bucket_of[id(p)]
+        part = b.part(i)
+        if p.grad is None:
+            part[...] = 0
+        else:
+            np.divide(p.grad._data.reshape(-1), part.dtype.type(self._world), out=part)
         b.pending -= 1
+        for x in self._buckets:
+            if x.work is not None:
+                x.work.is_completed()
         if b.pending == 0:
-            self._launch(b)
+            b.work = dist.all_reduce(b.flat, group=self.process_group, async_op=True)
             if all(x.work is not None for x in self._buckets):
                 self._finish()
-
-    def _launch(self, b):
-        grads = [np.zeros(p._data.size, p._data.dtype) if p.grad is None else p.grad._data.reshape(-1)
-                 for p in b.params]
-        flat = np.concatenate(grads) if len(grads) > 1 else grads[0].copy()
-        flat /= flat.dtype.type(self._world)
-        b.flat = _make(flat)
-        b.work = dist.all_reduce(b.flat, group=self.process_group, async_op=True)
 
     def _finish(self):
         for b in self._buckets:
             b.work.wait()
-            off = 0
-            for p in b.params:
-                n = p._data.size
+            for i, p in enumerate(b.params):
                 if p.grad is not None:
-                    p.grad._data[...] = b.flat._data[off:off + n].reshape(p._data.shape)
-                off += n
+                    p.grad._data[...] = b.part(i).reshape(p._data.shape)
         self._expect_sync = False
 
 
