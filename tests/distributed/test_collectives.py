@@ -1,11 +1,9 @@
 """torch.distributed on MPI: the collectives on two processes (mpiexec -n 2), and the process-group API's
 behaviour and errors in one process, compared with torch (gloo, one process, a file:// rendezvous)."""
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from _mpi_job import mpi_job
 import torch
 import torch.distributed as tdist
 
@@ -13,18 +11,13 @@ import glassgrad
 import glassgrad.distributed as gdist
 from glassgrad.distributed import _comm
 
-HERE = os.path.dirname(__file__)
-MPIEXEC = os.path.join(os.path.dirname(sys.executable), "mpiexec")
 
 
 def test_collectives_on_two_processes():
     """Every collective, async Work, send/recv (from any source), object collectives and a subgroup, on 2 ranks:
     each result is the exact value torch defines (the worker checks and aborts the job on a difference)."""
-    assert os.path.exists(MPIEXEC), "mpiexec missing: make test installs mpich (glassgrad[dist])"
-    r = subprocess.run([MPIEXEC, "-n", "2", sys.executable, os.path.join(HERE, "_collectives_worker.py")],
-                       capture_output=True, text=True, timeout=120)
-    out = r.stdout + r.stderr
-    assert r.returncode == 0, out
+    code, out, _ = mpi_job("_collectives_worker.py")
+    assert code == 0, out
     assert "rank 0: all collectives as torch" in out and "rank 1: all collectives as torch" in out, out
 
 

@@ -1,29 +1,22 @@
 """DistributedDataParallel on 2 processes (mpiexec -n 2) against one process on the global batch, and its
 one-process surface (module attribute, state_dict keys, DataParallel) against torch."""
-import os
-import subprocess
-import sys
 
 import pytest
+from _mpi_job import mpi_job
 import torch
 
 import glassgrad
 import glassgrad.distributed as gdist
 from glassgrad.nn.parallel import DistributedDataParallel
 
-HERE = os.path.dirname(__file__)
-MPIEXEC = os.path.join(os.path.dirname(sys.executable), "mpiexec")
 
 
 def test_ddp_on_two_processes_matches_one_process_on_the_global_batch():
     """Broadcast of rank 0's parameters, 5 SGD-momentum steps in several buckets, no_sync accumulation,
     find_unused_parameters and DistributedSampler's shares: parameters and gradients within rtol 1e-5 of one
     process training on the global batch (the worker checks and aborts the job on a difference)."""
-    assert os.path.exists(MPIEXEC), "mpiexec missing: make test installs mpich (glassgrad[dist])"
-    r = subprocess.run([MPIEXEC, "-n", "2", sys.executable, os.path.join(HERE, "_ddp_worker.py")],
-                       capture_output=True, text=True, timeout=120)
-    out = r.stdout + r.stderr
-    assert r.returncode == 0, out
+    code, out, _ = mpi_job("_ddp_worker.py")
+    assert code == 0, out
     assert out.count("DDP matches one process on the global batch") == 2, out
 
 

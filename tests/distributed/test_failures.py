@@ -1,25 +1,13 @@
 """A rank that fails, dies, is late or calls a different collective ends the job with a clear error instead of
 leaving the others waiting: each case runs 2 ranks under mpiexec (_failure_worker.py) and must end well
 before the late rank's 30 s sleep."""
-import os
-import subprocess
-import sys
-import time
 
 import pytest
-
-HERE = os.path.dirname(__file__)
-MPIEXEC = os.path.join(os.path.dirname(sys.executable), "mpiexec")
-
+from _mpi_job import mpi_job
 
 def job(case):
-    assert os.path.exists(MPIEXEC), "mpiexec missing: make test installs mpich (glassgrad[dist])"
-    start = time.monotonic()
-    r = subprocess.run([MPIEXEC, "-n", "2", sys.executable, os.path.join(HERE, "_failure_worker.py"), case],
-                       capture_output=True, text=True, timeout=60)
-    elapsed = time.monotonic() - start
-    out = r.stdout + r.stderr
-    assert r.returncode != 0, out
+    code, out, elapsed = mpi_job("_failure_worker.py", case, timeout=60)
+    assert code != 0, out
     assert "not reached" not in out, out
     assert elapsed < 20, f"the job took {elapsed:.1f}s: it waited for the late rank\n{out}"
     return out

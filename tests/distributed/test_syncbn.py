@@ -2,31 +2,24 @@
 global batch; in one process against torch (convert_sync_batchnorm, the BatchNorm fallback, errors); and the
 synchronised op with the collectives simulated in one process against torch's batch_norm on the concatenated
 batch."""
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from _mpi_job import mpi_job
 import torch
 
 import glassgrad
 import glassgrad.distributed as gdist
 from glassgrad.ops.sync_batch_norm import sync_batch_norm
 
-HERE = os.path.dirname(__file__)
-MPIEXEC = os.path.join(os.path.dirname(sys.executable), "mpiexec")
 
 
 def test_syncbn_on_two_processes_matches_batchnorm_on_the_global_batch():
     """DDP + SyncBatchNorm (conv and linear model, 4 + 4 and 3 + 5 rows, 3 SGD-momentum steps, momentum=None
     on one layer, an explicit process group), a rank with no rows, groups of one rank: within rtol 1e-5 of
     one process (the worker checks and aborts the job on a difference)."""
-    assert os.path.exists(MPIEXEC), "mpiexec missing: make test installs mpich (glassgrad[dist])"
-    r = subprocess.run([MPIEXEC, "-n", "2", sys.executable, os.path.join(HERE, "_syncbn_worker.py")],
-                       capture_output=True, text=True, timeout=120)
-    out = r.stdout + r.stderr
-    assert r.returncode == 0, out
+    code, out, _ = mpi_job("_syncbn_worker.py")
+    assert code == 0, out
     assert out.count("SyncBatchNorm matches one process on the global batch") == 2, out
 
 
