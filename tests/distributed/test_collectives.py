@@ -92,10 +92,23 @@ def test_errors_before_init_match_torch(tmp_path):
     assert not gdist.is_initialized()
 
 
-def test_a_wrong_world_size_is_refused():
-    with pytest.raises(RuntimeError, match="world_size=4 but the job has 1 processes"):
-        gdist.init_process_group("gloo", world_size=4)
-    assert not gdist.is_initialized()
+@pytest.mark.parametrize("env, init_method", [({}, None), ({"RANK": "0"}, None),
+                                              ({"RANK": "0", "MASTER_ADDR": "127.0.0.1"}, "env://"),
+                                              ({}, "tcp://127.0.0.1:29599")])
+def test_what_a_process_started_alone_lacks_is_named_as_torch_names_it(monkeypatch, env, init_method):
+    """A process of a job of one asking for world_size=2 meets the others through env:// or tcp:// (as one
+    started by torch.multiprocessing.spawn does): without its rank or rank 0's address, torch's ValueError."""
+    for var in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+        monkeypatch.delenv(var, raising=False)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    errors = []
+    for lib in (tdist, gdist):
+        with pytest.raises(ValueError) as e:
+            lib.init_process_group("gloo", init_method=init_method, world_size=2)
+        errors.append(str(e.value))
+        assert not lib.is_initialized()
+    assert errors[0] == errors[1]
 
 
 def test_one_process_needs_no_mpi(monkeypatch):

@@ -12,33 +12,40 @@ taking part in the next accept; finally the ranks are ordered by RANK = node_ran
 (On a cluster with a hostfile, ``mpiexec -n N glassgrad run script.py`` needs none of this: MPI places the
 ranks itself.)
 """
-import os
 import socket
 import threading
 import time
 
 
 class RendezvousError(RuntimeError):
-    pass
+    """Raised as torch's DistNetworkError (a client cannot reach node 0) or DistStoreError (node 0 waits)."""
+
+    def __init__(self, message, waiting_for_clients=False):
+        super().__init__(message)
+        self.waiting_for_clients = waiting_for_clients
 
 
-def join_nodes(MPI, nnodes, global_rank, timeout):
-    """One intracommunicator over every rank of every node, ranked by `global_rank`."""
+def join_nodes(MPI, nnodes, node_rank, global_rank, addr, port, timeout):
+    """One intracommunicator over every rank of `nnodes` MPI jobs, ranked by `global_rank`; node 0's first
+    rank serves the MPI port name at addr:port.  A job of one process each is the case of processes started
+    apart (torch.multiprocessing.spawn, or by hand) that give init_process_group their rank and world size."""
     local = MPI.COMM_WORLD
-    addr, port = os.environ.get("MASTER_ADDR", "127.0.0.1"), int(os.environ.get("MASTER_PORT", "29500"))
-    node_rank = int(os.environ.get("GROUP_RANK", "0"))
     deadline = time.monotonic() + timeout
     first = local.Get_rank() == 0
+    handed = None
     if node_rank == 0:
         comm, joined = local, 1
         port_name = MPI.Open_port() if first else ""
         if first:
-            _serve(port_name, addr, port, nnodes - 1, deadline)
+            handed = _serve(port_name, addr, port, nnodes - 1, deadline)
     else:
-        port_name = _fetch(addr, port, deadline) if first else ""
+        port_name = _fetch(addr, port, deadline, timeout) if first else ""
         comm = local.Connect(port_name, root=0).Merge(high=True)
         joined = comm.bcast(None, root=0)       # how many nodes are in the group now
     while joined < nnodes:                      # the nodes already in the group accept the next one
+        if handed is not None and not handed.acquire(timeout=max(deadline - time.monotonic(), 0)):
+            raise RendezvousError(f"Timed out after {timeout:g} seconds waiting for clients. {joined}/{nnodes} "
+                                  "clients joined.", waiting_for_clients=True)
         comm = comm.Accept(port_name if comm.Get_rank() == 0 else "", root=0).Merge(high=False)
         joined = comm.bcast(joined + 1, root=0)
     if node_rank == 0 and first:
@@ -47,10 +54,11 @@ def join_nodes(MPI, nnodes, global_rank, timeout):
 
 
 def _serve(port_name, addr, port, clients, deadline):
-    """Answer `clients` TCP connections at addr:port with the MPI port name (in a thread: the accepts run
-    meanwhile)."""
+    """Answer `clients` TCP connections at addr:port with the MPI port name, in a thread (the accepts run
+    meanwhile); the semaphore returned is released once per answer."""
     server = socket.create_server((addr, port), reuse_port=False)
     server.settimeout(max(deadline - time.monotonic(), 0.1))
+    handed = threading.Semaphore(0)
 
     def answer():
         try:
@@ -58,14 +66,16 @@ def _serve(port_name, addr, port, clients, deadline):
                 conn, _ = server.accept()
                 with conn:
                     conn.sendall(port_name.encode() + b"\n")
+                handed.release()
         except OSError:
             pass
         finally:
             server.close()
     threading.Thread(target=answer, daemon=True).start()
+    return handed
 
 
-def _fetch(addr, port, deadline):
+def _fetch(addr, port, deadline, timeout):
     """The MPI port name from node 0, retrying until node 0 is up or the timeout passes."""
     while True:
         try:
@@ -81,5 +91,7 @@ def _fetch(addr, port, deadline):
         except OSError:
             pass
         if time.monotonic() > deadline:
-            raise RendezvousError(f"Timed out waiting for node 0 at {addr}:{port} (MASTER_ADDR:MASTER_PORT)")
+            raise RendezvousError(f"The client socket has timed out after {timeout:g}s "
+                                  f"while trying to connect to ({addr}, {port}): no rank 0 there (MASTER_ADDR, "
+                                  "MASTER_PORT or init_method)")
         time.sleep(0.1)

@@ -222,7 +222,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise ValueError(f"Invalid backend: '{backend}'")
     want_size = world_size if world_size != -1 else int(os.environ.get("WORLD_SIZE", "-1"))
     want_rank = rank if rank != -1 else int(os.environ.get("RANK", "-1"))
-    comm = _world_comm(want_size, _seconds(timeout if timeout is not None else default_pg_timeout))
+    secs = _seconds(timeout if timeout is not None else default_pg_timeout)
+    comm = _world_comm(want_size, want_rank, secs, init_method)
     if want_size not in (-1, comm.size):
         raise RuntimeError(f"init_process_group: world_size={want_size} but the job has {comm.size} processes "
                            f"(start it with `glassgrad run --nproc-per-node {want_size}` or "
@@ -260,7 +261,10 @@ def abort_job(code):
         MPI.COMM_WORLD.Abort(code)
 
 
-def _world_comm(want_size, timeout):
+def _world_comm(want_size, want_rank, timeout, init_method):
+    """The communicator of the job: MPI's world (mpiexec, glassgrad run), the MPI jobs of several nodes joined
+    (glassgrad run --nnodes), processes started apart joined by their rank and world size
+    (torch.multiprocessing.spawn), or, for one process without MPI, SelfComm."""
     MPI = _comm.mpi()
     nnodes = int(os.environ.get("GLASSGRAD_NNODES", "1"))
     if MPI is None:
@@ -269,12 +273,39 @@ def _world_comm(want_size, timeout):
                                "pip install glassgrad[dist] (mpi4py and mpich)")
         return _comm.SelfComm()
     if nnodes > 1:                  # glassgrad run --nnodes M: join the nodes' MPI jobs into one world
-        from ._rendezvous import RendezvousError, join_nodes
-        try:
-            return _comm.MPIComm(join_nodes(MPI, nnodes, int(os.environ["RANK"]), timeout), MPI)
-        except RendezvousError as e:
-            raise DistNetworkError(str(e)) from None
+        return _joined(MPI, nnodes, int(os.environ["GROUP_RANK"]), int(os.environ["RANK"]), timeout,
+                       (os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"]))
+    if want_size > 1 and MPI.COMM_WORLD.Get_size() == 1:      # started apart: each process a job of one
+        where = _rendezvous_address(init_method, want_rank)
+        return _joined(MPI, want_size, want_rank, want_rank, timeout, where)
     return _comm.MPIComm(MPI.COMM_WORLD, MPI)
+
+
+def _rendezvous_address(init_method, rank):
+    """(host, port) of rank 0 from init_method (env:// or tcp://), with torch's errors for what is missing."""
+    method = init_method or "env://"
+    if method.startswith("tcp://"):
+        if rank < 0:
+            raise ValueError("Error initializing torch.distributed using tcp:// rendezvous: rank parameter missing")
+        host, _, port = method[len("tcp://"):].split("?")[0].rpartition(":")
+        return host.strip("[]"), port
+    if method.startswith("env://"):
+        for var, value in (("RANK", rank if rank >= 0 else None), ("MASTER_ADDR", os.environ.get("MASTER_ADDR")),
+                           ("MASTER_PORT", os.environ.get("MASTER_PORT"))):
+            if value is None:
+                raise ValueError("Error initializing torch.distributed using env:// rendezvous: environment "
+                                 f"variable {var} expected, but not set")
+        return os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"]
+    raise ValueError(f"init_method {method!r}: processes started apart meet through env:// or tcp://host:port "
+                     "(or start them together with `glassgrad run --nproc-per-node N`)")
+
+
+def _joined(MPI, nnodes, node_rank, global_rank, timeout, where):
+    from ._rendezvous import RendezvousError, join_nodes
+    try:
+        return _comm.MPIComm(join_nodes(MPI, nnodes, node_rank, global_rank, where[0], int(where[1]), timeout), MPI)
+    except RendezvousError as e:
+        raise (DistStoreError if e.waiting_for_clients else DistNetworkError)(str(e)) from None
 
 
 def destroy_process_group(group=None):
