@@ -94,7 +94,7 @@ def use_namespaces(array_ns, tensor_ns):
 
 # nodes PyTorch implements in C++ under torch::autograd (their name() carries the namespace)
 _CPP_NODES = frozenset(("AccumulateGrad", "CopySlices", "GraphRoot", "Error", "DelayedError", "Identity",
-                        "NotImplemented", "UndefinedGrad", "UndefinedGradBackward"))
+                        "NotImplemented", "UndefinedGrad", "UndefinedGradBackward", "CopyBackwards"))
 
 
 class RemovableHandle:

@@ -1,0 +1,16 @@
+"""torch.linalg: the linear algebra namespace (real dtypes; complex ones do not exist in glassgrad yet).
+
+A namespace only: every function is an op of ops/linalg_solve.py, ops/linalg_decomp.py, ops/linalg_norm.py
+or ops/linalg.py (matmul), re-exported under PyTorch's names.  It sits in the library layer (as
+nn.functional does): it imports ops and is imported by glassgrad/__init__ on first use of `torch.linalg`.
+"""
+from ..ops.linalg import matmul
+from ..ops.linalg_solve import LinAlgError, inv, inv_ex, solve, solve_ex, solve_triangular, cholesky, cholesky_ex
+from ..ops.linalg_decomp import det, slogdet, eigh, eigvalsh, svd, svdvals, qr, pinv, matrix_exp, cross
+from ..ops.linalg_norm import (vector_norm, matrix_norm, norm, cond, matrix_rank, matrix_power, multi_dot,
+                               tensorinv, tensorsolve, vander, vecdot, diagonal)
+
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
+           "inv", "inv_ex", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+           "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
+           "tensorsolve", "vander", "vecdot", "vector_norm"]
