@@ -243,3 +243,43 @@ OPS += _norm_rows() + _power_rows() + [
            lambda rng, dt: [Sample(_ge(rng, (3, 4), dt), _ge(rng, (4,), dt))]),
     OpInfo("linalg.diagonal", lambda T, a: T.linalg.diagonal(a, offset=1), _rect_samples(((2, 3, 4),))),
 ]
+
+
+def _lu_solve(T, a, b, **k):
+    LU, piv = T.linalg.lu_factor(a)
+    return T.linalg.lu_solve(LU, piv, b, **k)
+
+
+def _lu_solve_samples(rng, dt):
+    return [Sample(_sq(rng, (3, 3), dt), _ge(rng, (3, 2) if lf else (2, 3), dt), left=lf, adjoint=adj,
+                   name=f"l{int(lf)}a{int(adj)}")
+            for lf in (True, False) for adj in (True, False)] + \
+        [Sample(_sq(rng, (2, 3, 3), dt), _ge(rng, (3, 2), dt), name="broadcast")]
+
+
+OPS += [
+    OpInfo("linalg.lu_factor", lambda T, a, p=True: T.linalg.lu_factor(a, pivot=p), _rect_samples(((3, 3), (4, 3), (3, 4), (2, 3, 3))),
+           errors=_errs(((np.eye(2), False), RuntimeError, "linalg.lu_factor: LU without pivoting is not implemented "
+                                                           "on the CPU"),
+                        ((np.zeros((2, 3, 3)),), RuntimeError,
+                         "torch.linalg.lu_factor: (Batch element 0): U[1,1] is zero and using it on lu_solve would "
+                         "result in a division by zero."))),
+    OpInfo("linalg.lu_factor_ex", lambda T, a: T.linalg.lu_factor_ex(a), _rect_samples(((3, 3), (2, 4, 3)))),
+    OpInfo("linalg.lu", lambda T, a: T.linalg.lu(a)[1:], _rect_samples(((3, 3), (4, 3), (3, 4), (2, 3, 3)))),
+    OpInfo("linalg.lu_P", lambda T, a: T.linalg.lu(a)[0], _rect_samples(((3, 3), (4, 3), (3, 4))),
+           differentiable=False),
+    OpInfo("linalg.lu_solve", _lu_solve, _lu_solve_samples),
+    OpInfo("linalg.lstsq", lambda T, a, b, **k: T.linalg.lstsq(a, b, **k),
+           lambda rng, dt: [Sample(_ge(rng, (5, 3), dt), _ge(rng, (5, 2), dt), name="tall"),
+                            Sample(_ge(rng, (2, 5, 3), dt), _ge(rng, (2, 5, 2), dt), driver="gelsd", name="gelsd"),
+                            Sample(_ge(rng, (5, 3), dt), _ge(rng, (5, 2), dt), driver="gels", name="gels"),
+                            Sample(_ge(rng, (3, 3), dt), _ge(rng, (3,), dt), name="vector")],
+           ),
+    OpInfo("linalg.householder_product", lambda T, a, t: T.linalg.householder_product(a, t),
+           lambda rng, dt: [Sample(_ge(rng, (4, 3), dt), _ge(rng, (2,), dt)),
+                            Sample(_ge(rng, (2, 3, 3), dt), _ge(rng, (2, 3), dt), name="batch")],
+           errors=_errs(((np.ones((3, 4)), np.ones(2)), RuntimeError, "input.shape[-2] must be greater than or equal "
+                                                                      "to input.shape[-1]"),
+                        ((np.ones((4, 3)), np.ones(4)), RuntimeError, "input.shape[-1] must be greater than or equal "
+                                                                      "to tau.shape[-1]"))),
+]

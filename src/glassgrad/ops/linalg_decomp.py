@@ -357,16 +357,20 @@ class LinalgPinvBackward0(_LaNode):    # PyTorch's pinv_backward
 
     @staticmethod
     def formula(g, A, pinvA):
-        m, n = A.shape[-2], A.shape[-1]
-        pinvAh = pinvA.mT
-        gh = g.mT
-        if m <= n:
-            K = gh @ pinvA
-            KpinvAh = K @ pinvAh
-            return (-(pinvA @ K).mT + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gh - K @ A),)
-        K = pinvA @ gh
-        pinvAhK = pinvAh @ K
-        return (-(K @ pinvA).mT + ((gh - A @ K) @ pinvA) @ pinvAh + pinvAhK - (pinvAhK @ pinvA) @ A,)
+        return (pinv_backward(g, pinvA, A),)
+
+
+def pinv_backward(g, pinvA, A):
+    m, n = A.shape[-2], A.shape[-1]
+    pinvAh = pinvA.mT
+    gh = g.mT
+    if m <= n:
+        K = gh @ pinvA
+        KpinvAh = K @ pinvAh
+        return -(pinvA @ K).mT + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gh - K @ A)
+    K = pinvA @ gh
+    pinvAhK = pinvAh @ K
+    return -(K @ pinvA).mT + ((gh - A @ K) @ pinvA) @ pinvAh + pinvAhK - (pinvAhK @ pinvA) @ A
 
 
 def _tol(v):
