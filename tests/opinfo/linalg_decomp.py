@@ -283,3 +283,31 @@ OPS += [
                         ((np.ones((4, 3)), np.ones(4)), RuntimeError, "input.shape[-1] must be greater than or equal "
                                                                       "to tau.shape[-1]"))),
 ]
+
+
+def _sym(rng, shape, dt):
+    a = rng.uniform(-1, 1, shape)
+    return (a + np.swapaxes(a, -1, -2)).astype(dt)
+
+
+def _ldl_solve(T, a, b):
+    LD, piv = T.linalg.ldl_factor(a)
+    return T.linalg.ldl_solve(LD, piv, b)
+
+
+OPS += [
+    OpInfo("linalg.ldl_factor", lambda T, a: T.linalg.ldl_factor(a),
+           lambda rng, dt: [Sample(_sym(rng, (4, 4), dt), name="indefinite"), Sample(_pd(rng, (2, 3, 3), dt)),
+                            Sample(np.array([[1.0, 2, 3], [2, 1, 4], [3, 4, 0.5]], dt), name="2x2_pivot")],
+           differentiable=False,
+           errors=_errs(((np.ones((2, 3)),), RuntimeError, "torch.linalg.ldl_factor_ex: A must be batches of square "
+                                                           "matrices, but they are 2 by 3 matrices"),
+                        ((I64,), RuntimeError, "torch.linalg.ldl_factor_ex: Expected a floating point or complex"))),
+    OpInfo("linalg.ldl_factor_ex", lambda T, a: T.linalg.ldl_factor_ex(a),
+           lambda rng, dt: [Sample(_sym(rng, (2, 4, 4), dt)), Sample(np.zeros((3, 3), dt), name="zero")],
+           differentiable=False),
+    OpInfo("linalg.ldl_solve", _ldl_solve,
+           lambda rng, dt: [Sample(_sym(rng, (4, 4), dt) + 4 * np.eye(4, dtype=dt), _ge(rng, (4, 2), dt)),
+                            Sample(_sym(rng, (2, 3, 3), dt), _ge(rng, (3, 1), dt), name="broadcast")],
+           differentiable=False, atol=1e-4, rtol=1e-4),
+]

@@ -8,11 +8,13 @@ from ..ops.linalg import matmul
 from ..ops.linalg_solve import LinAlgError, inv, inv_ex, solve, solve_ex, solve_triangular, cholesky, cholesky_ex
 from ..ops.linalg_decomp import det, slogdet, eigh, eigvalsh, svd, svdvals, qr, pinv, matrix_exp, cross
 from ..ops.linalg_lu import lu_factor, lu_factor_ex, lu, lu_solve, lstsq, householder_product
+from ..ops.linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from ..ops.linalg_norm import (vector_norm, matrix_norm, norm, cond, matrix_rank, matrix_power, multi_dot,
                                tensorinv, tensorsolve, vander, vecdot, diagonal)
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
-           "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
+           "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex",
+           "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
            "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
            "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
            "vector_norm"]
