@@ -311,3 +311,25 @@ OPS += [
                             Sample(_sym(rng, (2, 3, 3), dt), _ge(rng, (3, 1), dt), name="broadcast")],
            differentiable=False, atol=1e-4, rtol=1e-4),
 ]
+
+
+def _empty(rng, dt):
+    return [Sample(np.zeros(s, dt), name=str(s)) for s in ((0, 0), (2, 0, 0), (0, 3, 3))]
+
+
+_EMPTY_OPS = {"inv": lambda T, a: T.linalg.inv(a), "det": lambda T, a: T.linalg.det(a),
+              "slogdet": lambda T, a: T.linalg.slogdet(a), "cholesky": lambda T, a: T.linalg.cholesky(a),
+              "eigh": lambda T, a: T.linalg.eigh(a), "svd": lambda T, a: T.linalg.svd(a),
+              "qr": lambda T, a: T.linalg.qr(a), "pinv": lambda T, a: T.linalg.pinv(a),
+              "lu_factor": lambda T, a: T.linalg.lu_factor(a), "lu": lambda T, a: T.linalg.lu(a)[1:],
+              "matrix_exp": lambda T, a: T.linalg.matrix_exp(a), "cond": lambda T, a: T.linalg.cond(a),
+              "matrix_norm": lambda T, a: T.linalg.matrix_norm(a), "ldl_factor": lambda T, a: T.linalg.ldl_factor(a)}
+
+OPS += [OpInfo(f"linalg.{k}_empty", f, _empty, differentiable=k != "ldl_factor") for k, f in _EMPTY_OPS.items()]
+OPS += [
+    OpInfo("linalg.matrix_norm_keepdim", lambda T, a: (T.linalg.matrix_norm(a, "nuc", dim=(0, 2), keepdim=True),
+                                                        T.linalg.matrix_norm(a, -2, keepdim=True)),
+           _rect_samples(((3, 4, 2),))),
+    OpInfo("linalg.vander_errors", lambda T, x, **k: T.linalg.vander(x, **k), lambda rng, dt: [],
+           errors=_errs(((np.ones(1),), RuntimeError, "N must be greater than 1."))),
+]

@@ -94,7 +94,7 @@ class LinalgDetBackward0(_LaNode):     # gA = g det A^-T; the adjugate through t
         if ns.is_tensor_mode:
             return _LaNode.backward(self, ns, g)
         A, d = ns.unpack(self)
-        return (None if A.size == 0 else _det_backward_first(g, A, d, self.info),)
+        return (np.zeros_like(A) if A.size == 0 else _det_backward_first(g, A, d, self.info),)
 
 
 def _det_backward_first(g, A, det, use_at):
@@ -123,7 +123,7 @@ def _det_backward_first(g, A, det, use_at):
 
 def _det_backward(g, A, det):
     if A._data.size == 0:
-        return None
+        return make(np.zeros(A._data.shape, A._data.dtype))
     n = A.shape[-1]
     eps = float(np.finfo(A._data.dtype).eps)
     d = (g * det).unsqueeze(-1).unsqueeze(-2) * _eye_like(A)

@@ -148,11 +148,12 @@ def _ldl_checks(fname, A):
 
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     a = _ldl_checks("torch.linalg.ldl_factor_ex", A)
-    flat = a.reshape((-1,) + a.shape[-2:])
-    res = [_sytf2(x) for x in flat]
-    LD = np.stack([r[0] for r in res]).reshape(a.shape).astype(a.dtype) if flat.shape[0] else np.zeros(a.shape, a.dtype)
-    piv = np.stack([r[1] for r in res]).reshape(a.shape[:-1]) if flat.shape[0] else np.zeros(a.shape[:-1], np.int32)
-    info = np.array([r[2] for r in res], np.int32).reshape(a.shape[:-2])
+    n = a.shape[-1]
+    res = [_sytf2(x) for x in a.reshape((-1, n, n))] if a.size else []
+    LD = np.stack([r[0] for r in res]).reshape(a.shape).astype(a.dtype) if res else np.zeros(a.shape, a.dtype)
+    piv = np.stack([r[1] for r in res]).reshape(a.shape[:-1]) if res else \
+        np.broadcast_to(np.arange(1, n + 1, dtype=np.int32), a.shape[:-1]).copy()
+    info = np.array([r[2] for r in res], np.int32).reshape(a.shape[:-2]) if res else np.zeros(a.shape[:-2], np.int32)
     if check_errors and info.any():
         raise RuntimeError(f"torch.linalg.ldl_factor_ex: Unknown error code: {int(info.reshape(-1).max())}.")
     if grad.enabled and A._rg:
@@ -175,6 +176,9 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     ld, b = LD._data, B._data
     check_matrix("torch.linalg.ldl_solve", LD, "LD")
     check_matrix("torch.linalg.ldl_solve", B, "B")
+    if ld.dtype.kind not in "fc":
+        raise RuntimeError("torch.linalg.ldl_solve: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtype.c_name(ld.dtype)}")
     n = ld.shape[-1]
     if b.shape[-2] != n:
         raise RuntimeError(f"Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is {n} by {n} but "

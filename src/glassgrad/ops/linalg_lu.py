@@ -93,7 +93,8 @@ class LinalgLuBackward0(_LaNode):            # outputs (P, L, U); P is not diffe
 
 def _lu_checks(fname, A, pivot):
     check_matrix(fname, A)
-    check_float(fname, A)
+    if A._data.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_dtype.c_name(A._data.dtype)}'")
     if not pivot:
         raise RuntimeError(f"{fname}: LU without pivoting is not implemented on the CPU")
 
@@ -182,6 +183,7 @@ def _lu_solve_arrays(LU, piv, B, left, adjoint):
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     check_square("torch.linalg.lu_solve", LU)
     check_matrix("torch.linalg.lu_solve", B, "B")
+    check_float("torch.linalg.lu_solve", LU)
     lu_a, b = LU._data, B._data
     if lu_a.dtype != b.dtype:
         raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
@@ -236,7 +238,8 @@ _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 def lstsq(A, B, rcond=None, *, driver=None):
     check_matrix("linalg.lstsq", A)
-    check_float("linalg.lstsq", A)
+    if A._data.dtype.kind not in "fc":
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if driver is not None and driver not in _DRIVERS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     driver = driver or "gelsy"
@@ -330,7 +333,8 @@ def householder_product(A, tau, *, out=None):
     if t.ndim < 1 or n < t.shape[-1]:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
-    check_float("torch.linalg.householder_product", A)
+    if a.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
     k = t.shape[-1]
     q = np.broadcast_to(np.eye(m, dtype=a.dtype), a.shape[:-2] + (m, m)).copy()
     for i in range(k - 1, -1, -1):

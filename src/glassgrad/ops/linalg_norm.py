@@ -54,14 +54,14 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
             return vector_norm(A, 2, (d0, d1), keepdim)
         if ord != "nuc":
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-        r = svdvals(_backshift(A, d0, d1)).sum(-1)
-        return _keep(r, d0, d1) if keepdim else r
+        r = svdvals(_backshift(A, d0, d1)).sum(-1, keepdim)
+        return _unshift(r, A, d0, d1) if keepdim else r
     if abs(ord) not in (1, 2, _INF):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord:g} not supported.")
     pick = amax if ord > 0 else amin
     if abs(ord) == 2:
-        r = pick(svdvals(_backshift(A, d0, d1)), -1)
-        return _keep(r, d0, d1) if keepdim else r
+        r = pick(svdvals(_backshift(A, d0, d1)), -1, keepdim)
+        return _unshift(r, A, d0, d1) if keepdim else r
     if abs(ord) == _INF:
         d0, d1 = d1, d0
     if not keepdim and d0 < d1:
@@ -69,10 +69,15 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return pick(vector_norm(A, 1.0, d0, keepdim), d1, keepdim)
 
 
-def _keep(r, d0, d1):
-    for d in sorted((d0, d1)):
-        r = r.unsqueeze(d)
-    return r
+def _unshift(r, A, d0, d1):
+    """The keepdim result of a reduction over the back-shifted dims d0, d1, put back in place (PyTorch's
+    unsqueeze + inverse permutation)."""
+    nd = A._data.ndim
+    perm = [i for i in range(nd) if i not in (d0, d1)] + [d0, d1]
+    inv = [0] * nd
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return r.unsqueeze(-1).permute(inv)
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -94,7 +99,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def cond(A, p=None, *, out=None):
     check_matrix("linalg.cond", A)
-    check_float("linalg.cond", A)
+    check_float("linalg.svd" if p is None or (not isinstance(p, str) and abs(p) == 2) else "linalg.cond", A)
+    if A._data.size == 0:
+        return make(np.zeros(A._data.shape[:-2], A._data.dtype))
     if p is None or (not isinstance(p, str) and abs(p) == 2):
         s = svdvals(A)
         smax, smin = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
@@ -113,7 +120,8 @@ def cond(A, p=None, *, out=None):
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
     check_matrix("linalg.matrix_rank", A)
-    check_float("linalg.matrix_rank", A)
+    if A._data.dtype.kind not in "fc":
+        raise RuntimeError("This function doesn't handle types other than float and double")
     from .linalg_decomp import _cutoff
     a = A._data
     m, n = a.shape[-2:]
@@ -237,15 +245,11 @@ def vander(x, *, N=None):
     if x._data.ndim == 0:
         raise RuntimeError("x must be a one-dimensional tensor.")
     n = x.shape[-1] if N is None else N
-    if n < 0:
-        raise RuntimeError("N must be non-negative.")
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
     from .shape import cat
     dt = x._data.dtype if x._data.dtype != np.bool_ else np.int64
     ones = make(np.ones(tuple(x.shape) + (1,), dt))
-    if n == 0:
-        return make(np.ones(tuple(x.shape) + (0,), dt))
-    if n == 1:
-        return ones
     xs = x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,))
     return cat([ones, xs.cumprod(-1)], -1)
 

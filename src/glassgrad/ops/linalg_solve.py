@@ -113,6 +113,9 @@ def lu_arrays(a):
     m, n = a.shape[-2:]
     k = min(m, n)
     bs = a.shape[:-2]
+    if a.size == 0:
+        return np.array(a, copy=True), np.ones(bs + (k,), np.int32) * np.arange(1, k + 1, dtype=np.int32), \
+            np.zeros(bs, np.int32)
     b = np.array(a.reshape((-1, m, n)), dtype=a.dtype, copy=True)
     piv = np.zeros((b.shape[0], k), np.int32)
     info = np.zeros(b.shape[0], np.int32)
@@ -140,6 +143,8 @@ def lu_info(a):
 def perm_from_pivots(piv, m):
     """The permutation matrices P (A = P L U) of LAPACK pivots (..., k)."""
     bs = piv.shape[:-1]
+    if piv.size == 0:
+        return np.broadcast_to(np.eye(m), bs + (m, m)).copy()
     pv = piv.reshape(-1, piv.shape[-1]) - 1
     perm = np.tile(np.arange(m), (pv.shape[0], 1))
     rows = np.arange(pv.shape[0])
