@@ -10,7 +10,10 @@ or singular values give what PyTorch gives (inf / nan from the 1 / (l_j - l_i) t
 """
 import numpy as np
 
-from ._core import make
+from .. import _dtype
+from ._core import make, grad, broadcast_shape
+from .shape import cat
+from .ternary import where
 from .linalg_solve import (_LaNode, wrap, named, check_float, check_matrix, check_square, square_float,
                            solve_triangular, solve, lu_arrays, perm_from_pivots, _tri_solve)
 
@@ -37,7 +40,6 @@ class LinalgEighBackward0(_LaNode):   # gA = V (skew(V^T gV) / E + diag(gL)) V^T
         E = L.unsqueeze(-2) - L.unsqueeze(-1) + make(eye.astype(L._data.dtype))
         ret = VhgV / E
         if gL is not None:
-            from .ternary import where
             ret = where(make(eye), gL.diag_embed(), ret)
         else:
             ret = ret * make((~eye).astype(L._data.dtype))
@@ -54,7 +56,6 @@ def _eigh_arrays(A, fname):
     check_square(fname, A)
     a = A._data
     if a.dtype.kind not in "fc":
-        from .. import _dtype
         raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
     return a
 
@@ -72,7 +73,6 @@ def eigh(A, UPLO="L", *, out=None):
 
 def eigvalsh(A, UPLO="L", *, out=None):
     if A._rg:
-        from ._core import grad
         if grad.enabled:
             return eigh(A, UPLO)[0]
     a = _eigh_arrays(A, "linalg.eigh")
@@ -137,7 +137,6 @@ def _det_backward(g, A, det):
     safe[singular] = np.eye(n)
     Asafe = A + make(safe - A._data)            # A itself where non-singular (the gradient flows to A)
     mask = make(np.broadcast_to(singular[..., None, None], A.shape))
-    from .ternary import where
     return where(mask, sing, solve(Asafe.mT, d))
 
 
@@ -155,7 +154,6 @@ def _prod_safe_zeros_backward(g, x):
         return g.expand(x.shape)
     if n == 1:
         return g
-    from .shape import cat
     ones = make(np.ones(x.shape[:-1] + (1,), x._data.dtype))
     fwd = cat([ones, x.narrow(-1, 0, n - 1)], -1).cumprod(-1)
     rev = cat([ones, x.narrow(-1, 1, n - 1).flip(-1)], -1).cumprod(-1).flip(-1)
@@ -270,7 +268,14 @@ def _svd_arrays(A, full_matrices):
     return U.astype(a.dtype), S.astype(a.dtype), Vh.astype(a.dtype)
 
 
+def _no_driver(driver):
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+
+
 def svd(A, full_matrices=True, *, driver=None, out=None):
+    _no_driver(driver)
     U, S, Vh = _svd_arrays(A, full_matrices)
     m, n = A._data.shape[-2:]
     Ut, St, Vht = wrap((U, S, Vh), LinalgSvdBackward0, (A,), saved_out=(0, 1, 2),
@@ -279,7 +284,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 def svdvals(A, *, driver=None, out=None):
-    from ._core import grad
+    _no_driver(driver)
     if A._rg and grad.enabled:
         return svd(A, full_matrices=False)[1]
     check_matrix("linalg.svd", A)
@@ -322,7 +327,6 @@ def qr_backward(gQ, gR, Q, R, mode):
         return solve_triangular(R.mT, gA, upper=False, left=False)
     gA = Q @ (-gA - (-gA).mT).tril()
     gA = solve_triangular(R.narrow(-1, 0, m).mT, gA, upper=False, left=False)
-    from .shape import cat
     gA = cat([gA, make(np.zeros(tuple(R.shape[:-1]) + (n - m,), R._data.dtype))], -1)
     if gR is not None:
         gA = gA + Q @ gR
@@ -382,7 +386,6 @@ def _tol(v):
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     a = A._data
     if a.ndim < 2 or a.dtype.kind not in "fc":
-        from .. import _dtype
         raise RuntimeError(f"linalg.pinv({_dtype.c_name(a.dtype)}{{{list(a.shape)}}}): expected a tensor with 2 or "
                            "more dimensions of float, double, cfloat or cdouble types")
     m, n = a.shape[-2:]
@@ -415,7 +418,6 @@ class LinalgMatrixExpBackward0(_LaNode):   # gA = the top-right block of exp([[A
 
     @staticmethod
     def formula(g, A):
-        from .shape import cat
         At = A.mT
         n = A.shape[-1]
         Z = make(np.zeros(tuple(A.shape), A._data.dtype))
@@ -474,7 +476,6 @@ def cross(input, other, *, dim=-1, out=None):
     a, b = input._data, other._data
     if a.ndim != b.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    from ._core import broadcast_shape
     shape = broadcast_shape(a.shape, b.shape)
     d = dim + len(shape) if dim < 0 else dim
     if a.shape[d] != 3 or b.shape[d] != 3:

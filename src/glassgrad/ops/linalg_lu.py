@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _dtype
 from ._core import make, edge, save_out, grad
+from .shape import cat, stack
 from .linalg_solve import (_LaNode, wrap, named, check_float, check_matrix, check_square, lu_arrays, perm_from_pivots,
                            _tri_solve, solve_triangular, batch_prefix)
 from .linalg_decomp import pinv, pinv_backward
@@ -35,7 +36,6 @@ def lu_backward(gL, gU, P, L, U):
         return None
     m, n = L.shape[-2], U.shape[-1]
     k = min(m, n)
-    from .shape import cat
     if m == n:
         gA = L.mT @ gL if gL is not None else None
         gA = None if gA is None else gA.tril(-1)
@@ -283,7 +283,6 @@ class LinalgHouseholderProductBackward0(_LaNode):   # the exact gradient of (H_1
 
 def _reflectors(A, tau):
     """The Householder vectors v_i (..., m, 1) (zeros above row i, 1 at row i, A's column below) and H_i."""
-    from .shape import cat
     m, k = A.shape[-2], tau.shape[-1]
     dt = A._data.dtype
     bs = tuple(A.shape[:-2])
@@ -298,7 +297,6 @@ def _reflectors(A, tau):
 
 
 def householder_backward(g, A, tau):
-    from .shape import cat, stack
     m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1]
     dt = A._data.dtype
     bs = tuple(A.shape[:-2])

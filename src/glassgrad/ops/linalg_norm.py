@@ -8,10 +8,13 @@ import math
 
 import numpy as np
 
+from .. import _dtype
 from ._core import make
+from .shape import cat
+from .ternary import where
 from .linalg import matmul, mm
-from .linalg_solve import check_float, check_matrix, check_square, inv, solve
-from .linalg_decomp import svdvals
+from .linalg_solve import check_float, check_matrix, check_square, inv, inv_ex, solve
+from .linalg_decomp import svdvals, _cutoff
 from .statistics import norm as _vnorm
 from .reduction import amax, amin
 
@@ -23,7 +26,6 @@ _INF = float("inf")
 # -- norms ------------------------------------------------------------------------------------------------------
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if x._data.dtype.kind not in "fc":
-        from .. import _dtype
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_dtype.c_name(x._data.dtype)}")
     return _vnorm(x, float(ord), dim, keepdim, dtype=dtype)
@@ -108,12 +110,10 @@ def cond(A, p=None, *, out=None):
         r = smin / smax if p == -2 else smax / smin
         return r.squeeze(-1)
     check_square("linalg.cond", A)
-    from .linalg_solve import inv_ex
     Ainv, info = inv_ex(A)
     r = matrix_norm(A, p) * matrix_norm(Ainv, p)
     bad = info._data != 0
     if bad.any():
-        from .ternary import where
         r = where(make(bad), make(np.asarray(_INF, A._data.dtype)), r)
     return r
 
@@ -122,7 +122,6 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
     check_matrix("linalg.matrix_rank", A)
     if A._data.dtype.kind not in "fc":
         raise RuntimeError("This function doesn't handle types other than float and double")
-    from .linalg_decomp import _cutoff
     a = A._data
     m, n = a.shape[-2:]
     if hermitian:
@@ -247,7 +246,6 @@ def vander(x, *, N=None):
     n = x.shape[-1] if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
-    from .shape import cat
     dt = x._data.dtype if x._data.dtype != np.bool_ else np.int64
     ones = make(np.ones(tuple(x.shape) + (1,), dt))
     xs = x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,))
