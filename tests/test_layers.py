@@ -28,7 +28,7 @@ LAYER_MAP = {
     # 3 ops
     "ops.*": 3,
     # 4 library: layers, optimizers, data, checkpoints
-    "nn.*": 4, "optim.*": 4, "utils.*": 4, "distributed.*": 4, "multiprocessing.*": 4,
+    "nn.*": 4, "optim.*": 4, "utils.*": 4, "distributed.*": 4, "multiprocessing.*": 4, "distributions.*": 4,
     "serialization": 4, "safetensors": 4, "_pt_reader": 4, "_pt_pickle": 4, "_pt_writer": 4,
     "_legacy": 4,            # FloatTensor, LongTensor, ...: legacy constructors built on ops.creation
     # 5 top: the torch namespace, the glass box, the command

@@ -101,7 +101,7 @@ class cuda:
         pass
 
 
-_SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing")
+_SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "distributions")
 
 
 # torch.* names that are nn.functional's functions

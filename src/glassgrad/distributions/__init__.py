@@ -1,0 +1,37 @@
+"""torch.distributions: probability distributions with torch's parameters, shapes, validation messages,
+log_prob / entropy / moments, reparameterised sampling and KL divergences.
+
+Samples: each distribution draws from glassgrad's RNG with the same tensor calls torch makes (torch.normal,
+normal_, rand, uniform_, exponential_, cauchy_, bernoulli, multinomial), so the same seed gives torch's samples
+bit for bit.  A distribution whose torch sampler is a C++ routine glassgrad lacks says so in its module.
+"""
+from . import constraints, transforms  # noqa: F401
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .cauchy import Cauchy
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
+from .mixture_same_family import MixtureSameFamily
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
+from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .transformed_distribution import TransformedDistribution
+from .transforms import *  # noqa: F401,F403
+from .transforms import __all__ as _transforms_all
+from .uniform import Uniform
+
+__all__ = ["Bernoulli", "Categorical", "Cauchy", "Distribution", "ExponentialFamily", "Exponential", "Geometric",
+           "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
+           "ExpRelaxedCategorical", "MixtureSameFamily", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+           "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"] + list(_transforms_all)
