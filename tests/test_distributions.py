@@ -12,6 +12,8 @@ R = np.random.RandomState(0)
 P3 = np.array([0.2, 0.5, 0.3])
 P23 = np.array([[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]])
 L23 = R.randn(2, 3)
+_a = R.randn(2, 3, 3)
+COV = _a @ _a.transpose(0, 2, 1) + np.eye(3)
 
 
 def _t(M, a, grad=True):
@@ -53,6 +55,12 @@ CASES = {
     "TransformedSigmoidPower": (lambda M, D, p: D.TransformedDistribution(
         D.Normal(p[0], p[1]), [D.transforms.SigmoidTransform(), D.transforms.PowerTransform(M.tensor(2.0))]),
         [[0.3, -1.0], [1.5, 0.7]], [0.2, 0.5], None),
+    "MVN_cov": (lambda M, D, p: D.MultivariateNormal(p[0], covariance_matrix=p[1]), [L23, COV],
+                [[0.2, 0.3, 0.5], [0.1, -1.1, 0.8]], None),
+    "MVN_prec": (lambda M, D, p: D.MultivariateNormal(p[0], precision_matrix=p[1]), [L23, COV],
+                 [[0.2, 0.3, 0.5], [0.1, -1.1, 0.8]], None),
+    "MVN_tril": (lambda M, D, p: D.MultivariateNormal(p[0], scale_tril=p[1]), [L23[0], np.linalg.cholesky(COV)],
+                 [[0.2, 0.3, 0.5], [0.1, -1.1, 0.8]], None),
 }
 NAMES = sorted(CASES)
 
@@ -145,7 +153,7 @@ KL_PAIRS = [("Normal", "Normal"), ("Uniform", "Uniform"), ("Bernoulli_p", "Berno
             ("Categorical_p", "Categorical_l"), ("OneHotCategorical", "OneHotCategorical"),
             ("Exponential", "Exponential"), ("Laplace", "Laplace"), ("Cauchy", "Cauchy"),
             ("HalfNormal", "HalfNormal"), ("Geometric", "Geometric"), ("LogNormal", "LogNormal"),
-            ("Independent", "Independent"), ("Uniform", "Normal"), ("Exponential", "Normal")]
+            ("Independent", "Independent"), ("MVN_cov", "MVN_tril"), ("MVN_prec", "MVN_cov"), ("Uniform", "Normal"), ("Exponential", "Normal")]
 
 
 @pytest.mark.parametrize("pq", KL_PAIRS, ids=lambda pq: "-".join(pq))
@@ -212,6 +220,12 @@ def _err(fn):
     lambda M: M.distributions.Categorical(probs=M.tensor([0.5, 0.5])).log_prob(M.tensor(2)),
     lambda M: M.distributions.OneHotCategorical(probs=M.tensor([0.5, 0.5])).log_prob(M.tensor([1.0, 1.0])),
     lambda M: M.distributions.Independent(M.distributions.Normal(0.0, 1.0), 1),
+    lambda M: M.distributions.MultivariateNormal(M.zeros(2), M.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    lambda M: M.distributions.MultivariateNormal(M.zeros(2), M.tensor([[1.0, 2.0], [0.0, 1.0]])),
+    lambda M: M.distributions.MultivariateNormal(M.zeros(2), scale_tril=M.tensor([[1.0, 2.0], [0.0, 1.0]])),
+    lambda M: M.distributions.MultivariateNormal(M.zeros(2), M.eye(2), scale_tril=M.eye(2)),
+    lambda M: M.distributions.MultivariateNormal(M.zeros(2), precision_matrix=M.ones(2)),
+    lambda M: M.distributions.MultivariateNormal(M.tensor(0.0), M.eye(2)),
     lambda M: M.distributions.MixtureSameFamily(M.distributions.Categorical(M.ones(2)),
                                                 M.distributions.Normal(M.zeros(3), 1.0)),
     lambda M: M.distributions.TransformedDistribution(M.distributions.Normal(0.0, 1.0), "x"),

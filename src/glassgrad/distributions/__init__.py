@@ -21,6 +21,7 @@ from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .mixture_same_family import MixtureSameFamily
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
@@ -32,6 +33,6 @@ from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Cauchy", "Distribution", "ExponentialFamily", "Exponential", "Geometric",
            "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
-           "ExpRelaxedCategorical", "MixtureSameFamily", "Normal", "OneHotCategorical",
+           "ExpRelaxedCategorical", "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "RelaxedBernoulli", "RelaxedOneHotCategorical",
            "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"] + list(_transforms_all)

@@ -15,7 +15,9 @@ from .exponential import Exponential
 from .geometric import Geometric
 from .half_normal import HalfNormal
 from .independent import Independent
+from ._linalg import solve_triangular
 from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .transformed_distribution import TransformedDistribution
@@ -216,3 +218,22 @@ def _kl_uniform_exponetial(p, q):
     result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
     result[p.low < q.support.lower_bound] = _inf
     return result
+
+
+def _batch_trace_XXT(bmat):
+    n, m = bmat.size(-1), bmat.size(-2)
+    return bmat.reshape(-1, m * n).pow(2).sum(-1).reshape(bmat.shape[:-2])
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with\
+                          different event shapes cannot be computed")
+    pL, qL = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = qL.diagonal(dim1=-2, dim2=-1).log().sum(-1) - pL.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    n = p.event_shape[0]
+    batch = tuple(T.broadcast_shapes(tuple(qL.shape[:-2]), tuple(pL.shape[:-2])))
+    term2 = _batch_trace_XXT(solve_triangular(qL.expand(batch + (n, n)), pL.expand(batch + (n, n)), upper=False))
+    term3 = _batch_mahalanobis(qL, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
