@@ -1,0 +1,110 @@
+"""Op table rows: the gamma family, the Bessel functions and torch.special (ops/special*.py).
+
+Domain-restricted ops get samples inside their domain (away from the poles of lgamma / digamma /
+polygamma at 0, -1, -2, ...; mvlgamma above (p - 1) / 2).  Edge values (poles, infinities, nan, large
+arguments) are separate non-differentiable rows.  Tolerances: float32 results of the series (digamma's
+recurrence, zeta's sums) are compared at rtol 1e-5 (PyTorch computes some of them in float32 arithmetic).
+"""
+import numpy as np
+
+from .core import OpInfo, Sample, ErrorSample, arr, noncontig
+
+
+def _pos(low=0.3, high=5.0, neg=False):
+    """Unary samples in [low, high); with `neg`, also negative non-integers (between the poles)."""
+    def gen(rng, dt):
+        def A(shape):
+            return arr(rng, shape, dt, low, high)
+        out = [Sample(A(()), name="0d"), Sample(A((5,)), name="1d"), Sample(A((0, 3)), name="empty"),
+               Sample(noncontig(A((4, 3))), name="noncontig")]
+        if neg:
+            out.append(Sample(np.array([-2.5, -1.3, -0.6, -3.7, 0.4], dt), name="negative"))
+        return out
+    return gen
+
+
+def _edge(rng, dt):
+    a = np.array([0.0, -0.0, -1.0, -2.0, 1.0, 2.0, 0.5, -2.5, 10.0, 1e-30, 1e10, -1e10, np.inf, -np.inf, np.nan,
+                  35.0, 171.5], dt)
+    return [Sample(a, name="edge")]
+
+
+def _ip(fn):
+    """The in-place method applied to a clone (so the leaf can require grad)."""
+    def op(T, a, *args, **kw):
+        return getattr(a.clone(), fn)(*args, **kw)
+    return op
+
+
+def _int_samples(rng, dt):
+    return [Sample(np.arange(1, 6).astype(dt), name="ints")]
+
+
+def _cast_error():
+    return [ErrorSample(Sample(np.arange(1, 4)), RuntimeError, "can't be cast to the desired output type Long")]
+
+
+TOL = dict(atol=1e-5, rtol=1e-5)
+OPS = []
+
+# name, torch call, sample generator (for the functional, method and in-place forms)
+_UNARY = [
+    ("lgamma", _pos(0.2, 6.0, neg=True)), ("digamma", _pos(0.2, 6.0, neg=True)),
+    ("i0", _pos(-5.0, 5.0)), ("sinc", _pos(-3.0, 3.0)),
+]
+for _n, _g in _UNARY:
+    OPS.append(OpInfo(_n, (lambda n: lambda T, a: getattr(T, n)(a))(_n), _g, **TOL))
+    OPS.append(OpInfo(f"Tensor.{_n}", (lambda n: lambda T, a: getattr(a, n)())(_n), _g, variant_of=_n, **TOL))
+    OPS.append(OpInfo(f"{_n}_", _ip(f"{_n}_"), _g, errors=_cast_error, **TOL))
+    OPS.append(OpInfo(f"{_n}_int", (lambda n: lambda T, a: getattr(T, n)(a))(_n), _int_samples,
+                      dtypes=("int64", "uint8"), differentiable=False))
+    OPS.append(OpInfo(f"{_n}_edge", (lambda n: lambda T, a: getattr(T, n)(a))(_n), _edge, differentiable=False,
+                      **TOL))
+
+OPS.append(OpInfo("sinc_zero", lambda T, a: T.sinc(a),
+                  lambda rng, dt: [Sample(np.array([0.0, 1.0, -2.0, 0.25], dt), name="zero")], **TOL))
+
+
+def _poly_samples(n):
+    base = _pos(0.3, 5.0)
+
+    def gen(rng, dt):
+        out = base(rng, dt)
+        for s in out:
+            s.args = (n,) + s.args
+        return out
+    return gen
+
+
+def _poly_errors():
+    a = np.array([1.0, 2.0])
+    return [ErrorSample(Sample(-1, a), RuntimeError, "does not support negative n"),
+            ErrorSample(Sample(1.0, a), TypeError, "must be int, not float")]
+
+
+for _k in (0, 1, 2, 3):
+    OPS.append(OpInfo(f"polygamma_{_k}", lambda T, n, a: T.polygamma(n, a), _poly_samples(_k),
+                      errors=_poly_errors if _k == 0 else (lambda: []), **TOL))
+OPS.append(OpInfo("Tensor.polygamma", lambda T, n, a: a.polygamma(n), _poly_samples(2), variant_of="polygamma", **TOL))
+OPS.append(OpInfo("polygamma_", lambda T, n, a: a.clone().polygamma_(n), _poly_samples(1), **TOL))
+OPS.append(OpInfo("polygamma_edge", lambda T, a: T.stack([T.polygamma(k, a) for k in (1, 2, 3, 6)]), _edge,
+                  differentiable=False, **TOL))
+
+
+def _mv_samples(rng, dt):
+    return [Sample(arr(rng, (5,), dt, 1.2, 5.0), 1, name="p1"), Sample(arr(rng, (3, 2), dt, 1.2, 5.0), 3, name="p3"),
+            Sample(arr(rng, (), dt, 1.2, 5.0), 2, name="0d")]
+
+
+def _mv_errors():
+    a = np.array([2.5, 3.0])
+    return [ErrorSample(Sample(a, 0), RuntimeError, "p has to be greater than or equal to 1"),
+            ErrorSample(Sample(a, 1.5), TypeError, "must be int, not float")]
+
+
+OPS += [
+    OpInfo("mvlgamma", lambda T, a, p: T.mvlgamma(a, p), _mv_samples, errors=_mv_errors, **TOL),
+    OpInfo("Tensor.mvlgamma", lambda T, a, p: a.mvlgamma(p), _mv_samples, variant_of="mvlgamma", **TOL),
+    OpInfo("mvlgamma_", lambda T, a, p: a.clone().mvlgamma_(p), _mv_samples, **TOL),
+    OpInfo("mvlgamma_int", lambda T, a: T.mvlgamma(a, 2), _int_samples, dtypes=("int64",), differentiable=False),
+]
