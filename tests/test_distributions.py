@@ -61,8 +61,29 @@ CASES = {
                  [[0.2, 0.3, 0.5], [0.1, -1.1, 0.8]], None),
     "MVN_tril": (lambda M, D, p: D.MultivariateNormal(p[0], scale_tril=p[1]), [L23[0], np.linalg.cholesky(COV)],
                  [[0.2, 0.3, 0.5], [0.1, -1.1, 0.8]], None),
+    "Gamma": (lambda M, D, p: D.Gamma(p[0], p[1]), [[0.5, 3.0], [1.5, 0.7]], [0.2, 1.1], None),
+    "Chi2": (lambda M, D, p: D.Chi2(p[0]), [[2.5, 7.0]], [0.2, 1.1], None),
+    "Beta": (lambda M, D, p: D.Beta(p[0], p[1]), [[0.5, 3.0], [1.5, 0.7]], [0.2, 0.9], None),
+    "Dirichlet": (lambda M, D, p: D.Dirichlet(p[0]), [[[0.5, 3.0, 1.2], [1.5, 0.7, 9.0]]],
+                  [[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], None),
+    "StudentT": (lambda M, D, p: D.StudentT(p[0], p[1], p[2]), [[2.5, 7.0], [0.3, -1.0], [1.5, 0.7]],
+                 [0.2, -1.1], None),
+    "Poisson": (lambda M, D, p: D.Poisson(p[0]), [[0.5, 12.0]], [2.0, 11.0], None),
+    "Binomial_p": (lambda M, D, p: D.Binomial(M.tensor([5.0, 20.0], dtype=M.float64), probs=p[0]), [[0.3, 0.6]],
+                   [2.0, 11.0], None),
+    "Binomial_l": (lambda M, D, p: D.Binomial(M.tensor([8.0, 8.0], dtype=M.float64), logits=p[0]), [[0.3, -2.0]],
+                   [2.0, 7.0], None),
+    "Multinomial": (lambda M, D, p: D.Multinomial(6, probs=p[0]), [P23], [[1.0, 2.0, 3.0], [6.0, 0.0, 0.0]], None),
+    "NegativeBinomial": (lambda M, D, p: D.NegativeBinomial(p[0], probs=p[1]), [[3.0, 5.5], [0.3, 0.6]],
+                         [2.0, 7.0], None),
+    "Pareto": (lambda M, D, p: D.Pareto(p[0], p[1]), [[1.0, 2.0], [2.5, 0.7]], [1.5, 3.0], None),
+    "Weibull": (lambda M, D, p: D.Weibull(p[0], p[1]), [[1.0, 2.0], [2.5, 0.7]], [0.5, 3.0], None),
+    "Kumaraswamy": (lambda M, D, p: D.Kumaraswamy(p[0], p[1]), [[2.5, 0.7], [1.5, 3.0]], [0.3, 0.6], None),
+    "VonMises": (lambda M, D, p: D.VonMises(p[0], p[1]), [[0.3, -1.0], [0.5, 4.0]], [0.2, 1.1], None),
 }
 NAMES = sorted(CASES)
+# torch methods glassgrad leaves out: Gamma.cdf is torch.special.gammainc, which glassgrad lacks
+NOT_HERE = {("Gamma", "cdf"), ("Chi2", "cdf")}
 
 
 def build(M, name, grad=True):
@@ -103,6 +124,8 @@ def test_values_and_grads(name):
             if q is None:
                 continue
             args = (torch.tensor(q, dtype=torch.float64),)
+        if (name, what) in NOT_HERE:
+            continue
         kt, rt = _attr(t, what, *args)
         kg, rg = _attr(g, what, *[gg.tensor(a.numpy()) for a in args])
         assert kt == kg, (what, kt, kg)

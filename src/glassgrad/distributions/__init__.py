@@ -7,32 +7,45 @@ bit for bit.  A distribution whose torch sampler is a C++ routine glassgrad lack
 """
 from . import constraints, transforms  # noqa: F401
 from .bernoulli import Bernoulli
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .dirichlet import Beta, Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gamma import Chi2, Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
+from .kumaraswamy import Kumaraswamy
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
+from .negative_binomial import NegativeBinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .pareto import Pareto
+from .poisson import Poisson
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403
 from .transforms import __all__ as _transforms_all
 from .uniform import Uniform
+from .von_mises import VonMises
+from .weibull import Weibull
 
 __all__ = ["Bernoulli", "Categorical", "Cauchy", "Distribution", "ExponentialFamily", "Exponential", "Geometric",
            "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
            "ExpRelaxedCategorical", "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-           "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"] + list(_transforms_all)
+           "TransformedDistribution", "Uniform", "kl_divergence", "register_kl", "Beta", "Binomial", "Chi2",
+           "Dirichlet", "Gamma", "Kumaraswamy", "Multinomial", "NegativeBinomial", "Pareto", "Poisson", "StudentT",
+           "VonMises", "Weibull"] + list(_transforms_all)
