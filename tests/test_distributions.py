@@ -89,6 +89,9 @@ CASES = {
                               [0.3, 0.8]),
     "ContinuousBernoulli_l": (lambda M, D, p: D.ContinuousBernoulli(logits=p[0]), [[0.3, -2.0]], [0.2, 0.9],
                               [0.3, 0.8]),
+    "LowRankMVN": (lambda M, D, p: D.LowRankMultivariateNormal(p[0], p[1], p[2]), [L23, R.randn(2, 3, 2),
+                                                                                  [[0.5, 1.0, 2.0], [1.5, 0.3, 0.7]]],
+                   [[0.2, 0.3, 0.5], [0.1, -1.1, 0.8]], None),
 }
 NAMES = sorted(CASES)
 # torch methods glassgrad leaves out: Gamma.cdf is torch.special.gammainc, which glassgrad lacks
@@ -205,7 +208,8 @@ KL_PAIRS = [("Normal", "Normal"), ("Uniform", "Uniform"), ("Bernoulli_p", "Berno
             ("Categorical_p", "Categorical_l"), ("OneHotCategorical", "OneHotCategorical"),
             ("Exponential", "Exponential"), ("Laplace", "Laplace"), ("Cauchy", "Cauchy"),
             ("HalfNormal", "HalfNormal"), ("Geometric", "Geometric"), ("LogNormal", "LogNormal"),
-            ("Independent", "Independent"), ("MVN_cov", "MVN_tril"), ("MVN_prec", "MVN_cov"), ("Uniform", "Normal"), ("Exponential", "Normal"),
+            ("Independent", "Independent"), ("MVN_cov", "MVN_tril"), ("MVN_prec", "MVN_cov"), ("LowRankMVN", "LowRankMVN"),
+            ("MVN_cov", "LowRankMVN"), ("LowRankMVN", "MVN_tril"), ("Uniform", "Normal"), ("Exponential", "Normal"),
             ("Gamma", "Gamma"), ("Chi2", "Gamma"), ("Beta", "Beta"), ("Dirichlet", "Dirichlet"), ("Poisson", "Poisson"),
             ("Binomial_l", "Binomial_l"), ("Binomial_p", "Binomial_l"), ("Gumbel", "Gumbel"), ("Pareto", "Pareto"),
             ("Beta", "Exponential"), ("Beta", "Gamma"), ("Beta", "Normal"), ("Beta", "Uniform"),
@@ -356,6 +360,44 @@ def test_constraints_and_transforms():
         tg, tt = mk(Tg), mk(Tt)
         close(tg(gg.tensor(xs)), tt(torch.tensor(xs)))
     assert Tg.ExpTransform() == Tg.ExpTransform() and Tg.ExpTransform() != Tg.SigmoidTransform()
+
+
+@pytest.mark.parametrize("mk", [
+    lambda T_, M: T_.CorrCholeskyTransform(),
+    lambda T_, M: T_.PositiveDefiniteTransform(),
+    lambda T_, M: T_.CatTransform([T_.ExpTransform(), T_.AffineTransform(1.0, 2.0)], dim=-1, lengths=[1, 2]),
+    lambda T_, M: T_.StackTransform([T_.ExpTransform(), T_.SigmoidTransform(), T_.TanhTransform()], dim=-1),
+    lambda T_, M: M.distributions.biject_to(M.distributions.constraints.simplex),
+    lambda T_, M: M.distributions.transform_to(M.distributions.constraints.simplex),
+    lambda T_, M: M.distributions.biject_to(M.distributions.constraints.interval(-1.0, 3.0)),
+    lambda T_, M: M.distributions.transform_to(M.distributions.constraints.greater_than(2.0)),
+    lambda T_, M: M.distributions.biject_to(M.distributions.constraints.independent(
+        M.distributions.constraints.less_than(1.0), 1)),
+    lambda T_, M: M.distributions.biject_to(M.distributions.constraints.unit_interval),
+])
+def test_more_transforms_and_registry(mk):
+    xs = R.randn(2, 3)
+    out = {}
+    for M in (gg, torch):
+        tr = mk(M.distributions.transforms, M)
+        pd = isinstance(tr, M.distributions.transforms.PositiveDefiniteTransform)
+        a = M.tensor(R2 if pd else xs, requires_grad=True)
+        y = tr(a)
+        x2 = tr.inv(y)
+        try:
+            ld = tr.log_abs_det_jacobian(a, y)
+        except NotImplementedError:
+            ld = y.sum() * 0
+        (y.sum() + ld.sum()).backward()
+        out[M] = (repr(tr), y, x2, ld, a.grad, tr.forward_shape(tuple(a.shape)), str(tr.codomain))
+    for u, v in zip(out[gg], out[torch]):
+        if isinstance(v, torch.Tensor):
+            close(u, v)
+        else:
+            assert u == v or str(u).replace("glassgrad", "torch") == str(v), (u, v)
+
+
+R2 = R.randn(2, 3, 3)
 
 
 def test_enumerate_support_and_misc():

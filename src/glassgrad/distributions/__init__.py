@@ -10,6 +10,7 @@ from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Beta, Dirichlet
 from .distribution import Distribution
@@ -29,6 +30,7 @@ from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .negative_binomial import NegativeBinomial
@@ -50,7 +52,8 @@ from .weibull import Weibull
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
            "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto",
            "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
-           "Laplace", "LogNormal", "LogisticNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+           "Laplace", "LogNormal", "LowRankMultivariateNormal", "LogisticNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
            "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
            "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution",
-           "Uniform", "VonMises", "Weibull", "kl_divergence", "register_kl"] + list(_transforms_all)
+           "Uniform", "VonMises", "Weibull", "biject_to", "kl_divergence", "register_kl", "transform_to"]
+__all__ += list(_transforms_all)

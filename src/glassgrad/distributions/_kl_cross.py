@@ -11,6 +11,8 @@ from .gumbel import Gumbel
 from .kl import _infinite_like, _inf, _x_log_x, register_kl
 from ._linalg import solve_triangular
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowrank_logdet,
+                                          _batch_lowrank_mahalanobis)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .pareto import Pareto
@@ -298,3 +300,57 @@ def _kl_uniform_pareto(p, q):
     result = t2 * (q.alpha + 1) - t1
     result[p.low < q.support.lower_bound] = _inf
     return result
+
+
+def _lowrank_parts(q, p_loc):
+    """q's log-det, its Mahalanobis term at q.loc - p_loc, and A = L_C^-1 W^T D^-1 (C the capacitance)."""
+    W, D, C = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril
+    A = solve_triangular(C, W.mT / D.unsqueeze(-2), upper=False)
+    return _batch_lowrank_logdet(W, D, C), _batch_lowrank_mahalanobis(W, D, q.loc - p_loc, C), A
+
+
+def _check_events(p, q, what):
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with\
+                          different event shapes cannot be computed")
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_events(p, q, "Low Rank Multivariate Normals")
+    q_logdet, term3, A = _lowrank_parts(q, p.loc)
+    p_logdet = _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril)
+    qD, pD, pW = q._unbroadcasted_cov_diag, p._unbroadcasted_cov_diag, p._unbroadcasted_cov_factor
+    term21 = (pD / qD).sum(-1)
+    term22 = _batch_trace_XXT(pW * qD.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_XXT(A * pD.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_XXT(A.matmul(pW))
+    return 0.5 * (q_logdet - p_logdet + term21 + term22 - term23 - term24 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_events(p, q, "(Low Rank) Multivariate Normals")
+    q_logdet, term3, A = _lowrank_parts(q, p.loc)
+    pL = p._unbroadcasted_scale_tril
+    term1 = q_logdet - 2 * pL.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term21 = _batch_trace_XXT(pL * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_XXT(A.matmul(pL))
+    return 0.5 * (term1 + term21 - term22 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    _check_events(p, q, "(Low Rank) Multivariate Normals")
+    qL = q._unbroadcasted_scale_tril
+    term1 = 2 * qL.diagonal(dim1=-2, dim2=-1).log().sum(-1) - _batch_lowrank_logdet(
+        p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril)
+    term3 = _batch_mahalanobis(qL, q.loc - p.loc)
+    batch = tuple(T.broadcast_shapes(tuple(qL.shape[:-2]), tuple(p._unbroadcasted_cov_factor.shape[:-2])))
+    n = p.event_shape[0]
+    q_scale_tril = qL.expand(batch + (n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand(batch + (n, p.cov_factor.size(-1)))
+    p_cov_diag = T.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(batch + (n, n))
+    term21 = _batch_trace_XXT(solve_triangular(q_scale_tril, p_cov_factor, upper=False))
+    term22 = _batch_trace_XXT(solve_triangular(q_scale_tril, p_cov_diag, upper=False))
+    return 0.5 * (term1 + term21 + term22 + term3 - p.event_shape[0])

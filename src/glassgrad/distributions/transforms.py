@@ -8,10 +8,11 @@ from ._transform_base import (ComposeTransform, IndependentTransform, ReshapeTra
                               identity_transform)
 from .utils import broadcast_all, lazy_property
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform",
-           "ExpTransform", "IndependentTransform", "LowerCholeskyTransform", "PowerTransform", "ReshapeTransform",
-           "SigmoidTransform", "SoftplusTransform", "TanhTransform", "SoftmaxTransform", "StickBreakingTransform",
-           "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform",
+           "TanhTransform", "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "Transform",
+           "identity_transform"]
 
 
 class ExpTransform(Transform):
@@ -334,3 +335,7 @@ class CumulativeDistributionTransform(Transform):
         if self._cache_size == cache_size:
             return self
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+
+from ._transforms_more import (CatTransform, CorrCholeskyTransform, PositiveDefiniteTransform,  # noqa: E402
+                               StackTransform)
