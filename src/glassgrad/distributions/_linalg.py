@@ -108,3 +108,14 @@ def cholesky_ok(A):
         except np.linalg.LinAlgError:
             ok.append(False)
     return T.from_numpy(np.array(ok, dtype=bool).reshape(a.shape[:-2]))
+
+
+def logdet_pd(A):
+    """log|det A| of a positive-definite A (torch.linalg.slogdet(A).logabsdet there), through its Cholesky
+    factor: 2 * sum(log(diag(L)))."""
+    return 2 * cholesky(A).diagonal(dim1=-2, dim2=-1).log().sum(-1)
+
+
+def cholesky_solve(B, L):
+    """torch.cholesky_solve(B, L) (lower): (L L^T)^-1 B by two triangular solves."""
+    return solve_triangular(L.mT, solve_triangular(L, B, upper=False), upper=True)
