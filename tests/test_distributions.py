@@ -133,6 +133,10 @@ def test_values_and_grads(name):
         vt, vg = vt.long(), vg.long()
     assert g.batch_shape == t.batch_shape and g.event_shape == t.event_shape
     assert g.has_rsample == t.has_rsample and repr(g) == repr(t)
+    assert g.has_enumerate_support == t.has_enumerate_support
+    for what in ("support", "arg_constraints"):
+        kt, kg = _attr(t, what), _attr(g, what)
+        assert kt[0] == kg[0] and repr(kt[1]) == repr(kg[1]), (what, kt, kg)
     outs_t, outs_g = [], []
     for what, args in (("log_prob", (vt,)), ("entropy", ()), ("mean", ()), ("variance", ()), ("mode", ()), ("cdf", (vt,)),
                        ("icdf", (None,))):
@@ -306,6 +310,36 @@ def _err(fn):
     lambda M: M.distributions.MultivariateNormal(M.zeros(2), M.eye(2), scale_tril=M.eye(2)),
     lambda M: M.distributions.MultivariateNormal(M.zeros(2), precision_matrix=M.ones(2)),
     lambda M: M.distributions.MultivariateNormal(M.tensor(0.0), M.eye(2)),
+    lambda M: M.distributions.Gamma(M.tensor([1.0, -1.0]), 2.0),
+    lambda M: M.distributions.Gamma(1.0, 2.0).log_prob(M.tensor([-1.0])),
+    lambda M: M.distributions.Beta(M.tensor([1.0]), M.tensor([0.0])),
+    lambda M: M.distributions.Dirichlet(M.tensor(1.0)),
+    lambda M: M.distributions.Dirichlet(M.tensor([1.0, 0.0])),
+    lambda M: M.distributions.Dirichlet(M.tensor([1.0, 2.0])).log_prob(M.tensor([0.5, 0.6])),
+    lambda M: M.distributions.Binomial(M.tensor([2.5]), M.tensor([0.5])),
+    lambda M: M.distributions.Binomial(M.tensor([5.0]), M.tensor([0.5])).log_prob(M.tensor([6.0])),
+    lambda M: M.distributions.Binomial(M.tensor([2.0, 3.0]), M.tensor([0.5, 0.5])).entropy(),
+    lambda M: M.distributions.Poisson(M.tensor([-1.0])),
+    lambda M: M.distributions.Poisson(M.tensor([1.0])).log_prob(M.tensor([0.5])),
+    lambda M: M.distributions.Multinomial(2.5, M.tensor([0.5, 0.5])),
+    lambda M: M.distributions.Multinomial(3, M.tensor([0.5, 0.5])).log_prob(M.tensor([4.0, 0.0])),
+    lambda M: M.distributions.StudentT(M.tensor([-1.0])),
+    lambda M: M.distributions.Weibull(M.tensor([1.0]), M.tensor([-1.0])),
+    lambda M: M.distributions.Pareto(M.tensor([1.0]), M.tensor([2.0])).log_prob(M.tensor([0.5])),
+    lambda M: M.distributions.VonMises(M.tensor([0.0]), M.tensor([0.0])),
+    lambda M: M.distributions.LKJCholesky(1),
+    lambda M: M.distributions.Wishart(M.tensor(1.0), M.eye(3)),
+    lambda M: M.distributions.Wishart(M.tensor(4.0), M.eye(3), scale_tril=M.eye(3)),
+    lambda M: M.distributions.LowRankMultivariateNormal(M.zeros(3), M.ones(2, 1), M.ones(3)),
+    lambda M: M.distributions.LowRankMultivariateNormal(M.zeros(3), M.ones(3, 1), M.ones(2)),
+    lambda M: M.distributions.LowRankMultivariateNormal(M.zeros(2, 3), M.ones(3, 3, 1), M.ones(3)),
+    lambda M: M.distributions.NegativeBinomial(M.tensor([1.0]), M.tensor([1.0])),
+    lambda M: M.distributions.ContinuousBernoulli(M.tensor([1.5]), validate_args=True),
+    lambda M: M.distributions.RelaxedBernoulli(M.tensor(0.5), M.tensor([1.5])),
+    lambda M: M.distributions.kl_divergence(M.distributions.Binomial(M.tensor([2.0]), M.tensor([0.5])),
+                                            M.distributions.Binomial(M.tensor([3.0]), M.tensor([0.5]))),
+    lambda M: M.distributions.biject_to(M.distributions.constraints.lower_cholesky),
+    lambda M: M.distributions.transforms.CatTransform([M.distributions.transforms.ExpTransform()], lengths=[1, 2]),
     lambda M: M.distributions.MixtureSameFamily(M.distributions.Categorical(M.ones(2)),
                                                 M.distributions.Normal(M.zeros(3), 1.0)),
     lambda M: M.distributions.TransformedDistribution(M.distributions.Normal(0.0, 1.0), "x"),

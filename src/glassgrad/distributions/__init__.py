@@ -1,9 +1,13 @@
 """torch.distributions: probability distributions with torch's parameters, shapes, validation messages,
-log_prob / entropy / moments, reparameterised sampling and KL divergences.
+log_prob / cdf / entropy / moments, reparameterised sampling, transforms, constraint registries and KL
+divergences.
 
-Samples: each distribution draws from glassgrad's RNG with the same tensor calls torch makes (torch.normal,
-normal_, rand, uniform_, exponential_, cauchy_, bernoulli, multinomial), so the same seed gives torch's samples
-bit for bit.  A distribution whose torch sampler is a C++ routine glassgrad lacks says so in its module.
+Samples: each distribution draws from glassgrad's replica of torch's generator with the tensor calls torch
+makes (torch.normal, normal_, rand, uniform_, exponential_, cauchy_, bernoulli, multinomial), and torch's C++
+samplers (_standard_gamma, _sample_dirichlet, poisson, binomial) are replayed element by element
+(_samplers.py), so the same seed gives torch's samples bit for bit -- MultivariateNormal,
+LowRankMultivariateNormal and Wishart to rounding only (their matrix products).  Not here: Gamma.cdf, Chi2.cdf
+and InverseGamma.cdf (torch.special.gammainc).
 """
 from . import constraints, transforms  # noqa: F401
 from .bernoulli import Bernoulli
