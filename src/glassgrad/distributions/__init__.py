@@ -6,8 +6,7 @@ Samples: each distribution draws from glassgrad's replica of torch's generator w
 makes (torch.normal, normal_, rand, uniform_, exponential_, cauchy_, bernoulli, multinomial), and torch's C++
 samplers (_standard_gamma, _sample_dirichlet, poisson, binomial) are replayed element by element
 (_samplers.py), so the same seed gives torch's samples bit for bit -- MultivariateNormal,
-LowRankMultivariateNormal and Wishart to rounding only (their matrix products).  Not here: Gamma.cdf, Chi2.cdf
-and InverseGamma.cdf (torch.special.gammainc).
+LowRankMultivariateNormal and Wishart to rounding only (their matrix products).
 """
 from . import constraints, transforms  # noqa: F401
 from .bernoulli import Bernoulli
