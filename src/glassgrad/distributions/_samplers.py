@@ -12,7 +12,6 @@ import math
 import numpy as np
 
 from .._rng.common import _u53
-from .._rng.continuous import _box_muller_double
 from . import _ops as T
 from ._dirichlet_grad import dirichlet_grad
 from ._sampler_grads import standard_gamma_grad
@@ -54,17 +53,47 @@ def _gamma_one(alpha, uniform, normal, f32):
             return scale * d * v
 
 
-def _draws(gen):
-    return (lambda: float(_u53(gen, 1)[0])), (lambda: float(_box_muller_double(gen, 1)[0]))
+class _Draws:
+    """``uniform_real_distribution<double>`` and ``normal_distribution<double>`` draws (Box-Muller with the
+    generator's cached second sample), read ahead in blocks; finish() leaves the generator exactly where the
+    draws actually consumed would have."""
+
+    def __init__(self, gen, block):
+        self.gen, self.block = gen, max(int(block), 16)
+        self.start = gen.get_state()
+        self.cache = gen._next_double_normal
+        self.buf, self.i, self.used = _u53(gen, self.block).tolist(), 0, 0
+
+    def uniform(self):
+        if self.i == len(self.buf):
+            self.buf, self.i = _u53(self.gen, self.block).tolist(), 0
+        self.i += 1
+        self.used += 1
+        return self.buf[self.i - 1]
+
+    def normal(self):
+        if self.cache is not None:
+            z, self.cache = self.cache, None
+            return z
+        u1 = self.uniform()
+        r = math.sqrt(-2.0 * math.log1p(-self.uniform()))
+        theta = (2.0 * math.pi) * u1
+        self.cache = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def finish(self):
+        self.gen.set_state(self.start)
+        _u53(self.gen, self.used)
+        self.gen._next_double_normal = self.cache
 
 
 def _gamma_array(alpha, as_double=False):
     """Gamma(alpha, 1) samples of a NumPy array, element by element in C order."""
-    gen = _gen()
-    uniform, normal = _draws(gen)
     f32 = alpha.dtype == np.float32 and not as_double
     flat = np.ascontiguousarray(alpha).ravel().tolist()
-    out = np.array([_gamma_one(a, uniform, normal, f32) for a in flat], dtype=np.float64)
+    d = _Draws(_gen(), 3 * len(flat))
+    out = np.array([_gamma_one(a, d.uniform, d.normal, f32) for a in flat], dtype=np.float64)
+    d.finish()
     tiny = np.finfo(np.float64 if as_double else alpha.dtype).tiny
     if as_double:
         return np.maximum(out, tiny).reshape(alpha.shape)
@@ -146,11 +175,13 @@ def _poisson_one(lam, uniform):
 
 def poisson(rate):
     """torch.poisson."""
-    uniform, _ = _draws(_gen())
     a = rate.detach().numpy()
     if (a < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    out = [_poisson_one(v, uniform) for v in np.ascontiguousarray(a).ravel().tolist()]
+    flat = np.ascontiguousarray(a).ravel().tolist()
+    d = _Draws(_gen(), 2 * len(flat) + sum(min(v, 10.0) for v in flat))
+    out = [_poisson_one(v, d.uniform) for v in flat]
+    d.finish()
     return T.from_numpy(np.array(out, dtype=a.dtype).reshape(a.shape))
 
 
@@ -216,9 +247,10 @@ def _binomial_one(n, p, uniform):
 
 def binomial(count, prob):
     """torch.binomial."""
-    uniform, _ = _draws(_gen())
     c, p = np.broadcast_arrays(count.detach().numpy(), prob.detach().numpy())
-    out = [_binomial_one(a, b, uniform) for a, b in zip(c.ravel().tolist(), p.ravel().tolist())]
+    d = _Draws(_gen(), 3 * c.size + 16)
+    out = [_binomial_one(a, b, d.uniform) for a, b in zip(c.ravel().tolist(), p.ravel().tolist())]
+    d.finish()
     return T.from_numpy(np.array(out, dtype=prob.dtype.np).reshape(c.shape))
 
 
