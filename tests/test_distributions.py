@@ -161,6 +161,20 @@ def test_values_and_grads(name):
             close(a.grad, b.grad)
 
 
+def _same(a, b, name):
+    if name in INEXACT:
+        close(a, b, 1e-13)
+    else:
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+# Same draws, but the values pass through elementwise math (log1p, tanh, sigmoid, pow, exp) or matrix products
+# whose last bit can differ from torch's vectorised kernels: equal to 1e-13, not bit for bit.
+INEXACT = {"ContinuousBernoulli_l", "GeneralizedPareto", "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace",
+           "LogisticNormal", "LowRankMVN", "MVN_cov", "MVN_prec", "MVN_tril", "RelaxedBernoulli",
+           "TransformedSigmoidPower", "TransformedTanh", "Weibull", "Wishart"}
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_same_seed_samples(name):
     (g, gp, _, _), (t, tp, _, _) = _both(name)
@@ -168,10 +182,10 @@ def test_same_seed_samples(name):
     gg.manual_seed(3)
     st, sg = t.sample((4, 2)), g.sample((4, 2))
     assert sg.shape == st.shape and str(sg.dtype) == str(st.dtype) and not sg.requires_grad
-    close(sg, st, 1e-13)
+    _same(sg, st, name)
     if t.has_rsample:
         rt, rg = t.rsample((5,)), g.rsample((5,))
-        close(rg, rt, 1e-13)
+        _same(rg, rt, name)
     # the generators stay in lock-step: the same state bytes (cached normal sample included)
     np.testing.assert_array_equal(gg.get_rng_state().numpy(), torch.get_rng_state().numpy())
     if t.has_rsample:
