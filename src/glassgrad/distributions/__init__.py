@@ -5,8 +5,10 @@ divergences.
 Samples: each distribution draws from glassgrad's replica of torch's generator with the tensor calls torch
 makes (torch.normal, normal_, rand, uniform_, exponential_, cauchy_, bernoulli, multinomial), and torch's C++
 samplers (_standard_gamma, _sample_dirichlet, poisson, binomial) are replayed element by element
-(_samplers.py), so the same seed gives torch's samples bit for bit -- MultivariateNormal,
-LowRankMultivariateNormal and Wishart to rounding only (their matrix products).
+(_samplers.py), so the same seed gives torch's draws and leaves the generator in torch's state.  The samples
+are torch's bit for bit, except where they pass through elementwise math or matrix products whose last bit
+can differ from torch's vectorised kernels (Laplace, Weibull, Kumaraswamy, the multivariate normals, Wishart,
+LKJCholesky, ...: equal to ~1e-15; tests/test_distributions.py INEXACT lists them).
 """
 from . import constraints, transforms  # noqa: F401
 from .bernoulli import Bernoulli
