@@ -32,6 +32,8 @@ CASES = {
     "Categorical_p": (lambda M, D, p: D.Categorical(probs=p[0]), [P23], [2, 0], None),
     "Categorical_l": (lambda M, D, p: D.Categorical(logits=p[0]), [L23], [1, 2], None),
     "OneHotCategorical": (lambda M, D, p: D.OneHotCategorical(probs=p[0]), [P23], [[0, 0, 1.], [1., 0, 0]], None),
+    "OneHotCategoricalST": (lambda M, D, p: D.OneHotCategoricalStraightThrough(logits=p[0]), [L23],
+                            [[0, 0, 1.], [1., 0, 0]], None),
     "Exponential": (lambda M, D, p: D.Exponential(p[0]), [[0.5, 2.0]], [0.2, 1.1], [0.3, 0.8]),
     "Laplace": (lambda M, D, p: D.Laplace(p[0], p[1]), [[0.3, -1.0], [1.5, 0.7]], [0.2, -1.1], [0.3, 0.8]),
     "Cauchy": (lambda M, D, p: D.Cauchy(p[0], p[1]), [[0.3, -1.0], [1.5, 0.7]], [0.2, -1.1], [0.3, 0.8]),
@@ -476,10 +478,15 @@ def test_enumerate_support_and_misc():
         D = M.distributions
         b, c = D.Bernoulli(M.tensor([0.3, 0.6])), D.Categorical(M.tensor([[0.2, 0.8], [0.5, 0.5]]))
         o = D.OneHotCategorical(M.tensor([0.2, 0.8]))
+        n = D.Binomial(M.tensor([3.0, 3.0]), M.tensor([0.2, 0.7]))
         M._res = [b.enumerate_support().numpy(), c.enumerate_support(False).numpy(), o.enumerate_support().numpy(),
-                  b.perplexity().numpy()]
+                  b.perplexity().numpy(), n.enumerate_support().numpy(), n.entropy().numpy()]
+        e = D.transforms.ExpTransform().with_cache()
+        x = M.tensor([0.5, 1.0])
+        y = e(x)
+        assert e(x) is y and e.inv(y) is x and e.inv.inv is e
     for a, b in zip(gg._res, torch._res):
-        np.testing.assert_allclose(a, b)
+        np.testing.assert_allclose(a, b, rtol=1e-6)
     u = GD.utils
     assert math.isclose(u.clamp_probs(gg.tensor([0.0], dtype=gg.float64)).item(), np.finfo(np.float64).eps)
     v = gg.arange(6.0)
