@@ -15,11 +15,32 @@ from .ops.special import (lgamma as gammaln, digamma, digamma as psi, polygamma,
                           special_log_ndtr as log_ndtr, special_round as round)
 from .ops.special_binary import (special_xlog1py as xlog1py, special_zeta as zeta,  # noqa: F401
                                  igamma as gammainc, igammac as gammaincc)
+from .ops.special_poly import (  # noqa: F401
+    special_chebyshev_polynomial_t as chebyshev_polynomial_t, special_chebyshev_polynomial_u as chebyshev_polynomial_u,
+    special_chebyshev_polynomial_v as chebyshev_polynomial_v, special_chebyshev_polynomial_w as chebyshev_polynomial_w,
+    special_shifted_chebyshev_polynomial_t as shifted_chebyshev_polynomial_t,
+    special_shifted_chebyshev_polynomial_u as shifted_chebyshev_polynomial_u,
+    special_shifted_chebyshev_polynomial_v as shifted_chebyshev_polynomial_v,
+    special_shifted_chebyshev_polynomial_w as shifted_chebyshev_polynomial_w,
+    special_hermite_polynomial_h as hermite_polynomial_h, special_hermite_polynomial_he as hermite_polynomial_he,
+    special_laguerre_polynomial_l as laguerre_polynomial_l, special_legendre_polynomial_p as legendre_polynomial_p)
+from .ops.special_bessel import (  # noqa: F401
+    special_bessel_j0 as bessel_j0, special_bessel_j1 as bessel_j1, special_bessel_y0 as bessel_y0,
+    special_bessel_y1 as bessel_y1, special_modified_bessel_i0 as modified_bessel_i0,
+    special_modified_bessel_i1 as modified_bessel_i1, special_modified_bessel_k0 as modified_bessel_k0,
+    special_modified_bessel_k1 as modified_bessel_k1, special_scaled_modified_bessel_k0 as scaled_modified_bessel_k0,
+    special_scaled_modified_bessel_k1 as scaled_modified_bessel_k1,
+    special_spherical_bessel_j0 as spherical_bessel_j0, special_airy_ai as airy_ai)
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
-           "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
-           "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy",
-           "zeta"]
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+           "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma", "entr", "erf",
+           "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
+           "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e", "laguerre_polynomial_l",
+           "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
+           "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1", "multigammaln", "ndtr", "ndtri",
+           "polygamma", "psi", "round", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+           "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "scaled_modified_bessel_k0",
+           "scaled_modified_bessel_k1", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]
 
 
 def softmax(input, dim, *, dtype=None):

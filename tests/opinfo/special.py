@@ -208,3 +208,48 @@ OPS += [
            differentiable=False, errors=lambda: [ErrorSample(Sample(np.arange(1, 3), np.arange(1, 3)),
                                                              NotImplementedError, "not implemented for 'Long'")]),
 ]
+
+
+# -- no derivative in torch (results never require grad): the Bessel / Airy functions, the polynomials --------
+_BESSEL = [
+    # name, domain (float32 tolerance 1e-4: PyTorch's float32 arithmetic near the zeros)
+    ("bessel_j0", (-20.0, 20.0)), ("bessel_j1", (-20.0, 20.0)), ("bessel_y0", (0.1, 20.0)), ("bessel_y1", (0.1, 20.0)),
+    ("modified_bessel_i0", (-10.0, 10.0)), ("modified_bessel_i1", (-10.0, 10.0)), ("modified_bessel_k0", (0.1, 10.0)),
+    ("modified_bessel_k1", (0.1, 10.0)), ("scaled_modified_bessel_k0", (0.1, 10.0)),
+    ("scaled_modified_bessel_k1", (0.1, 10.0)), ("spherical_bessel_j0", (-10.0, 10.0)), ("airy_ai", (-10.0, 10.0)),
+]
+LOOSE = dict(atol=1e-4, rtol=1e-4)
+for _n, (_lo, _hi) in _BESSEL:
+    OPS.append(OpInfo(f"special.{_n}", _sp(_n), _pos(_lo, _hi), differentiable=False, **LOOSE))
+    OPS.append(OpInfo(f"special.{_n}_edge", _sp(_n), _special_edge, differentiable=False, **LOOSE))
+OPS.append(OpInfo("special.bessel_j0_int", _sp("bessel_j0"), _int_samples, dtypes=("int64",), differentiable=False))
+
+
+def _poly(low, high, nmax):
+    """(x, n) samples: n a number (several degrees, the trigonometric forms above 6 / 8 included), an integer
+    tensor, a float tensor (truncated), negative; x a number with n a tensor."""
+    def gen(rng, dt):
+        x = arr(rng, (7,), dt, low, high)
+        ends = np.array([low, high, 0.0, 1.0, -1.0, 0.5], dt).clip(low, high)
+        out = [Sample(NoGradArr(x), k, name=f"n{k}") for k in (0, 1, 2, 5, nmax)]
+        out += [Sample(NoGradArr(x), Idx(np.array([0, 1, 3, 4, nmax, -1, 2])), name="n_tensor"),
+                Sample(NoGradArr(x), NoGradArr(np.array([0.0, 1.5, 3.7, 2.0, -1.0, 6.9, 4.0], dt)), name="n_float"),
+                Sample(NoGradArr(ends), 4, name="ends"), Sample(0.25, Idx(np.arange(0, 7)), name="x_number")]
+        return out
+    return gen
+
+
+from .core import NoGrad as NoGradArr, Idx  # noqa: E402
+
+_POLYS = [("chebyshev_polynomial_t", -1.0, 1.0, 12), ("chebyshev_polynomial_u", -1.0, 1.0, 12),
+          ("chebyshev_polynomial_v", -1.0, 1.0, 12), ("chebyshev_polynomial_w", -1.0, 1.0, 12),
+          ("shifted_chebyshev_polynomial_t", 0.0, 1.0, 9), ("shifted_chebyshev_polynomial_u", 0.0, 1.0, 9),
+          ("shifted_chebyshev_polynomial_v", 0.0, 1.0, 9), ("shifted_chebyshev_polynomial_w", 0.0, 1.0, 9),
+          ("hermite_polynomial_h", -1.5, 1.5, 6), ("hermite_polynomial_he", -1.5, 1.5, 6),
+          ("laguerre_polynomial_l", -2.0, 4.0, 8), ("legendre_polynomial_p", -1.0, 1.0, 10)]
+for _n, _lo, _hi, _nmax in _POLYS:
+    OPS.append(OpInfo(f"special.{_n}", _sp(_n), _poly(_lo, _hi, _nmax), differentiable=False, **LOOSE))
+OPS.append(OpInfo("special.chebyshev_polynomial_t_int", _sp("chebyshev_polynomial_t"),
+                  lambda rng, dt: [Sample(np.arange(-2, 3).astype(dt), 3)], dtypes=("int64",), differentiable=False))
+OPS.append(OpInfo("special.hermite_polynomial_h_limit", _sp("hermite_polynomial_h"),
+                  lambda rng, dt: [Sample(NoGradArr(np.array([0.1, -0.2], dt)), 600)], differentiable=False))
