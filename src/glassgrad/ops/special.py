@@ -19,8 +19,8 @@ from .unary import _node, _unary, _float_input
 from . import unary as _U
 from . import special_kernels as K
 
-__all__ = ["lgamma", "lgamma_", "digamma", "digamma_", "polygamma", "polygamma_", "mvlgamma", "mvlgamma_",
-           "i0", "i0_", "sinc", "sinc_"]
+# the torch.* names (torch has no torch.lgamma_, digamma_, ...: those are Tensor methods only)
+__all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "i0_", "sinc", "sinc_"]
 
 
 def _cast(f):
@@ -146,7 +146,7 @@ def polygamma(n, input, *, out=None, _cls=PolygammaBackward0):
     n = _order(n, "polygamma")
     _args.tensor_arg(input, "polygamma", "input", 2)
     a = _float_input(input)
-    y = np.asarray(quiet(K.polygamma_arr, n, a)).astype(a.dtype, copy=False)
+    y = np.asarray(quiet(lambda u: np.asarray(K.polygamma_arr(n, u)).astype(u.dtype, copy=False), a))
     if input._rg and grad.enabled:
         node = _cls((edge(input),))
         node.n = n
@@ -184,15 +184,19 @@ class MvlgammaBackward0(Node):      # dx = gy sum_j digamma(x - j/2)
         return (g * s,)
 
 
+def _mvlgamma_arr(a, p):
+    x = a.astype(np.float64)
+    y = sum(K.lgamma_arr(x + c) for c in _mv_offsets(p)) + p * (p - 1) * math.log(math.pi) * 0.25
+    return np.asarray(y).astype(a.dtype, copy=False)
+
+
 def mvlgamma(input, p, *, out=None):
     _args.tensor_arg(input, "mvlgamma", "input", 1)
     p = _args.int_arg(p, "mvlgamma", "p", 2)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     a = _float_input(input)
-    x = a.astype(np.float64)
-    y = sum(K.lgamma_arr(x + c) for c in _mv_offsets(p)) + p * (p - 1) * math.log(math.pi) * 0.25
-    y = np.asarray(y).astype(a.dtype, copy=False)
+    y = quiet(_mvlgamma_arr, a, p)
     if input._rg and grad.enabled:
         node = MvlgammaBackward0((edge(input),))
         node.p = p

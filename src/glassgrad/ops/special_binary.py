@@ -15,7 +15,7 @@ from ._core import Tensor, make, edge, NO_EDGE, save_in, grad, binary_operands, 
     _needs_grad, _want, _bcast, _inplace
 from . import special_kernels as K, special_igamma as G
 
-__all__ = ["igamma", "igamma_", "igammac", "igammac_"]
+__all__ = ["igamma", "igammac"]      # (igamma_, igammac_: Tensor methods only, as in torch)
 
 
 def _operands(name, input, other):
@@ -37,7 +37,7 @@ def _binary_special(cls0, cls1, cls2, fwd, input, other, name, save=True):
     """The forward of a two-operand function `fwd` (arrays -> float64 or the dtype) with nodes cls0 (two
     tensors), cls1 (a number first), cls2 (a number second)."""
     ad, bd, at, bt = _operands(name, input, other)
-    y = np.asarray(_bcast(fwd, ad, bd, input, other)).astype(ad.dtype, copy=False)
+    y = np.asarray(_bcast(lambda u, v: np.asarray(fwd(u, v)).astype(u.dtype, copy=False), ad, bd, input, other))
     if at is None:
         if not (bt._rg and grad.enabled):
             return make(y)
@@ -160,7 +160,8 @@ def _igamma_op(name, cls, kernel):
         if ad.dtype.kind != "f":
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                       f"'{_dtype.from_numpy_dtype(ad.dtype).name_c}'")
-        y = np.asarray(_bcast(kernel, ad, bd, input, other)).astype(ad.dtype, copy=False)
+        y = np.asarray(_bcast(lambda u, v: np.asarray(kernel(u, v)).astype(u.dtype, copy=False), ad, bd, input,
+                              other))
         if _needs_grad(input, bt):
             n = _binary_node(cls, input, other, bt)
             n._saved = (save_in(input), save_in(bt))
