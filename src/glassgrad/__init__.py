@@ -29,6 +29,7 @@ from .ops.conversion import clone
 from .ops.arithmetic import *  # noqa: F401,F403
 from .ops.unary import *  # noqa: F401,F403
 from .ops.special import *  # noqa: F401,F403
+from .ops.special_binary import *  # noqa: F401,F403
 from .ops.binary import *  # noqa: F401,F403
 from .ops.ternary import *  # noqa: F401,F403
 from .ops.softmax import *  # noqa: F401,F403
@@ -102,7 +103,7 @@ class cuda:
         pass
 
 
-_SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "distributions")
+_SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "special", "distributions")
 
 
 # torch.* names that are nn.functional's functions
@@ -130,11 +131,11 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 
 
 def _tensor_first_names():
-    from .ops import (creation, random, arithmetic, unary, special, binary, ternary, softmax, compare, reduction, statistics,
+    from .ops import (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics,
                       scans, sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm,
                       einsum, norm as _norm, embedding, dropout)
     names = {"clone", "is_floating_point", "numel"}
-    for m in (creation, random, arithmetic, unary, special, binary, ternary, softmax, compare, reduction, statistics, scans,
+    for m in (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics, scans,
               sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, einsum, _norm,
               embedding, dropout):
         names.update(m.__all__)

@@ -6,8 +6,7 @@ This file was written once from a list and is edited by hand since.
 from . import ops as _ops
 
 
-def _delegate(family, name):
-    """x.<name>(...) is ops.<family>.<name>(x, ...) (x.<a>(...) for "a=b": ops.<family>.<b>), found when called."""
+def _delegate(family, name):    # x.<name>(...) is ops.<family>.<name>(x, ...) ("a=b": x.a is ops.<family>.b)
     def method(self, *args, **kwargs):
         return getattr(getattr(_ops, family), name.split("=")[-1])(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = name.split("=")[0]
@@ -156,6 +155,7 @@ class TensorMethods:
     lgamma, lgamma_, digamma, digamma_, polygamma, polygamma_, mvlgamma, mvlgamma_, i0, i0_, sinc, sinc_ = (_delegate(
         "special", n) for n in "lgamma lgamma_ digamma digamma_ polygamma=polygamma_method polygamma_ mvlgamma "
                                "mvlgamma_ i0 i0_ sinc sinc_".split())
+    igamma, igamma_, igammac, igammac_ = (_delegate("special_binary", n) for n in "igamma igamma_ igammac igammac_".split())
     def reciprocal(self):
         return _ops.unary.reciprocal(self)
     def reciprocal_(self):

@@ -23,6 +23,7 @@ from ..ops.gather_scatter import *  # noqa: F401,F403
 from ..ops.linalg import *  # noqa: F401,F403
 from ..ops.special import lgamma, digamma, polygamma, mvlgamma  # noqa: F401
 from ..ops.einsum import einsum  # noqa: F401
+from ..ops.special_binary import igamma as gammainc  # noqa: F401  (torch.special.gammainc)
 from ..ops.activation import softplus, log_sigmoid  # noqa: F401
 from ..ops.loss_bce import binary_cross_entropy_with_logits  # noqa: F401
 from ..nn.functional._sparse import one_hot  # noqa: F401

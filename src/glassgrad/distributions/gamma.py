@@ -1,12 +1,11 @@
 """torch.distributions.Gamma and Chi2.  rsample: torch._standard_gamma(concentration) / rate, with ATen's
 sampler replayed on the replica generator (distributions/_samplers.py): the same seed gives torch's samples,
 and the gradient is torch's implicit reparameterisation (_standard_gamma_grad).  cdf is torch.special.gammainc
-(private here: _gammainc.py)."""
+(ops.special_binary.igamma)."""
 import numbers
 
 from . import _ops as T
 from . import constraints
-from ._gammainc import gammainc
 from ._samplers import standard_gamma
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
@@ -64,7 +63,7 @@ class Gamma(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return gammainc(self.concentration, self.rate * value)
+        return T.gammainc(self.concentration, self.rate * value)
 
     def _log_normalizer(self, x, y):
         return T.lgamma(x + 1) + (x + 1) * T.log(-y.reciprocal())

@@ -27,7 +27,7 @@ from . import view_writes as W, shape as S
 from . import arithmetic as A, unary as U, ternary as T
 from . import reduction as R, views as V, linalg as L, conversion as C, indexing as I
 from . import einsum as ES
-from . import special as SP
+from . import special as SP, special_binary as SB
 
 
 _UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
@@ -238,6 +238,10 @@ class ArrayNamespace:
     @staticmethod
     def special_i1e(x):
         return SK.i1e_arr(x).astype(x.dtype)
+
+    @staticmethod
+    def special_zeta(x, q):
+        return SK.zeta_arr(x, q).astype(np.result_type(x, q))
 
 
 class _TensorNS:
@@ -461,6 +465,10 @@ class _TensorNS:
     @staticmethod
     def special_i1e(x):
         return SP.special_i1e(x)
+
+    @staticmethod
+    def special_zeta(x, q):
+        return SB.special_zeta(x, q)
 
 
 ARR = ArrayNamespace()

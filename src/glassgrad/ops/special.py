@@ -16,10 +16,11 @@ from .. import _args
 from ._core import make, edge, save_in, save_out, grad, quiet, _inplace
 from ..autograd.graph import Node
 from .unary import _node, _unary, _float_input
+from . import unary as _U
 from . import special_kernels as K
 
-__all__ = ["lgamma", "lgamma_", "digamma", "digamma_", "polygamma", "polygamma_", "mvlgamma", "mvlgamma_",
-           "i0", "i0_", "sinc", "sinc_"]
+# the torch.* names (torch has no torch.lgamma_, digamma_, ...: those are Tensor methods only)
+__all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "i0_", "sinc", "sinc_"]
 
 
 def _cast(f):
@@ -145,7 +146,7 @@ def polygamma(n, input, *, out=None, _cls=PolygammaBackward0):
     n = _order(n, "polygamma")
     _args.tensor_arg(input, "polygamma", "input", 2)
     a = _float_input(input)
-    y = np.asarray(quiet(K.polygamma_arr, n, a)).astype(a.dtype, copy=False)
+    y = np.asarray(quiet(lambda u: np.asarray(K.polygamma_arr(n, u)).astype(u.dtype, copy=False), a))
     if input._rg and grad.enabled:
         node = _cls((edge(input),))
         node.n = n
@@ -183,15 +184,19 @@ class MvlgammaBackward0(Node):      # dx = gy sum_j digamma(x - j/2)
         return (g * s,)
 
 
+def _mvlgamma_arr(a, p):
+    x = a.astype(np.float64)
+    y = sum(K.lgamma_arr(x + c) for c in _mv_offsets(p)) + p * (p - 1) * math.log(math.pi) * 0.25
+    return np.asarray(y).astype(a.dtype, copy=False)
+
+
 def mvlgamma(input, p, *, out=None):
     _args.tensor_arg(input, "mvlgamma", "input", 1)
     p = _args.int_arg(p, "mvlgamma", "p", 2)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     a = _float_input(input)
-    x = a.astype(np.float64)
-    y = sum(K.lgamma_arr(x + c) for c in _mv_offsets(p)) + p * (p - 1) * math.log(math.pi) * 0.25
-    y = np.asarray(y).astype(a.dtype, copy=False)
+    y = quiet(_mvlgamma_arr, a, p)
     if input._rg and grad.enabled:
         node = MvlgammaBackward0((edge(input),))
         node.p = p
@@ -203,3 +208,54 @@ def mvlgamma(input, p, *, out=None):
 def mvlgamma_(x, p):
     p = _args.int_arg(p, "mvlgamma_", "p", 1)
     return _inplace(lambda t: mvlgamma(t, p), x)
+
+
+# -- torch.special's own unary functions: entr erfcx ndtri log_ndtr ndtr ----------------------------------
+SpecialEntrBackward0 = _here(_node("SpecialEntrBackward0", lambda ns, g, x: g * -(ns.log(x) + 1)))
+special_entr = _unary("special_entr", SpecialEntrBackward0, K.entr_arr, inplace=False)[0]
+SpecialNdtriBackward0 = _here(_node("SpecialNdtriBackward0",
+                                    lambda ns, g, y: g * (ns.exp(y * y * 0.5) * math.sqrt(2 * math.pi)),
+                                    save="result"))
+special_ndtri = _unary("special_ndtri", SpecialNdtriBackward0, _cast(K.ndtri_arr), inplace=False)[0]
+
+
+class SpecialErfcxBackward0(_SelfResult):     # dx = 2 x erfcx(x) - 2 / sqrt(pi)
+    __slots__ = ()
+    _f = staticmethod(lambda ns, g, x, y: (x * y * 2.0 - 2.0 / math.sqrt(math.pi)) * g)
+
+
+class SpecialLogNdtrBackward0(_SelfResult):   # dx = exp(-(y + x^2 / 2)) / sqrt(2 pi)
+    __slots__ = ()
+    _f = staticmethod(lambda ns, g, x, y: g / math.sqrt(2 * math.pi) * ns.exp(-(y + x * x / 2)))
+
+
+special_erfcx = _self_result_op("special_erfcx", SpecialErfcxBackward0, K.erfcx_arr)
+special_log_ndtr = _self_result_op("special_log_ndtr", SpecialLogNdtrBackward0, K.log_ndtr_arr)
+
+
+class MulBackward1(Node):           # y = x * c (c a C++ Scalar); dx = gy * c
+    __slots__ = ("c",)
+
+    def backward(self, ns, g):
+        return (g * self.c,)
+
+
+def special_ndtr(input, *, out=None):
+    """The standard normal CDF, PyTorch's composite (1 + erf(x / sqrt 2)) * 0.5, whose last product is by a
+    C++ Scalar (MulBackward1)."""
+    _args.tensor_arg(input, "special_ndtr", "input", 1)
+    h = _U.erf(input * math.sqrt(0.5)) + 1
+    y = np.asarray(h._data * h._data.dtype.type(0.5))
+    if h._rg and grad.enabled:
+        n = MulBackward1((edge(h),))
+        n.c = 0.5
+        return make(y, True, n)
+    return make(y)
+
+
+def special_round(input, *, decimals=0, out=None):
+    """torch.special.round: round with its decimals overload's node (RoundBackward1) even for decimals=0."""
+    y = _U.round(input, decimals=decimals)
+    if y._grad_fn is not None and type(y._grad_fn) is not _U.RoundBackward1:
+        return make(y._data, True, _U.RoundBackward1((edge(input),)))
+    return y

@@ -221,7 +221,7 @@ def _bessel_i(a, small, large, odd, scaled):
     if odd:
         ys = ys * x
     yl = chbevl(np.where(le, 0.0, 32 / np.where(le, 1.0, x) - 2), large) / np.sqrt(x)
-    e = 1.0 if scaled else np.exp(x)
+    e = 1.0 if scaled else np.exp(np.abs(np.asarray(a))).astype(np.float64)    # float32: overflows as PyTorch's
     out = np.where(le, e * ys, e * yl)
     if odd:
         out = np.where(np.asarray(a) < 0, -out, out)
@@ -249,3 +249,105 @@ def sinc_arr(a):
     x = np.asarray(a)
     px = x * x.dtype.type(math.pi)
     return np.where(x == 0, x.dtype.type(1), np.sin(px) / np.where(x == 0, 1, px))
+
+
+# -- the normal distribution's functions: erfcx, ndtri, log_ndtr; entr ---------------------------------
+_ISPI = 0.56418958354775628694807945156   # 1 / sqrt(pi)
+_erfc_u = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _erfc(x):
+    return np.asarray(_erfc_u(x), dtype=np.float64) if x.size else np.zeros(x.shape)
+
+
+def _erfcx_pos(x):
+    """exp(x^2) erfc(x) for x >= 0 (float64): directly below 2, by erfc's continued fraction up to 50, by
+    its five-term expansion above (PyTorch's), 1 / (sqrt(pi) x) above 5e7."""
+    small = x < 2
+    xs = np.where(small, x, 0.0)
+    direct = np.exp(xs * xs) * _erfc(xs)
+    xc = np.where(small, 2.0, x)
+    k = np.full_like(xc, 1.0) * xc
+    for j in range(120, 0, -1):
+        k = xc + (j / 2) / k
+    cf = _ISPI / k
+    x2 = xc * xc
+    big = _ISPI * (x2 * (x2 + 4.5) + 2) / (xc * (x2 * (x2 + 5) + 3.75))
+    big = np.where(xc > 5e7, _ISPI / xc, big)
+    return np.where(small, direct, np.where(xc > 50, big, cf))
+
+
+def erfcx_arr(a):
+    """The scaled complementary error function exp(x^2) erfc(x), float64 (inf below -26.7, as PyTorch)."""
+    a = np.asarray(a)
+    x = a.astype(np.float64)
+    pos = _erfcx_pos(np.abs(x))
+    xx = (a * a).astype(np.float64)         # x^2 in the input's dtype, as PyTorch (float32: its rounding)
+    neg = np.where(x < -26.7, np.inf, 2 * np.exp(xx) - pos)
+    return np.where(np.isnan(x), x, np.where(x >= 0, pos, neg))
+
+
+def _polevl(x, coef):
+    p = np.zeros_like(x)
+    for c in coef:
+        p = p * x + c
+    return p
+
+
+_NDTRI_P0 = (-5.99633501014107895267e1, 9.80010754185999661536e1, -5.66762857469070293439e1,
+             1.39312609387279679503e1, -1.23916583867381258016e0)
+_NDTRI_Q0 = (1.0, 1.95448858338141759834e0, 4.67627912898881538453e0, 8.63602421390890590575e1,
+             -2.25462687854119370527e2, 2.00260212380060660359e2, -8.20372256168333339912e1,
+             1.59056225126211695515e1, -1.18331621121330003142e0)
+_NDTRI_P1 = (4.05544892305962419923e0, 3.15251094599893866154e1, 5.71628192246421288162e1,
+             4.40805073893200834700e1, 1.46849561928858024014e1, 2.18663306850790267539e0,
+             -1.40256079171354495875e-1, -3.50424626827848203418e-2, -8.57456785154685413611e-4)
+_NDTRI_Q1 = (1.0, 1.57799883256466749731e1, 4.53907635128879210584e1, 4.13172038254672030440e1,
+             1.50425385692907503408e1, 2.50464946208309415979e0, -1.42182922854787788574e-1,
+             -3.80806407691578277194e-2, -9.33259480895457427372e-4)
+_NDTRI_P2 = (3.23774891776946035970e0, 6.91522889068984211695e0, 3.93881025292474443415e0,
+             1.33303460815807542389e0, 2.01485389549179081538e-1, 1.23716634817820021358e-2,
+             3.01581553508235416007e-4, 2.65806974686737550832e-6, 6.23974539184983293730e-9)
+_NDTRI_Q2 = (1.0, 6.02427039364742014255e0, 3.67983563856160859403e0, 1.37702099489081330271e0,
+             2.16236993594496635890e-1, 1.34204006088543189037e-2, 3.28014464682127739104e-4,
+             2.89247864745380683936e-6, 6.79019408009981274425e-9)
+_EXPM2 = 0.13533528323661269189
+
+
+def ndtri_arr(a):
+    """The inverse of the standard normal CDF (Cephes ndtri), float64."""
+    y0 = np.asarray(a, np.float64)
+    upper = y0 > 1 - _EXPM2
+    y = np.where(upper, 1 - y0, y0)
+    mid = y > _EXPM2
+    ym = np.where(mid, y - 0.5, 0.0)
+    y2 = ym * ym
+    xm = (ym + ym * (y2 * _polevl(y2, _NDTRI_P0) / _polevl(y2, _NDTRI_Q0))) * 2.50662827463100050242
+    yt = np.where(mid | (y <= 0), 0.5, y)
+    x = np.sqrt(-2.0 * np.log(yt))
+    x0 = x - np.log(x) / x
+    z = 1 / x
+    x1 = np.where(x < 8, z * _polevl(z, _NDTRI_P1) / _polevl(z, _NDTRI_Q1),
+                  z * _polevl(z, _NDTRI_P2) / _polevl(z, _NDTRI_Q2))
+    xt = x0 - x1
+    out = np.where(mid, xm, np.where(upper, xt, -xt))
+    out = np.where(y0 == 0, -np.inf, np.where(y0 == 1, np.inf, out))
+    return np.where((y0 < 0) | (y0 > 1), np.nan, out)
+
+
+def log_ndtr_arr(a):
+    """log of the standard normal CDF (SciPy's, as PyTorch): through erfcx below -1, log1p(-erfc / 2) above."""
+    x = np.asarray(a, np.float64)
+    t = x * 0.7071067811865476
+    low = x < -1
+    tl = np.where(low, t, 0.0)
+    lo = np.log(erfcx_arr(-tl) / 2) - tl * tl
+    hi = np.log1p(-_erfc(np.where(low, 0.0, t)) / 2)
+    return np.where(low, lo, hi)
+
+
+def entr_arr(a):
+    """-x log(x): 0 at 0, -inf below 0, nan at nan (in a's dtype)."""
+    x = np.asarray(a)
+    out = np.where(x > 0, -x * np.log(np.where(x > 0, x, 1)), np.where(x == 0, x.dtype.type(0), -np.inf))
+    return np.where(np.isnan(x), x, out).astype(x.dtype)
