@@ -28,9 +28,10 @@ LAYER_MAP = {
     # 3 ops
     "ops.*": 3,
     # 4 library: layers, optimizers, data, checkpoints
-    "nn.*": 4, "optim.*": 4, "utils.*": 4, "distributed.*": 4, "multiprocessing.*": 4,
+    "nn.*": 4, "optim.*": 4, "utils.*": 4, "distributed.*": 4, "multiprocessing.*": 4, "distributions.*": 4,
     "serialization": 4, "safetensors": 4, "_pt_reader": 4, "_pt_pickle": 4, "_pt_writer": 4,
     "linalg.*": 4,           # torch.linalg: a namespace re-exporting ops (like nn.functional)
+    "special": 4,            # torch.special: a namespace of ops under torch's names (as nn.functional)
     "_legacy": 4,            # FloatTensor, LongTensor, ...: legacy constructors built on ops.creation
     # 5 top: the torch namespace, the glass box, the command
     "": 5, "__main__": 5, "explain.*": 5, "cli": 5, "_launch": 5, "demo": 5, "_torch_alias": 5,

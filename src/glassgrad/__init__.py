@@ -28,6 +28,8 @@ from .ops.random import *  # noqa: F401,F403
 from .ops.conversion import clone
 from .ops.arithmetic import *  # noqa: F401,F403
 from .ops.unary import *  # noqa: F401,F403
+from .ops.special import *  # noqa: F401,F403
+from .ops.special_binary import *  # noqa: F401,F403
 from .ops.binary import *  # noqa: F401,F403
 from .ops.ternary import *  # noqa: F401,F403
 from .ops.softmax import *  # noqa: F401,F403
@@ -101,7 +103,7 @@ class cuda:
         pass
 
 
-_SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg")
+_SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions")
 
 
 # torch.* names that are nn.functional's functions
@@ -122,18 +124,18 @@ _NOT_TENSOR_FIRST = {"tensor", "as_tensor", "asarray", "from_numpy", "zeros", "o
                      "empty_strided", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack",
                      "column_stack", "row_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "einsum",
                      "atleast_1d", "atleast_2d", "atleast_3d", "norm", "split", "tensordot", "return_types",
-                     "index_put_zeros"}
+                     "index_put_zeros", "polygamma"}
 # ...and those whose first argument may also be a number (torch.add(2, x))
 _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
                  "remainder", "pow", "float_power", "xlogy"}
 
 
 def _tensor_first_names():
-    from .ops import (creation, random, arithmetic, unary, binary, ternary, softmax, compare, reduction, statistics,
+    from .ops import (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics,
                       scans, sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm,
                       einsum, norm as _norm, embedding, dropout)
     names = {"clone", "is_floating_point", "numel"}
-    for m in (creation, random, arithmetic, unary, binary, ternary, softmax, compare, reduction, statistics, scans,
+    for m in (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics, scans,
               sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, einsum, _norm,
               embedding, dropout):
         names.update(m.__all__)

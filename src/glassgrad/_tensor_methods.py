@@ -6,6 +6,13 @@ This file was written once from a list and is edited by hand since.
 from . import ops as _ops
 
 
+def _delegate(family, name):    # x.<name>(...) is ops.<family>.<name>(x, ...) ("a=b": x.a is ops.<family>.b)
+    def method(self, *args, **kwargs):
+        return getattr(getattr(_ops, family), name.split("=")[-1])(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name.split("=")[0]
+    return method
+
+
 class TensorMethods:
     __slots__ = ()
 
@@ -58,14 +65,12 @@ class TensorMethods:
         return _ops.arithmetic.neg(self)
     def neg_(self):
         return _ops.arithmetic.neg_(self)
-    def negative(self):
-        return _ops.arithmetic.negative(self)
+    negative = neg
     def abs(self):
         return _ops.unary.abs(self)
     def abs_(self):
         return _ops.unary.abs_(self)
-    def absolute(self):
-        return _ops.unary.absolute(self)
+    absolute = abs
     def sign(self):
         return _ops.unary.sign(self)
     def sign_(self):
@@ -114,16 +119,12 @@ class TensorMethods:
         return _ops.unary.acos(self)
     def atan(self):
         return _ops.unary.atan(self)
-    def arcsin(self):
-        return _ops.unary.arcsin(self)
-    def arccos(self):
-        return _ops.unary.arccos(self)
-    def arctan(self):
-        return _ops.unary.arctan(self)
+    arcsin = asin
+    arccos = acos
+    arctan = atan
     def atan2(self, other):
         return _ops.binary.atan2(self, other)
-    def arctan2(self, other):
-        return _ops.binary.arctan2(self, other)
+    arctan2 = atan2
     def sinh(self):
         return _ops.unary.sinh(self)
     def cosh(self):
@@ -150,6 +151,11 @@ class TensorMethods:
         return _ops.unary.erfc(self)
     def erfinv(self):
         return _ops.unary.erfinv(self)
+    # ops/special.py: the gamma family, i0, sinc (x.polygamma(n) is torch.polygamma(n, x))
+    lgamma, lgamma_, digamma, digamma_, polygamma, polygamma_, mvlgamma, mvlgamma_, i0, i0_, sinc, sinc_ = (_delegate(
+        "special", n) for n in "lgamma lgamma_ digamma digamma_ polygamma=polygamma_method polygamma_ mvlgamma "
+                               "mvlgamma_ i0 i0_ sinc sinc_".split())
+    igamma, igamma_, igammac, igammac_ = (_delegate("special_binary", n) for n in "igamma igamma_ igammac igammac_".split())
     def reciprocal(self):
         return _ops.unary.reciprocal(self)
     def reciprocal_(self):
@@ -198,8 +204,7 @@ class TensorMethods:
         return _ops.unary.trunc(self)
     def trunc_(self):
         return _ops.unary.trunc_(self)
-    def fix(self):
-        return _ops.unary.fix(self)
+    fix = trunc
     def frac(self):
         return _ops.unary.frac(self)
     def frac_(self):

@@ -22,10 +22,12 @@ from .._tensor import Tensor, _make
 from ._core import sum_to
 from .scans import _cumsum
 from .unary import erfinv_array
+from . import special_kernels as SK
 from . import view_writes as W, shape as S
 from . import arithmetic as A, unary as U, ternary as T
 from . import reduction as R, views as V, linalg as L, conversion as C, indexing as I
 from . import einsum as ES
+from . import special as SP, special_binary as SB
 
 
 _UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
@@ -211,6 +213,35 @@ class ArrayNamespace:
     @staticmethod
     def erfinv(x):
         return erfinv_array(x).astype(x.dtype)
+
+    # -- special (ops/special.py) --
+    @staticmethod
+    def digamma(x):
+        return SK.digamma_arr(x).astype(x.dtype)
+
+    @staticmethod
+    def polygamma(n, x):
+        return SK.polygamma_arr(n, x).astype(x.dtype)
+
+    @staticmethod
+    def i0(x):
+        return SK.i0_arr(x).astype(x.dtype)
+
+    @staticmethod
+    def special_i0e(x):
+        return SK.i0e_arr(x).astype(x.dtype)
+
+    @staticmethod
+    def special_i1(x):
+        return SK.i1_arr(x).astype(x.dtype)
+
+    @staticmethod
+    def special_i1e(x):
+        return SK.i1e_arr(x).astype(x.dtype)
+
+    @staticmethod
+    def special_zeta(x, q):
+        return SK.zeta_arr(x, q).astype(np.result_type(x, q))
 
 
 class _TensorNS:
@@ -409,6 +440,35 @@ class _TensorNS:
     @staticmethod
     def erfinv(x):
         return U.erfinv(x)
+
+    # -- special (ops/special.py) --
+    @staticmethod
+    def digamma(x):
+        return SP.digamma(x)
+
+    @staticmethod
+    def polygamma(n, x):
+        return SP.polygamma(n, x)
+
+    @staticmethod
+    def i0(x):
+        return SP.i0(x)
+
+    @staticmethod
+    def special_i0e(x):
+        return SP.special_i0e(x)
+
+    @staticmethod
+    def special_i1(x):
+        return SP.special_i1(x)
+
+    @staticmethod
+    def special_i1e(x):
+        return SP.special_i1e(x)
+
+    @staticmethod
+    def special_zeta(x, q):
+        return SB.special_zeta(x, q)
 
 
 ARR = ArrayNamespace()

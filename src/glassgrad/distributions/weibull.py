@@ -1,0 +1,50 @@
+"""torch.distributions.Weibull: scale * Exponential(1) ** (1 / concentration) (torch's numbers)."""
+from . import _ops as T
+from . import constraints
+from .exponential import Exponential
+from .transformed_distribution import TransformedDistribution
+from .transforms import AffineTransform, PowerTransform
+from .utils import broadcast_all, euler_constant
+
+__all__ = ["Weibull"]
+
+
+class Weibull(TransformedDistribution):
+    arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
+    support = constraints.positive
+
+    def __init__(self, scale, concentration, validate_args=None):
+        self.scale, self.concentration = broadcast_all(scale, concentration)
+        self.concentration_reciprocal = self.concentration.reciprocal()
+        base_dist = Exponential(T.ones_like(self.scale), validate_args=validate_args)
+        transforms = [PowerTransform(exponent=self.concentration_reciprocal), AffineTransform(loc=0, scale=self.scale)]
+        super().__init__(base_dist, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Weibull, _instance)
+        new.scale = self.scale.expand(batch_shape)
+        new.concentration = self.concentration.expand(batch_shape)
+        new.concentration_reciprocal = new.concentration.reciprocal()
+        transforms = [PowerTransform(exponent=new.concentration_reciprocal), AffineTransform(loc=0, scale=new.scale)]
+        TransformedDistribution.__init__(new, self.base_dist.expand(batch_shape), transforms, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.scale * T.exp(T.lgamma(1 + self.concentration_reciprocal))
+
+    @property
+    def mode(self):
+        return self.scale * ((self.concentration - 1) / self.concentration) ** self.concentration.reciprocal()
+
+    @property
+    def variance(self):
+        r = self.concentration_reciprocal
+        return self.scale.pow(2) * (T.exp(T.lgamma(1 + 2 * r)) - T.exp(2 * T.lgamma(1 + r)))
+
+    def entropy(self):
+        r = self.concentration_reciprocal
+        return euler_constant * (1 - r) + T.log(self.scale * r) + 1
+
+
