@@ -14,7 +14,7 @@ from .ops.special import (lgamma as gammaln, digamma, digamma as psi, polygamma,
                           special_erfcx as erfcx, special_ndtr as ndtr, special_ndtri as ndtri,
                           special_log_ndtr as log_ndtr, special_round as round)
 from .ops.special_binary import (special_xlog1py as xlog1py, special_zeta as zeta,  # noqa: F401
-                                 igamma as gammainc, igammac as gammaincc)
+                                 special_gammainc as gammainc, special_gammaincc as gammaincc)
 from .ops.special_poly import (  # noqa: F401
     special_chebyshev_polynomial_t as chebyshev_polynomial_t, special_chebyshev_polynomial_u as chebyshev_polynomial_u,
     special_chebyshev_polynomial_v as chebyshev_polynomial_v, special_chebyshev_polynomial_w as chebyshev_polynomial_w,

@@ -150,11 +150,12 @@ class IgammacBackward0(IgammaBackward0):   # Q(a, x) = 1 - P(a, x); dx = -(igamm
     _what = "igammac"
 
 
-def _igamma_op(name, cls, kernel):
+def _igamma_op(name, cls, kernel, label=None):
+    """igamma / igammac (`label`: the name torch's argument errors give, special_gammainc for the alias)."""
     def fn(input, other, *, out=None):
         for i, v in enumerate((input, other)):
             if not isinstance(v, Tensor):
-                raise TypeError(f"{name}(): argument '{('input', 'other')[i]}' (position {i + 1}) must be Tensor, "
+                raise TypeError(f"{label or name}(): argument '{('input', 'other')[i]}' (position {i + 1}) must be Tensor, "
                                 f"not {type(v).__name__}")
         ad, bd, bt = binary_operands(input, other)
         if ad.dtype.kind != "f":
@@ -173,6 +174,8 @@ def _igamma_op(name, cls, kernel):
 
 igamma = _igamma_op("igamma", IgammaBackward0, G.igamma_arr)
 igammac = _igamma_op("igammac", IgammacBackward0, G.igammac_arr)
+special_gammainc = _igamma_op("igamma", IgammaBackward0, G.igamma_arr, "special_gammainc")
+special_gammaincc = _igamma_op("igammac", IgammacBackward0, G.igammac_arr, "special_gammaincc")
 
 
 def igamma_(x, other):
