@@ -130,11 +130,11 @@ def binary_operands(a, b):
         return _tensor_operands(a, ad, b)
     t = b.__class__
     if t is float:
-        if ad.dtype.kind == "f":
+        if ad.dtype.kind in "fV":
             return ad, b, None
         return ad.astype(_dtype._default[0].np), b, None
     if t is int:
-        if ad.dtype.kind in "fiu":
+        if ad.dtype.kind in "fiuV":
             if ad.dtype.kind == "u" and b < 0 or ad.dtype.kind in "iu" and not _fits(b, ad.dtype):
                 return ad, np.array(b).astype(ad.dtype)[()], None
             return ad, b, None
@@ -168,6 +168,21 @@ def _fits(v, npdt):
     return info.min <= v <= info.max
 
 
+def _bcast_bf16(fn, ad, bd, a, b):
+    """bfloat16 as torch's CPU kernels compute it: in float32, the result rounded once to bfloat16.  A Python
+    number is first rounded to bfloat16 (the common dtype), but mul and div keep it as a float32 'opmath'
+    scalar; a NumPy float32 scalar is one already computed in float32 (add's alpha * other)."""
+    f32 = np.float32
+    if isinstance(bd, np.ndarray):
+        bd = bd.astype(f32)
+    elif fn is np.multiply or fn is np.true_divide or bd.__class__ is f32:
+        bd = f32(bd)
+    else:
+        bd = np.asarray(bd, f32).astype(ad.dtype).astype(f32)[()]
+    r = _bcast(fn, ad.astype(f32), bd, a, b)
+    return r.astype(ad.dtype) if r.dtype == f32 else r
+
+
 # -- shared by the pointwise op families (arithmetic.py, unary.py, binary.py, ternary.py) -----------------
 # _bcast, the binary node _Binary (+ _binary_node, _needs_grad), the gradient reduction of an n-ary node
 # (_red_n, _want), _inplace (x.op_() through op(), used by every family's in-place forms) and
@@ -176,6 +191,8 @@ def _fits(v, npdt):
 
 def _bcast(fn, ad, bd, a, b):
     """Apply a NumPy binary function, turning NumPy's broadcast error into PyTorch's."""
+    if ad.dtype.kind == "V":
+        return _bcast_bf16(fn, ad, bd, a, b)
     try:
         if fp_state.get() is FP_DEFAULT:    # quiet(fn, ad, bd) inlined: the hot path of every binary op
             try:

@@ -96,7 +96,7 @@ def _check_weight_dtype(x, weight):
 
 
 def _check_float(x, kernel):
-    if x.dtype.kind not in "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_cname(x.dtype)}'")
 
 
