@@ -283,7 +283,7 @@ class finfo:
         else:
             fi = np.finfo(d.np)
             bits, eps, mx, tiny, res = fi.bits, _pyfloat(fi.eps), _pyfloat(fi.max), _pyfloat(fi.tiny), \
-                _pyfloat(fi.resolution)
+                10.0 ** -fi.precision
         self.bits, self.eps, self.max, self.min, self.tiny = bits, eps, mx, -mx, tiny
         self.smallest_normal, self.resolution, self.dtype = tiny, res, d.name
 

@@ -172,15 +172,18 @@ def _bcast_bf16(fn, ad, bd, a, b):
     """bfloat16 as torch's CPU kernels compute it: in float32, the result rounded once to bfloat16.  A Python
     number is first rounded to bfloat16 (the common dtype), but mul and div keep it as a float32 'opmath'
     scalar; a NumPy float32 scalar is one already computed in float32 (add's alpha * other)."""
-    f32 = np.float32
-    if isinstance(bd, np.ndarray):
-        bd = bd.astype(f32)
-    elif fn is np.multiply or fn is np.true_divide or bd.__class__ is f32:
-        bd = f32(bd)
-    else:
-        bd = np.asarray(bd, f32).astype(ad.dtype).astype(f32)[()]
-    r = _bcast(fn, ad.astype(f32), bd, a, b)
-    return r.astype(ad.dtype) if r.dtype == f32 else r
+    dt = (ad if ad.__class__ is np.ndarray and ad.dtype.kind == "V" else bd).dtype
+    keep = fn is np.multiply or fn is np.true_divide
+    r = _bcast(fn, _f32_operand(ad, dt, keep), _f32_operand(bd, dt, keep), a, b)
+    return r.astype(dt) if r.dtype == np.float32 else r
+
+
+def _f32_operand(x, dt, keep):
+    if isinstance(x, np.ndarray):
+        return x.astype(np.float32)
+    if keep or x.__class__ is np.float32:
+        return np.float32(x)
+    return np.asarray(x, np.float32).astype(dt).astype(np.float32)[()]
 
 
 # -- shared by the pointwise op families (arithmetic.py, unary.py, binary.py, ternary.py) -----------------
@@ -191,7 +194,8 @@ def _bcast_bf16(fn, ad, bd, a, b):
 
 def _bcast(fn, ad, bd, a, b):
     """Apply a NumPy binary function, turning NumPy's broadcast error into PyTorch's."""
-    if ad.dtype.kind == "V":
+    x = ad if ad.__class__ is np.ndarray else bd
+    if x.__class__ is np.ndarray and x.dtype.kind == "V":
         return _bcast_bf16(fn, ad, bd, a, b)
     try:
         if fp_state.get() is FP_DEFAULT:    # quiet(fn, ad, bd) inlined: the hot path of every binary op
