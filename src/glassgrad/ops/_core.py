@@ -98,7 +98,8 @@ def sum_to(g, shape):
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = g.sum(axis=axes, keepdims=True) if g.dtype.kind != "V" else \
+            g.sum(axis=axes, keepdims=True, dtype=np.float32).astype(g.dtype)     # bfloat16: in float32
     if lead:
         g = g.reshape(shape)
     return g
