@@ -323,8 +323,10 @@ sys.modules["ml_dtypes"] = None          # import ml_dtypes now raises ImportErr
 import glassgrad as torch
 print(repr(torch.bfloat16), torch.bfloat16.itemsize, torch.finfo(torch.bfloat16).eps, torch.ones(2).sum().item())
 print(torch.promote_types(torch.bfloat16, torch.float16))
+import glassgrad.safetensors
 for make in (lambda: torch.ones(2, dtype=torch.bfloat16), lambda: torch.ones(2).bfloat16(),
-             lambda: torch.randn(2, dtype=torch.bfloat16)):
+             lambda: torch.randn(2, dtype=torch.bfloat16), lambda: glassgrad.safetensors.load_file(sys.argv[1]),
+             lambda: torch.load(sys.argv[2])):
     try:
         make()
     except ImportError as e:
@@ -332,12 +334,16 @@ for make in (lambda: torch.ones(2, dtype=torch.bfloat16), lambda: torch.ones(2).
 """
 
 
-def test_import_glassgrad_without_ml_dtypes():
-    r = subprocess.run([sys.executable, "-c", _HIDDEN], capture_output=True, text=True, timeout=120)
+def test_import_glassgrad_without_ml_dtypes(tmp_path):
+    from safetensors.torch import save_file
+    save_file({"w": torch.ones(2, dtype=torch.bfloat16)}, str(tmp_path / "w.safetensors"))
+    torch.save({"w": torch.ones(2, dtype=torch.bfloat16)}, tmp_path / "w.pt")
+    r = subprocess.run([sys.executable, "-c", _HIDDEN, str(tmp_path / "w.safetensors"), str(tmp_path / "w.pt")],
+                       capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "torch.bfloat16 2 0.0078125 2.0" and lines[1] == "torch.float32"
-    assert len(lines) == 5 and all("ModuleNotFoundError" in x and "pip install glassgrad[bf16]" in x for x in lines[2:])
+    assert len(lines) == 7 and all("ModuleNotFoundError" in x and "pip install glassgrad[bf16]" in x for x in lines[2:])
 
 
 def test_import_glassgrad_does_not_load_ml_dtypes():
