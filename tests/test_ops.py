@@ -99,7 +99,7 @@ def _np(t):
         return t.detach().float().numpy() if t.dtype == gg.bfloat16 else t.detach().numpy()
     if isinstance(t, torch.Tensor):
         if t._is_zerotensor():          # torch's symbolic zero gradient: compare as real zeros
-            return torch.zeros(t.shape, dtype=t.dtype).float().numpy()
+            t = torch.zeros(t.shape, dtype=t.dtype)
         return t.detach().float().numpy() if t.dtype == torch.bfloat16 else t.detach().numpy()
     return np.asarray(t)
 
