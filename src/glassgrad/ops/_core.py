@@ -169,6 +169,14 @@ def _fits(v, npdt):
     return info.min <= v <= info.max
 
 
+_nd = np.ndarray
+
+
+def _bf16_with_number(ad, bd):
+    x = ad if ad.__class__ is _nd else bd
+    return x.__class__ is _nd and x.dtype.kind == "V"
+
+
 def _bcast_bf16(fn, ad, bd, a, b):
     """bfloat16 as torch's CPU kernels compute it: in float32, the result rounded once to bfloat16.  A Python
     number is first rounded to bfloat16 (the common dtype), but mul and div keep it as a float32 'opmath'
@@ -195,9 +203,8 @@ def _f32_operand(x, dt, keep):
 
 def _bcast(fn, ad, bd, a, b):
     """Apply a NumPy binary function, turning NumPy's broadcast error into PyTorch's."""
-    x = ad if ad.__class__ is np.ndarray else bd
-    if x.__class__ is np.ndarray and x.dtype.kind == "V":
-        return _bcast_bf16(fn, ad, bd, a, b)
+    if (ad.__class__ is not _nd or bd.__class__ is not _nd) and _bf16_with_number(ad, bd):
+        return _bcast_bf16(fn, ad, bd, a, b)      # two bf16 arrays: ml_dtypes' ufuncs compute in float32 already
     try:
         if fp_state.get() is FP_DEFAULT:    # quiet(fn, ad, bd) inlined: the hot path of every binary op
             try:
