@@ -50,6 +50,11 @@ def _hi(a):
     return a.astype(np.float64) if a.dtype != np.float64 else a
 
 
+def _f32(a):
+    """bfloat16 in float32 (torch computes the piecewise activations there and rounds once), else `a`."""
+    return a.astype(np.float32) if a.dtype.kind == "V" else a
+
+
 def _out(y, a):
     return np.asarray(y).astype(a.dtype, copy=False)
 
@@ -318,7 +323,8 @@ class HardsigmoidBackward0(Node):   # dx = gy / 6 on (-3, 3), else 0
 
 def hardsigmoid(input):
     a = _float_only(input, "hardsigmoid_cpu")
-    y = np.minimum(np.maximum(a + 3, 0), 6) / 6
+    c = _f32(a)
+    y = np.minimum(np.maximum(c + 3, 0), 6) / 6
     return _record(input, _out(y, a), HardsigmoidBackward0)
 
 
@@ -340,7 +346,8 @@ class HardswishBackward0(Node):     # dx = 0 (x <= -3), gy (x / 3 + 1/2) (-3 < x
 
 def hardswish(input):
     a = _float_only(input, "hardswish_cpu")
-    y = a * np.minimum(np.maximum(a + 3, 0), 6) / 6
+    c = _f32(a)
+    y = c * np.minimum(np.maximum(c + 3, 0), 6) / 6
     return _record(input, _out(y, a), HardswishBackward0)
 
 
