@@ -251,6 +251,14 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
             y = np.multiply(xc, alpha.reshape(1, c, 1).astype(dt), out=xc)
             y += beta.reshape(1, c, 1).astype(dt)
             y = y.reshape(x.shape)
+        elif dt.kind == "V":        # bfloat16: the bf16 mean and invstd applied in float32, y rounded once
+            f32 = np.float32
+            y = (x.astype(f32) - mean_t.astype(f32)) * invstd.astype(f32)
+            if weight is not None:
+                y = y * weight._data.reshape(bshape).astype(f32)
+            if bias is not None:
+                y = y + bias._data.reshape(bshape).astype(f32)
+            y = y.astype(dt)
         else:
             beta = -mean_t * alpha
             if bias is not None:
@@ -394,11 +402,12 @@ def _native_group_norm(input, weight, bias, num_groups, eps):
         mean = var = np.zeros((nb, G, 1))
     invstd64 = 1.0 / np.sqrt(var + eps)
     bshape = (1, c) + (1,) * (x.ndim - 2)
-    y = ((xr - mean.astype(dt)) * invstd64.astype(dt)).astype(dt, copy=False).reshape(x.shape)
+    cd = np.dtype(np.float32) if dt.kind == "V" else dt    # bfloat16: in float32, rounded once
+    y = ((xr.astype(cd, copy=False) - mean.astype(cd)) * invstd64.astype(cd)).astype(cd, copy=False).reshape(x.shape)
     if weight is not None:
-        y = y * weight._data.reshape(bshape)
+        y = y * weight._data.reshape(bshape).astype(cd, copy=False)
     if bias is not None:
-        y = y + bias._data.reshape(bshape)
+        y = y + bias._data.reshape(bshape).astype(cd, copy=False)
     y = y.astype(dt, copy=False)
     ins = (input, weight, bias)
     if grad.enabled and any(t is not None and t._rg for t in ins):
