@@ -19,26 +19,43 @@ for _op in ALL_OPS:
         CASES.append(pytest.param(_op, _dt, id=f"{_op.name}-{_dt}"))
 
 
+# bfloat16 rows (opinfo.BF16_ROWS): samples are drawn in float32 and rounded to bfloat16; values and gradients
+# must lie within BF16_RTOL (two bfloat16 ulps: 2 * 2**-7) relative or BF16_ATOL absolute of torch's (absolute
+# for sums that cancel: torch's float32 accumulation order is its vector unit's)
+BF16_ATOL, BF16_RTOL = 2e-2, 2 * 2.0 ** -7
+
+
 def _samples(op, dt):
     rng = np.random.default_rng(zlib.crc32(op.name.encode()))       # stable across processes (string hashing is randomised per process)
-    return op.samples(rng, np.dtype(dt))
+    return op.samples(rng, np.dtype(np.float32 if dt == "bfloat16" else dt))
 
 
-def _build(T, arg, diff):
+def _tols(op, dt, grad=False):
+    if dt == "bfloat16":
+        return BF16_ATOL, BF16_RTOL
+    return (op.grad_atol, op.grad_rtol) if grad else (op.atol, op.rtol)
+
+
+def _bf(T, t, bf):
+    """A float tensor rounded to bfloat16 on a bfloat16 row."""
+    return t.to(T.bfloat16) if bf and t.dtype.is_floating_point else t
+
+
+def _build(T, arg, diff, bf=False):
     """Turn one sample argument into a tensor of library T; returns (value, [tensors requiring grad])."""
     if isinstance(arg, Idx):
         return T.from_numpy(arg.arr.copy()) if T is torch else T.from_numpy(arg.arr.copy()), []
     if isinstance(arg, NoGrad):
-        return _from_np(T, arg.arr), []
+        return _bf(T, _from_np(T, arg.arr), bf), []
     if isinstance(arg, TList):
         out, rg = [], []
         for a in arg.arrs:
-            t, r = _build(T, a, diff)
+            t, r = _build(T, a, diff, bf)
             out.append(t)
             rg += r
         return out, rg
     if isinstance(arg, np.ndarray):
-        t = _from_np(T, arg)
+        t = _bf(T, _from_np(T, arg), bf)
         if diff and arg.dtype.kind == "f":
             t.requires_grad_(True)
             return t, [t]
@@ -53,16 +70,16 @@ def _from_np(T, a):
     return T.from_numpy(np.array(a))
 
 
-def _run(T, op, sample, diff):
+def _run(T, op, sample, diff, bf=False):
     leaves = []
     args = []
     for a in sample.args:
-        v, r = _build(T, a, diff)
+        v, r = _build(T, a, diff, bf)
         args.append(v)
         leaves += r
     kwargs = {}
     for k, a in sample.kwargs.items():
-        v, r = _build(T, a, diff)
+        v, r = _build(T, a, diff, bf)
         kwargs[k] = v
         leaves += r
     return op.op(T, *args, **kwargs), leaves
@@ -79,11 +96,11 @@ def _flat(out):
 
 def _np(t):
     if isinstance(t, gg.Tensor):
-        return t.detach().numpy()
+        return t.detach().float().numpy() if t.dtype == gg.bfloat16 else t.detach().numpy()
     if isinstance(t, torch.Tensor):
         if t._is_zerotensor():          # torch's symbolic zero gradient: compare as real zeros
-            return torch.zeros(t.shape, dtype=t.dtype).numpy()
-        return t.detach().numpy()
+            t = torch.zeros(t.shape, dtype=t.dtype)
+        return t.detach().float().numpy() if t.dtype == torch.bfloat16 else t.detach().numpy()
     return np.asarray(t)
 
 
@@ -94,6 +111,8 @@ def _xfail(op, kind):
 
 
 def _assert_close(a, b, atol, rtol, what):
+    if isinstance(b, torch.Tensor):
+        assert str(a.dtype) == str(b.dtype), f"{what}: dtype {a.dtype} != torch {b.dtype}"
     a, b = _np(a), _np(b)
     assert a.shape == b.shape, f"{what}: shape {a.shape} != torch {b.shape}"
     assert a.dtype == b.dtype, f"{what}: dtype {a.dtype} != torch {b.dtype}"
@@ -105,16 +124,17 @@ def _assert_close(a, b, atol, rtol, what):
 
 @pytest.mark.parametrize("op,dt", CASES)
 def test_values_and_grad_fn(op, dt):
+    bf = dt == "bfloat16"
     for s in _samples(op, dt):
-        t_out, _ = _run(torch, op, s, op.differentiable)
-        g_out, _ = _run(gg, op, s, op.differentiable)
+        t_out, _ = _run(torch, op, s, op.differentiable, bf)
+        g_out, _ = _run(gg, op, s, op.differentiable, bf)
         t_flat, g_flat = _flat(t_out), _flat(g_out)
         assert len(t_flat) == len(g_flat), f"{s.name}: number of outputs"
         for i, (t, g) in enumerate(zip(t_flat, g_flat)):
             if not isinstance(t, torch.Tensor):
                 assert t == g, f"{s.name}: output {i}"
                 continue
-            _assert_close(g, t, op.atol, op.rtol, f"{op.name}[{s.name}] output {i}")
+            _assert_close(g, t, *_tols(op, dt), f"{op.name}[{s.name}] output {i}")
             assert g.requires_grad == t.requires_grad, f"{s.name}: requires_grad of output {i}"
             if op.check_grad_fn and t.grad_fn is not None:
                 _xfail(op, "grad_fn")
@@ -133,23 +153,25 @@ DIFF = [c for c in CASES if c.values[0].differentiable]
 def test_grads_match_torch(op, dt):
     _xfail(op, "grads")
     rng = np.random.default_rng(0)
+    bf = dt == "bfloat16"
     for s in _samples(op, dt):
-        t_out, t_leaves = _run(torch, op, s, True)
-        g_out, g_leaves = _run(gg, op, s, True)
+        t_out, t_leaves = _run(torch, op, s, True, bf)
+        g_out, g_leaves = _run(gg, op, s, True, bf)
         t_outs = [o for o in _flat(t_out) if isinstance(o, torch.Tensor) and o.requires_grad]
         g_outs = [o for o in _flat(g_out) if isinstance(o, gg.Tensor) and o.requires_grad]
         assert len(t_outs) == len(g_outs)
         if not t_outs or not t_leaves:
             continue
         cts = _cotangents(t_outs, rng)
-        tg = torch.autograd.grad(t_outs, t_leaves, [torch.from_numpy(c) for c in cts], allow_unused=True)
-        gg_ = gg.autograd.grad(g_outs, g_leaves, [gg.from_numpy(c) for c in cts], allow_unused=True)
+        tg = torch.autograd.grad(t_outs, t_leaves, [_bf(torch, torch.from_numpy(c), bf) for c in cts],
+                                 allow_unused=True)
+        gg_ = gg.autograd.grad(g_outs, g_leaves, [_bf(gg, gg.from_numpy(c), bf) for c in cts], allow_unused=True)
         for i, (a, b) in enumerate(zip(gg_, tg)):
             if b is None:
                 assert a is None or not np.any(_np(a)), f"{s.name}: grad {i} should be None/zero"
                 continue
             assert a is not None, f"{op.name}[{s.name}]: grad {i} is None, torch has one"
-            _assert_close(a, b, op.grad_atol, op.grad_rtol, f"{op.name}[{s.name}] grad {i}")
+            _assert_close(a, b, *_tols(op, dt, True), f"{op.name}[{s.name}] grad {i}")
 
 
 GC = [c for c in DIFF if c.values[0].gradcheck and c.values[1] == "float64"]

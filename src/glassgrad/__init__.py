@@ -8,13 +8,13 @@ import warnings as _warnings
 # from inside glassgrad's own ops only (the user's own NumPy code keeps its warnings).
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"glassgrad\.")
 
-from ._dtype import (dtype, float16,  # noqa: E402
+from ._dtype import (dtype, float16, bfloat16, finfo,  # noqa: E402
                      float32, float64, int8, int16, int32, int64, uint8, bool, half, float,
                      double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
                      can_cast)
 from ._device import device
 from ._tensor import Tensor, Size
-from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor, CharTensor,
+from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor, CharTensor,
                       ByteTensor, BoolTensor)
 from ._tensor_str import set_printoptions, get_printoptions
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,

@@ -297,9 +297,21 @@ def _operand(x):
     return None
 
 
+def _matmul_bf16(a, b, out):
+    f32 = np.float32
+    y = matmul(a.astype(f32), b.astype(f32)).astype(a.dtype)
+    if out is None:
+        return y
+    out[...] = y
+    return out
+
+
 def matmul(a, b, out=None):
     """np.matmul(a, b, out=out); a 2-d @ 2-d float32/float64 product goes through MKL's GEMM when the
-    optional `mkl` wheel is installed (glassgrad[mkl]; GLASSGRAD_BLAS=numpy turns it off)."""
+    optional `mkl` wheel is installed (glassgrad[mkl]; GLASSGRAD_BLAS=numpy turns it off).  bfloat16 is
+    multiplied in float32 and rounded once, as torch's CPU GEMM accumulates it."""
+    if a.dtype.kind == "V":
+        return _matmul_bf16(a, b, out)
     lib = _mkl[0] if _mkl[1] else _load_mkl()
     if lib is None or a.__class__ is not np.ndarray or b.__class__ is not np.ndarray:
         return np.matmul(a, b, out=out)

@@ -5,9 +5,9 @@ with ``import glassgrad as torch`` print what PyTorch prints.
 """
 import numpy as np
 
-__all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
+__all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
            "uint8", "bool", "get_default_dtype", "set_default_dtype", "promote_types",
-           "result_type", "can_cast"]
+           "result_type", "can_cast", "finfo"]
 
 _builtin_bool = bool
 
@@ -15,16 +15,23 @@ _builtin_bool = bool
 class dtype:
     __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_cat", "_legacy")
 
-    def __init__(self, name, np_dtype, cat, legacy):
+    def __init__(self, name, np_dtype, cat, legacy, itemsize=None):
         self.name = name
-        self.np = np.dtype(np_dtype)
+        if np_dtype is not None:        # None: bfloat16, whose NumPy dtype ml_dtypes gives on first use
+            self.np = np.dtype(np_dtype)
         self.is_floating_point = cat == 2
         self.is_signed = name not in ("uint8", "bool")
-        self.itemsize = self.np.itemsize
+        self.itemsize = self.np.itemsize if itemsize is None else itemsize
         self._cat = cat          # 0 bool, 1 integer, 2 floating
         self._legacy = legacy    # legacy tensor type name, e.g. FloatTensor
 
     is_complex = False
+
+    def __getattr__(self, name):
+        # reached only while a slot is unset: bfloat16's .np before ml_dtypes is loaded
+        if name == "np" and self.name == "bfloat16":
+            return _load_bfloat16().np
+        raise AttributeError(f"'torch.dtype' object has no attribute '{name}'")
 
     @property
     def name_c(self):
@@ -47,6 +54,7 @@ class dtype:
 
 
 float16 = dtype("float16", np.float16, 2, "HalfTensor")
+bfloat16 = dtype("bfloat16", None, 2, "BFloat16Tensor", itemsize=2)
 float32 = dtype("float32", np.float32, 2, "FloatTensor")
 float64 = dtype("float64", np.float64, 2, "DoubleTensor")
 int8 = dtype("int8", np.int8, 1, "CharTensor")
@@ -56,13 +64,13 @@ int64 = dtype("int64", np.int64, 1, "LongTensor")
 uint8 = dtype("uint8", np.uint8, 1, "ByteTensor")
 bool = dtype("bool", np.bool_, 0, "BoolTensor")
 
-_C_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
+_C_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
             "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
 
 
 
 # the C++ types some of PyTorch's messages print instead (CPU kernels' template arguments)
-_CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
+_CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double", "int8": "signed char",
               "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char", "bool": "bool"}
 
 
@@ -88,23 +96,64 @@ short, int, long = int16, int32, int64
 
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
 _BY_NAME = {d.name: d for d in ALL}
+_BY_NAME["bfloat16"] = bfloat16
 _FROM_NP = {d.np: d for d in ALL}
 _FROM_NP_TYPE = {d.np.type: d for d in ALL}
+
+
+BF16_MISSING = ("glassgrad.bfloat16 tensors need the optional package ml_dtypes, which is not installed: "
+                "pip install glassgrad[bf16]  (or: pip install 'ml_dtypes>=0.4')")
+
+
+def _load_bfloat16():
+    """Give bfloat16 its NumPy dtype (ml_dtypes.bfloat16: round-to-nearest-even conversions, ufuncs computed
+    in float32 and rounded once) on first use; ml_dtypes is optional, so `import glassgrad` never loads it."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ModuleNotFoundError(BF16_MISSING, name="ml_dtypes") from None
+    npdt = np.dtype(ml_dtypes.bfloat16)
+    bfloat16.np = npdt
+    _FROM_NP[npdt] = bfloat16
+    _FROM_NP_TYPE[npdt.type] = bfloat16
+    return bfloat16
+
+
+def is_bfloat16(npdt):
+    """Whether a NumPy dtype is ml_dtypes' bfloat16 (False, without loading it, while ml_dtypes is not loaded)."""
+    return npdt.name == "bfloat16" and npdt.kind == "V"
+
+
+def np_finfo(npdt):
+    """np.finfo, also for bfloat16 (ml_dtypes' finfo: NumPy's refuses a dtype of kind 'V')."""
+    if npdt.kind == "V":
+        import ml_dtypes
+        return ml_dtypes.finfo(npdt)
+    return np.finfo(npdt)
 
 
 def _by_name(name):
     return _BY_NAME[name]
 
 
-def from_numpy_dtype(npdt):
-    """glassgrad dtype for a NumPy dtype; TypeError for dtypes torch has no equivalent of."""
+def from_numpy_dtype(npdt, user=False):
+    """glassgrad dtype for a NumPy dtype; TypeError for dtypes torch has no equivalent of.  `user`: the dtype
+    of an array the user hands to from_numpy / tensor, where torch refuses ml_dtypes' bfloat16 too."""
     try:
+        if user and _FROM_NP[npdt] is bfloat16:
+            raise TypeError("can't convert np.ndarray of type ml_dtypes.bfloat16. The only supported types are: "
+                            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
         return _FROM_NP[npdt]
     except KeyError:
         pass
     try:
         return _FROM_NP[np.dtype(npdt)]
     except (KeyError, TypeError):
+        if is_bfloat16(np.dtype(npdt)):      # an ml_dtypes array before glassgrad.bfloat16 was first used
+            _load_bfloat16()
+            return from_numpy_dtype(npdt, user)
+            _load_bfloat16()
+            return _FROM_NP[np.dtype(npdt)]
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(npdt).type.__name__}. The only supported types "
             "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool (glassgrad has no complex or "
@@ -158,6 +207,8 @@ def promote_types(a, b):
         return a
     if a._cat == 2 or b._cat == 2:
         if a._cat == 2 and b._cat == 2:
+            if a.itemsize == b.itemsize:        # float16 with bfloat16: neither holds the other
+                return float32
             return a if a.itemsize >= b.itemsize else b
         return a if a._cat == 2 else b
     return _FROM_NP[np.promote_types(a.np, b.np)]
@@ -217,3 +268,33 @@ def result_type(*operands):
 def can_cast(from_, to):
     """torch.can_cast: casting to a lower category is not allowed."""
     return _dtype_arg(from_, "can_cast", "from_", 1)._cat <= _dtype_arg(to, "can_cast", "to", 2)._cat
+
+
+class finfo:
+    """torch.finfo: the machine limits of a floating dtype (bfloat16's are fixed here, so they need no ml_dtypes)."""
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, type=None):
+        d = _default[0] if type is None else type
+        if d.__class__ is not dtype or not d.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
+        if d.name == "bfloat16":         # 8 exponent bits as float32, 8 significand bits (7 stored)
+            bits, eps, mx, tiny, res = 16, 2.0 ** -7, _pyfloat.fromhex("0x1.fep127"), 2.0 ** -126, 0.01
+        else:
+            fi = np.finfo(d.np)
+            bits, eps, mx, tiny, res = fi.bits, _pyfloat(fi.eps), _pyfloat(fi.max), _pyfloat(fi.tiny), \
+                10.0 ** -fi.precision
+        self.bits, self.eps, self.max, self.min, self.tiny = bits, eps, mx, -mx, tiny
+        self.smallest_normal, self.resolution, self.dtype = tiny, res, d.name
+
+    def __eq__(self, other):
+        return other.__class__ is finfo and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+    __str__ = __repr__

@@ -8,7 +8,7 @@ from . import _dtype
 class _LegacyMeta(type):
     def __instancecheck__(cls, obj):
         from ._tensor import Tensor
-        return isinstance(obj, Tensor) and obj._data.dtype == cls._gg_dtype.np and obj.device.type == "cpu"
+        return isinstance(obj, Tensor) and obj.dtype is cls._gg_dtype and obj.device.type == "cpu"
 
     def __repr__(cls):
         return f"<class 'torch.{cls.__name__}'>"
@@ -24,6 +24,7 @@ def _legacy(dt):
 FloatTensor = _legacy(_dtype.float32)
 DoubleTensor = _legacy(_dtype.float64)
 HalfTensor = _legacy(_dtype.float16)
+BFloat16Tensor = _legacy(_dtype.bfloat16)
 LongTensor = _legacy(_dtype.int64)
 IntTensor = _legacy(_dtype.int32)
 ShortTensor = _legacy(_dtype.int16)

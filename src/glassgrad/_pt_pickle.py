@@ -31,12 +31,21 @@ def _bad(msg):
 
 class _StorageType:
     def __init__(self, name, dtype):
-        self.name, self.dtype = name, np.dtype(dtype)
+        self.name, self._dtype = name, None if dtype is None else np.dtype(dtype)
+
+    @property
+    def dtype(self):
+        """The NumPy dtype; BFloat16Storage's is ml_dtypes' bfloat16, resolved when a checkpoint uses it (an
+        optional package: without it, the error names pip install glassgrad[bf16])."""
+        if self._dtype is None:
+            from ._dtype import bfloat16
+            self._dtype = bfloat16.np
+        return self._dtype
 
 
 _STORAGES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
              "LongStorage": np.int64, "IntStorage": np.int32, "ShortStorage": np.int16, "CharStorage": np.int8,
-             "ByteStorage": np.uint8, "BoolStorage": np.bool_}
+             "ByteStorage": np.uint8, "BoolStorage": np.bool_, "BFloat16Storage": None}
 
 
 class _Storage:
@@ -70,7 +79,7 @@ _ALLOWED.update({("torch", n): _StorageType(n, d) for n, d in _STORAGES.items()}
 _CALLABLE = (OrderedDict, _rebuild_tensor_v2, _rebuild_parameter)
 _CONTAINERS = frozenset((tuple, list, dict, OrderedDict))
 # torch's own tensor types that glassgrad has no dtype for: a plain error, not a refusal as unsafe
-_NO_DTYPE = {("torch", "BFloat16Storage"): "bfloat16", ("torch", "ComplexFloatStorage"): "complex64",
+_NO_DTYPE = {("torch", "ComplexFloatStorage"): "complex64",
              ("torch", "ComplexDoubleStorage"): "complex128", ("torch", "QInt8Storage"): "quantized",
              ("torch", "QUInt8Storage"): "quantized", ("torch", "QInt32Storage"): "quantized",
              ("torch", "QUInt4x2Storage"): "quantized", ("torch", "QUInt2x4Storage"): "quantized",
@@ -119,7 +128,7 @@ class _Machine:
         obj = _ALLOWED.get((module, name))
         if obj is None and (module, name) in _NO_DTYPE:
             raise CheckpointError(f"torch checkpoint: it holds {_NO_DTYPE[module, name]} tensors ({module}.{name}), "
-                                  "which glassgrad does not have (its dtypes: float16/32/64, int8/16/32/64, uint8, "
+                                  "which glassgrad does not have (its dtypes: float16/32/64, bfloat16, int8/16/32/64, uint8, "
                                   "bool); convert them in torch first, e.g. with .float()")
         if obj is None:
             raise UnsafeCheckpointError(f"torch checkpoint: refusing global {module}.{name} (not needed to load "

@@ -98,6 +98,8 @@ class _Emitter:
 
     def tensor(self, t):
         from .nn.parameter import Parameter
+        if t.dtype.name == "bfloat16":
+            _STORAGE_OF.setdefault(t.dtype.np, "BFloat16Storage")     # ml_dtypes' dtype, known once it is used
         if t.dtype.np not in _STORAGE_OF:
             raise TypeError(f"glassgrad.save(format='torch'): dtype {t.dtype.np} has no torch storage")
         key, dtype, shape, strides, off = self.table.view(t)
@@ -136,5 +138,5 @@ def write_torch_zip(obj, f, name="archive"):
         for key, own, _ in e.table.storages():
             little = own.astype(own.dtype.newbyteorder("<"), copy=False).reshape(-1)
             with z.open(f"{name}/data/{key}", "w", force_zip64=little.nbytes >= 2 ** 31) as w:
-                w.write(memoryview(little).cast("B"))           # straight from the array, no bytes copy
+                w.write(memoryview(little.view(np.uint8)))           # straight from the array, no bytes copy
         z.writestr(f"{name}/version", "3\n")

@@ -147,7 +147,7 @@ class Tensor(TensorMethods, TensorProtocol):
         return -1 if d.type == "cpu" else d.index
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"
 
     def is_signed(self):
         return self.dtype.is_signed
@@ -207,7 +207,7 @@ class Tensor(TensorMethods, TensorProtocol):
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and self._data.dtype.kind not in "fV":
             raise RuntimeError(int_msg)
         if requires_grad and self._extra is not None and self._extra.get("inference") \
                 and not _grad_state.inference:
@@ -421,6 +421,8 @@ class Tensor(TensorMethods, TensorProtocol):
                 raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
                                 "to copy the tensor to host memory first.")
             return to_host(self._data)
+        if self._data.dtype.kind == "V":       # bfloat16: torch has no NumPy dtype for it
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data
 
     # -- everything else is a method of one op family: see _tensor_methods.py----------------

@@ -99,6 +99,9 @@ class TensorProtocol:
     def half(self, memory_format=None):
         return _ops.conversion.to_dtype(self, _dtype.float16)
 
+    def bfloat16(self, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.bfloat16)
+
     def long(self, memory_format=None):
         return _ops.conversion.to_dtype(self, _dtype.int64)
 
@@ -274,7 +277,7 @@ class TensorProtocol:
     __rxor__ = __xor__
 
     def __invert__(self):
-        if self._data.dtype.kind == "f":
+        if self._data.dtype.kind in "fV":
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return _ops.compare.bitwise_not(self)
 

@@ -140,7 +140,7 @@ class _Formatter:
     def __init__(self, values, kind):
         # values: 1-d ndarray with the (possibly summarised) elements.
         # kind: 'f' floating, 'i' integer, 'b' bool.
-        self.floating = kind == "f"
+        self.floating = kind in "fV"
         self.int_mode = True
         self.sci_mode = False
         self.max_width = 1
@@ -310,7 +310,7 @@ def _tensor_body(arr, indent):
     kind = arr.dtype.kind
     if kind == "c":
         arr = arr.astype(np.complex128, copy=False)
-    elif kind == "f":
+    elif kind in "fV":
         # float16/float32 -> float64 is exact; values are formatted as
         # Python floats exactly like torch's ``.item()`` / ``.tolist()``.
         arr = arr.astype(np.float64, copy=False)
@@ -325,7 +325,7 @@ def _tensor_body(arr, indent):
     if kind == "c":
         formatter = _ComplexFormatter(values)
     else:
-        formatter = _Formatter(values, "f" if kind == "f" else ("b" if kind == "b" else "i"))
+        formatter = _Formatter(values, "f" if kind in "fV" else ("b" if kind == "b" else "i"))
     return _nested_str(arr, indent, summarize, formatter)
 
 
@@ -384,7 +384,7 @@ def tensor_repr(
     if arr.size == 0:
         if arr.ndim != 1:
             suffixes.append("size=" + str(tuple(int(s) for s in arr.shape)))
-        is_default_float = bool(dtype_is_default) and arr.dtype.kind == "f"
+        is_default_float = bool(dtype_is_default) and arr.dtype.kind in "fV"
         if not is_default_float:
             suffixes.append("dtype=" + dtype_name)
         body = "[]"

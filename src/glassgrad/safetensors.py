@@ -27,6 +27,19 @@ __all__ = ["SafetensorError", "save", "save_file", "load", "load_file"]
 _DTYPES = {"BOOL": np.bool_, "U8": np.uint8, "I8": np.int8, "I16": np.int16, "I32": np.int32, "I64": np.int64,
            "F16": np.float16, "F32": np.float32, "F64": np.float64}
 _NAMES = {np.dtype(v): k for k, v in _DTYPES.items()}
+
+
+def _np_dtype(name):
+    """The NumPy dtype of a safetensors dtype name, None if glassgrad has none; BF16 is ml_dtypes' bfloat16
+    (an optional package: loading one without it names pip install glassgrad[bf16])."""
+    if name == "BF16":
+        from ._dtype import bfloat16
+        return bfloat16.np
+    return _DTYPES.get(name)
+
+
+def _name(npdt):
+    return "BF16" if npdt.kind == "V" and npdt.name == "bfloat16" else _NAMES.get(npdt.newbyteorder("="))
 _MAX_HEADER = 100_000_000          # the reference implementation's limit
 
 
@@ -48,7 +61,7 @@ def _arrays(tensors):
         if not isinstance(t, Tensor):
             raise SafetensorError(f"{name!r} is a {type(t).__name__}, not a Tensor")
         a = to_host(t._data)
-        if a.dtype not in _NAMES:
+        if _name(a.dtype) is None:
             raise SafetensorError(f"{name!r}: dtype {a.dtype} cannot be stored")
         out[name] = a.astype(a.dtype.newbyteorder("<"), order="C", copy=False)
     return out
@@ -65,7 +78,7 @@ def _header(arrays, metadata):
         head["__metadata__"] = dict(metadata)
     for k in order:
         a = arrays[k]
-        head[k] = {"dtype": _NAMES[a.dtype.newbyteorder("=")], "shape": list(a.shape),
+        head[k] = {"dtype": _name(a.dtype), "shape": list(a.shape),
                    "data_offsets": [pos, pos + a.nbytes]}
         pos += a.nbytes
     raw = json.dumps(head, separators=(",", ":")).encode()
@@ -88,7 +101,7 @@ def save_file(tensors, filename, metadata=None):
     def write(f):
         f.write(head)
         for k in order:
-            f.write(memoryview(arrays[k].reshape(-1)).cast("B"))
+            f.write(memoryview(arrays[k].reshape(-1).view(np.uint8)))
     atomic_write(filename, write)
 
 
@@ -165,11 +178,11 @@ def _parse_header(size_bytes, read_header, total):
     for name, info in head.items():
         if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= set(info):
             raise SafetensorError(f"{name!r}: an entry needs dtype, shape and data_offsets")
-        dt = _DTYPES.get(info["dtype"]) if isinstance(info["dtype"], str) else None
+        dt = _np_dtype(info["dtype"]) if isinstance(info["dtype"], str) else None
         if dt is None:
-            known = info["dtype"] in ("BF16", "C64", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2")
+            known = info["dtype"] in ("C64", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2")
             raise SafetensorError(f"{name!r}: unsupported dtype {info['dtype']!r}" + (
-                " (glassgrad has no bfloat16, complex, uint16/32/64 or float8 tensors; convert them first)"
+                " (glassgrad has no complex, uint16/32/64 or float8 tensors; convert them first)"
                 if known else ""))
         shape, offs = info["shape"], info["data_offsets"]
         if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):

@@ -187,7 +187,7 @@ def requires_grad(flag, dtype, bad):
     """A loaded tensor's requires_grad `flag`, checked: a bool, and True only for a floating point dtype."""
     if type(flag) is not bool:
         raise bad(f"requires_grad must be a bool, not {type(flag).__name__}")
-    if flag and dtype.kind != "f":
+    if flag and dtype.kind not in "fV":
         raise bad(f"a {dtype} tensor cannot require gradients (only floating point tensors can)")
     return flag
 

@@ -16,7 +16,26 @@ from .. import _dtype
 _f16 = np.dtype(np.float16)
 _f32 = np.dtype(np.float32)
 _f64 = np.dtype(np.float64)
-_FLOATS = (_f16, _f32, _f64)
+
+
+class _FloatDtypes:
+    """`dt in _FLOATS`: float16/32/64, and bfloat16 (ml_dtypes' dtype, which NumPy's kind calls 'V')."""
+    __slots__ = ()
+    _BASE = (_f16, _f32, _f64)
+
+    def __contains__(self, dt):
+        return dt in self._BASE or (isinstance(dt, np.dtype) and _dtype.is_bfloat16(dt))
+
+
+_FLOATS = _FloatDtypes()
+
+
+def _half(dt):
+    """float16 or bfloat16: the 16-bit floats, which torch's CPU kernels compute in float32 and round."""
+    return dt.itemsize == 2 and dt.kind in "fV"
+
+
+finfo = _dtype.np_finfo
 
 
 def _detect_cpu_kernel():
@@ -69,8 +88,8 @@ def _numel(shape):
 
 def _to_float(x64, dtype):
     """static_cast<scalar_t>(double): float16 goes double -> float -> half."""
-    if dtype == _f16:
-        return x64.astype(np.float32).astype(np.float16)
+    if _half(dtype):
+        return x64.astype(np.float32).astype(dtype)
     return x64.astype(dtype)
 
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from . import common
-from .common import _f16, _f32, _f64, _float_dtype, _numel, _shape, _to_float, _u24, _u53
+from .common import _half, finfo, _f32, _f64, _float_dtype, _numel, _shape, _to_float, _u24, _u53
 from .engine import _gen
 from .kernels import (_fma32, _fma64, _libm, _normal16_f32, _normal16_f32_default,
                       _normal16_f64)
@@ -31,13 +31,13 @@ def uniform(gen, shape, low=0.0, high=1.0, dtype=np.float32):
     if dt == _f64:
         lo, hi = low, high
     else:
-        fin = np.finfo(dt)
+        fin = finfo(dt)
         lo = min(max(low, float(fin.min)), float(fin.max))
         hi = max(min(high, float(fin.max)), float(fin.min))
     if not low <= high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
-    if not (high - low) <= float(np.finfo(dt).max):
-        raise RuntimeError(f"uniform_ expects to-from <= {np.finfo(dt).max}, but found to={high} and from={low}")
+    if not (high - low) <= float(finfo(dt).max):
+        raise RuntimeError(f"uniform_ expects to-from <= {finfo(dt).max}, but found to={high} and from={low}")
     if n == 0:
         return np.empty(shape, dtype=dt)
     if dt == _f64:
@@ -56,10 +56,10 @@ def uniform(gen, shape, low=0.0, high=1.0, dtype=np.float32):
             v = _fma32(x, t - f, f)
         else:
             v = x * (t - f) + f
-        if dt == _f16:
-            v = v.astype(np.float16)
-            to_s = np.float32(hi).astype(np.float16)
-            from_s = np.float32(lo).astype(np.float16)
+        if _half(dt):
+            v = v.astype(dt)
+            to_s = np.float32(hi).astype(dt)
+            from_s = np.float32(lo).astype(dt)
         else:
             to_s, from_s = t, f
     v = np.where(v == to_s, from_s, v).astype(dt, copy=False)

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from .. import _dtype
-from .common import _FLOATS, _f16, _f32, _f64, _numel, _shape, _to_float, _u24, _u53
+from .common import _FLOATS, _f16, _half, finfo, _f32, _f64, _numel, _shape, _to_float, _u24, _u53
 from .engine import _U32, _U64, _gen
 from .kernels import _libm
 
@@ -23,6 +23,10 @@ _INT_DTYPES = {np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64,
 _DIGITS = {_f16: 11, _f32: 24, _f64: 53}
 
 
+def _digits(dt):
+    return 8 if dt.kind == "V" else _DIGITS[dt]      # bfloat16: 8 significand bits
+
+
 def _int_dtype(dtype):
     dt = np.dtype(np.int64 if dtype is None else dtype)
     if dt not in _INT_DTYPES and dt not in _FLOATS:
@@ -32,8 +36,8 @@ def _int_dtype(dtype):
 
 def _cast_i64(v, dt):
     """static_cast<scalar_t>(int64) for values that fit the dtype."""
-    if dt == _f16:
-        return v.astype(np.float32).astype(np.float16)
+    if _half(dt):
+        return v.astype(np.float32).astype(dt)
     if dt == np.bool_:
         return v != 0
     return v.astype(dt)
@@ -43,14 +47,14 @@ def _dtype_limits(dt):
     if dt == np.bool_:
         return 0, 1
     if dt in _FLOATS:
-        fi = np.finfo(dt)
+        fi = finfo(dt)
         return float(fi.min), float(fi.max)
     ii = np.iinfo(dt)
     return int(ii.min), int(ii.max)
 
 
 def _update_from(frm, dt):
-    d = _DIGITS[dt]
+    d = _digits(dt)
     fp1 = _trunc_via(frm + 1, dt)
     if fp1 < frm:
         f_ = abs(frm + 1)
@@ -60,7 +64,7 @@ def _update_from(frm, dt):
 
 
 def _update_to(to, dt):
-    d = _DIGITS[dt]
+    d = _digits(dt)
     tm1 = _trunc_via(to - 1, dt)
     if tm1 >= to:
         t_ = abs(to - 1)
@@ -71,9 +75,9 @@ def _update_to(to, dt):
 
 def _trunc_via(v, dt):
     """static_cast<int64_t>(static_cast<scalar_t>(v)) for int64 v."""
-    x = np.array(v, dtype=np.int64).astype(np.float32 if dt == _f16 else dt)
-    if dt == _f16:
-        x = x.astype(np.float16)
+    x = np.array(v, dtype=np.int64).astype(np.float32 if _half(dt) else dt)
+    if _half(dt):
+        x = x.astype(dt)
     xf = float(x)
     if not math.isfinite(xf):
         raise RuntimeError(f"value {v} is out of bounds for {dt}")
@@ -119,7 +123,7 @@ def random_(gen, shape, dtype=np.int64, low=None, high=None):
         elif dt == _f64:
             v = gen._raw64(n) % np.uint64((1 << 53) + 1)
         elif dt in _FLOATS:
-            v = gen._raw32(n) % np.uint64((1 << _DIGITS[dt]) + 1)
+            v = gen._raw32(n) % np.uint64((1 << _digits(dt)) + 1)
         else:
             v = gen._raw32(n) % np.uint64(int(np.iinfo(dt).max) + 1)
         return _cast_i64(v.view(np.int64), dt).reshape(shape)
@@ -140,7 +144,7 @@ def random_(gen, shape, dtype=np.int64, low=None, high=None):
         return _from_to(gen, n, rng, frm, dt).reshape(shape)
     if frm != -(1 << 63):
         if dt in _FLOATS:
-            to_inc = 1 << _DIGITS[dt]
+            to_inc = 1 << _digits(dt)
             frm = _update_from(frm, dt)
             if not frm < to_inc:
                 raise RuntimeError("random_ expects 'from' casted to dtype to be less than or "

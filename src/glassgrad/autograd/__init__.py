@@ -71,7 +71,7 @@ def _make_grads(outputs, grads, create_graph):
             if o._rg:
                 if o._data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if o._data.dtype.kind != "f":
+                if o._data.dtype.kind not in "fV":
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                        f"{o.dtype}")
                 arr = np.ones_like(o._data)

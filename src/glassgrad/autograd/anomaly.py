@@ -75,7 +75,7 @@ def run_with_anomaly(node, grads, ns):
             if g is None:
                 continue
             arr = ns.data(g)
-            if arr.dtype.kind == "f" and np.isnan(arr).any():
+            if arr.dtype.kind in "fV" and np.isnan(arr).any():
                 _warn_trace(node)
                 raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
     return out

@@ -68,7 +68,7 @@ def _reduce_op(op, a):
         raise ValueError(f"Invalid reduce op: {op!r}")
     if a.dtype == np.bool_:
         return {ReduceOp.SUM: "MAX", ReduceOp.PRODUCT: "MIN", ReduceOp.AVG: "MAX"}.get(op, str(op))
-    if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and a.dtype.kind == "f":
+    if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and a.dtype.kind in "fV":
         raise RuntimeError(f"Cannot use ReduceOp.{op} with floating point tensors")
     return "SUM" if op == ReduceOp.AVG else str(op)
 
@@ -107,7 +107,7 @@ def _reduction(t, op, g, send, name, root=-1):
         if result is not None:
             buf[...] = result.astype(buf.dtype)
         if op == ReduceOp.AVG:
-            if buf.dtype.kind not in "fc":
+            if buf.dtype.kind not in "fcV":
                 raise RuntimeError("ReduceOp.AVG needs a floating point tensor")
             buf[...] = buf / buf.dtype.type(g.size())
     return req, _finisher(finish, back), check

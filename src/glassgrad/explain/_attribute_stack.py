@@ -316,7 +316,7 @@ def stacked_call(node, ns, g, out_shape, child_shapes):
             res.append(None)
             continue
         if not isinstance(o, np.ndarray) or o.ndim < 1 or o.shape[0] != K or o.dtype != g.dtype and \
-                o.dtype.kind != "f":
+                o.dtype.kind not in "fV":
             return None
         e = exp[i] if i < len(exp) else None
         if e is None:

@@ -45,13 +45,13 @@ def _arr(g):
 def _norm(a):
     if a.dtype.kind == "c":
         a = np.abs(a)
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind not in "fcV":
         a = a.astype(np.float64)
     return float(np.sqrt(np.sum(np.square(a, dtype=np.float64))))
 
 
 def _finite(a):
-    return a.dtype.kind not in "fc" or bool(np.isfinite(a).all())
+    return a.dtype.kind not in "fcV" or bool(np.isfinite(a).all())
 
 
 class NodeInfo:

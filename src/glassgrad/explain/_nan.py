@@ -68,11 +68,11 @@ def _arr(g):
 
 
 def _finite(a):
-    return a.dtype.kind != "f" or bool(np.isfinite(a).all())
+    return a.dtype.kind not in "fV" or bool(np.isfinite(a).all())
 
 
 def _has_nan(a):
-    return a.dtype.kind == "f" and bool(np.isnan(a).any())
+    return a.dtype.kind in "fV" and bool(np.isnan(a).any())
 
 
 def stats(a):
@@ -80,7 +80,7 @@ def stats(a):
     from ..backend import to_host
     a = np.asarray(to_host(_arr(a)))
     head = f"shape {tuple(a.shape)} {a.dtype}"
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         return head
     fin = a[np.isfinite(a)]
     vals = (f"min {fin.min():.4g}, max {fin.max():.4g}, mean {fin.mean():.4g}" if fin.size
@@ -160,7 +160,7 @@ class NanWatch:
             if pend:
                 x, rec = pend[0]
                 if finite:
-                    if a.dtype.kind == "f":
+                    if a.dtype.kind in "fV":
                         for _, r in pend:
                             if not r.gated:
                                 r.gated, r.gate_op, r.gate_line = True, ctx.op, ctx.line

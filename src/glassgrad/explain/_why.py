@@ -209,7 +209,7 @@ def _no_requires_grad(t, name, pname, events, line_of):
         if r is not None and r() is t:
             return Reason(ev.cause, ev.line, _cut_sentence(ev, name, t), pname)
     line = line_of(t)
-    if t._data.dtype.kind != "f":
+    if t._data.dtype.kind not in "fV":
         why = f"it has integer/bool dtype {t.dtype}, which cannot require gradients"
     else:
         why = ("it has requires_grad=False, so autograd does not track it; create it with "

@@ -24,7 +24,7 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = empty(0)
-        if requires_grad and data._data.dtype.kind not in "fc":
+        if requires_grad and data._data.dtype.kind not in "fcV":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         return _alias(cls, data, requires_grad)
 

@@ -98,7 +98,8 @@ def sum_to(g, shape):
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = g.sum(axis=axes, keepdims=True) if g.dtype.kind != "V" else \
+            g.sum(axis=axes, keepdims=True, dtype=np.float32).astype(g.dtype)     # bfloat16: in float32
     if lead:
         g = g.reshape(shape)
     return g
@@ -130,11 +131,11 @@ def binary_operands(a, b):
         return _tensor_operands(a, ad, b)
     t = b.__class__
     if t is float:
-        if ad.dtype.kind == "f":
+        if ad.dtype.kind in "fV":
             return ad, b, None
         return ad.astype(_dtype._default[0].np), b, None
     if t is int:
-        if ad.dtype.kind in "fiu":
+        if ad.dtype.kind in "fiuV":
             if ad.dtype.kind == "u" and b < 0 or ad.dtype.kind in "iu" and not _fits(b, ad.dtype):
                 return ad, np.array(b).astype(ad.dtype)[()], None
             return ad, b, None
@@ -168,6 +169,32 @@ def _fits(v, npdt):
     return info.min <= v <= info.max
 
 
+_nd = np.ndarray
+
+
+def _bf16_with_number(ad, bd):
+    x = ad if ad.__class__ is _nd else bd
+    return x.__class__ is _nd and x.dtype.kind == "V"
+
+
+def _bcast_bf16(fn, ad, bd, a, b):
+    """bfloat16 as torch's CPU kernels compute it: in float32, the result rounded once to bfloat16.  A Python
+    number is first rounded to bfloat16 (the common dtype), but mul and div keep it as a float32 'opmath'
+    scalar; a NumPy float32 scalar is one already computed in float32 (add's alpha * other)."""
+    dt = (ad if ad.__class__ is np.ndarray and ad.dtype.kind == "V" else bd).dtype
+    keep = fn is np.multiply or fn is np.true_divide
+    r = _bcast(fn, _f32_operand(ad, dt, keep), _f32_operand(bd, dt, keep), a, b)
+    return r.astype(dt) if r.dtype == np.float32 else r
+
+
+def _f32_operand(x, dt, keep):
+    if isinstance(x, np.ndarray):
+        return x.astype(np.float32)
+    if keep or x.__class__ is np.float32:
+        return np.float32(x)
+    return np.asarray(x, np.float32).astype(dt).astype(np.float32)[()]
+
+
 # -- shared by the pointwise op families (arithmetic.py, unary.py, binary.py, ternary.py) -----------------
 # _bcast, the binary node _Binary (+ _binary_node, _needs_grad), the gradient reduction of an n-ary node
 # (_red_n, _want), _inplace (x.op_() through op(), used by every family's in-place forms) and
@@ -176,6 +203,8 @@ def _fits(v, npdt):
 
 def _bcast(fn, ad, bd, a, b):
     """Apply a NumPy binary function, turning NumPy's broadcast error into PyTorch's."""
+    if (ad.__class__ is not _nd or bd.__class__ is not _nd) and _bf16_with_number(ad, bd):
+        return _bcast_bf16(fn, ad, bd, a, b)      # two bf16 arrays: ml_dtypes' ufuncs compute in float32 already
     try:
         if fp_state.get() is FP_DEFAULT:    # quiet(fn, ad, bd) inlined: the hot path of every binary op
             try:

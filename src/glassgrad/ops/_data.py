@@ -50,11 +50,11 @@ def _check_leaves(data, dtype):
 
 def _check_fits(arr, dtype):
     """torch's check that Python numbers fit an integer dtype (unsigned types take negatives down to -max)."""
-    if dtype.np.kind not in "iu" or arr.size == 0 or arr.dtype.kind not in "iuf":
+    if dtype.np.kind not in "iu" or arr.size == 0 or arr.dtype.kind not in "iufV":
         return
     info = np.iinfo(dtype.np)
     lo = -info.max if info.min == 0 else info.min
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all() or arr.max() > info.max or arr.min() < lo:
+    if arr.dtype.kind in "fV" and not np.isfinite(arr).all() or arr.max() > info.max or arr.min() < lo:
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
@@ -103,7 +103,7 @@ def _array_from_data(data, dtype):
         arr = backend.to_host(data._data)
         return arr if dtype is None else arr.astype(dtype.np)
     if isinstance(data, np.ndarray):
-        _dtype.from_numpy_dtype(data.dtype)
+        _dtype.from_numpy_dtype(data.dtype, user=True)
         return data if dtype is None else data.astype(dtype.np)
     if isinstance(data, np.generic):
         arr = np.asarray(data)

@@ -40,7 +40,7 @@ def _scalars(fn, **params):
 
 def _float_only(x, kernel):
     a = x._data
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name_c(a)}'")
     return a
 
@@ -48,6 +48,11 @@ def _float_only(x, kernel):
 def _hi(a):
     """The array in float64 (transcendental forwards are computed there, then rounded once)."""
     return a.astype(np.float64) if a.dtype != np.float64 else a
+
+
+def _f32(a):
+    """bfloat16 in float32 (torch computes the piecewise activations there and rounds once), else `a`."""
+    return a.astype(np.float32) if a.dtype.kind == "V" else a
 
 
 def _out(y, a):
@@ -165,13 +170,13 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     a = input._data
     if a.dtype == np.bool_:
         raise RuntimeError("Bool inputs not supported for hardtanh")
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fV":
         lo, hi = np.asarray(min_val, a.dtype), np.asarray(max_val, a.dtype)
         y = np.minimum(np.maximum(a, lo), hi)
         y = np.where(np.isnan(a), a, y)
     else:
         y = np.clip(a, int(min_val), int(max_val)).astype(a.dtype)
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         return make(y)
     return _record(input, y, HardtanhBackward0, min_val=min_val, max_val=max_val)
 
@@ -318,7 +323,8 @@ class HardsigmoidBackward0(Node):   # dx = gy / 6 on (-3, 3), else 0
 
 def hardsigmoid(input):
     a = _float_only(input, "hardsigmoid_cpu")
-    y = np.minimum(np.maximum(a + 3, 0), 6) / 6
+    c = _f32(a)
+    y = np.minimum(np.maximum(c + 3, 0), 6) / 6
     return _record(input, _out(y, a), HardsigmoidBackward0)
 
 
@@ -340,7 +346,8 @@ class HardswishBackward0(Node):     # dx = 0 (x <= -3), gy (x / 3 + 1/2) (-3 < x
 
 def hardswish(input):
     a = _float_only(input, "hardswish_cpu")
-    y = a * np.minimum(np.maximum(a + 3, 0), 6) / 6
+    c = _f32(a)
+    y = c * np.minimum(np.maximum(c + 3, 0), 6) / 6
     return _record(input, _out(y, a), HardswishBackward0)
 
 
@@ -416,7 +423,7 @@ def _fmt(v):
 def softshrink(input, lambd=0.5):
     _scalars("softshrink", lambd=lambd)
     a = _float_only(input, "softshrink_check")
-    mx = float(np.finfo(a.dtype).max)
+    mx = float(_dtype.np_finfo(a.dtype).max)
     if not 0 <= lambd <= mx:
         raise RuntimeError(f"lambda must be in range [0, {_fmt(mx)}] for input dtype {_name_c(a)}, "
                            f"but found {_fmt(lambd)}")
@@ -452,12 +459,12 @@ def _threshold(input, threshold, value, node):
     a = input._data
     if a.dtype == np.bool_:
         raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fV":
         th, v = threshold, np.asarray(value, a.dtype)
     else:
         th, v = np.asarray(threshold).astype(a.dtype), np.asarray(value).astype(a.dtype)
     y = np.where(a <= th, v, a).astype(a.dtype, copy=False)
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         return make(y)
     return _record(input, y, node, threshold=threshold)
 
@@ -513,7 +520,7 @@ class PreluKernelBackward0(Node):   # dx = gy where x > 0 else gy w; dw = sum(gy
 def prelu(input, weight):
     """PReLU with `weight` already shaped to broadcast against `input` (see nn.functional.prelu)."""
     a, w = input._data, weight._data
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{_name_c(a)}'")
     if w.dtype != a.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {_name_c(a)} and {_name_c(w)}")
@@ -551,7 +558,7 @@ def rrelu_with_noise(input, lower=1.0 / 8, upper=1.0 / 3, training=False, genera
     a = input._data
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{'rrelu_with_noise_out_cpu' if training else 'leaky_relu_cpu'}\" "
                                   f"not implemented for '{_name_c(a)}'")
     if training:

@@ -64,15 +64,23 @@ def _mm_as(a, b, like, ns):
     return ns.matmul(a, b)
 
 
-def _combine(inp, prod, beta, alpha):
+def _product(a, b):
+    """(a @ b, the result dtype): bfloat16 stays in float32 until _combine has added the bias, so that the
+    result is rounded once (torch's CPU GEMM adds the bias to its float32 accumulator)."""
+    if a.dtype.kind == "V":
+        return gemm(a.astype(np.float32), b.astype(np.float32)), a.dtype
+    return gemm(a, b), None
+
+
+def _combine(inp, prod, dt, beta, alpha):
     y = _scale(prod, alpha)
     if beta != 0:
-        b = _scale(inp._data, beta)
+        b = _scale(inp._data if dt is None else inp._data.astype(prod.dtype), beta)
         if y.shape == np.broadcast_shapes(y.shape, b.shape) and y.dtype == np.result_type(y, b):
             y += b          # y is a fresh product: add the bias in place
         else:
             y = y + b
-    return np.asarray(y, dtype=prod.dtype)
+    return np.asarray(y, dtype=prod.dtype if dt is None else dt)
 
 
 # -- addmm ---------------------------------------------------------------------------------------
@@ -102,7 +110,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({s1[0]}x{s1[1]} and {s2[0]}x{s2[1]})")
     _expand_check(input, (s1[0], s2[1]))
     _no_bool("addmm_impl_cpu_", input)
-    y = _combine(input, gemm(mat1._data, mat2._data), beta, alpha)
+    y = _combine(input, *_product(mat1._data, mat2._data), beta, alpha)
     y = np.broadcast_to(y, (s1[0], s2[1])).copy() if y.shape != (s1[0], s2[1]) else y
     return _wrap(y, AddmmBackward0, (input, mat1, mat2), _addmm_bw, (beta, alpha, input._data.shape))
 
@@ -133,7 +141,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     _mv_dtype(input, mat, vec)
     _no_bool("addmv_impl_cpu", input)
     r = mat._data.shape[0]
-    y = _combine(input, np.matmul(mat._data, vec._data), beta, alpha)
+    y = _combine(input, *_product(mat._data, vec._data), beta, alpha)
     y = np.broadcast_to(y, (r,)).copy() if y.shape != (r,) else y
     return _wrap(y, AddmvBackward0, (input, mat, vec), _addmv_bw, (beta, alpha, si))
 
@@ -161,7 +169,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     ts = (s1[0], s1[1], s2[2])
     _expand_check(input, ts)
     _no_bool("baddbmm", input)
-    y = _combine(input, np.matmul(batch1._data, batch2._data), beta, alpha)
+    y = _combine(input, *_product(batch1._data, batch2._data), beta, alpha)
     y = np.broadcast_to(y, ts).copy() if y.shape != ts else y
     return _wrap(y, BaddbmmBackward0, (input, batch1, batch2), _addbmm_bw, (beta, alpha, input._data.shape, False))
 
@@ -184,8 +192,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_st(batch1)} and {_st(batch2)}")
     ts = (s1[1], s2[2])
     _no_bool("addbmm", input)
-    prod = np.matmul(batch1._data, batch2._data).sum(axis=0).astype(batch1._data.dtype)
-    y = _combine(input, prod, beta, alpha)
+    prod = gemm(batch1._data, batch2._data).sum(axis=0).astype(batch1._data.dtype)
+    y = _combine(input, prod, None, beta, alpha)
     y = np.broadcast_to(y, ts).copy() if y.shape != ts else y
     return _wrap(y, AddbmmBackward0, (input, batch1, batch2), _addbmm_bw, (beta, alpha, input._data.shape, True))
 

@@ -67,13 +67,21 @@ def _check_alpha(a_dtype_kind, alpha, fn="add"):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
+def _times_alpha(ad, b, alpha):
+    """A Python number times alpha; for bfloat16 both are rounded to bfloat16 and multiplied in float32."""
+    if ad.dtype.kind != "V":
+        return b * alpha
+    r = np.array([b, alpha], np.float32).astype(ad.dtype).astype(np.float32)
+    return r[0] * r[1]
+
+
 def add(input, other, *, alpha=1, out=None):
     if not isinstance(input, Tensor):
         input, other = as_tensor_arg(input, other), other
     ad, bd, bt = binary_operands(input, other)
     if alpha != 1:
         _check_alpha(ad.dtype.kind, alpha)
-        y = _bcast(np.add, ad, bd * alpha if bt is None else bd * np.asarray(alpha, bd.dtype), input, other)
+        y = _bcast(np.add, ad, _times_alpha(ad, bd, alpha) if bt is None else bd * np.asarray(alpha, bd.dtype), input, other)
     else:
         y = _bcast(np.add, ad, bd, input, other)
     if _needs_grad(input, bt):
@@ -92,7 +100,7 @@ def sub(input, other, *, alpha=1, out=None):
                            "Use the `^` or `logical_xor()` operator instead.")
     if alpha != 1:
         _check_alpha(ad.dtype.kind, alpha)
-        y = _bcast(np.subtract, ad, bd * alpha if bt is None else bd * np.asarray(alpha, bd.dtype), input, other)
+        y = _bcast(np.subtract, ad, _times_alpha(ad, bd, alpha) if bt is None else bd * np.asarray(alpha, bd.dtype), input, other)
     else:
         y = _bcast(np.subtract, ad, bd, input, other)
     if _needs_grad(input, bt):
@@ -229,7 +237,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     else:
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                            f"'{rounding_mode}'")
-    if _needs_grad(input, bt) and y.dtype.kind == "f":
+    if _needs_grad(input, bt) and y.dtype.kind in "fV":
         return make(y, True, _binary_node(DivBackward2, input, other, bt))
     return make(y)
 
@@ -324,7 +332,7 @@ def pow(input, exponent, *, out=None):
     if bt is None:
         if ad.dtype.kind in "iu" and isinstance(bd, int) and bd < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        y = np.power(ad, bd)
+        y = np.power(ad, bd) if ad.dtype.kind != "V" else _bcast(np.power, ad, bd, input, exponent)
         if input._rg and grad.enabled:
             n = PowBackward0((edge(input),))
             n.exponent = bd
@@ -350,7 +358,7 @@ def rpow(input, other):
         return pow(other, input)
     _args.number_arg(other, "pow", "self", 1)
     ed = input._data
-    base = np.asarray(other, dtype=ed.dtype if ed.dtype.kind == "f" or isinstance(other, int) else
+    base = np.asarray(other, dtype=ed.dtype if ed.dtype.kind in "fV" or isinstance(other, int) else
                       _dtype._default[0].np)
     y = np.power(base, ed)
     if input._rg and grad.enabled:
@@ -506,7 +514,7 @@ def _mod(fn, scalar_cls, tensor_cls):
             raise RuntimeError("ZeroDivisionError")
         with np.errstate(all="ignore"):
             y = _bcast(fn, ad, bd, input, other)
-        if _needs_grad(input, bt) and y.dtype.kind == "f":
+        if _needs_grad(input, bt) and y.dtype.kind in "fV":
             n = _binary_node(scalar_cls if bt is None else tensor_cls, input, other, bt)
             n._saved = (save_in(input), save_in(bt)) if bt is not None else ()
             return make(y, True, n)
@@ -516,7 +524,7 @@ def _mod(fn, scalar_cls, tensor_cls):
 
 def _remainder_arr(a, b):
     """PyTorch's remainder: fmod, moved into the divisor's sign (7 % -7.0 is 0., not -0.)."""
-    if np.result_type(a, b).kind != "f":
+    if np.result_type(a, b).kind not in "fV":
         return np.remainder(a, b)
     m = np.fmod(a, b)
     return np.where((m != 0) & ((np.asarray(b) < 0) != (m < 0)), m + b, m)

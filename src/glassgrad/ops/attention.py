@@ -8,6 +8,7 @@ nn.functional.scaled_dot_product_attention chooses between the fused kernel and 
 import numpy as np
 
 from .linalg import matmul
+from .._blas import matmul as gemm
 from .creation import from_numpy
 
 from ._core import make, edge, save_in, save_out, grad, broadcast_error
@@ -91,13 +92,13 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
             pt = self.probs_t
             kk = np.repeat(k, grp, axis=-3) if grp > 1 else k
             vv = np.repeat(v, grp, axis=-3) if grp > 1 else v
-            dv = np.matmul(pt, g)
-            dst = np.matmul(vv, g.swapaxes(-1, -2))
+            dv = gemm(pt, g)
+            dst = gemm(vv, g.swapaxes(-1, -2))
             dst -= np.einsum("...ij,...ij->...j", dst, pt)[..., None, :]
             dst *= pt
-            dq = np.matmul(dst.swapaxes(-1, -2), kk)
+            dq = gemm(dst.swapaxes(-1, -2), kk)
             dq *= s
-            dk = np.matmul(dst, q)
+            dk = gemm(dst, q)
             dk *= s
         if grp > 1:
             b, h, n, d = dk.shape
@@ -138,7 +139,7 @@ def _sdpa_flash(q, k, v, attn_mask, is_causal, scale):
         ka, va = np.repeat(ka, grp, axis=-3), np.repeat(va, grp, axis=-3)
     # The scores transposed, (..., S, L): the softmax then reduces over axis -2, with the L query rows as
     # NumPy's contiguous inner loop (~4x faster than max/sum over a short last axis, row by row).
-    att = np.matmul(ka, qa.swapaxes(-1, -2))
+    att = gemm(ka, qa.swapaxes(-1, -2))
     att *= np.asarray(scale, qa.dtype)
     m = _mask_array(attn_mask, is_causal, L, S, qa.dtype)
     if m is not None:
@@ -152,7 +153,7 @@ def _sdpa_flash(q, k, v, attn_mask, is_causal, scale):
         else:
             att = (att + mt).astype(qa.dtype)
     pt = _safe_softmax_arr(att, -2, out=att)
-    out = np.matmul(pt.swapaxes(-1, -2), va).astype(qa.dtype, copy=False)
+    out = gemm(pt.swapaxes(-1, -2), va).astype(qa.dtype, copy=False)
     if (q._rg or k._rg or v._rg) and grad.enabled:
         n = ScaledDotProductFlashAttentionForCpuBackward0((edge(q), edge(k), edge(v)))
         n.scale, n.groups, n.probs_t = scale, grp, pt

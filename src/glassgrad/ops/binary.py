@@ -22,7 +22,7 @@ def _need_tensor(fn, other, pos=2, arg="other"):
 
 
 def _floatify(ad, bd, bt):
-    if ad.dtype.kind != "f":
+    if ad.dtype.kind not in "fV":
         f = _dtype._default[0].np
         ad = ad.astype(f)
         bd = bd.astype(f) if bt is not None else bd
@@ -340,7 +340,7 @@ def xlogy(input, other, *, out=None):
     f = _dtype._default[0].np
     if not isinstance(input, Tensor):
         s = input
-        od = other._data if other._data.dtype.kind == "f" else other._data.astype(f)
+        od = other._data if other._data.dtype.kind in "fV" else other._data.astype(f)
         y = _xlogy_arr(np.asarray(s, od.dtype), od)
         if other._rg and grad.enabled:
             n = XlogyBackward1((NO_EDGE, edge(other)))

@@ -173,27 +173,27 @@ def _kind(x):
 
 def isnan(input):
     a = input._data
-    return make(np.isnan(a) if a.dtype.kind in "fc" else np.zeros(a.shape, bool))
+    return make(np.isnan(a) if a.dtype.kind in "fcV" else np.zeros(a.shape, bool))
 
 
 def isinf(input):
     a = input._data
-    return make(np.isinf(a) if a.dtype.kind in "fc" else np.zeros(a.shape, bool))
+    return make(np.isinf(a) if a.dtype.kind in "fcV" else np.zeros(a.shape, bool))
 
 
 def isfinite(input):
     a = input._data
-    return make(np.isfinite(a) if a.dtype.kind in "fc" else np.ones(a.shape, bool))
+    return make(np.isfinite(a) if a.dtype.kind in "fcV" else np.ones(a.shape, bool))
 
 
 def isposinf(input, *, out=None):
     a = input._data
-    return make(np.isposinf(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool))
+    return make(np.isposinf(a) if a.dtype.kind in "fV" else np.zeros(a.shape, bool))
 
 
 def isneginf(input, *, out=None):
     a = input._data
-    return make(np.isneginf(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool))
+    return make(np.isneginf(a) if a.dtype.kind in "fV" else np.zeros(a.shape, bool))
 
 
 def isreal(input):
@@ -266,7 +266,7 @@ def _bitwise(kernel, fn, input, other):
     if not isinstance(input, Tensor):
         input, other = as_tensor_arg(input, other), other
     ad, bd, bt = binary_operands(input, other)
-    if ad.dtype.kind in "fc":
+    if ad.dtype.kind in "fcV":
         _not_impl(kernel, ad)
     if isinstance(bd, float):
         _not_impl(kernel, np.asarray(bd, _dtype._default[0].np))
@@ -290,7 +290,7 @@ def bitwise_xor(input, other, *, out=None):
 
 def bitwise_not(input, *, out=None):
     a = input._data
-    if a.dtype.kind in "fc":
+    if a.dtype.kind in "fcV":
         _not_impl("bitwise_not", a)
     return make(np.asarray(np.invert(a)))
 

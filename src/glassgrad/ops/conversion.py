@@ -146,7 +146,7 @@ def to(x, *args, **kwargs):
     return out
 
 
-_TYPE_NAMES = {f"torch.{d._legacy}": d for d in _dtype.ALL}
+_TYPE_NAMES = {f"torch.{d._legacy}": d for d in _dtype.ALL + (_dtype.bfloat16,)}
 
 
 def type_(x, dtype=None):

@@ -143,6 +143,7 @@ def as_tensor(data, dtype=None, device=None):
         return out
     if isinstance(data, np.ndarray):
         arr = data if dtype is None else data.astype(_dtype.to_dtype(dtype).np, copy=False)
+        _dtype.from_numpy_dtype(data.dtype, user=True)
         _dtype.from_numpy_dtype(arr.dtype)
         return _finish(arr, False, device)
     dt = None if dtype is None else _dtype.to_dtype(dtype)
@@ -171,7 +172,7 @@ def from_numpy(ndarray):
     if not ndarray.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
                          "between byte orders is currently not supported.")
-    _dtype.from_numpy_dtype(ndarray.dtype)
+    _dtype.from_numpy_dtype(ndarray.dtype, user=True)
     if ndarray.size and any(s < 0 for s in ndarray.strides):
         raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
                          "strides are not currently supported. (You can probably work around this by making a "

@@ -77,7 +77,14 @@ def _np_einsum(eq, *arrs):
                 sizes[c] = d
     arrs = [a if a.shape == tuple(sizes[c] for c in s) else np.broadcast_to(a, tuple(sizes[c] for c in s))
             for s, a in zip(subs, arrs)]
-    return np.ascontiguousarray(np.einsum(eq, *arrs, optimize=len(arrs) > 2))
+    return np.ascontiguousarray(_f32_einsum(eq, arrs))
+
+
+def _f32_einsum(eq, arrs):
+    """np.einsum; bfloat16 (which np.einsum refuses) is contracted in float32 and rounded once."""
+    if arrs[0].dtype.kind == "V":
+        return np.einsum(eq, *[a.astype(np.float32) for a in arrs], optimize=len(arrs) > 2).astype(arrs[0].dtype)
+    return np.einsum(eq, *arrs, optimize=len(arrs) > 2)
 
 
 def _einsum_core(subs, out, operands, cls):
@@ -109,7 +116,7 @@ def _einsum_core(subs, out, operands, cls):
             a = np.broadcast_to(a, full)
         arrs.append(a)
     eq = ",".join(subs) + "->" + out
-    y = np.einsum(eq, *arrs, optimize=len(arrs) > 2)
+    y = _f32_einsum(eq, arrs)
     y = np.array(y, dtype=dt0, copy=True, order="C")
     return _wrap(y, cls, tuple(operands), _einsum_bw, (list(subs), out, sizes, [t._data.shape for t in operands]))
 

@@ -347,14 +347,14 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     a = x.copy()
     red_init = {"sum": 0, "prod": 1, "mean": 0, "amax": -np.inf, "amin": np.inf}[reduce]
     if not include_self:
-        a[hit] = red_init if a.dtype.kind == "f" or abs(red_init) != np.inf else \
+        a[hit] = red_init if a.dtype.kind in "fV" or abs(red_init) != np.inf else \
             (np.iinfo(a.dtype).min if red_init < 0 else np.iinfo(a.dtype).max)
     ufunc = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
     ufunc.at(a, ix, s)
     if reduce == "mean":
         c = cnt + (1 if include_self else 0)
         c = np.where(c == 0, 1, c)
-        a = np.where(hit, a / c, a) if a.dtype.kind == "f" else np.where(hit, a // c, a)
+        a = np.where(hit, a / c, a) if a.dtype.kind in "fV" else np.where(hit, a // c, a)
         cnt = c
     self_eq = src_eq = None
     if reduce in ("amax", "amin"):

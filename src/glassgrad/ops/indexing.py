@@ -139,12 +139,12 @@ def _to_np_index(index, x):
             if a.dtype == np.uint8:
                 warnings.warn(_UINT8_WARNING, UserWarning, stacklevel=4)
                 a = a.astype(bool)
-            elif a.dtype.kind == "f":
+            elif a.dtype.kind in "fV":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(a)
         elif isinstance(it, (list, tuple)):
             a = np.asarray(it)
-            if a.dtype.kind == "f":      # torch makes a long tensor of a list: floats are truncated
+            if a.dtype.kind in "fV":      # torch makes a long tensor of a list: floats are truncated
                 a = a.astype(np.int64)
             out.append(a)
         elif isinstance(it, bool):

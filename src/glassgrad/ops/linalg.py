@@ -195,7 +195,7 @@ def matmul_general(input, other):
         return mv(a, b)
     cls, kern = _matmul_checks(a, b)
     _no_bool(kern, a)
-    y = np.matmul(A, B)
+    y = gemm(A, B)
     sa, sb = A.shape, B.shape
     a2s = (1,) + sa if da == 1 else sa
     b2s = sb + (1,) if db == 1 else sb
@@ -298,7 +298,7 @@ def bmm(input, mat2, *, out=None):
     if input._data.shape[0] * input._data.shape[1] * mat2._data.shape[2]:
         _scalar_type(input, mat2)
     _no_bool("bmm", input)
-    y = np.matmul(input._data, mat2._data)
+    y = gemm(input._data, mat2._data)
     y = y.astype(input._data.dtype if y.size else mat2._data.dtype, copy=False)
     return _wrap(y, BmmBackward0, (input, mat2), _bmm_bw)
 
@@ -327,7 +327,7 @@ def mv(input, vec, *, out=None):
     _mv_checks((input._data.shape[0],), input, vec)
     _mv_dtype(vec, input, vec)
     _no_bool("addmv_impl_cpu", input)
-    return _wrap(np.matmul(input._data, vec._data), MvBackward0, (input, vec), _mv_bw)
+    return _wrap(gemm(input._data, vec._data), MvBackward0, (input, vec), _mv_bw)
 
 
 def _dot_checks(a, b):
@@ -393,8 +393,8 @@ def kron(input, other, *, out=None):
     _tensor_arg(other, "kron", 2, "other")
     A, B = input._data, other._data
     rt = np.promote_types(A.dtype, B.dtype) if A.dtype != B.dtype else A.dtype
-    if rt.kind == "f" and (A.dtype.kind != "f" or B.dtype.kind != "f"):
-        rt = (A.dtype if A.dtype.kind == "f" else B.dtype)
+    if rt.kind in "fV" and (A.dtype.kind not in "fV" or B.dtype.kind not in "fV"):
+        rt = (A.dtype if A.dtype.kind in "fV" else B.dtype)
     nd = max(A.ndim, B.ndim)
     sa = (1,) * (nd - A.ndim) + A.shape
     sb = (1,) * (nd - B.ndim) + B.shape

@@ -33,11 +33,18 @@ def reduce_array(L, reduction):
     """Apply a loss reduction to the elementwise loss array L (mean of nothing is nan, as PyTorch)."""
     if reduction == "none":
         return L
+    if L.dtype.kind == "V":         # bfloat16: summed in float32, rounded once
+        return reduce_array(L.astype(np.float32), reduction).astype(L.dtype)
     s = L.sum(dtype=L.dtype)
     if reduction == "sum":
         return np.asarray(s)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.asarray(s / L.dtype.type(L.size))
+
+
+def _acc(dt):
+    """The accumulator dtype of a sum: float32 for bfloat16 (as torch), else the dtype itself."""
+    return np.dtype(np.float32) if dt.kind == "V" else dt
 
 
 def _scale(reduction, n):
@@ -96,7 +103,7 @@ def _check_weight_dtype(x, weight):
 
 
 def _check_float(x, kernel):
-    if x.dtype.kind not in "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_cname(x.dtype)}'")
 
 
@@ -190,12 +197,13 @@ def _nll_core(input, target, weight, reduction, ignore_index, cls):
         y = L
         coef = -wt
     elif reduction == "sum":
-        y = np.asarray(L.sum(dtype=x.dtype))
+        y = np.asarray(L.sum(dtype=_acc(x.dtype))).astype(x.dtype)
         coef = -wt
     else:
-        tw = wt.sum(dtype=x.dtype)
+        tw = wt.sum(dtype=_acc(x.dtype))
         with np.errstate(invalid="ignore", divide="ignore"):
-            y = np.asarray(L.sum(dtype=x.dtype) / tw)
+            y = np.asarray(L.sum(dtype=_acc(x.dtype)) / tw).astype(x.dtype)
+            tw = tw.astype(x.dtype)
             coef = (-wt / tw) if tw != 0 else np.zeros_like(wt)
     if input._rg and grad.enabled:
         n = cls((edge(input),))

@@ -98,6 +98,8 @@ class ArrayNamespace:
 
     @staticmethod
     def sum(g, dims, keepdim=False):
+        if g.dtype.kind == "V":         # bfloat16: accumulated in float32, rounded once (as torch)
+            return g.sum(axis=dims, keepdims=keepdim, dtype=np.float32).astype(g.dtype)
         return g.sum(axis=dims, keepdims=keepdim)
 
     @staticmethod

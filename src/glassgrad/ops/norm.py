@@ -89,7 +89,7 @@ def _C(ns, arr, like):
 
 def _float_kernel(input, kernel):
     """torch's normalisation kernels exist for floating dtypes only."""
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         name = _dtype.from_numpy_dtype(input._data.dtype).name_c
         raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
@@ -251,6 +251,14 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
             y = np.multiply(xc, alpha.reshape(1, c, 1).astype(dt), out=xc)
             y += beta.reshape(1, c, 1).astype(dt)
             y = y.reshape(x.shape)
+        elif dt.kind == "V":        # bfloat16: the bf16 mean and invstd applied in float32, y rounded once
+            f32 = np.float32
+            y = (x.astype(f32) - mean_t.astype(f32)) * invstd.astype(f32)
+            if weight is not None:
+                y = y * weight._data.reshape(bshape).astype(f32)
+            if bias is not None:
+                y = y + bias._data.reshape(bshape).astype(f32)
+            y = y.astype(dt)
         else:
             beta = -mean_t * alpha
             if bias is not None:
@@ -322,11 +330,12 @@ def _native_layer_norm(input, normalized_shape, weight, bias, eps):
     else:
         mean = var = np.zeros(x.shape[:x.ndim - k] + (1,) * k)
     invstd64 = 1.0 / np.sqrt(var + eps)
-    y = ((x - mean.astype(dt)) * invstd64.astype(dt)).astype(dt, copy=False)
+    cd = np.dtype(np.float32) if dt.kind == "V" else dt    # bfloat16: in float32, rounded once
+    y = ((x.astype(cd, copy=False) - mean.astype(cd)) * invstd64.astype(cd)).astype(cd, copy=False)
     if weight is not None:
-        y = y * weight._data
+        y = y * weight._data.astype(cd, copy=False)
     if bias is not None:
-        y = y + bias._data
+        y = y + bias._data.astype(cd, copy=False)
     y = y.astype(dt, copy=False)
     ins = (input, weight, bias)
     if grad.enabled and any(t is not None and t._rg for t in ins):
@@ -393,11 +402,12 @@ def _native_group_norm(input, weight, bias, num_groups, eps):
         mean = var = np.zeros((nb, G, 1))
     invstd64 = 1.0 / np.sqrt(var + eps)
     bshape = (1, c) + (1,) * (x.ndim - 2)
-    y = ((xr - mean.astype(dt)) * invstd64.astype(dt)).astype(dt, copy=False).reshape(x.shape)
+    cd = np.dtype(np.float32) if dt.kind == "V" else dt    # bfloat16: in float32, rounded once
+    y = ((xr.astype(cd, copy=False) - mean.astype(cd)) * invstd64.astype(cd)).astype(cd, copy=False).reshape(x.shape)
     if weight is not None:
-        y = y * weight._data.reshape(bshape)
+        y = y * weight._data.reshape(bshape).astype(cd, copy=False)
     if bias is not None:
-        y = y + bias._data.reshape(bshape)
+        y = y + bias._data.reshape(bshape).astype(cd, copy=False)
     y = y.astype(dt, copy=False)
     ins = (input, weight, bias)
     if grad.enabled and any(t is not None and t._rg for t in ins):
@@ -473,7 +483,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
                            f"[*{', '.join(str(s) for s in norm_shape)}], but got input of size{list(shape)}")
     if eps is None:
         dt = input._data.dtype
-        eps = float(np.finfo(dt).eps) if dt.kind == "f" else 1.1920928955078125e-07
+        eps = float(_dtype.np_finfo(dt).eps) if dt.kind in "fV" else 1.1920928955078125e-07
     dims = tuple(range(len(shape) - k, len(shape)))
     out = input.mul(input.pow(2).mean(dims, keepdim=True).add(eps).rsqrt())
     if weight is not None:

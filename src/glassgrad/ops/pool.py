@@ -109,7 +109,7 @@ _MAXPOOL = {2: MaxPool2DWithIndicesBackward0, 3: MaxPool3DWithIndicesBackward0}
 
 
 def _lowest(dt):
-    if dt.kind == "f":
+    if dt.kind in "fV":
         return -np.inf
     if dt.kind == "b":
         return False
@@ -145,7 +145,7 @@ def _running_max(ap, K, s, d, O):
         v = ap[_offset_slice(offs[kk], s, d, O)]
         np.maximum(kidx, np.multiply(v > val, kk, dtype=kidx.dtype), out=kidx)   # kk where v > val (kk grows)
         np.maximum(v, val, out=val)            # keeps val on ties (np.maximum returns its 2nd operand)
-    if ap.dtype.kind == "f" and np.isnan(val.sum()):   # rare: NaN windows
+    if ap.dtype.kind in "fV" and np.isnan(val.sum()):   # rare: NaN windows
         for kk in range(Kp):
             nan = np.isnan(ap[_offset_slice(offs[kk], s, d, O)])
             np.copyto(kidx, kk, where=nan)
@@ -370,7 +370,7 @@ def adaptive_avg_pool(x, O):
     a = x._data
     nd = len(O)
     S = a.shape[-nd:]
-    mats = [_avg_matrix(S[i], O[i], a.dtype if a.dtype.kind == "f" else np.float64) for i in range(nd)]
+    mats = [_avg_matrix(S[i], O[i], a.dtype if a.dtype.kind in "fV" else np.float64) for i in range(nd)]
     y = separable_matrices_apply(ARR, a, mats, False).astype(a.dtype) if a.size else \
         np.zeros(a.shape[:-nd] + tuple(O), a.dtype)
     y = np.ascontiguousarray(y)

@@ -76,6 +76,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dt = _sum_dtype(a, dtype)
     if dt is not None:
         a = a.astype(dt)
+    if a.dtype.kind == "V":         # bfloat16: accumulated in float32 and rounded once, as torch does
+        return _sum_bf16(input, a, dim, keepdim)
     if dim is None and not keepdim:
         y = quiet(np.sum, a)
         if input._rg and grad.enabled:
@@ -94,6 +96,19 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         n.in_dt = input._data.dtype
         return make(np.asarray(y), True, n)
     return make(np.asarray(y))
+
+
+def _sum_bf16(input, a, dim, keepdim):
+    y = np.asarray(quiet(np.sum, a.astype(np.float32), _dims(dim, a.ndim), None, None, keepdim)).astype(a.dtype)
+    if input._rg and grad.enabled:
+        if dim is None and not keepdim:
+            n = SumBackward0((edge(input),))
+        else:
+            n = SumBackward1((edge(input),))
+            n.axes, n.keepdim = _dims(dim, a.ndim), keepdim
+        n.in_shape, n.in_dt = a.shape, a.dtype
+        return make(y, True, n)
+    return make(y)
 
 
 class MeanBackward0(Node):          # y = x.mean(); dx = gy / n expanded
@@ -117,11 +132,14 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     a = input._data
     if dtype is not None:
         a = a.astype(_dtype.to_dtype(dtype).np)
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_dtype.from_numpy_dtype(a.dtype).name_c}")
     axes = _dims(dim, a.ndim)
-    y = np.asarray(quiet(np.mean, a, axes, None, None, keepdim))
+    if a.dtype.kind == "V":         # bfloat16: accumulated in float32 and rounded once
+        y = np.asarray(quiet(np.mean, a, axes, np.float32, None, keepdim)).astype(a.dtype)
+    else:
+        y = np.asarray(quiet(np.mean, a, axes, None, None, keepdim))
     cnt = 1
     for ax in axes:
         cnt *= a.shape[ax]
@@ -158,7 +176,7 @@ def _keep(y, in_shape, axes, keepdim):
 
 def _float_np(a):
     """The dtype a float-only reduction computes in (ints -> the default float)."""
-    return a.dtype if a.dtype.kind in "fc" else _dtype._default[0].np
+    return a.dtype if a.dtype.kind in "fcV" else _dtype._default[0].np
 
 
 def _name_c(a):
@@ -189,7 +207,7 @@ def _even_weights(a, yk, axes, nan_matches=True):
     a NaN result selects the NaN inputs; without (amax, amin: PyTorch's scale_grad_by_count) nothing
     matches a NaN and the weights become 0/0 = NaN, as in PyTorch."""
     m = (a == yk)
-    if nan_matches and a.dtype.kind == "f":
+    if nan_matches and a.dtype.kind in "fV":
         m = m | (np.isnan(a) & np.isnan(yk))
     cnt = m.sum(axis=axes, keepdims=True) if axes else m.astype(np.int64)
     with np.errstate(all="ignore"):
@@ -210,7 +228,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         a = a.astype(dt)
     axes = _dims(dim, a.ndim)
     y = np.asarray(np.nansum(a, axis=axes, keepdims=keepdim))
-    if a.dtype.kind in "fc":
+    if a.dtype.kind in "fcV":
         w = (~np.isnan(input._data)).astype(input._data.dtype)
     else:
         w = np.ones(a.shape, input._data.dtype)
@@ -222,7 +240,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dtype is not None:
         input = input.to(_dtype.to_dtype(dtype))
         a = input._data
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind not in "fcV":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_name_c(a)}")
     axes = _dims(dim, a.ndim)

@@ -149,7 +149,7 @@ def _cum_extreme(name, cls, input, dim, better):
     am = np.moveaxis(a, d, -1)
     vals = np.empty_like(am)
     idx = np.zeros(am.shape, np.int64)
-    isf = a.dtype.kind == "f"
+    isf = a.dtype.kind in "fV"
     n = am.shape[-1]
     if n:
         cur = am[..., 0].copy()

@@ -23,6 +23,9 @@ class SoftmaxBackward0(Node):       # y = exp(x) / sum(exp(x), dim); dx = y (gy 
 
     def backward(self, ns, g):
         y, = ns.unpack(self)
+        if ns.plain and y.dtype.kind == "V":       # bfloat16: in float32, rounded once
+            y32, g32 = y.astype(np.float32), g.astype(np.float32)
+            return ((y32 * (g32 - np.sum(g32 * y32, self.dim, keepdims=True))).astype(y.dtype),)
         return (y * (g - ns.sum(g * y, self.dim, True)),)
 
 
@@ -35,6 +38,9 @@ class LogSoftmaxBackward0(Node):    # y = x - log(sum(exp(x), dim)); dx = gy - e
         y, = ns.unpack(self)
         if not ns.plain:
             return (g - ns.exp(y) * ns.sum(g, self.dim, True),)
+        if y.dtype.kind == "V":                     # bfloat16: in float32, rounded once
+            y32, g32 = y.astype(np.float32), g.astype(np.float32)
+            return ((g32 - np.exp(y32) * np.sum(g32, self.dim, keepdims=True)).astype(y.dtype),)
         return (g - np.exp(y) * _short_reduce(np.add, g, self.dim),)
 
 
@@ -76,11 +82,13 @@ def _softmax(input, dim, dtype, log):
     if dim is None:
         dim = 0 if a.ndim in (0, 1, 3) else 1
     d = _dims(dim, a.ndim) if a.ndim else (_dims(dim, 0), ())[1]
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{'log_' if log else ''}softmax_lastdim_kernel_impl\" not implemented for "
                            f"'{_dtype.from_numpy_dtype(a.dtype).name_c}'")
     if a.size == 0:
         y = a.copy()
+    elif a.dtype.kind == "V":       # bfloat16: computed in float32, rounded once
+        y = quiet(_softmax_arr, a.astype(np.float32), d, log).astype(a.dtype)
     else:
         y = quiet(_softmax_arr, a, d, log)
     if input._rg and grad.enabled:

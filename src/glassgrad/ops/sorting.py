@@ -134,7 +134,7 @@ def _sort_keys(a, axis, descending):
     n = a.shape[axis]
     if a.dtype not in _KEYED or n >= 2 ** 31 or a.size == 0:
         return None
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fV":
         if np.isnan(a).any():
             return None
         b = (a.astype(np.float32) + np.float32(0)).view(np.int32)     # (+0: -0.0 ties with 0.0, as in a sort)

@@ -24,7 +24,7 @@ def _var_args(name, input, dim, unbiased, correction):
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     a = input._data
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind not in "fcV":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     if unbiased is not None:
         _args.bool_arg(unbiased, name, "unbiased")
@@ -171,7 +171,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
     if p is None:
         p = 2
     p = float(p)
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind not in "fcV":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {_name_c(a)}")
     if isinstance(dim, int):
@@ -213,7 +213,7 @@ class LogsumexpBackward0(Node):     # y = log(sum(exp(x))); dx = gy * exp(x - y)
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         input = input.to(_dtype._default[0])
     a = input._data
     if isinstance(dim, int):
@@ -268,7 +268,7 @@ class KthvalueBackward0(_SelectNode):
 def _median_pos(s, ignore_nan):
     """Position in the stably sorted last axis of the (lower) median; NaN rows pick their first NaN."""
     n = s.shape[-1]
-    if s.dtype.kind != "f":
+    if s.dtype.kind not in "fV":
         return np.full(s.shape[:-1], (n - 1) // 2, np.int64)
     cnt = (~np.isnan(s)).sum(axis=-1)
     if ignore_nan:
@@ -280,7 +280,7 @@ def _full_median(name, cls, input, ignore_nan):
     a = input._data
     flat = np.sort(a.reshape(-1), kind="stable")
     if flat.size == 0:
-        y = np.asarray(np.nan, a.dtype) if a.dtype.kind == "f" else np.asarray(0, a.dtype)
+        y = np.asarray(np.nan, a.dtype) if a.dtype.kind in "fV" else np.asarray(0, a.dtype)
         return _mask_node(cls, input, y, tuple(range(a.ndim)), False, np.zeros(a.shape, a.dtype))
     y = np.asarray(flat[_median_pos(flat, ignore_nan)], a.dtype)
     axes = tuple(range(a.ndim))
@@ -381,7 +381,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         raise RuntimeError("torch.histc: max must be larger than min")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         kernel = "linspace_cpu" if a.dtype == np.bool_ else "histogram_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.from_numpy_dtype(a.dtype).name_c}'")
     t = a.dtype.type

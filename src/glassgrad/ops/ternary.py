@@ -108,7 +108,7 @@ def lerp(input, end, weight, *, out=None):
     wt = isinstance(weight, Tensor)
     if not wt:
         weight = _args.number_arg(weight, "lerp", "weight", 3)
-        if s.dtype.kind not in "f":
+        if s.dtype.kind not in "fV":
             raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for '
                                       f'\'{_dtype.from_numpy_dtype(s.dtype).name_c}\'')
     for nm, t in (("end", end), ("weight", weight if wt else None)):

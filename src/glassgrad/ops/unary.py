@@ -38,7 +38,7 @@ _2_SQRTPI = 2.0 / math.sqrt(math.pi)
 def _float_input(x):
     """Integer inputs of a float function compute in the default float dtype."""
     a = x._data
-    return a if a.dtype.kind == "f" else a.astype(_dtype._default[0].np)
+    return a if a.dtype.kind in "fV" else a.astype(_dtype._default[0].np)
 
 
 class ExpBackward0(Node):           # y = exp(x); dx = gy * y
@@ -157,9 +157,9 @@ def _unary(name, cls, fwd, keep_int=False, inplace=True, reject=None):
         if keep_int == "bool_copy" and a.dtype == np.bool_:
             return make(a.copy())
         y = np.asarray(quiet(fwd, a))
-        if y.dtype != a.dtype and a.dtype.kind in "f":
+        if y.dtype != a.dtype and a.dtype.kind in "fV":
             y = y.astype(a.dtype)
-        if input._rg and grad.enabled and y.dtype.kind == "f":
+        if input._rg and grad.enabled and y.dtype.kind in "fV":
             n = cls((edge(input),))
             res = make(y, True, n)
             if save == "self":
@@ -335,8 +335,8 @@ def round(input, *, decimals=0, out=None):
         raise NotImplementedError('"round_vml_cpu" not implemented for \'Bool\'')
     if decimals and a.dtype.kind in "iu":
         raise NotImplementedError(f'"round_cpu" not implemented for \'{_dtype.from_numpy_dtype(a.dtype).name_c}\'')
-    if decimals == 0 or a.dtype.kind not in "f":
-        y = np.round(a) if a.dtype.kind == "f" else a.copy()
+    if decimals == 0 or a.dtype.kind not in "fV":
+        y = np.round(a) if a.dtype.kind in "fV" else a.copy()
     else:
         p = 10.0 ** builtins.abs(decimals)
         y = (np.round(a * p) / p if decimals > 0 else np.round(a / p) * p).astype(a.dtype)
@@ -394,10 +394,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         if v is not None:
             _args.number_arg(v, "nan_to_num", name)
     a = input._data
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         y = a.copy()
     else:
-        fi = np.finfo(a.dtype)
+        fi = _dtype.np_finfo(a.dtype)
         y = np.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=fi.max if posinf is None else posinf,
                           neginf=fi.min if neginf is None else neginf)
     if input._rg and grad.enabled:

@@ -394,6 +394,9 @@ class Module(StateDictMethods):
     def half(self):
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
+    def bfloat16(self):
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     def share_memory(self):
         """Move the parameters, their gradients and the buffers into shared memory, in place (one pass of
         _shm.share for the whole module: torch's ``_apply(lambda t: t.share_memory_())``)."""

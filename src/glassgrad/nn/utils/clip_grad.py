@@ -24,7 +24,7 @@ def _grads(parameters):
 
 def _norm(a, p):
     a = a.ravel()
-    if p == 2 and a.dtype.kind == "f":        # no |a| copy needed for a real 2-norm
+    if p == 2 and a.dtype.kind in "fV":        # no |a| copy needed for a real 2-norm
         return np.sqrt(np.dot(a, a)).astype(a.dtype) if a.size else np.zeros((), a.dtype)
     a = np.abs(a)
     if a.size == 0:

@@ -57,6 +57,9 @@ class PackedSequence(PackedSequence_):
     def half(self):
         return self.to(dtype=_dtype.half)
 
+    def bfloat16(self):
+        return self.to(dtype=_dtype.bfloat16)
+
     def long(self):
         return self.to(dtype=_dtype.long)
 
