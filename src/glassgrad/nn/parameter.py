@@ -2,7 +2,7 @@
 from .._tensor import Tensor, _make, _new
 from ..ops.creation import empty
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
 
 
 def _alias(cls, data, requires_grad):
@@ -60,3 +60,76 @@ class Buffer(Tensor):
 
     def __init__(self, data=None, *, persistent=True):
         pass
+
+
+class UninitializedTensorMixin:
+    """A parameter or buffer without a shape yet (the Lazy modules'), until ``materialize`` gives it one."""
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        dt = _udtype(dtype) if dtype is not None else self._udtype
+        if isinstance(shape, int):
+            shape = (shape,)
+        data = empty(*shape, dtype=dt) if device is None else empty(*shape, dtype=dt, device=device)
+        self._data = data._data
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+            "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+            "`forward` to initialize the parameters before accessing their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize the "
+            "parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+def _udtype(dtype):
+    from .. import _dtype
+    return _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        dt = _udtype(dtype)
+        t = _alias(cls, empty(0, dtype=dt), requires_grad)
+        t._udtype = dt
+        return t
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, self._udtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        dt = _udtype(dtype)
+        t = _alias(cls, empty(0, dtype=dt), requires_grad)
+        t._udtype = dt
+        t.persistent = persistent
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, self._udtype)
+        return memo[id(self)]

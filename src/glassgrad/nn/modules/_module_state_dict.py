@@ -70,8 +70,9 @@ class StateDictMethods:
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        local = meta.get(prefix[:-1], {}) if meta is not None else {}
         for hook in self._state_dict_hooks.values():
-            r = hook(self, destination, prefix, {})
+            r = hook(self, destination, prefix, local)
             if r is not None:
                 destination = r
         return destination
