@@ -29,7 +29,8 @@ _PYTHON_LEVEL = {"adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_poo
                  "max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d", "mse_loss", "normalize",
                  "sigmoid", "smooth_l1_loss", "softmax", "softmin", "softsign", "tanh", "tanhshrink",
                  "triplet_margin_with_distance_loss", "upsample", "upsample_bilinear", "upsample_nearest",
-                 "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "multi_head_attention_forward"}
+                 "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "multi_head_attention_forward",
+                 "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "gumbel_softmax"}
 _MORE_TENSORS = {"linear": ("weight", "bias?"), "bilinear": ("input2", "weight", "bias?"),
                  "cross_entropy": ("target",), "nll_loss": ("target",), "embedding": ("weight",),
                  "conv1d": ("weight", "bias?"), "conv2d": ("weight", "bias?"), "conv3d": ("weight", "bias?"),

@@ -1,0 +1,136 @@
+"""FractionalMaxPool3d, ChannelShuffle, AdaptiveLogSoftmaxWithLoss, Container and F.gumbel_softmax vs torch."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad
+
+LIBS = (torch, glassgrad)
+
+
+def A(t):
+    return t.detach().numpy()
+
+
+def _catch(f):
+    try:
+        f()
+        return None
+    except Exception as e:            # noqa: BLE001
+        return type(e).__name__, str(e)
+
+
+def _eq(a, b):
+    if isinstance(a, (list, tuple)):
+        assert len(a) == len(b), (a, b)
+        for x, y in zip(a, b):
+            _eq(x, y)
+    elif isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * max(1.0, float(np.abs(a).max(initial=0))))
+    else:
+        assert a == b, (a, b)
+
+
+@pytest.mark.parametrize("kw,shape", [(dict(kernel_size=2, output_ratio=(0.5, 0.6, 0.5)), (2, 3, 7, 6, 8)),
+                                      (dict(kernel_size=(1, 3, 2), output_size=(4, 2, 3)), (2, 5, 5, 6)),
+                                      (dict(kernel_size=3, output_size=1), (1, 2, 4, 4, 4))])
+def test_fractional_max_pool3d(kw, shape):
+    def run(T):
+        T.manual_seed(31)
+        m = T.nn.FractionalMaxPool3d(return_indices=True, **kw)
+        x = T.randn(*shape, dtype=T.float64, requires_grad=True)
+        y, i = m(x)
+        (y ** 2).sum().backward()
+        y2 = T.nn.functional.fractional_max_pool3d(x.detach().float(), **kw)
+        return [repr(m), A(y), A(i), A(x.grad), y.grad_fn.name(), A(y2), A(T.rand(2))]
+    a, b = (run(T) for T in LIBS)
+    _eq(a, b)
+
+
+def test_fractional_max_pool3d_errors():
+    def run(T):
+        F, x = T.nn.functional, T.randn(1, 2, 5, 5, 5)
+        s = T.rand(1, 2, 3)
+        return [_catch(lambda: F.fractional_max_pool3d(x, 2, output_size=(4, 2, 2), _random_samples=s)),
+                _catch(lambda: F.fractional_max_pool3d(x, 2, output_size=(3, 4, 2), _random_samples=s)),
+                _catch(lambda: F.fractional_max_pool3d(x, 2, output_size=(3, 3, 4), _random_samples=s)),
+                _catch(lambda: F.fractional_max_pool3d(x[0, 0], 2, output_size=2)),
+                _catch(lambda: F.fractional_max_pool3d(x, (2, 2), output_size=2)),
+                _catch(lambda: F.fractional_max_pool3d(x, 2)),
+                _catch(lambda: F.fractional_max_pool3d(x, 2, output_size=2, _random_samples=T.rand(1, 3, 3))),
+                _catch(lambda: T.nn.FractionalMaxPool3d(0, output_size=2)),
+                _catch(lambda: T.nn.FractionalMaxPool3d(2)),
+                _catch(lambda: T.nn.FractionalMaxPool3d(2, output_size=2, output_ratio=0.5)),
+                _catch(lambda: T.nn.FractionalMaxPool3d(2, output_ratio=1.5))]
+    a, b = (run(T) for T in LIBS)
+    _eq(a, b)
+
+
+def test_channel_shuffle():
+    def run(T):
+        T.manual_seed(32)
+        x = T.randn(2, 6, 3, 2, dtype=T.float64, requires_grad=True)
+        m = T.nn.ChannelShuffle(3)
+        y = m(x)
+        w = T.randn(2, 6, 3, 2, dtype=T.float64)
+        (y * w).sum().backward()
+        x2 = T.randn(4, 4, 5, requires_grad=True)
+        g, = T.autograd.grad((T.nn.functional.channel_shuffle(x2, 2) ** 2).sum(), x2, create_graph=True)
+        g.sum().backward()
+        F = T.nn.functional
+        return [repr(m), A(y), A(x.grad), y.grad_fn.name(), y.is_contiguous(), A(x2.grad),
+                A(F.native_channel_shuffle(x.detach(), 2)),
+                _catch(lambda: F.channel_shuffle(x, 0)), _catch(lambda: F.channel_shuffle(x, 4)),
+                _catch(lambda: F.channel_shuffle(x[0, 0], 1))]
+    a, b = (run(T) for T in LIBS)
+    _eq(a, b)
+
+
+def test_adaptive_log_softmax_with_loss():
+    def run(T):
+        T.manual_seed(33)
+        m = T.nn.AdaptiveLogSoftmaxWithLoss(16, 20, [4, 10, 15], div_value=2.0, head_bias=True)
+        x = T.randn(9, 16, requires_grad=True)
+        t = T.tensor([0, 3, 4, 9, 10, 14, 15, 19, 2])
+        o = m(x, t)
+        o.loss.backward()
+        single = m(x[0].detach(), t[4])
+        out = [repr(m), list(m.state_dict()), A(o.output), A(o.loss), A(x.grad), A(m.head.weight.grad),
+               A(m.tail[1][0].weight.grad), A(m.log_prob(x)), A(m.predict(x)), A(single.output), A(single.loss),
+               type(o).__name__, o._fields]
+        m.reset_parameters()
+        out.append(A(m.head.bias))
+        out += [_catch(lambda: m(x, T.tensor([0, 20, 1, 1, 1, 1, 1, 1, 1]))),
+                _catch(lambda: m(x, t[:3])), _catch(lambda: m(x[0], t)), _catch(lambda: m(x, t[None])),
+                _catch(lambda: T.nn.AdaptiveLogSoftmaxWithLoss(4, 10, [])),
+                _catch(lambda: T.nn.AdaptiveLogSoftmaxWithLoss(4, 10, [5, 3])),
+                _catch(lambda: T.nn.AdaptiveLogSoftmaxWithLoss(4, 10, [5, 10]))]
+        return out
+    a, b = (run(T) for T in LIBS)
+    _eq(a, b)
+
+
+def test_container_and_gumbel_softmax():
+    def run(T):
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            c = T.nn.Container(a=T.nn.ReLU(), b=T.nn.Tanh())
+        out = [repr(c), [(r.category.__name__, str(r.message)) for r in rec]]
+        T.manual_seed(34)
+        logits = T.randn(5, 7, requires_grad=True)
+        F = T.nn.functional
+        soft = F.gumbel_softmax(logits, tau=0.7)
+        hard = F.gumbel_softmax(logits, tau=2.0, hard=True, dim=0)
+        (soft * T.arange(7.0)).sum().backward()
+        g1 = A(logits.grad)
+        logits.grad = None
+        (hard * T.arange(7.0)).sum().backward()
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            F.gumbel_softmax(logits, eps=1e-5)
+        return out + [A(soft), A(hard), g1, A(logits.grad), [str(r.message) for r in rec], A(T.rand(2))]
+    a, b = (run(T) for T in LIBS)
+    _eq(a, b)
