@@ -134,3 +134,16 @@ def test_container_and_gumbel_softmax():
         return out + [A(soft), A(hard), g1, A(logits.grad), [str(r.message) for r in rec], A(T.rand(2))]
     a, b = (run(T) for T in LIBS)
     _eq(a, b)
+
+
+@pytest.mark.parametrize("size,shape", [(3, (2, 6, 3, 4)), (5, (1, 3, 2, 2)), (2, (2, 7, 2, 3))])
+def test_cross_map_lrn2d(size, shape):
+    def run(T):
+        T.manual_seed(35)
+        x = T.randn(*shape, dtype=T.float64, requires_grad=True)
+        m = T.nn.CrossMapLRN2d(size, alpha=0.1, beta=0.75, k=2)
+        y = m(x)
+        (y * T.randn(*shape, dtype=T.float64)).sum().backward()
+        return [repr(m), A(y), A(x.grad), _catch(lambda: m(x[0]))]
+    a, b = (run(T) for T in LIBS)
+    _eq(a, b)
