@@ -147,3 +147,59 @@ def test_cross_map_lrn2d(size, shape):
         return [repr(m), A(y), A(x.grad), _catch(lambda: m(x[0]))]
     a, b = (run(T) for T in LIBS)
     _eq(a, b)
+
+
+LCE_CASES = [
+    dict(bias=True, options="chunked"),
+    dict(reduction="sum", ignore_index=2, options="default"),
+    dict(reduction="none", weight=True),
+    dict(out_features=(3,), label_smoothing=0.1, reduction="none"),
+    dict(label_smoothing=0.2, options="default"),          # options ignored, with torch's warning
+]
+
+
+@pytest.mark.parametrize("case", LCE_CASES, ids=[str(i) for i in range(len(LCE_CASES))])
+def test_linear_cross_entropy_loss(case):
+    def run(T):
+        T.manual_seed(36)
+        kw = dict(case)
+        opt = kw.pop("options", None)
+        if opt == "chunked":
+            kw["options"] = T.nn.LinearCrossEntropyOptions(batch_chunk_size=2, chunking_method=None)
+        elif opt == "default":
+            kw["options"] = T.nn.LinearCrossEntropyOptions()
+        if kw.pop("weight", False):
+            kw["weight"] = T.rand(5)
+        m = T.nn.LinearCrossEntropyLoss(8, 5, **kw)
+        x = T.randn(6, 8, requires_grad=True)
+        t = T.randint(0, 5, (6, *kw.get("out_features", ())))
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            loss = m(x, t)
+        loss.sum().backward()
+        return [repr(m), list(m.state_dict()), A(loss), A(x.grad), A(m.linear.weight.grad),
+                [str(r.message) for r in rec]]
+    a, b = (run(T) for T in LIBS)
+    _eq(a, b)
+
+
+def test_linear_cross_entropy_errors_and_options():
+    def run(T):
+        F, O = T.nn.functional, T.nn.LinearCrossEntropyOptions
+        x, w, t = T.randn(3, 4), T.randn(5, 4), T.tensor([0, 1, 2])
+        o = O()._adjust(num_batches=64, in_features=16, num_classes=100, dtype=T.float32, device=x.device)
+        return [A(F.linear_cross_entropy(x[0], w, t[0])), repr(o),
+                _catch(lambda: F.linear_cross_entropy(x[None], w, t)),
+                _catch(lambda: F.linear_cross_entropy(x, w[0], t)),
+                _catch(lambda: F.linear_cross_entropy(x, w[:, :3], t)),
+                _catch(lambda: F.linear_cross_entropy(x, w, t, linear_bias=T.zeros(4))),
+                _catch(lambda: F.linear_cross_entropy(x[0], w.reshape(5, 1, 4), t)),
+                _catch(lambda: F.linear_cross_entropy(x, w, T.rand(3, 5), ignore_index=1)),
+                _catch(lambda: O(acc_policy="x")), _catch(lambda: O(chunking_method="aspect_ratio:0")),
+                _catch(lambda: O(batch_chunk_size=0)), _catch(lambda: O(acc_dtype=T.int32)),
+                _catch(lambda: O(batch_chunk_size=3, chunking_method="aspect_ratio")._adjust(
+                    num_batches=64, in_features=16, num_classes=100, dtype=T.float32)),
+                _catch(lambda: T.nn.LinearCrossEntropyLoss(4, 5, weight=T.ones(4))),
+                _catch(lambda: T.nn.LinearCrossEntropyLoss(4, 5, label_smoothing=2.0))]
+    a, b = (run(T) for T in LIBS)
+    _eq(a, b)
