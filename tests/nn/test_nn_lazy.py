@@ -86,9 +86,9 @@ def test_lazy_load_state_dict_before_first_call_and_errors():
         y = dst(T.randn(5, 3))
         out += [repr(dst), A(y), A(T.rand(2))]
         p = T.nn.UninitializedParameter()
-        out += [repr(p), _catch(lambda: p.shape), isinstance(p, T.nn.Parameter)]
+        out += [repr(p), _catch(lambda: p.shape), isinstance(p, T.nn.Parameter), T.nn.parameter.is_lazy(p)]
         p.materialize((2, 3))
-        out += [type(p).__name__, tuple(p.shape), p.requires_grad, p.dtype == T.float32]
+        out += [type(p).__name__, tuple(p.shape), p.requires_grad, p.dtype == T.float32, T.nn.parameter.is_lazy(p)]
         b = T.nn.UninitializedBuffer(dtype=T.float64)
         b.materialize(4)
         out += [type(b).__name__, tuple(b.shape), b.dtype == T.float64]

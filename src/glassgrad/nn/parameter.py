@@ -93,6 +93,11 @@ class UninitializedTensorMixin:
         return (self.__class__, (self.requires_grad,))
 
 
+def is_lazy(param):
+    """Whether ``param`` is an UninitializedParameter / UninitializedBuffer (torch.nn.parameter.is_lazy)."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
 def _udtype(dtype):
     from .. import _dtype
     return _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()

@@ -8,7 +8,7 @@ import itertools
 from ...autograd.grad_mode import no_grad
 from ...ops.creation import tensor
 from ..._dtype import int64
-from ..parameter import UninitializedBuffer, UninitializedParameter, UninitializedTensorMixin
+from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from .batchnorm import _BatchNorm, _NormBase, BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .instancenorm import _InstanceNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
@@ -17,10 +17,6 @@ from .linear import Linear
 __all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
            "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
-
-
-def is_lazy(param):
-    return isinstance(param, UninitializedTensorMixin)
 
 
 class LazyModuleMixin:
