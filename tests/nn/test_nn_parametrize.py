@@ -269,7 +269,13 @@ def test_functional_call():
             y = T.nn.utils.stateless.functional_call(m, {"0.weight": w, "0.bias": T.zeros(3)}, (x,))
         y.sum().backward()
         strict = _catch(lambda: T.nn.utils.stateless._functional_call(m, {"0.weight": w, "x": w}, x, strict=True))
-        return [A(y), A(w.grad), m[0].weight.grad is None, _sd(m), rec[0].category.__name__, strict[0]]
+        sc = T.nn.utils.stateless._functional_call
+        extra = sc(m, {"0.extra": T.ones(1), "1.running_mean": T.ones(3)}, (x,))   # new attribute: set, then removed
+        pm = T.nn.utils.parametrizations.weight_norm(T.nn.Linear(3, 2))
+        yp = sc(pm, {"parametrizations.weight.original0": T.ones(2, 1)}, (x,))
+        errs = [_catch(lambda: sc(m, {"0.weight": 3}, (x,)))[0], _catch(lambda: sc(m, {"9.weight": w}, (x,)))[0]]
+        return [A(y), A(w.grad), m[0].weight.grad is None, _sd(m), rec[0].category.__name__, strict[0], A(extra),
+                hasattr(m[0], "extra"), A(yp), _sd(pm), errs]
     a, b = _both(run)
     _eq(a, b, 1e-6)
 

@@ -33,28 +33,58 @@ def _untie_named_tensors_map(module, parameters_and_buffers):
     return untied
 
 
-def _swap(module, name, tensor):
-    """Set module's tensor `name` (a dotted path) to `tensor` (or delete it for _MISSING); return the old one."""
-    *path, leaf = name.split(".")
-    for p in path:
-        module = getattr(module, p)
-    if leaf in module._parameters:
-        orig = module._parameters[leaf]
-    elif leaf in module._buffers:
-        orig = module._buffers[leaf]
-    else:
-        orig = getattr(module, leaf, _MISSING)
-    if tensor is _MISSING:
-        if orig is not _MISSING:
-            delattr(module, leaf)
-    elif leaf in module._parameters:
-        module._parameters[leaf] = tensor
-    elif leaf in module._buffers:
-        module._buffers[leaf] = tensor
-    else:
-        if orig is not _MISSING and leaf in module.__dict__:
-            module.__dict__.pop(leaf)
-        setattr(module, leaf, tensor)
+def _swap_tensor(module, name, tensor):
+    """torch's swap_tensor (allow_missing=True): set module's tensor `name`, returning the one it replaces."""
+    if tensor is not _MISSING and not isinstance(tensor, Tensor) and tensor is not None:
+        raise TypeError(f"{tensor} is not an instance of torch.Tensor")
+    if name == "":
+        raise KeyError('tensor name can\'t be empty string ""')
+    for table in (module._parameters, module._buffers):
+        if name in table:
+            orig = table[name]
+            if tensor is not _MISSING:
+                table[name] = tensor
+            else:
+                del table[name]
+            return orig
+    orig = getattr(module, name) if hasattr(module, name) else _MISSING
+    if orig is not _MISSING and not isinstance(orig, Tensor) and orig is not None:
+        raise TypeError(f"attribute `{name}`: {orig} is not an instance of torch.Tensor")
+    if tensor is not _MISSING:
+        setattr(module, name, tensor)
+    elif hasattr(module, name):
+        delattr(module, name)
+    return orig
+
+
+def _submodule(module, path, memo):
+    if not path:
+        return module
+    if path not in memo:
+        prefix, dot, attr = path.rpartition(".")
+        parent = _submodule(module, prefix, memo) if dot else module
+        try:
+            sub = getattr(parent, attr)
+        except AttributeError as ex:
+            raise AttributeError(f"{parent._get_name()} has no attribute `{attr}`") from ex
+        from ..modules.module import Module
+        if not isinstance(sub, Module):
+            raise TypeError(f"submodule `{path}`: {sub} is not an instance of torch.nn.Module")
+        memo[path] = sub
+    return memo[path]
+
+
+def _swap_tensors_dict(module, named_tensors):
+    memo, orig = {}, {}
+    try:
+        for name, tensor in named_tensors.items():
+            prefix, _, attr = name.rpartition(".")
+            orig[name] = _swap_tensor(_submodule(module, prefix, memo), attr, tensor)
+    except Exception:
+        for name, tensor in orig.items():
+            prefix, _, attr = name.rpartition(".")
+            _swap_tensor(_submodule(module, prefix, memo), attr, tensor)
+        raise
     return orig
 
 
@@ -75,17 +105,13 @@ def _reparametrize_module(module, parameters_and_buffers, tie_weights=False, str
                 module._get_name(), "\n\t".join(error_msgs)))
     orig = {}
     try:
-        for name, tensor in untied.items():
-            if not isinstance(tensor, Tensor):
-                raise TypeError(f"Expected tensor to be a torch.Tensor, got {type(tensor).__name__}")
-            orig[name] = _swap(module, name, tensor)
+        orig = _swap_tensors_dict(module, untied)
         yield
     finally:
-        items = list(orig.items())
-        for name, tensor in (reversed(items) if stack_weights else items):
-            new = _swap(module, name, tensor)
-            if name in parameters_and_buffers and new is not _MISSING:
-                parameters_and_buffers[name] = new
+        if stack_weights:
+            orig = dict(reversed(orig.items()))
+        new = _swap_tensors_dict(module, orig)
+        parameters_and_buffers.update({k: new[k] for k in parameters_and_buffers if k in new})
 
 
 def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, tie_weights=True, strict=False):
