@@ -309,3 +309,39 @@ def test_deepcopy_and_pickle_of_parametrized():
         return [type(c).__name__, _sd(c), _catch(lambda: pickle.dumps(m))[0]]
     a, b = _both(run)
     _eq(a, b)
+
+
+ORTH = [(None, (4, 4), True), (None, (5, 3), True), ("cayley", (3, 3), True), (None, (3, 5), True),
+        ("householder", (5, 3), False), ("householder", (3, 4), True), ("matrix_exp", (2, 4), True)]
+
+
+@pytest.mark.parametrize("omap,shape,triv", ORTH, ids=[str(i) for i in range(len(ORTH))])
+def test_orthogonal_parametrization(omap, shape, triv):
+    def run(T):
+        T.manual_seed(14)
+        m = T.nn.Linear(shape[1], shape[0]).double()
+        T.nn.utils.parametrizations.orthogonal(m, orthogonal_map=omap, use_trivialization=triv)
+        w = m.weight
+        (w * T.arange(float(w.numel()), dtype=T.float64).reshape(w.shape)).sum().backward()
+        out = [A(w), A(m.parametrizations.weight.original.grad), _sd(m), A(T.rand(2)),
+               A(w.mT @ w if shape[0] >= shape[1] else w @ w.mT)]
+        q = T.linalg.qr(T.randn(max(shape), max(shape), dtype=T.float64))[0][:shape[0], :shape[1]]
+        r = _catch(lambda: setattr(m, "weight", q))
+        out += [r[0] if r[0] is not None else A(m.weight), _sd(m), A(T.rand(2))]
+        return out
+    a, b = _both(run)
+    _eq(a, b, 1e-9)
+
+
+def test_orthogonal_errors():
+    def run(T):
+        orth = T.nn.utils.parametrizations.orthogonal
+        m = T.nn.Linear(3, 3)
+        orth(m)
+        return [_catch(lambda: orth(T.nn.Linear(3, 3), orthogonal_map="qr"))[0],
+                _catch(lambda: orth(T.nn.Linear(3, 3), name="nope"))[0],
+                _catch(lambda: orth(T.nn.Linear(3, 3), name="bias"))[0],
+                _catch(lambda: setattr(m, "weight", T.ones(2, 3)))[0],
+                _catch(lambda: setattr(orth(T.nn.Linear(3, 3), use_trivialization=False), "weight", T.eye(3)))[0]]
+    a, b = _both(run)
+    _eq(a, b)

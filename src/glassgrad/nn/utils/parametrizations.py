@@ -1,6 +1,4 @@
-"""torch.nn.utils.parametrizations: weight_norm and spectral_norm as parametrizations.
-
-orthogonal is not here: it needs matrix_exp / Householder QR with autograd, which glassgrad lacks."""
+"""torch.nn.utils.parametrizations: orthogonal, weight_norm and spectral_norm as parametrizations."""
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...ops.linalg import mv as _mv, vdot
@@ -9,8 +7,9 @@ from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from . import parametrize
 from ._norms import _weight_norm, norm_except_dim
+from ._orthogonal import _OrthMaps, _Orthogonal, _check_weight
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 class _WeightNorm(Module):
@@ -97,4 +96,18 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     if dim is None:
         dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+    return module
+
+
+def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
+    weight = _check_weight(module, name)
+    if orthogonal_map is None:
+        orthogonal_map = ("matrix_exp" if weight.size(-2) == weight.size(-1) or weight.is_complex()
+                          else "householder")
+    orth_enum = getattr(_OrthMaps, orthogonal_map, None)
+    if orth_enum is None:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". Got: '
+                         f"{orthogonal_map}")
+    orth = _Orthogonal(weight, orth_enum, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
     return module
