@@ -228,6 +228,13 @@ def test_old_spectral_norm():
         m2 = T.nn.utils.spectral_norm(T.nn.Conv1d(2, 3, 2))
         m2.load_state_dict(m.state_dict())
         out.append(_sd(m2))
+        lin = T.nn.utils.spectral_norm(T.nn.Linear(3, 5))        # W^T W of full rank
+        lin(T.randn(2, 3))
+        v0 = {k: v for k, v in lin.state_dict().items() if k != "weight_v"}      # a version-0 checkpoint
+        v0["weight"] = lin.weight.detach()
+        m3 = T.nn.utils.spectral_norm(T.nn.Linear(3, 5))
+        m3.load_state_dict(v0)
+        out.append(_sd(m3))
         T.nn.utils.remove_spectral_norm(m)
         out += [_sd(m), _catch(lambda: T.nn.utils.remove_spectral_norm(m))[0]]
         return out

@@ -42,6 +42,11 @@ class SpectralNorm:
         sigma = dot(u, mv(weight_mat, v))
         return weight / sigma
 
+    def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
+        from ...linalg import multi_dot, pinv
+        v = multi_dot([pinv(weight_mat.t().mm(weight_mat), rtol=1e-15), weight_mat.t(), u.unsqueeze(1)]).squeeze(1)
+        return v.mul_(target_sigma / dot(u, mv(weight_mat, v)))
+
     def remove(self, module):
         with no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
@@ -83,8 +88,6 @@ class SpectralNorm:
 
 
 class SpectralNormLoadStateDictPreHook:
-    """Version-0 checkpoints (``weight`` saved, ``weight_v`` not) are not converted: that needs pinverse."""
-
     def __init__(self, fn):
         self.fn = fn
 
@@ -105,7 +108,13 @@ class SpectralNormLoadStateDictPreHook:
                         missing_keys.append(key)
             if has_missing_keys:
                 return
-            raise NotImplementedError("glassgrad cannot convert a version-0 spectral_norm checkpoint (pinverse)")
+            with no_grad():
+                weight_orig = state_dict[weight_key + "_orig"]
+                weight = state_dict.pop(weight_key)
+                sigma = (weight_orig / weight).mean()
+                weight_mat = fn.reshape_weight_to_matrix(weight_orig)
+                u = state_dict[weight_key + "_u"]
+                state_dict[weight_key + "_v"] = fn._solve_v_and_rescale(weight_mat, u, sigma)
 
 
 class SpectralNormStateDictHook:
