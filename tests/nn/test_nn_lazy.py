@@ -1,5 +1,6 @@
 """The Lazy modules vs torch: repr before and after, materialisation at the first call with torch's init draws,
 the class they become, state dicts loaded before the first call, uninitialised parameters, errors."""
+import copy
 import warnings
 
 import numpy as np
@@ -92,6 +93,9 @@ def test_lazy_load_state_dict_before_first_call_and_errors():
         b = T.nn.UninitializedBuffer(dtype=T.float64)
         b.materialize(4)
         out += [type(b).__name__, tuple(b.shape), b.dtype == T.float64]
+        d = T.nn.LazyLinear(3).double()                       # the dtype before the first call is kept
+        out += [A(d(T.randn(2, 4, dtype=T.float64))), repr(T.nn.LazyLinear(3).load_state_dict(
+            T.nn.LazyLinear(3).state_dict())), type(copy.deepcopy(T.nn.LazyLinear(2).double()).weight).__name__]
         c = T.nn.LazyConv2d(4, 3, groups=2)
         out.append(_catch(lambda: c(T.randn(1, 3, 5, 5))))
         out.append(_catch(lambda: T.nn.LazyConv2d(4, 3)(T.randn(3, 5))))

@@ -1,5 +1,6 @@
 """nn.Parameter and nn.Buffer: Tensors that a Module registers when they are assigned to it."""
 from .._tensor import Tensor, _make, _new
+from .._dtype import _FROM_NP
 from ..ops.creation import empty
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
@@ -67,7 +68,7 @@ class UninitializedTensorMixin:
     cls_to_become = None
 
     def materialize(self, shape, device=None, dtype=None):
-        dt = _udtype(dtype) if dtype is not None else self._udtype
+        dt = _udtype(dtype) if dtype is not None else _FROM_NP[self._data.dtype]   # (module.double() changes it)
         if isinstance(shape, int):
             shape = (shape,)
         data = empty(*shape, dtype=dt) if device is None else empty(*shape, dtype=dt, device=device)
@@ -107,9 +108,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        dt = _udtype(dtype)
-        t = _alias(cls, empty(0, dtype=dt), requires_grad)
-        t._udtype = dt
+        t = _alias(cls, empty(0, dtype=_udtype(dtype)), requires_grad)
         return t
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
@@ -117,7 +116,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 
     def __deepcopy__(self, memo):
         if id(self) not in memo:
-            memo[id(self)] = type(self)(self.requires_grad, None, self._udtype)
+            memo[id(self)] = type(self)(self.requires_grad, None, _FROM_NP[self._data.dtype])
         return memo[id(self)]
 
 
@@ -125,9 +124,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
-        dt = _udtype(dtype)
-        t = _alias(cls, empty(0, dtype=dt), requires_grad)
-        t._udtype = dt
+        t = _alias(cls, empty(0, dtype=_udtype(dtype)), requires_grad)
         t.persistent = persistent
         return t
 
@@ -136,5 +133,5 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __deepcopy__(self, memo):
         if id(self) not in memo:
-            memo[id(self)] = type(self)(self.requires_grad, None, self._udtype)
+            memo[id(self)] = type(self)(self.requires_grad, None, _FROM_NP[self._data.dtype])
         return memo[id(self)]
