@@ -155,6 +155,8 @@ LCE_CASES = [
     dict(reduction="none", weight=True),
     dict(out_features=(3,), label_smoothing=0.1, reduction="none"),
     dict(label_smoothing=0.2, options="default"),          # options ignored, with torch's warning
+    dict(reduction="none", weight=True, ignore_index=1, options="default"),
+    dict(options="retain"),
 ]
 
 
@@ -168,6 +170,8 @@ def test_linear_cross_entropy_loss(case):
             kw["options"] = T.nn.LinearCrossEntropyOptions(batch_chunk_size=2, chunking_method=None)
         elif opt == "default":
             kw["options"] = T.nn.LinearCrossEntropyOptions()
+        elif opt == "retain":
+            kw["options"] = T.nn.LinearCrossEntropyOptions(allow_retain_graph=True)
         if kw.pop("weight", False):
             kw["weight"] = T.rand(5)
         m = T.nn.LinearCrossEntropyLoss(8, 5, **kw)
@@ -176,9 +180,11 @@ def test_linear_cross_entropy_loss(case):
         with warnings.catch_warnings(record=True) as rec:
             warnings.simplefilter("always")
             loss = m(x, t)
-        loss.sum().backward()
-        return [repr(m), list(m.state_dict()), A(loss), A(x.grad), A(m.linear.weight.grad),
-                [str(r.message) for r in rec]]
+        loss.sum().backward(retain_graph=True)
+        out = [repr(m), list(m.state_dict()), A(loss), A(x.grad), A(m.linear.weight.grad),
+               [str(r.message) for r in rec], loss.grad_fn.name()]
+        out.append(_catch(lambda: loss.sum().backward()))            # the chunked op refuses a second backward
+        return out + [A(x.grad)]
     a, b = (run(T) for T in LIBS)
     _eq(a, b)
 
@@ -188,7 +194,11 @@ def test_linear_cross_entropy_errors_and_options():
         F, O = T.nn.functional, T.nn.LinearCrossEntropyOptions
         x, w, t = T.randn(3, 4), T.randn(5, 4), T.tensor([0, 1, 2])
         o = O()._adjust(num_batches=64, in_features=16, num_classes=100, dtype=T.float32, device=x.device)
-        return [A(F.linear_cross_entropy(x[0], w, t[0])), repr(o),
+        xr = x.clone().requires_grad_()
+        one = F.linear_cross_entropy(xr[1], w, t[1], options=O())
+        one.backward()
+        return [A(F.linear_cross_entropy(x[0], w, t[0])), repr(o), A(one), one.grad_fn.name(), A(xr.grad),
+                A(F.linear_cross_entropy(x, w, T.full((3,), -100), options=O())),
                 _catch(lambda: F.linear_cross_entropy(x[None], w, t)),
                 _catch(lambda: F.linear_cross_entropy(x, w[0], t)),
                 _catch(lambda: F.linear_cross_entropy(x, w[:, :3], t)),
