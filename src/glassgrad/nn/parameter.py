@@ -1,8 +1,9 @@
 """nn.Parameter and nn.Buffer: Tensors that a Module registers when they are assigned to it."""
 from .._tensor import Tensor, _make, _new
+from .._dtype import _FROM_NP
 from ..ops.creation import empty
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
 
 
 def _alias(cls, data, requires_grad):
@@ -60,3 +61,77 @@ class Buffer(Tensor):
 
     def __init__(self, data=None, *, persistent=True):
         pass
+
+
+class UninitializedTensorMixin:
+    """A parameter or buffer without a shape yet (the Lazy modules'), until ``materialize`` gives it one."""
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        dt = _udtype(dtype) if dtype is not None else _FROM_NP[self._data.dtype]   # (module.double() changes it)
+        if isinstance(shape, int):
+            shape = (shape,)
+        data = empty(*shape, dtype=dt) if device is None else empty(*shape, dtype=dt, device=device)
+        self._data = data._data
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+            "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+            "`forward` to initialize the parameters before accessing their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize the "
+            "parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+def is_lazy(param):
+    """Whether ``param`` is an UninitializedParameter / UninitializedBuffer (torch.nn.parameter.is_lazy)."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+def _udtype(dtype):
+    from .. import _dtype
+    return _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        t = _alias(cls, empty(0, dtype=_udtype(dtype)), requires_grad)
+        return t
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, _FROM_NP[self._data.dtype])
+        return memo[id(self)]
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        t = _alias(cls, empty(0, dtype=_udtype(dtype)), requires_grad)
+        t.persistent = persistent
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, _FROM_NP[self._data.dtype])
+        return memo[id(self)]

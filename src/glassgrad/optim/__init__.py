@@ -16,6 +16,8 @@ from .asgd import ASGD
 from ._adafactor import Adafactor
 from ._muon import Muon
 from .sparse_adam import SparseAdam
+from ._stateless import swap_in_optimizer_params_and_state
 
 __all__ = ["Adafactor", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "Muon",
-           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "swa_utils"]
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "swa_utils",
+           "swap_in_optimizer_params_and_state"]

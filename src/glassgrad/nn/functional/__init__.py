@@ -11,6 +11,7 @@ from ._norm import *  # noqa: F401,F403
 from ._dropout import *  # noqa: F401,F403
 from ._sparse import *  # noqa: F401,F403
 from ._loss import *  # noqa: F401,F403
+from ._loss_linear import *  # noqa: F401,F403
 from ._attention import *  # noqa: F401,F403
 from ._attention import (_canonical_mask, _none_or_dtype, _mha_shape_check, _in_projection_packed,  # noqa: F401
                          _in_projection)
@@ -29,7 +30,9 @@ _PYTHON_LEVEL = {"adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_poo
                  "max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d", "mse_loss", "normalize",
                  "sigmoid", "smooth_l1_loss", "softmax", "softmin", "softsign", "tanh", "tanhshrink",
                  "triplet_margin_with_distance_loss", "upsample", "upsample_bilinear", "upsample_nearest",
-                 "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "multi_head_attention_forward"}
+                 "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "multi_head_attention_forward",
+                 "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "gumbel_softmax",
+                 "linear_cross_entropy"}
 _MORE_TENSORS = {"linear": ("weight", "bias?"), "bilinear": ("input2", "weight", "bias?"),
                  "cross_entropy": ("target",), "nll_loss": ("target",), "embedding": ("weight",),
                  "conv1d": ("weight", "bias?"), "conv2d": ("weight", "bias?"), "conv3d": ("weight", "bias?"),

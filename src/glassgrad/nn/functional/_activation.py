@@ -20,7 +20,7 @@ __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "elu"
            "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardsigmoid",
            "hardswish", "softplus", "softsign", "softmax", "log_softmax", "softmin", "glu", "logsigmoid",
            "tanhshrink", "softshrink", "hardshrink", "threshold", "threshold_", "rrelu", "rrelu_", "normalize",
-           "cosine_similarity", "pairwise_distance"]
+           "cosine_similarity", "pairwise_distance", "gumbel_softmax"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -252,3 +252,19 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     if fn is not None and type(fn) is LinalgVectorNormBackward0:
         fn.__class__ = NormBackward1
     return out
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """torch's draws: -log(Exp(1)) noise from empty_like(logits).exponential_(), then softmax; hard: straight
+    through a one-hot of the argmax."""
+    from ...ops.creation import empty_like, zeros_like
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty_like(logits).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if hard:
+        index = y_soft.max(dim, keepdim=True)[1]
+        y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+        return y_hard - y_soft.detach() + y_soft
+    return y_soft

@@ -8,7 +8,8 @@ __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", 
            "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
            "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d",
-           "lp_pool2d", "lp_pool3d", "fractional_max_pool2d", "fractional_max_pool2d_with_indices"]
+           "lp_pool2d", "lp_pool3d", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+           "fractional_max_pool3d", "fractional_max_pool3d_with_indices"]
 
 _DN = {2: ("H", "W"), 3: ("T", "H", "W")}
 
@@ -403,5 +404,46 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
+                                             _random_samples)
+    return out if return_indices else out[0]
+
+
+def _fractional_int_triple(value, name):
+    if not isinstance(value, (list, tuple)):
+        return (int(value),) * 3
+    if len(value) not in (1, 3):
+        raise RuntimeError(f"fractional_max_pool3d: {name} must either be a single Int or tuple of three Ints")
+    return (int(value[0]),) * 3 if len(value) == 1 else tuple(int(v) for v in value)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    from ...ops.random import rand
+    from ...ops.pool_fractional import fractional_max_pool3d as _fmp3
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool3d requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        r = tuple(output_ratio) if isinstance(output_ratio, (list, tuple)) else (output_ratio,) * 3
+        output_size = [int(input.size(-3) * r[0]), int(input.size(-2) * r[1]), int(input.size(-1) * r[2])]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == 4 else input.size(0)
+        _random_samples = rand(n_batch, input.size(-4), 3, dtype=input.dtype)
+    K = _fractional_int_triple(kernel_size, "kernel_size")
+    O = _fractional_int_triple(output_size, "output_size")
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"fractional_max_pool3d_out(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    for o, k, s, what in zip(O, K, list(input.shape)[-3:], ("time", "height", "width")):
+        if not o + k - 1 < s:
+            raise RuntimeError(f"fractional_max_pool3d_out(): pool {what} {k} too large relative to input {what} {s}")
+    if _random_samples.size(1) != input.size(-4):
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if _random_samples.dtype != input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    return _fmp3(input, K, O, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
                                              _random_samples)
     return out if return_indices else out[0]

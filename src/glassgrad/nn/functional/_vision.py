@@ -8,7 +8,8 @@ from ...ops import upsample as _U
 from ...ops import conv as _C
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-           "pixel_unshuffle", "unfold", "fold", "grid_sample", "affine_grid"]
+           "pixel_unshuffle", "unfold", "fold", "grid_sample", "affine_grid", "channel_shuffle",
+           "native_channel_shuffle"]
 
 
 # -- pad ------------------------------------------------------------------------------------------------
@@ -161,6 +162,14 @@ def pixel_shuffle(input, upscale_factor):
 
 def pixel_unshuffle(input, downscale_factor):
     return _U.pixel_unshuffle(input, int(downscale_factor))
+
+
+def channel_shuffle(input, groups):
+    from ...ops.channel_shuffle import channel_shuffle as _cs
+    return _cs(input, int(groups))
+
+
+native_channel_shuffle = channel_shuffle     # (torch's has no derivative; glassgrad's is differentiable)
 
 
 # -- fold / unfold --------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 
 __all__ = ["StateDictMethods"]
 
@@ -70,8 +70,9 @@ class StateDictMethods:
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        local = meta.get(prefix[:-1], {}) if meta is not None else {}
         for hook in self._state_dict_hooks.values():
-            r = hook(self, destination, prefix, {})
+            r = hook(self, destination, prefix, local)
             if r is not None:
                 destination = r
         return destination
@@ -94,7 +95,7 @@ class StateDictMethods:
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                                   f"Tensor-like object from checkpoint but received {type(value)}")
                 continue
-            if value.shape != param.shape:
+            if not is_lazy(param) and value.shape != param.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
                 continue

@@ -1,4 +1,5 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+import warnings
 import operator
 from collections import OrderedDict
 from itertools import chain
@@ -7,7 +8,7 @@ from .module import Module, _addindent
 from ..parameter import Parameter
 from ..._tensor import Tensor
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _norm_index(idx, n, what="index"):
@@ -15,6 +16,17 @@ def _norm_index(idx, n, what="index"):
     if not -n <= idx < n:
         raise IndexError(f"{what} {idx} is out of range")
     return idx % n
+
+
+class Container(Module):
+    """Deprecated: a Module whose keyword arguments become its submodules."""
+
+    def __init__(self, **kwargs):
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

@@ -376,6 +376,10 @@ class Module(StateDictMethods):
             return t.to(device) if device is not None else t
         return self._apply(convert)
 
+    def to_empty(self, *, device, recurse=True):
+        from ...ops.creation import empty_like
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
     def cpu(self):
         return self._apply(lambda t: t.cpu())
 
@@ -420,6 +424,12 @@ class Module(StateDictMethods):
 
     def register_load_state_dict_pre_hook(self, hook):
         return _handle(self._load_state_dict_pre_hooks, functools.partial(hook, self), False)
+
+    def _register_state_dict_hook(self, hook):
+        return _handle(self._state_dict_hooks, hook, False)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        return _handle(self._load_state_dict_pre_hooks, functools.partial(hook, self) if with_module else hook, False)
 
     def register_load_state_dict_post_hook(self, hook):
         return _handle(self._load_state_dict_post_hooks, hook, False)

@@ -7,7 +7,7 @@ from .. import init
 from .. import functional as F
 from ...ops.creation import empty
 
-__all__ = ["LocalResponseNorm", "LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["LocalResponseNorm", "CrossMapLRN2d", "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 def _as_shape(s):
@@ -111,3 +111,19 @@ class RMSNorm(_AffineNorm):
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class CrossMapLRN2d(Module):
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        from ._functions import CrossMapLRN2d as _cross_map_lrn2d
+        return _cross_map_lrn2d.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)

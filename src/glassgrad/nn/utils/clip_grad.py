@@ -92,3 +92,10 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     with no_grad():
         for g in _grads(parameters):
             g.clamp_(min=-clip_value, max=clip_value)
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    import warnings
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
