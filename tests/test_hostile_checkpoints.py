@@ -336,11 +336,11 @@ def test_int_keys_that_all_hash_alike_are_refused_at_once():
     assert len(data) < 2 << 20
     t = time.perf_counter()
     _refused(_load_bytes(data), CheckpointError, "keys with one hash")
-    assert time.perf_counter() - t < 5
+    assert time.perf_counter() - t < 12      # refused early: building the dict takes ~30 s; 12 s leaves room for a loaded CI machine
     structure = {"$dict": [[k * _P, None] for k in range(1, 60_001)]}
     t = time.perf_counter()
     _refused(_load_bytes(_forge({}, structure)), CheckpointError, "keys with one hash")
-    assert time.perf_counter() - t < 5
+    assert time.perf_counter() - t < 12
 
 
 def test_real_int_and_float_keys_still_load():
