@@ -336,7 +336,7 @@ def test_int_keys_that_all_hash_alike_are_refused_at_once():
     assert len(data) < 2 << 20
     t = time.perf_counter()
     _refused(_load_bytes(data), CheckpointError, "keys with one hash")
-    assert time.perf_counter() - t < 12      # refused early: building the dict takes ~30 s; 12 s leaves room for a loaded CI machine
+    assert time.perf_counter() - t < 12   # the dict takes ~30 s to build; 12 s allows a loaded CI machine
     structure = {"$dict": [[k * _P, None] for k in range(1, 60_001)]}
     t = time.perf_counter()
     _refused(_load_bytes(_forge({}, structure)), CheckpointError, "keys with one hash")
