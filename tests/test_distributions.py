@@ -171,10 +171,12 @@ def _same(a, b, name):
 
 
 # Same draws, but the values pass through elementwise math (log1p, tanh, sigmoid, pow, exp) or matrix products
-# whose last bit can differ from torch's vectorised kernels: equal to 1e-13, not bit for bit.
-INEXACT = {"ContinuousBernoulli_l", "GeneralizedPareto", "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace",
-           "LogisticNormal", "LowRankMVN", "MVN_cov", "MVN_prec", "MVN_tril", "RelaxedBernoulli",
-           "TransformedSigmoidPower", "TransformedTanh", "Weibull", "Wishart"}
+# whose last bit can differ from torch's vectorised kernels: equal to 1e-13, not bit for bit.  LogNormal (exp)
+# and ContinuousBernoulli_p (log) are bit-equal on AVX-512 but not with torch's AVX2 / plain kernels
+# (ATEN_CPU_CAPABILITY=avx2 / default).
+INEXACT = {"ContinuousBernoulli_l", "ContinuousBernoulli_p", "GeneralizedPareto", "InverseGamma", "Kumaraswamy",
+           "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LowRankMVN", "MVN_cov", "MVN_prec", "MVN_tril",
+           "RelaxedBernoulli", "TransformedSigmoidPower", "TransformedTanh", "Weibull", "Wishart"}
 
 
 @pytest.mark.parametrize("name", NAMES)
