@@ -2,19 +2,14 @@
 import math
 
 from . import _ops as T
-from . import constraints
 from .normal import Normal
-from .transformed_distribution import TransformedDistribution
+from ._half import _HalfDistribution
 from .transforms import AbsTransform
 
 __all__ = ["HalfNormal"]
 
 
-class HalfNormal(TransformedDistribution):
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
+class HalfNormal(_HalfDistribution):
     def __init__(self, scale, validate_args=None):
         super().__init__(Normal(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
 
@@ -22,16 +17,8 @@ class HalfNormal(TransformedDistribution):
         return super().expand(batch_shape, _instance=self._get_checked_instance(HalfNormal, _instance))
 
     @property
-    def scale(self):
-        return self.base_dist.scale
-
-    @property
     def mean(self):
         return self.scale * math.sqrt(2 / math.pi)
-
-    @property
-    def mode(self):
-        return T.zeros_like(self.scale)
 
     @property
     def variance(self):
@@ -42,14 +29,3 @@ class HalfNormal(TransformedDistribution):
             self._validate_sample(value)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
         return T.where(value >= 0, log_prob, float("-inf"))
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
