@@ -4,7 +4,7 @@ import numbers
 from . import _ops as T
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _BinaryProbsLogits, broadcast_all
 
 __all__ = ["Bernoulli"]
 
@@ -22,7 +22,7 @@ def _probs_or_logits(self, probs, logits):
     return isinstance(logits, numbers.Number)
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_BinaryProbsLogits, ExponentialFamily):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
@@ -37,9 +37,6 @@ class Bernoulli(ExponentialFamily):
         new._param = new.__dict__["logits" if "logits" in self.__dict__ else "probs"]
         return new
 
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
-
     @property
     def mean(self):
         return self.probs
@@ -53,18 +50,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=T.Size()):
         shape = self._extended_shape(sample_shape)

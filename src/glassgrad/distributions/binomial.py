@@ -4,7 +4,7 @@ from . import _ops as T
 from . import constraints
 from ._samplers import binomial
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _BinaryProbsLogits, broadcast_all
 
 __all__ = ["Binomial"]
 
@@ -24,7 +24,7 @@ def _count_and_param(self, total_count, probs, logits):
     self._param = param
 
 
-class Binomial(Distribution):
+class Binomial(_BinaryProbsLogits, Distribution):
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
                        "logits": constraints.real}
     has_enumerate_support = True
@@ -37,9 +37,6 @@ class Binomial(Distribution):
         new = self._expand_params(Binomial, batch_shape, _instance, ("total_count", "probs", "logits"))
         new._param = new.__dict__["logits" if "logits" in self.__dict__ else "probs"]
         return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -56,18 +53,6 @@ class Binomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=T.Size()):
         shape = self._extended_shape(sample_shape)

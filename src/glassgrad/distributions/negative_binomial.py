@@ -6,12 +6,12 @@ from ._samplers import poisson
 from .binomial import _count_and_param
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import _BinaryProbsLogits, lazy_property
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(_BinaryProbsLogits, Distribution):
     arg_constraints = {"total_count": constraints.greater_than_eq(0),
                        "probs": constraints.half_open_interval(0.0, 1.0), "logits": constraints.real}
     support = constraints.nonnegative_integer
@@ -25,9 +25,6 @@ class NegativeBinomial(Distribution):
         new._param = new.__dict__["logits" if "logits" in self.__dict__ else "probs"]
         return new
 
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
-
     @property
     def mean(self):
         return self.total_count * T.exp(self.logits)
@@ -39,18 +36,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self):
         return self.mean / T.sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @lazy_property
     def _gamma(self):

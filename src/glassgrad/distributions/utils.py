@@ -98,3 +98,25 @@ def vec_to_tril_matrix(vec, diag=0):
     rows, cols = _tril_mask(n, diag).nonzero(as_tuple=True)
     mat[..., rows, cols] = vec
     return mat
+
+
+class _BinaryProbsLogits:
+    """The members Bernoulli, Binomial, NegativeBinomial and LogitRelaxedBernoulli write out alike in torch:
+    lazily derived logits/probs (the one not given is computed from ``self._param``'s twin on first use),
+    param_shape and _new.  A mixin listed before the Distribution base, so the MRO finds these first as it
+    found the class's own definitions."""
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
