@@ -224,15 +224,7 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            prob = rand_like(t)
-            topk = _topk(prob.view(-1), k=nparams_toprune)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+        return _unstructured_mask(self.amount, t, default_mask, lambda: rand_like(t), largest=True)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -247,14 +239,7 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            topk = _topk(_abs(t).view(-1), k=nparams_toprune, largest=False)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+        return _unstructured_mask(self.amount, t, default_mask, lambda: _abs(t), largest=False)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
@@ -280,12 +265,7 @@ class RandomStructured(BasePruningMethod):
             prob = rand(nchannels)
             threshold = kthvalue(prob, k=nchannels_toprune).values
             channel_mask = prob > threshold
-            mask = zeros_like(t)
-            slc = [slice(None)] * len(t.shape)
-            slc[dim] = channel_mask
-            slc = tuple(slc)
-            mask[slc] = 1
-            return mask
+            return _channel_mask(t, dim, channel_mask)
 
         if nparams_toprune == 0:
             mask = default_mask
@@ -318,18 +298,10 @@ class LnStructured(BasePruningMethod):
         norm = _compute_norm(t, self.n, self.dim)
         topk = _topk(norm, k=nparams_tokeep, largest=True)
 
-        def make_mask(t, dim, indices):
-            mask = zeros_like(t)
-            slc = [slice(None)] * len(t.shape)
-            slc[dim] = indices
-            slc = tuple(slc)
-            mask[slc] = 1
-            return mask
-
         if nparams_toprune == 0:
             mask = default_mask
         else:
-            mask = make_mask(t, self.dim, topk.indices)
+            mask = _channel_mask(t, self.dim, topk.indices)
             mask *= default_mask.to(dtype=mask.dtype)
         return mask
 
@@ -433,6 +405,31 @@ def is_pruned(module) -> bool:
             if isinstance(hook, BasePruningMethod):
                 return True
     return False
+
+
+def _unstructured_mask(amount, t, default_mask, scores, largest):
+    """RandomUnstructured's and L1Unstructured's compute_mask: zero the ``amount`` entries of ``default_mask``
+    whose ``scores()`` are largest (``largest=True``) or smallest.  ``scores`` is called only when something is
+    pruned, so RandomUnstructured draws from the generator exactly when torch's does."""
+    tensor_size = t.nelement()
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    mask = default_mask.clone()
+    if nparams_toprune != 0:
+        topk = _topk(scores().view(-1), k=nparams_toprune, largest=largest)
+        mask.view(-1)[topk.indices] = 0
+    return mask
+
+
+def _channel_mask(t, dim, index):
+    """Zeros shaped like ``t`` with ones in the channels ``index`` (a bool mask or indices) picks along ``dim``:
+    the mask RandomStructured and LnStructured build."""
+    mask = zeros_like(t)
+    slc = [slice(None)] * len(t.shape)
+    slc[dim] = index
+    slc = tuple(slc)
+    mask[slc] = 1
+    return mask
 
 
 def _validate_pruning_amount_init(amount) -> None:
