@@ -87,3 +87,35 @@ class Categorical(Distribution):
     def enumerate_support(self, expand=True):
         values = T.arange(self._num_events, dtype=T.int64).view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
+
+
+class _WrapsCategorical:
+    """The members OneHotCategorical, Multinomial and ExpRelaxedCategorical write out alike in torch around the
+    Categorical they hold as ``self._categorical``: _new, logits, probs, param_shape, and the body of expand.
+    A mixin listed before the Distribution base, so the MRO finds these first as it found the class's own."""
+
+    def _expand_categorical(self, cls, batch_shape, _instance, *copied):
+        """expand for ``cls``: the attributes named in ``copied`` are carried over, then the Categorical expanded."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = T.Size(batch_shape)
+        for name in copied:
+            setattr(new, name, getattr(self, name))
+        new._categorical = self._categorical.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def _new(self, *args, **kwargs):
+        return self._categorical._new(*args, **kwargs)
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
