@@ -5,7 +5,7 @@ from .bernoulli import _probs_or_logits
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import _BinaryProbsLogits, broadcast_all, clamp_probs
+from .utils import _BinaryProbsLogits, _RelaxedFromBase, broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -39,7 +39,7 @@ class LogitRelaxedBernoulli(_BinaryProbsLogits, Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(_RelaxedFromBase, TransformedDistribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
@@ -50,15 +50,3 @@ class RelaxedBernoulli(TransformedDistribution):
 
     def expand(self, batch_shape, _instance=None):
         return super().expand(batch_shape, _instance=self._get_checked_instance(RelaxedBernoulli, _instance))
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

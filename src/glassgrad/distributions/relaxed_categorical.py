@@ -8,7 +8,7 @@ from .categorical import Categorical, _WrapsCategorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
-from .utils import broadcast_all, clamp_probs
+from .utils import _RelaxedFromBase, broadcast_all, clamp_probs
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
@@ -45,7 +45,7 @@ class ExpRelaxedCategorical(_WrapsCategorical, Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_RelaxedFromBase, TransformedDistribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
     has_rsample = True
@@ -57,15 +57,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         return super().expand(batch_shape,
                               _instance=self._get_checked_instance(RelaxedOneHotCategorical, _instance))
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

@@ -120,3 +120,20 @@ class _BinaryProbsLogits:
     @property
     def param_shape(self):
         return self._param.size()
+
+
+class _RelaxedFromBase:
+    """temperature, logits and probs read through ``self.base_dist``: written out alike in torch's
+    RelaxedBernoulli and RelaxedOneHotCategorical.  A mixin listed before TransformedDistribution."""
+
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        return self.base_dist.probs
