@@ -565,36 +565,3 @@ class TensorMethods:
         return _ops.masked.where(self, condition, other)
     def put_(self, index, source, accumulate=False):
         return _ops.masked.put_(self, index, source, accumulate)
-
-
-    # -- ops/linalg.py ----------------------------------------------------------------
-    def matmul(self, other):
-        return _ops.linalg.matmul(self, other)
-    def mm(self, mat2):
-        return _ops.linalg.mm(self, mat2)
-    def bmm(self, mat2):
-        return _ops.linalg.bmm(self, mat2)
-    def mv(self, vec):
-        return _ops.linalg.mv(self, vec)
-    def dot(self, other):
-        return _ops.linalg.dot(self, other)
-    def vdot(self, other):
-        return _ops.linalg.vdot(self, other)
-    def inner(self, other):
-        return _ops.einsum.inner(self, other)
-    def outer(self, vec2):
-        return _ops.linalg.outer(self, vec2)
-    def ger(self, vec2):
-        return _ops.linalg.ger(self, vec2)
-    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-        return _ops.addmm.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
-    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
-        return _ops.addmm.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
-    def addmv(self, mat, vec, *, beta=1, alpha=1):
-        return _ops.addmm.addmv(self, mat, vec, beta=beta, alpha=alpha)
-    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        return _ops.addmm.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
-    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        return _ops.addmm.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
-    def kron(self, other):
-        return _ops.linalg.kron(self, other)

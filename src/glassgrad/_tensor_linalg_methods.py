@@ -1,0 +1,60 @@
+"""The Tensor methods of the linear-algebra family (ops/linalg.py, addmm.py, linalg_legacy.py), each a
+one-line delegation to its op module; ``Tensor`` inherits them with those of ``_tensor_methods.py``.
+"""
+from . import ops as _ops
+
+
+class TensorLinalgMethods:
+    __slots__ = ()
+
+    # -- ops/linalg.py ----------------------------------------------------------------
+    def matmul(self, other):
+        return _ops.linalg.matmul(self, other)
+    def mm(self, mat2):
+        return _ops.linalg.mm(self, mat2)
+    def bmm(self, mat2):
+        return _ops.linalg.bmm(self, mat2)
+    def mv(self, vec):
+        return _ops.linalg.mv(self, vec)
+    def dot(self, other):
+        return _ops.linalg.dot(self, other)
+    def vdot(self, other):
+        return _ops.linalg.vdot(self, other)
+    def inner(self, other):
+        return _ops.einsum.inner(self, other)
+    def outer(self, vec2):
+        return _ops.linalg.outer(self, vec2)
+    def ger(self, vec2):
+        return _ops.linalg.ger(self, vec2)
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _ops.addmm.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+        return _ops.addmm.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        return _ops.addmm.addmv(self, mat, vec, beta=beta, alpha=alpha)
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _ops.addmm.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _ops.addmm.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    def kron(self, other):
+        return _ops.linalg.kron(self, other)
+
+    # -- ops/linalg_legacy.py: torch's top-level spellings of torch.linalg ------------------
+    def det(self):
+        return _ops.linalg_legacy.det(self)
+    def logdet(self):
+        return _ops.linalg_legacy.logdet(self)
+    def slogdet(self):
+        return _ops.linalg_legacy.slogdet(self)
+    def inverse(self):
+        return _ops.linalg_legacy.inverse(self)
+    def pinverse(self, rcond=1e-15):
+        return _ops.linalg_legacy.pinverse(self, rcond)
+    def svd(self, some=True, compute_uv=True):
+        return _ops.linalg_legacy.svd(self, some, compute_uv)
+    def qr(self, some=True):
+        return _ops.linalg_legacy.qr(self, some)
+    def matrix_exp(self):
+        return _ops.linalg_legacy.matrix_exp(self)
+    def matrix_power(self, n):
+        return _ops.linalg_legacy.matrix_power(self, n)

@@ -1,0 +1,68 @@
+"""torch's top-level spellings of torch.linalg: torch.det, logdet, slogdet, inverse, pinverse, svd (the old
+some=/compute_uv= API, which returns V rather than Vh), qr (some=), matrix_exp and matrix_power.
+
+ops: det logdet slogdet inverse pinverse svd qr matrix_exp matrix_power
+Each is the torch.linalg op (ops/linalg_decomp.py, linalg_solve.py, linalg_norm.py) under its old name and
+return type, so the grad_fn names are torch's (LinalgDetBackward0, LinalgInvExBackward0, ...).
+"""
+import numpy as np
+
+from ._core import make
+from .ternary import where
+from .linalg_solve import named, inv, square_float
+from . import linalg_decomp as _dec
+from .linalg_norm import matrix_power as _matrix_power
+
+__all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "svd", "qr", "matrix_exp", "matrix_power"]
+
+
+def det(input):
+    return _dec.det(input)
+
+
+def slogdet(input):
+    s, la = _dec.slogdet(input)
+    return named("slogdet", ("sign", "logabsdet"), (s, la))
+
+
+def logdet(input):
+    """log det A: nan where det A < 0 (torch's where(sign == -1, nan, logabsdet))."""
+    square_float("logdet", input)
+    s, la = _dec.slogdet(input)
+    return where(s == -1, float("nan"), la)
+
+
+def inverse(input, *, out=None):
+    return inv(input)
+
+
+def pinverse(input, rcond=1e-15):
+    return _dec.pinv(input, rtol=rcond)
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """U, S, V with A = U diag(S) V^T; compute_uv=False gives zero U (m, m) and V (n, n), as torch."""
+    if input._data.ndim < 2:
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {input._data.ndim} "
+                           "dimensions instead")
+    if not compute_uv:
+        S = _dec.svdvals(input)
+        m, n = input._data.shape[-2:]
+        b = input._data.shape[:-2]
+        z = [make(np.zeros(b + (k, k), input._data.dtype)) for k in (m, n)]
+        return named("svd", ("U", "S", "V"), (z[0], S, z[1]))
+    U, S, Vh = _dec.svd(input, full_matrices=not some)
+    return named("svd", ("U", "S", "V"), (U, S, Vh.mT))
+
+
+def qr(input, some=True, *, out=None):
+    Q, R = _dec.qr(input, "reduced" if some else "complete")
+    return named("qr", ("Q", "R"), (Q, R))
+
+
+def matrix_exp(input):
+    return _dec.matrix_exp(input)
+
+
+def matrix_power(input, n):
+    return _matrix_power(input, n)
