@@ -58,3 +58,15 @@ class TensorLinalgMethods:
         return _ops.linalg_legacy.matrix_exp(self)
     def matrix_power(self, n):
         return _ops.linalg_legacy.matrix_power(self, n)
+    def lu_solve(self, LU_data, LU_pivots):
+        return _ops.linalg_legacy.lu_solve(self, LU_data, LU_pivots)
+
+    # -- ops/linalg_cholesky.py --------------------------------------------------------
+    def cholesky(self, upper=False):
+        return _ops.linalg_cholesky.cholesky(self, upper)
+    def cholesky_solve(self, input2, upper=False):
+        return _ops.linalg_cholesky.cholesky_solve(self, input2, upper)
+    def cholesky_inverse(self, upper=False):
+        return _ops.linalg_cholesky.cholesky_inverse(self, upper)
+    def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+        return _ops.linalg_cholesky.triangular_solve(self, A, upper, transpose, unitriangular)

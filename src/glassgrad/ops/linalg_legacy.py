@@ -1,7 +1,7 @@
 """torch's top-level spellings of torch.linalg: torch.det, logdet, slogdet, inverse, pinverse, svd (the old
 some=/compute_uv= API, which returns V rather than Vh), qr (some=), matrix_exp and matrix_power.
 
-ops: det logdet slogdet inverse pinverse svd qr matrix_exp matrix_power
+ops: det logdet slogdet inverse pinverse svd qr matrix_exp matrix_power lu_solve
 Each is the torch.linalg op (ops/linalg_decomp.py, linalg_solve.py, linalg_norm.py) under its old name and
 return type, so the grad_fn names are torch's (LinalgDetBackward0, LinalgInvExBackward0, ...).
 """
@@ -12,8 +12,9 @@ from .ternary import where
 from .linalg_solve import named, inv, square_float
 from . import linalg_decomp as _dec
 from .linalg_norm import matrix_power as _matrix_power
+from .linalg_lu import lu_solve as _lu_solve
 
-__all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "svd", "qr", "matrix_exp", "matrix_power"]
+__all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "svd", "qr", "matrix_exp", "matrix_power", "lu_solve"]
 
 
 def det(input):
@@ -66,3 +67,8 @@ def matrix_exp(input):
 
 def matrix_power(input, n):
     return _matrix_power(input, n)
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """torch.lu_solve(b, LU, pivots): torch.linalg.lu_solve with its arguments in the old order."""
+    return _lu_solve(LU_data, LU_pivots, b)
