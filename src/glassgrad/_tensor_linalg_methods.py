@@ -36,6 +36,16 @@ class TensorLinalgMethods:
         return _ops.addmm.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return _ops.addmm.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    def addmv_(self, mat, vec, *, beta=1, alpha=1):
+        return _ops.addmm.addmv_(self, mat, vec, beta=beta, alpha=alpha)
+    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        return _ops.addmm.baddbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        return _ops.addmm.addbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        return _ops.addmm.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+    def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+        return _ops.addmm.addr_(self, vec1, vec2, beta=beta, alpha=alpha)
     def kron(self, other):
         return _ops.linalg.kron(self, other)
 

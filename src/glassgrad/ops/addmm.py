@@ -1,6 +1,6 @@
 """Products added to an input: beta * input + alpha * (product), one node each (as PyTorch).
 
-ops: addmm addmm_ addmv baddbmm addbmm, and linear (nn.functional.linear: addmm or matmul, as PyTorch composes it;
+ops: addmm addmm_ addmv addmv_ baddbmm baddbmm_ addbmm addbmm_ addr addr_, and linear (nn.functional.linear: addmm or matmul, as PyTorch composes it;
      the plain products: ops/linalg.py)
 """
 import numpy as np
@@ -11,7 +11,7 @@ from . import views as _views
 from .linalg import matmul, _LinalgNode, _wrap, _st, _no_bool, _mv_checks, _mv_dtype, _scalar_type, _bmm_checks
 from ._core import _inplace
 
-__all__ = ["addmm", "addmv", "baddbmm", "addbmm"]
+__all__ = ["addmm", "addmv", "baddbmm", "addbmm", "addr"]
 
 
 class AddmmBackward0(_LinalgNode):          # backward: _addmm_bw
@@ -33,6 +33,11 @@ class BaddbmmBackward0(_LinalgNode):        # backward: _addbmm_bw
 class AddbmmBackward0(_LinalgNode):         # backward: _addbmm_bw
     __slots__ = ()
     _saved_names = ("", "batch1", "batch2")
+
+
+class AddrBackward0(_LinalgNode):           # backward: _addr_bw
+    __slots__ = ()
+    _saved_names = ("", "vec1", "vec2")
 
 
 def _expand_check(t, target):
@@ -199,6 +204,65 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 
 
 # -- linear (nn.functional.linear) ------------------------------------------------------------------
+def _bad_inplace(self, ts):
+    if tuple(self._data.shape) != tuple(ts):
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(self._data.shape)} and output tensor "
+                           f"size {list(ts)} should match")
+
+
+def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    if mat._data.ndim == 2:
+        _bad_inplace(self, mat._data.shape[:1])
+    return _inplace(lambda x, a, b: addmv(x, a, b, beta=beta, alpha=alpha), self, mat, vec)
+
+
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    if batch1._data.ndim == 3 and batch2._data.ndim == 3:
+        _bad_inplace(self, batch1._data.shape[:2] + batch2._data.shape[2:])
+    return _inplace(lambda x, a, b: baddbmm(x, a, b, beta=beta, alpha=alpha), self, batch1, batch2)
+
+
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    return _inplace(lambda x, a, b: addbmm(x, a, b, beta=beta, alpha=alpha), self, batch1, batch2)
+
+
+# -- addr ----------------------------------------------------------------------------------------
+def _addr_bw(n, ns, g, inp, v1, v2):
+    beta, alpha, ishape = n.info
+    gi = ns.sum_to(_scale(g, beta), ishape) if n.need(0) else None
+    g1 = _scale(ns.matmul(g, v2), alpha) if n.need(1) else None
+    g2 = _scale(ns.matmul(ns.mT(g), v1), alpha) if n.need(2) else None
+    return (gi, g1, g2)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * outer(vec1, vec2) (Boolean: input and beta, or vec1 vec2 and alpha)."""
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v._data.ndim}-D")
+    ts = (vec1._data.shape[0], vec2._data.shape[0])
+    _expand_check(input, ts)
+    dt = _dtype.result_type(input, vec1, vec2)
+    if dt._cat != 2:
+        for name, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, float):
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
+    input, vec1, vec2 = (t if t.dtype is dt else t.to(dt) for t in (input, vec1, vec2))
+    a, v1, v2 = input._data, vec1._data, vec2._data
+    if dt is _dtype.bool:
+        y = np.logical_or(np.logical_and(a, bool(beta)), np.logical_and(np.outer(v1, v2), bool(alpha)))
+    else:
+        y = _combine(input, *_product(v1[:, None], v2[None, :]), beta, alpha)
+    y = np.broadcast_to(y, ts).copy() if y.shape != ts else y
+    return _wrap(y, AddrBackward0, (input, vec1, vec2), _addr_bw, (beta, alpha, a.shape))
+
+
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    if self._data.ndim != 2:
+        raise RuntimeError(f"2D tensor expected, got {self._data.ndim}D tensor for input")
+    return _inplace(lambda x, a, b: addr(x, a, b, beta=beta, alpha=alpha), self, vec1, vec2)
+
+
 def _check_linear(input, weight):
     if input.dim() == 0 or weight.dim() not in (1, 2):
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
