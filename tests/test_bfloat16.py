@@ -71,6 +71,39 @@ def test_finfo_of_an_integer_dtype_is_torchs_type_error():
     assert str(ge.value) == str(te.value)
 
 
+@pytest.mark.parametrize("name", ["int8", "uint8", "int16", "int32", "int64"])
+def test_iinfo_matches_torch(name):
+    g, t = gg.iinfo(getattr(gg, name)), torch.iinfo(getattr(torch, name))
+    for k in ("bits", "min", "max", "dtype"):
+        assert getattr(g, k) == getattr(t, k), k
+        assert type(getattr(g, k)) is type(getattr(t, k)), k
+    assert repr(g) == repr(t) and str(g) == str(t)
+    assert (g == gg.iinfo(getattr(gg, name))) and not (g == gg.iinfo(gg.int8 if name != "int8" else gg.int16))
+
+
+@pytest.mark.parametrize("arg", ["float32", "bool", 3])
+def test_iinfo_errors_are_torchs(arg):
+    with pytest.raises(TypeError) as te:
+        torch.iinfo(getattr(torch, arg) if isinstance(arg, str) else arg)
+    with pytest.raises(TypeError) as ge:
+        gg.iinfo(getattr(gg, arg) if isinstance(arg, str) else arg)
+    assert str(ge.value) == str(te.value)
+
+
+def test_device_properties_and_pinning_match_torch():
+    t, g = torch.ones(2), gg.ones(2)
+    for k in ("is_cpu", "is_cuda", "is_xpu", "is_mps", "is_ipu", "is_meta", "is_xla", "is_maia", "is_mtia",
+              "is_vulkan", "is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested"):
+        assert getattr(g, k) == getattr(t, k), k
+    assert g.is_pinned() is t.is_pinned() is False
+    if not torch.accelerator.is_available() and not gg.backend.cuda_available():
+        with pytest.raises(RuntimeError) as te:
+            t.pin_memory()
+        with pytest.raises(RuntimeError) as ge:
+            g.pin_memory()
+        assert str(ge.value) == str(te.value)
+
+
 def test_promote_types_can_cast_table_matches_torch():
     for a in DTYPES:
         for b in DTYPES:

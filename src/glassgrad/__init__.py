@@ -8,7 +8,7 @@ import warnings as _warnings
 # from inside glassgrad's own ops only (the user's own NumPy code keeps its warnings).
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"glassgrad\.")
 
-from ._dtype import (dtype, float16, bfloat16, finfo,  # noqa: E402
+from ._dtype import (dtype, float16, bfloat16, finfo, iinfo,  # noqa: E402
                      float32, float64, int8, int16, int32, int64, uint8, bool, half, float,
                      double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
                      can_cast)

@@ -298,3 +298,28 @@ class finfo:
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
     __str__ = __repr__
+
+
+class iinfo:
+    """torch.iinfo: the machine limits of an integer dtype (bits, min, max and the dtype's name)."""
+    __slots__ = ("bits", "max", "min", "dtype")
+
+    def __init__(self, type):
+        if type.__class__ is not dtype:
+            raise TypeError(f"iinfo(): argument 'type' (position 1) must be torch.dtype, not {type.__class__.__name__}")
+        if type is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if type.is_floating_point:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
+        ii = np.iinfo(type.np)
+        self.bits, self.min, self.max, self.dtype = ii.bits, _pyint(ii.min), _pyint(ii.max), type.name
+
+    def __eq__(self, other):
+        return other.__class__ is iinfo and self.dtype == other.dtype
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+    __str__ = __repr__

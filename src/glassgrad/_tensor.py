@@ -135,9 +135,13 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorProtocol):
     def is_cuda(self):
         return self.device.type == "cuda"
 
-    is_sparse = False
+    @property
+    def is_cpu(self):
+        return self.device.type == "cpu"
+
+    is_sparse = is_sparse_csr = False
     is_quantized = False
-    is_meta = False
+    is_meta = is_xpu = is_mps = is_ipu = is_xla = is_maia = is_mtia = is_vulkan = False
     is_mkldnn = False
     is_nested = False
     is_complex = staticmethod(lambda: False)

@@ -11,6 +11,7 @@ import numpy as np
 from . import _dtype, _shm, _tensor
 from . import ops as _ops
 from ._args import tensor_arg
+from .backend import cuda_available
 
 
 def _autograd():
@@ -78,6 +79,18 @@ class TensorProtocol:
 
     def is_shared(self):
         return _shm.is_shared(self._data)
+
+    # -- pinned memory: glassgrad's host arrays are never page-locked ------------------------------
+    def is_pinned(self, device=None):
+        return False
+
+    def pin_memory(self, device=None):
+        """torch on a machine with no accelerator raises; with one, a pinned copy (here: a copy)."""
+        if not cuda_available():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if self.device.type != "cpu":
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        return self.clone()
 
     # -- pickling (ops/creation.py) --------------------------------------------------------------
     def __reduce_ex__(self, proto):
