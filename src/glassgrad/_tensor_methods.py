@@ -13,6 +13,18 @@ def _delegate(family, name):    # x.<name>(...) is ops.<family>.<name>(x, ...) (
     return method
 
 
+_IN_PLACE = {   # the in-place forms (and aliases) torch's Tensor has, one line each over the family's op
+    "unary": "absolute_ acos_ acosh_ arccos_ arccosh arccosh_ arcsin_ arcsinh arcsinh_ arctan_ arctanh arctanh_ asin_ "
+             "asinh_ atan_ atanh_ cosh_ erf_ erfc_ erfinv_ exp2_ expm1_ fix_ log10_ log1p_ log2_ logit_ sgn_ sinh_ "
+             "tan_ deg2rad_ rad2deg_",
+    "binary": "atan2_ arctan2_=atan2_ copysign_ hypot_ xlogy_",
+    "compare": "bitwise_left_shift_ bitwise_right_shift_ greater_=gt_ greater_equal_=ge_ less_=lt_ less_equal_=le_ "
+               "not_equal_=ne_",
+    "arithmetic": "divide_=div_ multiply_=mul_ subtract_=sub_ negative_ float_power_",
+    "scans": "cumprod_", "gather_scatter": "scatter_reduce_", "views": "swapaxes_=transpose_ swapdims_=transpose_",
+}
+
+
 class TensorMethods:
     __slots__ = ()
 
@@ -565,3 +577,8 @@ class TensorMethods:
         return _ops.masked.where(self, condition, other)
     def put_(self, index, source, accumulate=False):
         return _ops.masked.put_(self, index, source, accumulate)
+
+
+for _family, _names in _IN_PLACE.items():
+    for _n in _names.split():
+        setattr(TensorMethods, _n.split("=")[0], _delegate(_family, _n))

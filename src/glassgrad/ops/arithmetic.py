@@ -2,7 +2,8 @@
 
 ops: add sub subtract rsub mul multiply div divide true_divide rdiv neg negative pow rpow square
      floor_divide remainder fmod float_power copy_
-     and the in-place forms add_ sub_ mul_ div_ true_divide_ pow_ neg_ floor_divide_ remainder_ fmod_ square_
+     and the in-place forms add_ sub_ mul_ div_ true_divide_ pow_ neg_ (negative_) floor_divide_ remainder_ fmod_
+     square_ float_power_
 
 Binary ops broadcast; their backward (a `_Binary` node, ops/_core.py) sums the gradient back to
 each input's shape and casts it to the input's dtype (an op computed in a promoted dtype hands
@@ -18,7 +19,7 @@ from .conversion import to_dtype
 from .unary import reciprocal
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "neg",
-           "negative", "pow", "true_divide_", "neg_", "floor_divide", "floor_divide_", "remainder",
+           "negative", "negative_", "pow", "true_divide_", "neg_", "floor_divide", "floor_divide_", "remainder",
            "remainder_", "fmod", "fmod_", "float_power", "square", "square_"]
 
 
@@ -446,6 +447,7 @@ def neg_(x):
 
 
 true_divide_ = div_
+negative_ = neg_
 
 
 # -- floor_divide / remainder / fmod / float_power ---------------------------------------------------
@@ -540,6 +542,13 @@ def remainder_(x, other):
 
 def fmod_(x, other):
     return _inplace(fmod, x, other)
+
+
+def float_power_(self, exponent):
+    if self._data.dtype != np.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_dtype.c_name(self._data.dtype)} but the "
+                           "operation's result requires dtype Double")
+    return _inplace(float_power, self, exponent)
 
 
 def float_power(input, exponent, *, out=None):

@@ -330,6 +330,10 @@ class ScatterReduceBackward0(Node):
         return (gx, _pad_to(ns, gs, self.consts[5]))
 
 
+def scatter_reduce_(x, dim, index, src, reduce, *, include_self=True):
+    return _inplace(scatter_reduce, x, dim, index, src, reduce, include_self=include_self)
+
+
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")

@@ -14,6 +14,10 @@ from .sorting import named, selected, _SelectNode, select_backward
 __all__ = ["cumsum", "cumprod", "cummax", "cummin"]
 
 
+def cumprod_(x, dim, *, dtype=None):
+    return _inplace(cumprod, x, dim, dtype=dtype)
+
+
 # -- cumsum / cumprod -------------------------------------------------------------------------------------------
 def _cum_dtype(a, dtype):
     if dtype is not None:

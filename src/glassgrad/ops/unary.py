@@ -5,7 +5,7 @@ ops: exp log sqrt (written by hand: the pattern of an op, see docs/architecture.
      sinh cosh tanh asinh arcsinh acosh arccosh atanh arctanh sigmoid erf erfc erfinv reciprocal
      deg2rad rad2deg floor ceil trunc fix frac relu (made by the _node + _unary factories)
      round logit nan_to_num
-     and the in-place form name_ of each (not deg2rad, rad2deg)
+     and the in-place form name_ of each
 
 Most ops here are two lines: `SinBackward0 = _node("SinBackward0", formula, save)` makes the backward
 node (PyTorch's grad_fn name, the formula written once with ns -- arrays or Tensors, so it is itself
@@ -27,7 +27,7 @@ __all__ = ["exp", "exp_", "log", "log_", "sqrt", "sqrt_",
            "arccos_", "atan", "atan_", "arctan", "arctan_", "sinh", "sinh_", "cosh", "cosh_", "tanh", "tanh_",
            "asinh", "asinh_", "arcsinh", "arcsinh_", "acosh", "acosh_", "arccosh", "arccosh_", "atanh", "atanh_",
            "arctanh", "arctanh_", "sigmoid", "sigmoid_", "erf", "erf_", "erfc", "erfc_", "erfinv", "erfinv_",
-           "reciprocal", "reciprocal_", "deg2rad", "rad2deg", "floor", "floor_", "ceil", "ceil_", "trunc",
+           "reciprocal", "reciprocal_", "deg2rad", "deg2rad_", "rad2deg", "rad2deg_", "floor", "floor_", "ceil", "ceil_", "trunc",
            "trunc_", "fix", "fix_", "frac", "frac_", "relu", "relu_",
            "round", "round_", "logit", "logit_", "nan_to_num", "nan_to_num_"]
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -257,14 +257,26 @@ cosh, cosh_ = _unary("cosh", CoshBackward0, np.cosh)
 TanhBackward0 = _node("TanhBackward0", lambda ns, g, y: g * (1 - y * y), save="result")
 tanh, tanh_ = _unary("tanh", TanhBackward0, np.tanh)
 AsinhBackward0 = _node("AsinhBackward0", lambda ns, g, x: g / ns.sqrt(x * x + 1))
-asinh, asinh_ = _unary("asinh", AsinhBackward0, np.arcsinh)
-arcsinh, arcsinh_ = asinh, asinh_
+asinh = _unary("asinh", AsinhBackward0, np.arcsinh, inplace=False)[0]
 AcoshBackward0 = _node("AcoshBackward0", lambda ns, g, x: g / ns.sqrt(x * x - 1))
-acosh, acosh_ = _unary("acosh", AcoshBackward0, np.arccosh)
-arccosh, arccosh_ = acosh, acosh_
+acosh = _unary("acosh", AcoshBackward0, np.arccosh, inplace=False)[0]
 AtanhBackward0 = _node("AtanhBackward0", lambda ns, g, x: g / (1 - x * x))
-atanh, atanh_ = _unary("atanh", AtanhBackward0, np.arctanh)
-arctanh, arctanh_ = atanh, atanh_
+atanh = _unary("atanh", AtanhBackward0, np.arctanh, inplace=False)[0]
+
+
+def _no_inplace_derivative(what):   # torch: "self: not_implemented(...)" for the in-place inverse hyperbolics
+    def bwd(ns, g, _):
+        raise NotImplementedError(f"the derivative for 'inplace version of {what}' is not implemented.")
+    return bwd
+
+
+AsinhBackward1 = _node("AsinhBackward1", _no_inplace_derivative("asinh"), save=None)
+asinh_ = _unary("asinh", AsinhBackward1, np.arcsinh)[1]
+AcoshBackward1 = _node("AcoshBackward1", _no_inplace_derivative("acosh"), save=None)
+acosh_ = _unary("acosh", AcoshBackward1, np.arccosh)[1]
+AtanhBackward1 = _node("AtanhBackward1", _no_inplace_derivative("atanh"), save=None)
+atanh_ = _unary("atanh", AtanhBackward1, np.arctanh)[1]
+arcsinh, arcsinh_, arccosh, arccosh_, arctanh, arctanh_ = asinh, asinh_, acosh, acosh_, atanh, atanh_
 SigmoidBackward0 = _node("SigmoidBackward0", lambda ns, g, y: g * ((1 - y) * y), save="result")
 sigmoid, sigmoid_ = _unary("sigmoid", SigmoidBackward0,
                            lambda a: _sigmoid_arr(a.astype(np.float32) if a.dtype == np.float16 else a))
@@ -284,9 +296,9 @@ erfinv, erfinv_ = _unary("erfinv", ErfinvBackward0, erfinv_array)
 ReciprocalBackward0 = _node("ReciprocalBackward0", lambda ns, g, y: g * -(y * y), save="result")
 reciprocal, reciprocal_ = _unary("reciprocal", ReciprocalBackward0, np.reciprocal)
 Deg2RadBackward0 = _node("Deg2RadBackward0", lambda ns, g, v: g * (math.pi / 180), save=None)
-deg2rad = _unary("deg2rad", Deg2RadBackward0, np.deg2rad, inplace=False)[0]
+deg2rad, deg2rad_ = _unary("deg2rad", Deg2RadBackward0, np.deg2rad)
 Rad2DegBackward0 = _node("Rad2DegBackward0", lambda ns, g, v: g * (180 / math.pi), save=None)
-rad2deg = _unary("rad2deg", Rad2DegBackward0, np.rad2deg, inplace=False)[0]
+rad2deg, rad2deg_ = _unary("rad2deg", Rad2DegBackward0, np.rad2deg)
 FloorBackward0 = _node("FloorBackward0", _zero, save=None)
 floor, floor_ = _unary("floor", FloorBackward0, np.floor, keep_int=True,
                        reject=("b", NotImplementedError, '"floor_vml_cpu" not implemented for \'{}\''))
