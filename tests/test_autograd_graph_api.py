@@ -304,3 +304,14 @@ def test_tensor_at_names_an_edge_without_running_it():
     assert t.grad_fn is node and t.output_nr == 0 and t.requires_grad
     assert t.shape == (3,) and t.dtype == glassgrad.float32 and not t.detach().numpy().any()
     assert x.grad is None        # nothing ran
+
+
+@pytest.mark.parametrize("T", [torch, glassgrad], ids=["torch", "glassgrad"])
+def test_bincount_weights_give_a_not_implemented_node(T):
+    """bincount has no derivative: weights that require grad give torch's NotImplemented grad_fn, whose
+    backward raises."""
+    w = T.ones(3, requires_grad=True)
+    r = T.bincount(T.tensor([1, 1, 3]), weights=w)
+    assert r.requires_grad and type(r.grad_fn).__name__ == "NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for aten::bincount is not implemented"):
+        r.sum().backward()

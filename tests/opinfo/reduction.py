@@ -358,3 +358,29 @@ OPS += [OpInfo("histc", lambda T, a, *args, **kw: T.histc(a, *args, **kw), _hist
                gradgrad=False, errors=_histc_errors),
         OpInfo("Tensor.histc", lambda T, a, *args, **kw: a.histc(*args, **kw), _histc_samples, gradcheck=False,
                gradgrad=False, variant_of="histc")]
+
+
+def _bincount_samples(rng, dt):
+    x = np.array([1, 1, 3, 0, 7, 3, 3], np.int64)
+    return [Sample(x, name="counts"), Sample(x, minlength=10, name="minlength"),
+            Sample(x, rng.uniform(0, 1, 7).astype(dt), name="weights"),
+            Sample(x, weights=rng.uniform(0, 1, 7).astype(dt), minlength=3, name="weights_kw"),
+            Sample(np.zeros(0, np.int64), minlength=2, name="empty"),
+            Sample(np.array([2, 0], np.int32), name="int32")]
+
+
+def _bincount_errors():
+    return [ErrorSample(Sample(np.array([-1])), RuntimeError, "bincount only supports 1-d non-negative integral inputs."),
+            ErrorSample(Sample(np.array([[1]])), RuntimeError, "bincount only supports 1-d non-negative integral"),
+            ErrorSample(Sample(np.array([1.0])), NotImplementedError, "\"bincount_cpu\" not implemented for 'Double'"),
+            ErrorSample(Sample(np.array([True])), NotImplementedError, "\"bincount_cpu\" not implemented for 'Bool'"),
+            ErrorSample(Sample(np.array([1]), np.ones(2)), RuntimeError,
+                        "weights should be 1-d and have the same length as input"),
+            ErrorSample(Sample(np.array([1]), minlength=-1), RuntimeError, "minlength should be >= 0")]
+
+
+# bincount is not differentiable (weights that require grad give a NotImplemented grad_fn: test_grad_mode.py)
+OPS += [OpInfo("bincount", lambda T, a, *args, **kw: T.bincount(a, *args, **kw), _bincount_samples,
+               differentiable=False, errors=_bincount_errors),
+        OpInfo("Tensor.bincount", lambda T, a, *args, **kw: a.bincount(*args, **kw), _bincount_samples,
+               differentiable=False, variant_of="bincount")]

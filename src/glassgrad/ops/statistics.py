@@ -15,8 +15,9 @@ from ..autograd.graph import Node
 from .reduction import (_dims, _expand_back, _keep, _count, _even_weights, _mask_node, _MaskScale,
                         _check_nonempty, _name_c)
 from .sorting import named, selected, _SelectNode
+from .loss import NotImplementedNode
 
-__all__ = ["var", "std", "norm", "logsumexp", "median", "nanmedian", "mode", "kthvalue", "histc"]
+__all__ = ["var", "std", "norm", "logsumexp", "median", "nanmedian", "mode", "kthvalue", "histc", "bincount"]
 
 
 # -- var / std ----------------------------------------------------------------------------------------
@@ -395,3 +396,33 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         pos = ((x - lo_t) * t(bins) / (hi_t - lo_t)).astype(np.int64)
     pos = np.minimum(pos, bins - 1)         # the rightmost bin includes its right edge
     return make(np.bincount(pos, minlength=bins).astype(a.dtype))
+
+
+def bincount(input, weights=None, minlength=0):
+    """torch.bincount: how often each value 0..max occurs in the non-negative 1-d integer `input` (the sum of
+    `weights` at them when given: float32 weights give float32, others float64).  Not differentiable: with
+    weights that require grad the result's grad_fn is NotImplemented, as torch's."""
+    a = input._data
+    if a.dtype == np.bool_:
+        raise NotImplementedError("\"bincount_cpu\" not implemented for 'Bool'")
+    if a.dtype.kind not in "iu":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{_dtype.from_numpy_dtype(a.dtype).name_c}'")
+    minlength = _args.int_arg(minlength, "bincount", "minlength", 3)
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if a.ndim != 1 or (a.size and a.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights._data.ndim != 1 or weights._data.shape[0] != a.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    if a.size == 0:
+        return make(np.zeros(minlength, np.int64))
+    if weights is None:
+        return make(np.bincount(a, minlength=minlength).astype(np.int64))
+    w = weights._data
+    dt = np.float32 if w.dtype == np.float32 else np.float64
+    y = np.bincount(a, weights=w.astype(np.float64), minlength=minlength).astype(dt)
+    if grad.enabled and weights._rg:
+        node = NotImplementedNode((edge(weights),))
+        node.what = "aten::bincount"
+        return make(y, True, node, 0)
+    return make(y)
