@@ -315,3 +315,11 @@ def test_bincount_weights_give_a_not_implemented_node(T):
     assert r.requires_grad and type(r.grad_fn).__name__ == "NotImplemented"
     with pytest.raises(RuntimeError, match="derivative for aten::bincount is not implemented"):
         r.sum().backward()
+
+
+@pytest.mark.parametrize("T", [torch, glassgrad], ids=["torch", "glassgrad"])
+def test_histogram_of_a_grad_input_gives_not_implemented_nodes(T):
+    h, e = T.histogram(T.ones(3, requires_grad=True), 3)
+    assert h.requires_grad and e.requires_grad
+    assert type(h.grad_fn).__name__ == type(e.grad_fn).__name__ == "NotImplemented"
+    assert T.histogram(T.ones(3), 3).hist.grad_fn is None

@@ -384,3 +384,39 @@ OPS += [OpInfo("bincount", lambda T, a, *args, **kw: T.bincount(a, *args, **kw),
                differentiable=False, errors=_bincount_errors),
         OpInfo("Tensor.bincount", lambda T, a, *args, **kw: a.bincount(*args, **kw), _bincount_samples,
                differentiable=False, variant_of="bincount")]
+
+
+def _histogram_samples(rng, dt):
+    a = arr(rng, (200,), dt)
+    return [Sample(a, 7, name="bins"), Sample(a.reshape(10, 20), 10, range=(-1.0, 1.0), name="range_2d"),
+            Sample(a, 3, density=True, name="density"), Sample(a, 4, weight=rng.uniform(0, 1, 200).astype(dt),
+                                                               name="weight"),
+            Sample(a, np.array([-1, -0.25, 0, 0.5, 2], dt), name="edges"),
+            Sample(np.linspace(0, 1, 11).astype(dt), 10, name="on_edges"),
+            Sample(np.array([1, np.nan, 2.5, 3], dt), 3, range=(0.0, 4.0), name="nan"),
+            Sample(np.full(4, 2, dt), 3, name="one_value"),
+            Sample(np.zeros(0, dt), 3, name="empty"), Sample(noncontig(arr(rng, (4, 3), dt)), 5, name="noncontig")]
+
+
+def _histogram_errors():
+    return [ErrorSample(Sample(np.arange(3), 3), NotImplementedError, "\"histogramdd\" not implemented for 'Long'"),
+            ErrorSample(Sample(np.ones(3), 0), RuntimeError, "torch.histogram(): bins must be > 0, but got 0 for "
+                                                             "dimension 0"),
+            ErrorSample(Sample(np.ones(3), 3, range=(3.0, 1.0)), RuntimeError,
+                        "torch.histogramdd: min should not exceed max, but got min 3 max 1 for dimension 0"),
+            ErrorSample(Sample(np.ones(3), 3, range=(0.0, float("inf"))), RuntimeError,
+                        "torch.histogramdd: dimension 0's range [0, inf] is not finite"),
+            ErrorSample(Sample(np.array([1.0, np.nan]), 3), RuntimeError, "range [nan, nan] is not finite"),
+            ErrorSample(Sample(np.ones(5), 3, weight=np.ones(2)), RuntimeError,
+                        "but got input with shape [5, 1] and weight with shape [2]"),
+            ErrorSample(Sample(np.ones(2), 3, weight=np.ones(2, np.float32)), RuntimeError,
+                        "input(double), and weight(float)"),
+            ErrorSample(Sample(np.ones(2), np.array([0.0, 3.0], np.float32)), RuntimeError,
+                        "input with dtype double and bins for dimension 0 with dtype float")]
+
+
+# histogram is not differentiable: inputs that require grad give a NotImplemented grad_fn (as bincount)
+OPS += [OpInfo("histogram", lambda T, a, *args, **kw: T.histogram(a, *args, **kw), _histogram_samples,
+               differentiable=False, errors=_histogram_errors),
+        OpInfo("Tensor.histogram", lambda T, a, *args, **kw: a.histogram(*args, **kw), _histogram_samples,
+               differentiable=False, variant_of="histogram")]

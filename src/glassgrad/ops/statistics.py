@@ -17,7 +17,7 @@ from .reduction import (_dims, _expand_back, _keep, _count, _even_weights, _mask
 from .sorting import named, selected, _SelectNode
 from .loss import NotImplementedNode
 
-__all__ = ["var", "std", "norm", "logsumexp", "median", "nanmedian", "mode", "kthvalue", "histc", "bincount"]
+__all__ = ["var", "std", "norm", "logsumexp", "median", "nanmedian", "mode", "kthvalue", "histc", "bincount", "histogram"]
 
 
 # -- var / std ----------------------------------------------------------------------------------------
@@ -426,3 +426,82 @@ def bincount(input, weights=None, minlength=0):
         node.what = "aten::bincount"
         return make(y, True, node, 0)
     return make(y)
+
+
+def _histogram_edges(input, bins, range):
+    """(bin edges, whether they came from a bins tensor) for torch.histogram, with torch's checks."""
+    a = input._data
+    if hasattr(bins, "_data"):
+        if bins._data.dtype != a.dtype:
+            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
+                               f"input with dtype {_dtype.cpp_name(a.dtype)} and bins for dimension 0 with dtype "
+                               f"{_dtype.cpp_name(bins._data.dtype)}")
+        return bins._data.reshape(-1).copy(), True
+    nb = _args.int_arg(bins, "histogram", "bins", 2)
+    if nb <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {nb} for dimension 0")
+    if range is not None:
+        lo, hi = float(range[0]), float(range[1])
+    elif a.size:
+        lo, hi = float(np.min(a)), float(np.max(a))
+    else:
+        lo, hi = 0.0, 1.0
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not finite")
+    if lo > hi:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for dimension 0")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return _fused_linspace(lo, hi, nb + 1, a.dtype), False
+
+
+def _fused_linspace(lo, hi, steps, npdt):
+    """torch's CPU linspace in npdt: start + step i for the first half, end - step (steps - 1 - i) for the
+    rest, each a fused multiply-add (one rounding; emulated in a wider float)."""
+    wide = np.longdouble if npdt == np.float64 else np.float64
+    t = npdt.type
+    step = wide((t(hi) - t(lo)) / t(steps - 1))
+    i = np.arange(steps, dtype=wide)
+    e = np.where(i < steps // 2, wide(t(lo)) + step * i, wide(t(hi)) - step * (steps - 1 - i))
+    return e.astype(npdt)
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+    """torch.histogram: (hist, bin_edges) of the flattened input, counted as torch's CPU kernel does (an
+    element's bin found from its linear position, then checked against the edges; the last bin includes its
+    right edge; NaNs and elements outside the edges are not counted).  Not differentiable: inputs that
+    require grad give a NotImplemented grad_fn, as torch's."""
+    a = input._data
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{_dtype.from_numpy_dtype(a.dtype).name_c}'")
+    if weight is not None:
+        if weight._data.dtype != a.dtype:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should "
+                               f"have the same dtype, but got input({_dtype.cpp_name(a.dtype)}), and "
+                               f"weight({_dtype.cpp_name(weight._data.dtype)})")
+        if weight._data.shape != a.shape:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+                               f"input tensor excluding its innermost dimension, but got input with shape "
+                               f"[{a.size}, 1] and weight with shape {list(weight._data.shape)}")
+    edges, searched = _histogram_edges(input, bins, range)
+    nb = edges.size - 1
+    x = a.reshape(-1)
+    keep = (x >= edges[0]) & (x <= edges[-1])
+    x = x[keep]
+    ub = np.searchsorted(edges, x, side="right")
+    if not searched:
+        with np.errstate(all="ignore"):
+            pos = np.trunc((x - edges[0]) * a.dtype.type(nb) / (edges[-1] - edges[0])).astype(np.int64)
+        ub = np.clip(ub, np.maximum(pos - 1, 0), np.minimum(pos + 2, nb + 1))
+    pos = np.minimum(ub - 1, nb - 1)
+    w = None if weight is None else weight._data.reshape(-1)[keep].astype(np.float64)
+    hist = np.bincount(pos, weights=w, minlength=nb)[:nb].astype(a.dtype)
+    if density:
+        with np.errstate(all="ignore"):
+            hist = (hist / hist.sum() / np.diff(edges)).astype(a.dtype)
+    ins = [t for t in (input, weight, bins) if hasattr(t, "_rg") and t._rg]
+    if grad.enabled and ins:
+        node = NotImplementedNode(tuple(edge(t) for t in ins))
+        node.what = "aten::histogram"
+        return named("histogram", make(hist, True, node, 0), make(edges, True, node, 1), ("hist", "bin_edges"))
+    return named("histogram", make(hist), make(edges), ("hist", "bin_edges"))
