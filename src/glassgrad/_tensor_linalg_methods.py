@@ -68,6 +68,10 @@ class TensorLinalgMethods:
         return _ops.linalg_legacy.matrix_exp(self)
     def matrix_power(self, n):
         return _ops.linalg_legacy.matrix_power(self, n)
+    def lu(self, pivot=True, get_infos=False):
+        return _ops.linalg_legacy.lu(self, pivot, get_infos)
+    def orgqr(self, input2):
+        return _ops.linalg_legacy.orgqr(self, input2)
     def lu_solve(self, LU_data, LU_pivots):
         return _ops.linalg_legacy.lu_solve(self, LU_data, LU_pivots)
 

@@ -129,3 +129,16 @@ OPS += [
     OpInfo("Tensor.lu_solve", lambda T, b, a: b.lu_solve(*T.linalg.lu_factor(a)),
            lambda rng, dt: [Sample(_ge(rng, (3, 2), dt), _sq(rng, (3, 3), dt))]),
 ]
+
+
+def _ge_tau(rng, dt):
+    return [Sample(_ge(rng, (4, 3), dt), _ge(rng, (2,), dt)), Sample(_ge(rng, (2, 3, 3), dt), _ge(rng, (2, 3), dt))]
+
+
+OPS += [
+    OpInfo("lu", lambda T, a: T.lu(a)[0], _sq_samples(((3, 3), (2, 4, 4)), nc=False)),
+    OpInfo("Tensor.lu", lambda T, a: a.lu(get_infos=True), _sq_samples(((3, 3),), nc=False), gradcheck=False,
+           gradgrad=False),
+    OpInfo("orgqr", lambda T, h, t: T.orgqr(h, t), _ge_tau),
+    OpInfo("Tensor.orgqr", lambda T, h, t: h.orgqr(t), _ge_tau),
+]

@@ -1,7 +1,7 @@
 """torch's top-level spellings of torch.linalg: torch.det, logdet, slogdet, inverse, pinverse, svd (the old
 some=/compute_uv= API, which returns V rather than Vh), qr (some=), matrix_exp and matrix_power.
 
-ops: det logdet slogdet inverse pinverse svd qr matrix_exp matrix_power lu_solve
+ops: det logdet slogdet inverse pinverse svd qr matrix_exp matrix_power lu_solve lu orgqr
 Each is the torch.linalg op (ops/linalg_decomp.py, linalg_solve.py, linalg_norm.py) under its old name and
 return type, so the grad_fn names are torch's (LinalgDetBackward0, LinalgInvExBackward0, ...).
 """
@@ -12,9 +12,9 @@ from .ternary import where
 from .linalg_solve import named, inv, square_float
 from . import linalg_decomp as _dec
 from .linalg_norm import matrix_power as _matrix_power
-from .linalg_lu import lu_solve as _lu_solve
+from .linalg_lu import lu_solve as _lu_solve, lu_factor_ex as _lu_factor_ex, householder_product
 
-__all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "svd", "qr", "matrix_exp", "matrix_power", "lu_solve"]
+__all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "svd", "qr", "matrix_exp", "matrix_power", "lu_solve", "lu", "orgqr"]
 
 
 def det(input):
@@ -72,3 +72,13 @@ def matrix_power(input, n):
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """torch.lu_solve(b, LU, pivots): torch.linalg.lu_solve with its arguments in the old order."""
     return _lu_solve(LU_data, LU_pivots, b)
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """torch.lu: (LU, pivots), with infos when get_infos (a plain tuple, as torch's)."""
+    LU, piv, info = _lu_factor_ex(A, pivot=pivot)
+    return (LU, piv, info) if get_infos else (LU, piv)
+
+
+def orgqr(input, tau):
+    return householder_product(input, tau)
