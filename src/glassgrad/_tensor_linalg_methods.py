@@ -68,6 +68,8 @@ class TensorLinalgMethods:
         return _ops.linalg_legacy.matrix_exp(self)
     def matrix_power(self, n):
         return _ops.linalg_legacy.matrix_power(self, n)
+    def cross(self, other, dim=None):
+        return _ops.linalg_legacy.cross(self, other, dim)
     def lu(self, pivot=True, get_infos=False):
         return _ops.linalg_legacy.lu(self, pivot, get_infos)
     def orgqr(self, input2):

@@ -197,6 +197,8 @@ OPS = [
                             Sample(arr(rng, (3, 4), dt), Idx([[2, 0, 0, 1]]), 0), Sample(arr(rng, (3, 1), dt), Idx([[0, 0]]), 1)]),
     OpInfo("put", lambda T, a, i, s: (a * 1).put_(i, s),
            lambda rng, dt: [Sample(arr(rng, (3, 4), dt), Idx([0, 5, -1]), arr(rng, (3,), dt))]),
+    OpInfo("Tensor.put", lambda T, a, i, s: (a.put(i, s), a.put(i, s, accumulate=True)),
+           lambda rng, dt: [Sample(arr(rng, (3, 4), dt), Idx([0, 5, -1]), arr(rng, (3,), dt))]),
     OpInfo("put_accumulate", lambda T, a, i, s: (a * 1).put_(i, s, accumulate=True),
            lambda rng, dt: [Sample(arr(rng, (3, 4), dt), Idx([[0, 5], [5, 5]]), arr(rng, (2, 2), dt))]),
     OpInfo("index_put", lambda T, a, i, j, v: T.index_put(a, (i, j), v),

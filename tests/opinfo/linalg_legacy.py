@@ -142,3 +142,16 @@ OPS += [
     OpInfo("orgqr", lambda T, h, t: T.orgqr(h, t), _ge_tau),
     OpInfo("Tensor.orgqr", lambda T, h, t: h.orgqr(t), _ge_tau),
 ]
+
+
+def _cross_samples(rng, dt):
+    return [Sample(_ge(rng, (2, 3, 4), dt), _ge(rng, (2, 3, 4), dt), name="first_3"),
+            Sample(_ge(rng, (1, 3), dt), _ge(rng, (4, 3), dt), name="bcast"),
+            Sample(_ge(rng, (3, 3), dt), _ge(rng, (3, 3), dt), dim=1, name="dim1")]
+
+
+OPS += [
+    OpInfo("cross", lambda T, a, b, **k: T.cross(a, b, **k), _cross_samples,
+           errors=_errs(((np.ones((2, 2)), np.ones((2, 2))), RuntimeError, "no dimension of size 3 in input"))),
+    OpInfo("Tensor.cross", lambda T, a, b, **k: a.cross(b, **k), _cross_samples),
+]

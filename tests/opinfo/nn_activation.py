@@ -280,3 +280,4 @@ OPS.append(OpInfo("F.pairwise_distance", F("pairwise_distance"), _pd_samples, er
                 "The size of tensor a (4) must match the size of tensor b (5) at non-singleton dimension 1")]))
 OPS.append(OpInfo("F.pairwise_distance_inf", F("pairwise_distance", p=float("inf")),
                   lambda rng, dt: [Sample(arr(rng, (3, 4), dt), arr(rng, (3, 4), dt))]))
+OPS.append(OpInfo("Tensor.hardshrink", lambda T, a: a.hardshrink(1.2), act_samples(-2, 2, (-1.2, 1.2))))

@@ -65,6 +65,7 @@ OPS = [
            errors=_e(((Z((2, 3, 4)),), RuntimeError, "t() expects a tensor with <= 2 dimensions, but self is 3D"))),
     OpInfo("T_2d", lambda T, a: a.T, _many(((3, 4), ()), ((4, 3), (), True))),
     OpInfo("mT", lambda T, a: a.mT, _many(((3, 4), ()), ((2, 3, 4), ()))),
+    OpInfo("Tensor.adjoint", lambda T, a: a.adjoint(), _many(((3, 4), ()), ((2, 3, 4), ()))),
     OpInfo("expand", lambda T, a, *s: a.expand(*s),
            _many(((3, 1), (3, 4)), ((4,), (2, 3, 4)), ((), (2, 3)), ((3, 1), (-1, 5)), ((1, 3), ((2, 2, 3),))),
            errors=_e(((Z((3, 2)), 3, 4), RuntimeError, "The expanded size of the tensor (4) must match the existing size (2)"),

@@ -1,10 +1,12 @@
 """torch's top-level spellings of torch.linalg: torch.det, logdet, slogdet, inverse, pinverse, svd (the old
 some=/compute_uv= API, which returns V rather than Vh), qr (some=), matrix_exp and matrix_power.
 
-ops: det logdet slogdet inverse pinverse svd qr matrix_exp matrix_power lu_solve lu orgqr
+ops: det logdet slogdet inverse pinverse svd qr matrix_exp matrix_power lu_solve lu orgqr cross
 Each is the torch.linalg op (ops/linalg_decomp.py, linalg_solve.py, linalg_norm.py) under its old name and
 return type, so the grad_fn names are torch's (LinalgDetBackward0, LinalgInvExBackward0, ...).
 """
+import warnings
+
 import numpy as np
 
 from ._core import make
@@ -14,7 +16,7 @@ from . import linalg_decomp as _dec
 from .linalg_norm import matrix_power as _matrix_power
 from .linalg_lu import lu_solve as _lu_solve, lu_factor_ex as _lu_factor_ex, householder_product
 
-__all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "svd", "qr", "matrix_exp", "matrix_power", "lu_solve", "lu", "orgqr"]
+__all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "svd", "qr", "matrix_exp", "matrix_power", "lu_solve", "lu", "orgqr", "cross"]
 
 
 def det(input):
@@ -82,3 +84,18 @@ def lu(A, pivot=True, get_infos=False, out=None):
 
 def orgqr(input, tau):
     return householder_product(input, tau)
+
+
+def cross(input, other, dim=None, *, out=None):
+    """torch.cross: linalg.cross over `dim`; dim=None (deprecated, warns as torch) is the first dimension of
+    size 3 of the broadcast shape."""
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+        dims = [i for i, n in enumerate(shape) if n == 3]
+        if not dims:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = dims[0]
+    return _dec.cross(input, other, dim=dim)
