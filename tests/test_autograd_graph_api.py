@@ -323,3 +323,10 @@ def test_histogram_of_a_grad_input_gives_not_implemented_nodes(T):
     assert h.requires_grad and e.requires_grad
     assert type(h.grad_fn).__name__ == type(e.grad_fn).__name__ == "NotImplemented"
     assert T.histogram(T.ones(3), 3).hist.grad_fn is None
+
+
+def test_not_implemented_grad_fn_prints_as_torchs():
+    def show(T):
+        w = T.ones(3, requires_grad=True)
+        return repr(T.bincount(T.tensor([1, 1, 3]), weights=w))
+    assert show(glassgrad) == show(torch)

@@ -307,7 +307,7 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorProtocol):
             to_host(self._data), dtype_name=repr(dt),
             dtype_is_default=dt is _dtype._default[0] or dt is _dtype.int64 or dt is _dtype.bool,
             device=None if dev.type == "cpu" else str(dev),
-            grad_fn_name=None if fn is None else fn.name(),
+            grad_fn_name=None if fn is None else fn.name().rsplit("::", 1)[-1],
             requires_grad=self._rg,
             is_parameter=getattr(self, "_is_param", False))
 
