@@ -228,6 +228,10 @@ class TensorMethods:
         return _ops.ternary.lerp_(self, end, weight)
     def hypot(self, other):
         return _ops.binary.hypot(self, other)
+    def logaddexp(self, other):
+        return _ops.binary.logaddexp(self, other)
+    def logaddexp2(self, other):
+        return _ops.binary.logaddexp2(self, other)
     def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
         return _ops.unary.nan_to_num(self, nan, posinf, neginf)
     def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):

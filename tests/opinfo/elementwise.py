@@ -136,6 +136,11 @@ _bin("atan2", lambda T, a, b: T.atan2(a, b), binary_samples(b_low=0.5, b_high=2.
 _bin("arctan2", lambda T, a, b: T.arctan2(a, b), binary_samples(b_low=0.5, b_high=2.0, scalar=False))
 _bin("Tensor.atan2", lambda T, a, b: a.atan2(b), binary_samples(b_low=0.5, b_high=2.0, scalar=False))
 _bin("hypot", lambda T, a, b: T.hypot(a, b), _pos())
+_bin("logaddexp", lambda T, a, b: T.logaddexp(a, b), binary_samples(scalar=False),
+     errors=lambda: [ErrorSample(Sample(np.arange(3), np.arange(3)), NotImplementedError, "not implemented for"),
+                     ErrorSample(Sample(np.ones(3), 2.0), TypeError, "must be Tensor")])
+_bin("logaddexp2", lambda T, a, b: T.logaddexp2(a, b), binary_samples(scalar=False))
+_bin("Tensor.logaddexp2", lambda T, a, b: a.logaddexp2(b), binary_samples(scalar=False))
 _bin("minimum", lambda T, a, b: T.minimum(a, b), _distinct(binary_samples(scalar=False)),
      errors=lambda: [ErrorSample(Sample(np.ones(3), 2.0), TypeError, "must be Tensor")])
 _bin("maximum", lambda T, a, b: T.maximum(a, b), _distinct(binary_samples(scalar=False)))

@@ -1,6 +1,6 @@
 """Binary math: two tensors (or a tensor and a number) in, one out, element by element.
 
-ops: minimum maximum fmin fmax clamp clip clamp_min clamp_max atan2 arctan2 hypot xlogy copysign
+ops: minimum maximum fmin fmax clamp clip clamp_min clamp_max atan2 arctan2 hypot xlogy copysign logaddexp logaddexp2
      and the in-place forms clamp_ clip_ clamp_min_ clamp_max_ atan2_ hypot_ xlogy_ copysign_
 (the operators + - * / ** // % are in arithmetic.py; where, lerp, addcmul, addcdiv in ternary.py)
 """
@@ -13,7 +13,7 @@ from ..autograd.graph import Node
 
 __all__ = ["clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_min_", "clamp_max", "clamp_max_", "minimum",
            "maximum", "fmin", "fmax", "atan2", "arctan2", "atan2_", "hypot", "hypot_", "xlogy", "xlogy_",
-           "copysign", "copysign_"]
+           "copysign", "copysign_", "logaddexp", "logaddexp2"]
 
 
 def _need_tensor(fn, other, pos=2, arg="other"):
@@ -291,6 +291,41 @@ def _float_binary(name, fn, cls, save_result=False):
 
 atan2 = arctan2 = _float_binary("atan2", np.arctan2, Atan2Backward0)
 hypot = _float_binary("hypot", np.hypot, HypotBackward0, save_result=True)
+
+
+class LogaddexpBackward0(_Binary):  # y = log(e^a + e^b); da = gy / (1 + e^(b - a)); db = gy / (1 + e^(a - b))
+    __slots__ = ()
+    _saved_names = ("self", "other")
+    _scale = 1.0
+
+    def backward(self, ns, g):
+        a, b = ns.unpack(self)
+        ga = g / (ns.exp((b - a) * self._scale) + 1) if _want(self, 0) else None
+        gb = g / (ns.exp((a - b) * self._scale) + 1) if _want(self, 1) else None
+        return self._red(ns, ga, gb)
+
+
+class Logaddexp2Backward0(LogaddexpBackward0):     # base 2: da = gy / (1 + 2^(b - a))
+    __slots__ = ()
+    _scale = float(np.log(2.0))
+
+
+def _logaddexp_op(name, fn, cls):
+    def op(input, other, *, out=None):
+        _need_tensor(name, other)
+        _need_tensor(name, input, 1, "input")
+        ad = binary_operands(input, other)[0]
+        if ad.dtype.kind not in "fc":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                      f"'{_dtype.from_numpy_dtype(ad.dtype).name_c}'")
+        return inner(input, other, out=out)
+    inner = _float_binary(name, fn, cls)
+    op.__name__ = name
+    return op
+
+
+logaddexp = _logaddexp_op("logaddexp", np.logaddexp, LogaddexpBackward0)
+logaddexp2 = _logaddexp_op("logaddexp2", np.logaddexp2, Logaddexp2Backward0)
 
 
 def atan2_(x, other):
