@@ -232,6 +232,10 @@ class TensorMethods:
         return _ops.binary.logaddexp(self, other)
     def logaddexp2(self, other):
         return _ops.binary.logaddexp2(self, other)
+    def heaviside(self, values):
+        return _ops.binary.heaviside(self, values)
+    def heaviside_(self, values):
+        return _ops.binary.heaviside_(self, values)
     def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
         return _ops.unary.nan_to_num(self, nan, posinf, neginf)
     def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):

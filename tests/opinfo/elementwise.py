@@ -139,6 +139,13 @@ _bin("hypot", lambda T, a, b: T.hypot(a, b), _pos())
 _bin("logaddexp", lambda T, a, b: T.logaddexp(a, b), binary_samples(scalar=False),
      errors=lambda: [ErrorSample(Sample(np.arange(3), np.arange(3)), NotImplementedError, "not implemented for"),
                      ErrorSample(Sample(np.ones(3), 2.0), TypeError, "must be Tensor")])
+_bin("heaviside", lambda T, a, b: T.heaviside(a, b),
+     lambda rng, dt: [Sample(np.array([-1.5, 0.0, 2.0, 0.0], dt), np.array([0.5, 0.25, 3.0, 7.0], dt)),
+                      Sample(np.array([[0.0, -2.0], [1.0, 0.0]], dt), np.array(0.5, dt), name="scalar_values")],
+     differentiable=False,
+     errors=lambda: [ErrorSample(Sample(np.arange(3), np.ones(3)), RuntimeError, "different dtypes")])
+_bin("Tensor.heaviside_int", lambda T, a, b: a.heaviside(b),
+     lambda rng, dt: [Sample(np.array([-1, 0, 2]), np.array(7))], differentiable=False, dtypes=("float64",))
 _bin("logaddexp2", lambda T, a, b: T.logaddexp2(a, b), binary_samples(scalar=False))
 _bin("Tensor.logaddexp2", lambda T, a, b: a.logaddexp2(b), binary_samples(scalar=False))
 _bin("minimum", lambda T, a, b: T.minimum(a, b), _distinct(binary_samples(scalar=False)),

@@ -1,6 +1,7 @@
 """Binary math: two tensors (or a tensor and a number) in, one out, element by element.
 
 ops: minimum maximum fmin fmax clamp clip clamp_min clamp_max atan2 arctan2 hypot xlogy copysign logaddexp logaddexp2
+     heaviside heaviside_
      and the in-place forms clamp_ clip_ clamp_min_ clamp_max_ atan2_ hypot_ xlogy_ copysign_
 (the operators + - * / ** // % are in arithmetic.py; where, lerp, addcmul, addcdiv in ternary.py)
 """
@@ -13,7 +14,7 @@ from ..autograd.graph import Node
 
 __all__ = ["clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_min_", "clamp_max", "clamp_max_", "minimum",
            "maximum", "fmin", "fmax", "atan2", "arctan2", "atan2_", "hypot", "hypot_", "xlogy", "xlogy_",
-           "copysign", "copysign_", "logaddexp", "logaddexp2"]
+           "copysign", "copysign_", "logaddexp", "logaddexp2", "heaviside"]
 
 
 def _need_tensor(fn, other, pos=2, arg="other"):
@@ -326,6 +327,27 @@ def _logaddexp_op(name, fn, cls):
 
 logaddexp = _logaddexp_op("logaddexp", np.logaddexp, LogaddexpBackward0)
 logaddexp2 = _logaddexp_op("logaddexp2", np.logaddexp2, Logaddexp2Backward0)
+
+
+def heaviside(input, values, *, out=None):
+    """torch.heaviside: values where input == 0, else (input > 0); the two dtypes must be the same.  No
+    derivative: with an input that requires grad the grad_fn is NotImplemented, as torch's."""
+    _need_tensor("heaviside", input, 1, "input")
+    _need_tensor("heaviside", values, 2, "values")
+    if input.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    a, v = input._data, values._data
+    y = _bcast(lambda p, q: np.where(p == 0, q, (p > 0).astype(p.dtype)).astype(p.dtype), a, v, input, values)
+    if _needs_grad(input, values):
+        from .loss import NotImplementedNode
+        node = NotImplementedNode((edge(input) if input._rg else NO_EDGE, edge(values) if values._rg else NO_EDGE))
+        node.what = "aten::heaviside"
+        return make(y, True, node)
+    return make(y)
+
+
+def heaviside_(x, values):
+    return _inplace(heaviside, x, values)
 
 
 def atan2_(x, other):
