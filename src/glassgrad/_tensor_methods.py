@@ -531,6 +531,10 @@ class TensorMethods:
         return _ops.shape.diag(self, diagonal)
     def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         return _ops.shape.diag_embed(self, offset, dim1, dim2)
+    def diagflat(self, offset=0):
+        return _ops.shape.diagflat(self, offset)
+    def rot90(self, k=1, dims=(0, 1)):
+        return _ops.shape.rot90(self, k, dims)
     def trace(self):
         return _ops.shape.trace(self)
 

@@ -1,7 +1,7 @@
 """Shape ops that copy (views live in views.py).
 
 ops: cat stack (more in later sections: flip roll repeat repeat_interleave tile tril triu diag
-     meshgrid ...)
+     meshgrid diagflat rot90 ...)
 """
 import warnings
 
@@ -502,3 +502,46 @@ def broadcast_tensors(*tensors):
         except ValueError:
             raise broadcast_error(shape, t._data.shape) from None
     return tuple(t if t._data.shape == shape else V.expand(t, shape) for t in ts)
+
+
+# -- diagflat / rot90 ----------------------------------------------------------------------------------
+__all__ += ["diagflat", "rot90"]
+
+
+def diagflat(input, offset=0):
+    """torch.diagflat: the flattened input on the offset diagonal of a square matrix (diag_embed of a view)."""
+    return diag_embed(V.reshape(input, -1), _args.int_arg(offset, "diagflat", "offset", 2))
+
+
+class Rot90Backward0(Node):         # y = rot90(x, k, dims); dx = rot90(gy, -k, dims)
+    __slots__ = ("k", "dims")
+
+    def backward(self, ns, g):
+        if ns.is_tensor_mode:
+            return (rot90(g, -self.k, self.dims),)
+        return (np.ascontiguousarray(np.rot90(g, -self.k, self.dims)),)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """torch.rot90: k quarter turns from dims[0] towards dims[1] (flip then transpose, as torch's: odd k give
+    a transposed, non-contiguous result)."""
+    k = _args.int_arg(k, "rot90", "k", 2)
+    dims = list(_args.int_list(dims, "rot90", "dims", 3))
+    a = input._data
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if a.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {a.ndim}")
+    d0, d1 = _wrap_dim(dims[0], a.ndim), _wrap_dim(dims[1], a.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    m = k % 4
+    if m == 1:
+        y = np.swapaxes(np.flip(a, d1).copy(), d0, d1)
+    elif m == 2:
+        y = np.flip(a, (d0, d1)).copy()
+    elif m == 3:
+        y = np.swapaxes(np.flip(a, d0).copy(), d0, d1)
+    else:
+        y = a.copy()
+    return _unary(input, y, Rot90Backward0, k=k, dims=(d0, d1))
