@@ -535,6 +535,8 @@ class TensorMethods:
         return _ops.shape.diagflat(self, offset)
     def rot90(self, k=1, dims=(0, 1)):
         return _ops.shape.rot90(self, k, dims)
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        return _ops.shape.diff(self, n, dim, prepend, append)
     def trace(self):
         return _ops.shape.trace(self)
 

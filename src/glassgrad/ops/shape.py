@@ -1,7 +1,7 @@
 """Shape ops that copy (views live in views.py).
 
 ops: cat stack (more in later sections: flip roll repeat repeat_interleave tile tril triu diag
-     meshgrid diagflat rot90 ...)
+     meshgrid diagflat rot90 diff ...)
 """
 import warnings
 
@@ -545,3 +545,45 @@ def rot90(input, k=1, dims=(0, 1)):
     else:
         y = a.copy()
     return _unary(input, y, Rot90Backward0, k=k, dims=(d0, d1))
+
+
+# -- diff --------------------------------------------------------------------------------------------------
+__all__ += ["diff"]
+
+
+def _diff_operand(t, a, dim):
+    if t is None:
+        return None
+    if t.dim() != a.dim():
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    for i in range(a.dim()):
+        if i != dim and t.shape[i] != a.shape[i]:
+            raise RuntimeError("diff expects the shape of tensor to prepend or append to match that of input except "
+                               f"along the differencing dimension; input.size({i}) = {a.shape[i]}, but got "
+                               f"tensor.size({i}) = {t.shape[i]}")
+    return t
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """torch.diff: the n-th forward difference along dim (after cat-ing prepend / append), as torch's graph:
+    SubBackward0 of two SliceBackward0 (logical_xor for bool); n = 0 a copy (CopyBackwards)."""
+    from .arithmetic import sub
+    from .compare import logical_xor
+    from .creation import empty_like
+    n = _args.int_arg(n, "diff", "n", 2)
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.dim())
+    pre, post = _diff_operand(prepend, input, d), _diff_operand(append, input, d)
+    x = cat([t for t in (pre, input, post) if t is not None], d) if pre is not None or post is not None else input
+    if n == 0:
+        return empty_like(x).copy_(x)
+    for _ in range(n):
+        m = x.shape[d]
+        if m == 0:
+            break
+        hi, lo = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
+        x = logical_xor(hi, lo) if str(x.dtype) == "torch.bool" else sub(hi, lo)
+    return x
