@@ -23,6 +23,7 @@ _IN_PLACE = {   # the in-place forms (and aliases) torch's Tensor has, one line 
     "arithmetic": "divide_=div_ multiply_=mul_ subtract_=sub_ negative_ float_power_",
     "views": "swapaxes_=transpose_ swapdims_=transpose_ adjoint", "activation": "hardshrink", "masked": "put",
     "scans": "cumprod_", "gather_scatter": "scatter_reduce_", "statistics": "bincount histogram",
+    "sorting": "unique unique_consecutive",
 }
 
 

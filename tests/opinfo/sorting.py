@@ -74,3 +74,20 @@ OPS = [
                ErrorSample(Sample("topk", np.zeros((3, 4)), 1, 3), IndexError, "Dimension out of range"),
            ]),
 ]
+
+
+def _rep_samples(rng, dt):
+    a = np.array([[3, 1, 2], [3, 1, 2], [0, 5, 5], [3, 1, 2]], dt)
+    return [Sample(a), Sample(a.T.copy(), name="t"), Sample(np.array(4, dt), name="0d"), Sample(np.zeros((0,), dt))]
+
+
+OPS += [
+    OpInfo("unique", lambda T, a: (T.unique(a), T.unique(a, return_inverse=True, return_counts=True),
+                                   T.unique(a, sorted=False, return_counts=True)), _rep_samples, differentiable=False),
+    OpInfo("unique_dim", lambda T, a: (T.unique(a, dim=0, return_inverse=True, return_counts=True),
+                                       a.unique(dim=-1, return_inverse=True)), lambda rng, dt: _rep_samples(rng, dt)[:2],
+           differentiable=False),
+    OpInfo("unique_consecutive", lambda T, a: (T.unique_consecutive(a, return_inverse=True, return_counts=True),
+                                               T.unique_consecutive(a, dim=0), a.unique_consecutive(dim=1)),
+           lambda rng, dt: _rep_samples(rng, dt)[:2], differentiable=False),
+]

@@ -1,4 +1,4 @@
-"""Sorting and selection: sort argsort msort topk, and the named result tuples
+"""Sorting and selection: sort argsort msort topk unique unique_consecutive, and the named result tuples
 (``torch.return_types.max(values=..., indices=...)``) shared with reduction.py.
 """
 import numpy as np
@@ -8,7 +8,7 @@ from .._tensor import _wrap_dim
 from ._core import make, edge, grad
 from ..autograd.graph import Node
 
-__all__ = ["sort", "argsort", "msort", "topk", "return_types"]
+__all__ = ["sort", "argsort", "msort", "topk", "return_types", "unique", "unique_consecutive"]
 
 
 # -- named result tuples ---------------------------------------------------------------------------
@@ -215,3 +215,70 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
             idx = np.zeros((0,), np.int64)
     vals = _take(a, idx, d) if (a.ndim or k) else a.reshape(1)[:0]
     return named("topk", selected(TopkBackward0, input, vals, idx, d), make(idx))
+
+
+# -- unique / unique_consecutive: no derivative (torch's nodes raise NotImplementedError) --------------------
+class Unique2Backward0(Node):
+    __slots__ = ()
+    what = "_unique2"
+
+    def backward(self, ns, g):
+        raise NotImplementedError(f"the derivative for '{self.what}' is not implemented.")
+
+
+class UniqueDimBackward0(Unique2Backward0):
+    __slots__ = ()
+    what = "unique_dim"
+
+
+class UniqueConsecutiveBackward0(Unique2Backward0):
+    __slots__ = ()
+    what = "unique_consecutive"
+
+
+def _unique_result(x, vals, inv, counts, return_inverse, return_counts, cls):
+    if x._rg and grad.enabled:
+        out = make(vals, True, cls((edge(x),)))
+    else:
+        out = make(vals)
+    extra = ((make(inv.astype(np.int64)),) if return_inverse else ()) + \
+        ((make(counts.astype(np.int64)),) if return_counts else ())
+    return (out,) + extra if extra else out
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique: the distinct values (sorted; NaNs each their own), with the inverse (input's shape, or the
+    length along dim) and the counts when asked for."""
+    a = input._data
+    if dim is None:
+        flat = a.reshape(-1)
+        order = np.argsort(flat, kind="stable")
+        sv = flat[order]
+        new = np.ones(sv.shape, bool)
+        new[1:] = (sv[1:] != sv[:-1])
+        vals = sv[new]
+        gid = np.cumsum(new) - 1
+        inv = np.empty(flat.shape, np.int64)
+        inv[order] = gid
+        counts = np.bincount(gid, minlength=vals.size) if flat.size else np.zeros(0, np.int64)
+        return _unique_result(input, vals, inv.reshape(a.shape), counts, return_inverse, return_counts, Unique2Backward0)
+    d = _wrap_dim(dim, a.ndim)
+    vals, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=d)
+    return _unique_result(input, vals, inv.reshape(-1), counts, return_inverse, return_counts, UniqueDimBackward0)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique_consecutive: each run of equal consecutive values (slices along dim) kept once."""
+    a = input._data
+    d = None if dim is None else _wrap_dim(dim, a.ndim)
+    m = a.reshape(-1) if d is None else np.moveaxis(a, d, 0)
+    n = m.shape[0]
+    new = np.ones(n, bool)
+    if n > 1:
+        diff = m[1:] != m[:-1]
+        new[1:] = diff if diff.ndim == 1 else diff.reshape(n - 1, -1).any(1)
+    gid = np.cumsum(new) - 1
+    vals = m[new] if d is None else np.moveaxis(m[new], 0, d)
+    counts = np.bincount(gid, minlength=int(new.sum())) if n else np.zeros(0, np.int64)
+    inv = gid.reshape(a.shape) if d is None else gid
+    return _unique_result(input, vals, inv, counts, return_inverse, return_counts, UniqueConsecutiveBackward0)
