@@ -387,3 +387,15 @@ def attach_self(ns, r, node):
         return r
     n = _AttachBackward((edge(r), edge(x)))
     return make(r._data, True, n)
+
+
+class NotImplementedNode(Node):
+    """Stands for a PyTorch backward that has no derivative (name: torch::autograd::NotImplemented)."""
+    __slots__ = ("what",)
+
+    def backward(self, ns, g):
+        raise RuntimeError(f"derivative for {self.what} is not implemented")
+
+
+NotImplementedNode.__name__ = "NotImplemented"
+NotImplementedNode.__qualname__ = "NotImplemented"

@@ -9,7 +9,8 @@ import numpy as np
 
 from .. import _dtype
 from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, as_tensor_arg,
-                    _bcast, _Binary, _binary_node, _needs_grad, _red_n, _want, _inplace, broadcast_error)
+                    _bcast, _Binary, _binary_node, _needs_grad, _red_n, _want, _inplace, broadcast_error,
+                    NotImplementedNode)
 from ..autograd.graph import Node
 
 __all__ = ["clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_min_", "clamp_max", "clamp_max_", "minimum",
@@ -339,7 +340,6 @@ def heaviside(input, values, *, out=None):
     a, v = input._data, values._data
     y = _bcast(lambda p, q: np.where(p == 0, q, (p > 0).astype(p.dtype)).astype(p.dtype), a, v, input, values)
     if _needs_grad(input, values):
-        from .loss import NotImplementedNode
         node = NotImplementedNode((edge(input) if input._rg else NO_EDGE, edge(values) if values._rg else NO_EDGE))
         node.what = "aten::heaviside"
         return make(y, True, node)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype
 from ._core import make, edge, grad
 from .linalg_solve import named, check_matrix
-from .loss import NotImplementedNode
+from ._core import NotImplementedNode
 
 __all__ = []
 

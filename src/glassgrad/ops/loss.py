@@ -17,6 +17,7 @@ margin), loss_ctc.py (ctc_loss).
 import numpy as np
 
 from .. import _dtype
+from ._core import NotImplementedNode  # noqa: F401 (re-exported: its old home)
 from ._core import make, edge, save_in, grad
 from ..autograd.graph import Node
 from .softmax import log_softmax
@@ -63,18 +64,6 @@ def check_nondiff(fname, argname, t):
 
 def _shape_of(ns, t):
     return ns.data(t).shape
-
-
-class NotImplementedNode(Node):
-    """Stands for a PyTorch backward that has no derivative (name: torch::autograd::NotImplemented)."""
-    __slots__ = ("what",)
-
-    def backward(self, ns, g):
-        raise RuntimeError(f"derivative for {self.what} is not implemented")
-
-
-NotImplementedNode.__name__ = "NotImplemented"
-NotImplementedNode.__qualname__ = "NotImplemented"
 
 
 def _const_grad(ns, coef, g, what, node):

@@ -15,7 +15,7 @@ from ..autograd.graph import Node
 from .reduction import (_dims, _expand_back, _keep, _count, _even_weights, _mask_node, _MaskScale,
                         _check_nonempty, _name_c)
 from .sorting import named, selected, _SelectNode
-from .loss import NotImplementedNode
+from ._core import NotImplementedNode
 
 __all__ = ["var", "std", "norm", "logsumexp", "median", "nanmedian", "mode", "kthvalue", "histc", "bincount", "histogram"]
 
