@@ -42,13 +42,18 @@ class _AffineNorm(Module):
         _reset_affine(self)
 
 
-class LocalResponseNorm(Module):
+class _LRNParams(Module):
+    """LocalResponseNorm / CrossMapLRN2d: the four numbers of a local response normalization."""
+
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
         super().__init__()
         self.size = size
         self.alpha = alpha
         self.beta = beta
         self.k = k
+
+
+class LocalResponseNorm(_LRNParams):
 
     def forward(self, input):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
@@ -113,13 +118,9 @@ class RMSNorm(_AffineNorm):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
-class CrossMapLRN2d(Module):
+class CrossMapLRN2d(_LRNParams):
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
-        super().__init__()
-        self.size = size
-        self.alpha = alpha
-        self.beta = beta
-        self.k = k
+        super().__init__(size, alpha, beta, k)
 
     def forward(self, input):
         from ._functions import CrossMapLRN2d as _cross_map_lrn2d

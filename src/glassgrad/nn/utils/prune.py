@@ -216,12 +216,16 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
+class _ByAmount(BasePruningMethod):
+    """An unstructured method that prunes `amount` of the entries (a fraction, or a count)."""
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount) -> None:
         _validate_pruning_amount_init(amount)
         self.amount = amount
+
+
+class RandomUnstructured(_ByAmount):
 
     def compute_mask(self, t, default_mask):
         return _unstructured_mask(self.amount, t, default_mask, lambda: rand_like(t), largest=True)
@@ -231,12 +235,7 @@ class RandomUnstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount) -> None:
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
+class L1Unstructured(_ByAmount):
 
     def compute_mask(self, t, default_mask):
         return _unstructured_mask(self.amount, t, default_mask, lambda: _abs(t), largest=False)
