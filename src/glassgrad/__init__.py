@@ -49,6 +49,7 @@ from .ops.linalg import *  # noqa: F401,F403
 from .ops.addmm import *  # noqa: F401,F403
 from .ops.linalg_legacy import *  # noqa: F401,F403
 from .ops.linalg_cholesky import *  # noqa: F401,F403
+from .ops.linalg_deprecated import *  # noqa: F401,F403
 from .ops.einsum import *  # noqa: F401,F403
 from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, ...: torch's signatures)
 from .ops.embedding import *  # noqa: F401,F403
@@ -135,10 +136,10 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 def _tensor_first_names():
     from .ops import (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics,
                       scans, sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm,
-                      linalg_legacy, linalg_cholesky, einsum, norm as _norm, embedding, dropout)
+                      linalg_legacy, linalg_cholesky, linalg_deprecated, einsum, norm as _norm, embedding, dropout)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics, scans,
-              sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, einsum, _norm,
+              sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, linalg_deprecated, einsum, _norm,
               embedding, dropout):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)

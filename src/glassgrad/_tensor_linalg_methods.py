@@ -86,3 +86,13 @@ class TensorLinalgMethods:
         return _ops.linalg_cholesky.cholesky_inverse(self, upper)
     def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
         return _ops.linalg_cholesky.triangular_solve(self, A, upper, transpose, unitriangular)
+
+    # -- ops/linalg_deprecated.py: removed in torch 1.9, still defined, raising torch's RuntimeError ---------
+    def symeig(self, eigenvectors=False, upper=True):
+        return _ops.linalg_deprecated.symeig(self, eigenvectors, upper)
+    def eig(self, eigenvectors=False):
+        return _ops.linalg_deprecated.eig(self, eigenvectors)
+    def lstsq(self, A):
+        return _ops.linalg_deprecated.lstsq(self, A)
+    def solve(self, A):
+        return _ops.linalg_deprecated.solve(self, A)

@@ -19,6 +19,8 @@ The pattern of an op (see unary.py):
             y, = ns.unpack(self)
             return (gy * y,)
 """
+import warnings
+
 import numpy as np
 
 from .. import _dtype, backend
@@ -399,3 +401,14 @@ class NotImplementedNode(Node):
 
 NotImplementedNode.__name__ = "NotImplemented"
 NotImplementedNode.__qualname__ = "NotImplemented"
+
+
+_WARNED_ONCE = set()
+
+
+def warn_once(message, category=UserWarning, stacklevel=3):
+    """torch's TORCH_WARN_ONCE: `message` is issued the first time only, whatever Python's warning filters say
+    (the function and its Tensor-method spelling share one message, so one warning per process)."""
+    if message not in _WARNED_ONCE:
+        _WARNED_ONCE.add(message)
+        warnings.warn(message, category, stacklevel=stacklevel)

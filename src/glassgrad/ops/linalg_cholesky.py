@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import _dtype
 from ._core import make
+from .linalg_deprecated import deprecated
 from .linalg_solve import (_LaNode, LinalgCholeskyExBackward0, LinAlgError, wrap, named, check_matrix, check_square,
                            _chol_arrays, _triangle, _tri_solve, _sum_to, batch_prefix, first_failure,
                            solve_triangular)
@@ -26,6 +27,7 @@ class CholeskyBackward0(LinalgCholeskyExBackward0):   # torch.cholesky: linalg.c
 
 
 def cholesky(input, upper=False, *, out=None):
+    deprecated("cholesky")
     check_square("cholesky", input)
     _float_only("cholesky", input)
     L, info = _chol_arrays(input._data)
@@ -117,6 +119,7 @@ class TriangularSolveBackward0(_LaNode):   # torch's triangular_solve_backward; 
 
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    deprecated("triangular_solve")
     check_square("triangular_solve", A)
     _float_only("triangular_solve", input, A)
     b, a = input._data, A._data

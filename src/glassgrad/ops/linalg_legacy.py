@@ -14,6 +14,7 @@ from .ternary import where
 from .linalg_solve import named, inv, square_float
 from . import linalg_decomp as _dec
 from .linalg_norm import matrix_power as _matrix_power
+from .linalg_deprecated import deprecated
 from .linalg_lu import lu_solve as _lu_solve, lu_factor_ex as _lu_factor_ex, householder_product
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "svd", "qr", "matrix_exp", "matrix_power", "lu_solve", "lu", "orgqr", "cross"]
@@ -59,6 +60,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
 
 
 def qr(input, some=True, *, out=None):
+    deprecated("qr")
     Q, R = _dec.qr(input, "reduced" if some else "complete")
     return named("qr", ("Q", "R"), (Q, R))
 
@@ -73,11 +75,13 @@ def matrix_power(input, n):
 
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """torch.lu_solve(b, LU, pivots): torch.linalg.lu_solve with its arguments in the old order."""
+    deprecated("lu_solve")
     return _lu_solve(LU_data, LU_pivots, b)
 
 
 def lu(A, pivot=True, get_infos=False, out=None):
     """torch.lu: (LU, pivots), with infos when get_infos (a plain tuple, as torch's)."""
+    deprecated("lu")
     LU, piv, info = _lu_factor_ex(A, pivot=pivot)
     return (LU, piv, info) if get_infos else (LU, piv)
 
