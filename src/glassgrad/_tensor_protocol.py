@@ -92,6 +92,46 @@ class TensorProtocol:
             raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
         return self.clone()
 
+    # -- devices this build has no support for: torch's own errors on a CPU-only build ----------------
+    def xpu(self, device=None, non_blocking=False, memory_format=None):
+        raise AssertionError("Torch not compiled with XPU enabled")
+
+    def ipu(self, device=None, non_blocking=False, memory_format=None):
+        raise RuntimeError("PyTorch is not linked with support for ipu devices")
+
+    def mtia(self, device=None, non_blocking=False, memory_format=None):
+        raise AssertionError("Torch not compiled with MTIA enabled. Ensure you have `import "
+                             "mtia.host_runtime.torch_mtia.dynamic_library` in your python src file and include "
+                             "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!")
+
+    def is_distributed(self):
+        return False
+
+    def dequantize(self):
+        """A tensor that is not quantized is its own dequantization (glassgrad has no quantized tensors)."""
+        return self
+
+    def const_data_ptr(self):
+        return self.data_ptr()
+
+    def is_set_to(self, tensor):
+        """Whether both tensors view the same memory with the same offset, size and stride."""
+        return (self.data_ptr() == tensor.data_ptr() and self.shape == tensor.shape
+                and self.stride() == tensor.stride() and self.dtype == tensor.dtype)
+
+    def module_load(self, other, assign=False):
+        """How nn.Module.load_state_dict turns `other` into the value for `self` (torch's default)."""
+        return other.detach() if assign else self.copy_(other).detach()
+
+    @property
+    def volatile(self):
+        import warnings
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+        return False
+
+    def reinforce(self, reward):
+        raise RuntimeError(_REINFORCE_REMOVED)
+
     # -- pickling (ops/creation.py) --------------------------------------------------------------
     def __reduce_ex__(self, proto):
         return (_ops.creation._rebuild, (np.array(self._data), self._rg))
@@ -359,3 +399,27 @@ class TensorProtocol:
     @property
     def mH(self):
         return _ops.views.mT(self)
+
+
+_REINFORCE_REMOVED = """reinforce() was removed.
+Use torch.distributions instead.
+See https://pytorch.org/docs/main/distributions.html
+
+Instead of:
+
+probs = policy_network(state)
+action = probs.multinomial()
+next_state, reward = env.step(action)
+action.reinforce(reward)
+action.backward()
+
+Use:
+
+probs = policy_network(state)
+# NOTE: categorical is equivalent to what used to be called multinomial
+m = torch.distributions.Categorical(probs)
+action = m.sample()
+next_state, reward = env.step(action)
+loss = -m.log_prob(action) * reward
+loss.backward()
+"""
