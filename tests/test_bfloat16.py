@@ -238,6 +238,8 @@ CLOSE = {
     "cross_entropy": lambda T, a, b: T.nn.functional.cross_entropy(a, T.tensor([0, 2, 5, 1, 9, 3])),
     "conv2d": lambda T, a, b: T.nn.functional.conv2d(a.reshape(1, 1, 6, 10), b[:2, :9].reshape(2, 1, 3, 3)),
     "einsum": lambda T, a, b: T.einsum("ij,kj->ik", a, b),
+    "lerp": lambda T, a, b: T.lerp(a, b, 0.3), "lerp_tensor": lambda T, a, b: T.lerp(a, b, a.abs() / (a.abs() + 1)),
+    "rms_norm": lambda T, a, b: T.nn.functional.rms_norm(a, (10,)),
 }
 
 

@@ -116,9 +116,13 @@ def lerp(input, end, weight, *, out=None):
             raise RuntimeError(f"expected dtype {_dtype.cpp_name(s.dtype)} for `{nm}` but got dtype "
                                f"{_dtype.cpp_name(t._data.dtype)}")
     w = weight._data if wt else weight
+    out_dt = s.dtype
+    if out_dt.itemsize == 2 and out_dt.kind in "fV":     # float16 / bfloat16: torch computes in float32, rounds once
+        s, e = s.astype(np.float32), e.astype(np.float32)
+        w = w.astype(np.float32) if wt else w
     try:
         with np.errstate(all="ignore"):
-            y = np.where(np.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w)).astype(s.dtype)
+            y = np.where(np.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w)).astype(out_dt)
     except ValueError:
         raise broadcast_error(s.shape, e.shape) from None
     ts = [input, end] + ([weight] if wt else [])
