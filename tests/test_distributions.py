@@ -263,7 +263,12 @@ KL_PAIRS = [("Normal", "Normal"), ("Uniform", "Uniform"), ("Bernoulli_p", "Berno
             ("Normal", "Laplace"), ("Pareto", "Exponential"), ("Pareto", "Gamma"), ("Pareto", "Normal"),
             ("Uniform", "Beta"), ("Uniform", "Gamma"), ("Uniform", "Gumbel"), ("Uniform", "Pareto"),
             ("Bernoulli_p", "Poisson"), ("Normal", "Exponential"), ("Poisson", "Binomial_p"), ("Cauchy", "Normal"),
-            ("Weibull", "Weibull")]
+            ("Weibull", "Weibull"),
+            ("ContinuousBernoulli_p", "ContinuousBernoulli_l"), ("Beta", "ContinuousBernoulli_p"),
+            ("Uniform", "ContinuousBernoulli_l"), ("ContinuousBernoulli_l", "Exponential"),
+            ("ContinuousBernoulli_p", "Normal"), ("ContinuousBernoulli_p", "Uniform"), ("ContinuousBernoulli_p", "Pareto"),
+            ("Exponential", "ContinuousBernoulli_p"), ("Gamma", "ContinuousBernoulli_p"), ("Gumbel", "ContinuousBernoulli_l"),
+            ("Laplace", "ContinuousBernoulli_p"), ("Normal", "ContinuousBernoulli_p"), ("Pareto", "ContinuousBernoulli_p")]
 
 
 @pytest.mark.parametrize("pq", KL_PAIRS, ids=lambda pq: "-".join(pq))

@@ -262,4 +262,4 @@ def _kl_poisson_poisson(p, q):
     return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
 
 
-from . import _kl_cross  # noqa: E402,F401  (registers the pairs across families)
+from . import _kl_cross, _kl_continuous_bernoulli  # noqa: E402,F401  (registers the pairs across families)
