@@ -294,7 +294,7 @@ class PowBackward0(Node):           # y = x ** p (p a number); dx = gy * p * x *
         x, = ns.unpack(self)
         p = self.exponent
         if p == 0:
-            return (g * 0,)
+            return (ns.zeros_like(g),)        # torch: zeros_like(self), whatever the gradient (NaN included)
         return (g * (p * ns.pow(x, p - 1)),)
 
 
@@ -307,7 +307,7 @@ class PowBackward1(_Binary):        # y = a ** b; da = gy * b * a ** (b - 1); db
         a, b, y = ns.unpack(self)
         ga = gb = None
         if self.next_functions[0][0] is not None:
-            ga = ns.where(ns.const(ns.data(b) == 0, g), g * 0, g * b * ns.pow(a, b - 1))
+            ga = ns.where(ns.const(ns.data(b) == 0, g), ns.zeros_like(g), g * b * ns.pow(a, b - 1))  # torch: 0, NaN grad too
         if self.next_functions[1][0] is not None:
             gb = ns.where(ns.const((ns.data(a) == 0) & (ns.data(b) >= 0), g), g * 0, g * y * ns.log(a))
         return self._red(ns, ga, gb)

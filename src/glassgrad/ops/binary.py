@@ -428,7 +428,7 @@ class CopysignBackward0(_Binary):   # y = |a| sign(b); da = gy * result / self (
         a, y = ns.unpack(self)
         ad = ns.data(a)
         r = ns.mask(np.broadcast_to(ad != 0, g.shape), y / ns.where(ns.const(ad == 0, a), ns.ones_like(a), a))
-        gb = None if self.bshape is None or not _want(self, 1) else g * 0
+        gb = None if self.bshape is None or not _want(self, 1) else ns.zeros_like(g)   # torch: zeros_like(other)
         return self._red(ns, g * r if _want(self, 0) else None, gb)
 
 

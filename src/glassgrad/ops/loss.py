@@ -363,7 +363,7 @@ class SmoothL1LossBackward0(_Pointwise):
 
     def _d(self, ns, diff, g):
         b = self.param
-        c = np.abs(ns.data(diff)) < b
+        c = ~(np.abs(ns.data(diff)) >= b)        # NaN: diff / b (NaN), as torch's x < -b ? -1 : x > b ? 1 : x / b
         return ns.where(ns.const(c, diff), diff / b, ns.sign(diff)) * g
 
 
@@ -373,7 +373,7 @@ class HuberLossBackward0(_Pointwise):
 
     def _d(self, ns, diff, g):
         dl = self.param
-        c = np.abs(ns.data(diff)) <= dl
+        c = ~(np.abs(ns.data(diff)) > dl)         # NaN: diff (NaN), as torch's clamp-like formula
         return ns.where(ns.const(c, diff), diff, ns.sign(diff) * dl) * g
 
 

@@ -142,7 +142,7 @@ class ArrayNamespace:
     cos = staticmethod(np.cos)
     tanh = staticmethod(np.tanh)
     abs = staticmethod(np.abs)
-    sign = staticmethod(np.sign)
+    sign = staticmethod(U.sign_array)
     square = staticmethod(np.square)
     reciprocal = staticmethod(np.reciprocal)
 

@@ -212,17 +212,26 @@ def erfinv_array(a):
 
 
 def _zero(ns, g, v):
-    return g * 0
+    """torch's zeros_like(grad) for a piecewise-constant op: zeros, also where grad is NaN or inf."""
+    return ns.zeros_like(g)
 
 
 AbsBackward0 = _node("AbsBackward0", lambda ns, g, x: g * ns.sign(x))
 abs, abs_ = _unary("abs", AbsBackward0, np.abs, keep_int=True,
                    reject=("b", NotImplementedError, '"abs_cpu" not implemented for \'{}\''))
 absolute, absolute_ = abs, abs_
+def sign_array(a):
+    """torch's sign, (0 < a) - (a < 0): 0 for NaN and +0 for -0.0, where NumPy's np.sign gives NaN and -0.0 (so
+    abs' gradient at NaN is 0, as torch's).  Integers: np.sign."""
+    if a.dtype.kind not in "fV":
+        return np.sign(a)
+    return np.asarray(np.greater(a, 0).astype(a.dtype) - np.less(a, 0).astype(a.dtype))
+
+
 SignBackward0 = _node("SignBackward0", _zero, save=None)
-sign, sign_ = _unary("sign", SignBackward0, np.sign, keep_int="bool_copy")
+sign, sign_ = _unary("sign", SignBackward0, sign_array, keep_int="bool_copy")
 SgnBackward0 = _node("SgnBackward0", _zero, save=None)
-sgn, sgn_ = _unary("sgn", SgnBackward0, np.sign, keep_int="bool_copy")
+sgn, sgn_ = _unary("sgn", SgnBackward0, sign_array, keep_int="bool_copy")
 Exp2Backward0 = _node("Exp2Backward0", lambda ns, g, y: g * (y * _LN2), save="result")
 exp2, exp2_ = _unary("exp2", Exp2Backward0, np.exp2)
 Expm1Backward0 = _node("Expm1Backward0", lambda ns, g, y: g * (y + 1), save="result")
@@ -328,11 +337,11 @@ relu, relu_ = _unary("relu", ReluBackward0, lambda a: np.maximum(a, 0), keep_int
 
 
 # -- round / logit / nan_to_num, written by hand ----------------------------------------------
-class RoundBackward0(Node):         # y = round(x); dx = 0
+class RoundBackward0(Node):         # y = round(x); dx = 0 (torch's zeros_like(grad): 0 also for a NaN grad)
     __slots__ = ()
 
     def backward(self, ns, g):
-        return (g * 0,)
+        return (ns.zeros_like(g),)
 
 
 class RoundBackward1(RoundBackward0):   # y = round(x, decimals); dx = 0
