@@ -403,6 +403,19 @@ NotImplementedNode.__name__ = "NotImplemented"
 NotImplementedNode.__qualname__ = "NotImplemented"
 
 
+def ordered(a):
+    """The array to order or scan for NaN in place of `a`: bfloat16 as float32 (exact both ways; ml_dtypes'
+    bfloat16 sorts NaN as an ordinary value and NumPy's nan-functions do not see its NaN), anything else as is."""
+    return a.astype(np.float32) if a.dtype.kind == "V" else a
+
+
+def full_precision(kernel, dt):
+    """torch's NotImplementedError for a CPU kernel that has no float16 / bfloat16 (most of torch.special, some
+    losses and 3-d pooling), raised for NumPy dtype `dt` when it is one of those."""
+    if dt.itemsize == 2 and dt.kind in "fV":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.c_name(dt)}'")
+
+
 _WARNED_ONCE = set()
 
 

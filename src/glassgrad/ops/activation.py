@@ -558,7 +558,7 @@ def rrelu_with_noise(input, lower=1.0 / 8, upper=1.0 / 3, training=False, genera
     a = input._data
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in "fV" or (training and a.dtype == np.float16):    # torch's noise kernel has no Half
         raise NotImplementedError(f"\"{'rrelu_with_noise_out_cpu' if training else 'leaky_relu_cpu'}\" "
                                   f"not implemented for '{_name_c(a)}'")
     if training:

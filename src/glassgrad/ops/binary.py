@@ -317,7 +317,7 @@ def _logaddexp_op(name, fn, cls):
         _need_tensor(name, other)
         _need_tensor(name, input, 1, "input")
         ad = binary_operands(input, other)[0]
-        if ad.dtype.kind not in "fc":
+        if ad.dtype.kind not in "fcV":
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                       f"'{_dtype.from_numpy_dtype(ad.dtype).name_c}'")
         return inner(input, other, out=out)

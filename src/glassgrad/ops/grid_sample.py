@@ -7,7 +7,8 @@ with the namespace ns, serves both the array and the tensor (double backward) mo
 """
 import numpy as np
 
-from ._core import make, edge, save_in, grad, attach_self
+from ._core import make, edge, save_in, grad, attach_self, full_precision
+from .._blas import matmul as gemm
 from ..autograd.graph import Node
 from .shape import stack
 
@@ -51,8 +52,10 @@ class AffineGridGeneratorBackward0(Node):
 def affine_grid_generator(theta, size, align_corners):
     t = theta._data
     size = [int(s) for s in size]
+    if 1 in size[2:]:             # torch's one-point axis is at::tensor(0), whose kernel has no Half / BFloat16
+        full_precision("tensor_cpu", t.dtype)
     base = _base_grid(size, align_corners, t.dtype)
-    y = np.matmul(base[None], t.transpose(0, 2, 1))                       # (N, P, nd)
+    y = gemm(base[None], t.transpose(0, 2, 1))                            # (N, P, nd); bf16: float32, rounded once
     y = np.ascontiguousarray(y.reshape([size[0]] + size[2:] + [len(size) - 2]))
     if theta._rg and grad.enabled:
         n = AffineGridGeneratorBackward0((edge(theta),))

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from ._core import make
 from .linalg_deprecated import deprecated
-from .linalg_solve import (_LaNode, LinalgCholeskyExBackward0, LinAlgError, wrap, named, check_matrix, check_square,
+from .linalg_solve import (_LaNode, LinalgCholeskyExBackward0, lapack_dtype, LinAlgError, wrap, named, check_matrix, check_square,
                            _chol_arrays, _triangle, _tri_solve, _sum_to, batch_prefix, first_failure,
                            solve_triangular)
 
@@ -18,7 +18,7 @@ __all__ = ["cholesky", "cholesky_solve", "cholesky_inverse", "triangular_solve"]
 
 def _float_only(op, *ts):
     for t in ts:
-        if t._data.dtype.kind not in "fc":
+        if not lapack_dtype(t._data.dtype):
             raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{_dtype.c_name(t._data.dtype)}'")
 
 
@@ -89,7 +89,7 @@ class CholeskyInverseBackward0(_LaNode):   # C = inv (g + g^T) inv; gL = -(C L) 
 
 def cholesky_inverse(input, upper=False, *, out=None):
     check_square("cholesky_inverse", input)
-    _float_only("cholesky_inverse", input)
+    _float_only("cholesky_inverse_out", input)
     L = input._data
     n = L.shape[-1]
     eye = np.broadcast_to(np.eye(n, dtype=L.dtype), L.shape)

@@ -14,7 +14,7 @@ from .. import _dtype
 from ._core import make, grad, broadcast_shape
 from .shape import cat
 from .ternary import where
-from .linalg_solve import (_LaNode, wrap, named, check_float, check_matrix, check_square, square_float,
+from .linalg_solve import (_LaNode, wrap, named, check_float, lapack_dtype, low_kernel, check_matrix, check_square, square_float,
                            solve_triangular, solve, lu_arrays, perm_from_pivots, _tri_solve)
 
 __all__ = []
@@ -55,8 +55,9 @@ def _uplo(UPLO):
 def _eigh_arrays(A, fname):
     check_square(fname, A)
     a = A._data
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind not in "fcV":
         raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
+    low_kernel("linalg_eigh_cpu", a)
     return a
 
 
@@ -170,7 +171,7 @@ def _lapack_transposed(a):
 
 
 def det(A, *, out=None):
-    a = square_float("linalg.det", A)
+    a = square_float("linalg.det", A, kernel="lu_cpu")
     use_at = _lapack_transposed(a)
     with np.errstate(all="ignore"):
         y = np.asarray(np.linalg.det(np.swapaxes(a, -1, -2) if use_at else a) if a.size else
@@ -255,7 +256,7 @@ def _skew(X):
 
 def _svd_arrays(A, full_matrices):
     check_matrix("linalg.svd", A)
-    check_float("linalg.svd", A)
+    check_float("linalg.svd", A, kernel="linalg_svd_cpu")
     a = A._data
     m, n = a.shape[-2:]
     k = min(m, n)
@@ -288,7 +289,7 @@ def svdvals(A, *, driver=None, out=None):
     if A._rg and grad.enabled:
         return svd(A, full_matrices=False)[1]
     check_matrix("linalg.svd", A)
-    check_float("linalg.svd", A)
+    check_float("linalg.svd", A, kernel="linalg_svd_cpu")
     a = A._data
     S = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]),), a.dtype)
     return make(S.astype(a.dtype))
@@ -338,7 +339,7 @@ def qr(A, mode="reduced", *, out=None):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'")
     check_matrix("linalg.qr", A)
-    check_float("linalg.qr", A)
+    check_float("linalg.qr", A, kernel="geqrf_cpu", kernel_on_empty=True)
     a = A._data
     m, n = a.shape[-2:]
     k = min(m, n)
@@ -385,7 +386,7 @@ def _tol(v):
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     a = A._data
-    if a.ndim < 2 or a.dtype.kind not in "fc":
+    if a.ndim < 2 or not lapack_dtype(a.dtype):
         raise RuntimeError(f"linalg.pinv({_dtype.c_name(a.dtype)}{{{list(a.shape)}}}): expected a tensor with 2 or "
                            "more dimensions of float, double, cfloat or cdouble types")
     m, n = a.shape[-2:]
@@ -452,7 +453,7 @@ def _expm(a):
 
 
 def matrix_exp(A):
-    a = square_float("linalg.matrix_exp", A)
+    a = square_float("linalg.matrix_exp", A, allow_low=True)
     y = _expm(a) if a.size else np.array(a, copy=True)
     E, = wrap((y,), LinalgMatrixExpBackward0, (A,), saved_in=(0,))
     return E

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtype
 from ._core import make, edge, grad
-from .linalg_solve import named, check_matrix
+from .linalg_solve import named, check_matrix, lapack_dtype, low_kernel
 from ._core import NotImplementedNode
 
 __all__ = []
@@ -140,9 +140,10 @@ def _ldl_checks(fname, A):
     m, n = a.shape[-2:]
     if m != n:
         raise RuntimeError(f"{fname}: A must be batches of square matrices, but they are {m} by {n} matrices")
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind not in "fcV":
         raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. Got "
                            f"{_dtype.c_name(a.dtype)}")
+    low_kernel("ldl_factor_kernel_cpu", a)
     return a
 
 
@@ -176,7 +177,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     ld, b = LD._data, B._data
     check_matrix("torch.linalg.ldl_solve", LD, "LD")
     check_matrix("torch.linalg.ldl_solve", B, "B")
-    if ld.dtype.kind not in "fc":
+    if not lapack_dtype(ld.dtype):
         raise RuntimeError("torch.linalg.ldl_solve: Expected a floating point or complex tensor as input. Got "
                            f"{_dtype.c_name(ld.dtype)}")
     n = ld.shape[-1]

@@ -8,7 +8,7 @@ import numpy as np
 from .. import _dtype
 from ._core import make, edge, save_out, grad
 from .shape import cat, stack
-from .linalg_solve import (_LaNode, wrap, named, check_float, check_matrix, check_square, lu_arrays, perm_from_pivots,
+from .linalg_solve import (_LaNode, wrap, named, check_float, lapack_dtype, low_kernel, check_matrix, check_square, lu_arrays, perm_from_pivots,
                            _tri_solve, solve_triangular, batch_prefix)
 from .linalg_decomp import pinv, pinv_backward
 
@@ -93,8 +93,9 @@ class LinalgLuBackward0(_LaNode):            # outputs (P, L, U); P is not diffe
 
 def _lu_checks(fname, A, pivot):
     check_matrix(fname, A)
-    if A._data.dtype.kind not in "fc":
+    if A._data.dtype.kind not in "fcV":
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_dtype.c_name(A._data.dtype)}'")
+    low_kernel("lu_cpu", A._data)
     if not pivot:
         raise RuntimeError(f"{fname}: LU without pivoting is not implemented on the CPU")
 
@@ -238,7 +239,7 @@ _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 def lstsq(A, B, rcond=None, *, driver=None):
     check_matrix("linalg.lstsq", A)
-    if A._data.dtype.kind not in "fc":
+    if not lapack_dtype(A._data.dtype):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if driver is not None and driver not in _DRIVERS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
@@ -331,7 +332,7 @@ def householder_product(A, tau, *, out=None):
     if t.ndim < 1 or n < t.shape[-1]:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
-    if a.dtype.kind not in "fc":
+    if not lapack_dtype(a.dtype):
         raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
     k = t.shape[-1]
     q = np.broadcast_to(np.eye(m, dtype=a.dtype), a.shape[:-2] + (m, m)).copy()

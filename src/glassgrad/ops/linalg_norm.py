@@ -13,7 +13,7 @@ from ._core import make
 from .shape import cat
 from .ternary import where
 from .linalg import matmul, mm
-from .linalg_solve import check_float, check_matrix, check_square, inv, inv_ex, solve
+from .linalg_solve import check_float, lapack_dtype, check_matrix, check_square, inv, inv_ex, solve
 from .linalg_decomp import svdvals, _cutoff
 from .statistics import norm as _vnorm
 from .reduction import amax, amin
@@ -25,7 +25,7 @@ _INF = float("inf")
 
 # -- norms ------------------------------------------------------------------------------------------------------
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    if x._data.dtype.kind not in "fc":
+    if x._data.dtype.kind not in "fcV":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_dtype.c_name(x._data.dtype)}")
     return _vnorm(x, float(ord), dim, keepdim, dtype=dtype)
@@ -47,7 +47,7 @@ def _backshift(A, d0, d1):
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     check_matrix("linalg.matrix_norm", A)
-    check_float("linalg.matrix_norm", A)
+    check_float("linalg.matrix_norm", A, allow_low=ord not in (2, -2, "nuc"))      # the SVD's need LAPACK
     if dtype is not None:
         A = A.to(dtype)
     d0, d1 = _matrix_dims(A, dim)
@@ -101,7 +101,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def cond(A, p=None, *, out=None):
     check_matrix("linalg.cond", A)
-    check_float("linalg.svd" if p is None or (not isinstance(p, str) and abs(p) == 2) else "linalg.cond", A)
+    svd = p is None or (not isinstance(p, str) and abs(p) == 2)
+    check_float("linalg.svd" if svd else "linalg.cond", A, kernel="linalg_svd_cpu" if svd else None,
+                low_fname="linalg.inv")
     if A._data.size == 0:
         return make(np.zeros(A._data.shape[:-2], A._data.dtype))
     if p is None or (not isinstance(p, str) and abs(p) == 2):
@@ -120,7 +122,7 @@ def cond(A, p=None, *, out=None):
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
     check_matrix("linalg.matrix_rank", A)
-    if A._data.dtype.kind not in "fc":
+    if not lapack_dtype(A._data.dtype):
         raise RuntimeError("This function doesn't handle types other than float and double")
     a = A._data
     m, n = a.shape[-2:]
@@ -243,6 +245,9 @@ def tensorsolve(A, B, dims=None, *, out=None):
 def vander(x, *, N=None):
     if x._data.ndim == 0:
         raise RuntimeError("x must be a one-dimensional tensor.")
+    if x._data.dtype.kind in "fV" and x._data.dtype.itemsize == 2:
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
+                           f"{_dtype.c_name(x._data.dtype)}")
     n = x.shape[-1] if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")

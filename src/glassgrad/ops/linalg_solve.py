@@ -70,10 +70,35 @@ def named(name, fields, values):
 
 
 # -- argument checks -----------------------------------------------------------------------------------------------
-def check_float(fname, A):
-    if A._data.dtype.kind not in "fc":
-        raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. Got "
-                           f"{_dtype.c_name(A._data.dtype)}")
+_LAPACK_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+
+
+def lapack_dtype(d):
+    """Whether LAPACK (and torch's CPU linear algebra) takes this NumPy dtype: float32/64, complex64/128 (not
+    float16 / bfloat16, which torch's linalg refuses, nor integers)."""
+    return d in _LAPACK_DTYPES
+
+
+def check_float(fname, A, kernel=None, low_fname=None, allow_low=False, kernel_on_empty=False):
+    """torch's checkFloatingOrComplex: a float or complex A; float16 / bfloat16 refused, as torch does, with
+    "<fname>: Low precision dtypes not supported" (low_fname: under another function's name), or as the
+    LAPACK kernel `kernel` not implemented for it (not run on an empty A, unless `kernel_on_empty`), unless
+    `allow_low`."""
+    d = A._data.dtype
+    if d.kind not in "fcV":
+        raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. Got {_dtype.c_name(d)}")
+    if not allow_low and not lapack_dtype(d):
+        if kernel:
+            low_kernel(kernel, A._data, kernel_on_empty)
+        else:
+            raise RuntimeError(f"{low_fname or fname}: Low precision dtypes not supported. Got {_dtype.c_name(d)}")
+
+
+def low_kernel(kernel, a, on_empty=False):
+    """torch's error for a LAPACK kernel given float16 / bfloat16 (or an integer) array `a`; an empty `a` never
+    reaches the kernel, so it passes unless `on_empty`."""
+    if not lapack_dtype(a.dtype) and (a.size or on_empty):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.c_name(a.dtype)}'")
 
 
 def check_matrix(fname, A, name="A"):
@@ -88,9 +113,9 @@ def check_square(fname, A, name="A"):
         raise RuntimeError(f"{fname}: {name} must be batches of square matrices, but they are {m} by {n} matrices")
 
 
-def square_float(fname, A):
+def square_float(fname, A, **low):
     check_square(fname, A)
-    check_float(fname, A)
+    check_float(fname, A, **low)
     return A._data
 
 
@@ -234,7 +259,7 @@ def _sum_to(g, shape):
 
 def _solve_checks(A, B, left):
     check_square("linalg.solve", A)
-    check_float("linalg.solve", A)
+    check_float("linalg.solve", A, kernel="lu_cpu")
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
                            f"{_dtype.c_name(A._data.dtype)} and B of type {_dtype.c_name(B._data.dtype)} instead")
@@ -335,7 +360,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     check_square("linalg.solve_triangular", A)
     check_matrix("linalg.solve_triangular", B, "B")
     a, b = A._data, B._data
-    if a.dtype.kind not in "fc":
+    if not lapack_dtype(a.dtype):
         raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
     if a.dtype != b.dtype:
         raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type "
@@ -414,7 +439,7 @@ def _chol_partial(x):
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    a = square_float("linalg.cholesky", A)
+    a = square_float("linalg.cholesky", A, kernel="cholesky_cpu")
     L, info = _chol_arrays(a)
     if check_errors and info.any():
         _chol_error(info)

@@ -6,7 +6,7 @@ log_softmax), zero for time steps past a sample's input length.
 """
 import numpy as np
 
-from ._core import Tensor, make, edge, grad, save_in
+from ._core import Tensor, make, edge, grad, save_in, full_precision
 from ..autograd.graph import Node
 from .loss import _const_grad
 
@@ -140,6 +140,7 @@ def ctc_loss_per_sample(log_probs, targets, input_lengths, target_lengths, blank
     The extended labels put a blank before, between and after the targets; alpha / beta are the usual
     forward / backward variables over them, the gradient is computed only when log_probs needs one."""
     lp = log_probs._data
+    full_precision("ctc_loss_cpu", lp.dtype)
     tg, il, tl = _check_args(lp, targets, input_lengths, target_lengths, blank)
     T, N, C = lp.shape
     Smax = int(tl.max()) if N else 0

@@ -6,7 +6,7 @@ ops: soft_margin_loss (log1p(exp(-t x))), multi_margin_loss (hinge over the clas
 """
 import numpy as np
 
-from ._core import make, edge, save_in, grad
+from ._core import make, edge, save_in, grad, full_precision
 from ..autograd.graph import Node
 from .loss import check_nondiff, reduce_array, _scale, _shape_of, _const_grad, _check_weight_dtype, _same_dtype
 from .loss import _shape_str
@@ -59,6 +59,7 @@ class MultiMarginLossBackward0(Node):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="mean"):
     check_nondiff("multi_margin_loss", "weight", weight)
     x = input._data
+    full_precision("multi_margin_loss_cpu_kernel", x.dtype)
     t = target._data
     nd = x.ndim
     _check_vector_or_matrix(x)
@@ -118,6 +119,7 @@ class MultilabelMarginLossBackward0(MultiMarginLossBackward0):
 
 def multilabel_margin_loss(input, target, reduction="mean"):
     x = input._data
+    full_precision("multilabel_margin_loss_forward_out_frame", x.dtype)
     t = target._data
     nd = x.ndim
     _check_vector_or_matrix(x)

@@ -14,7 +14,7 @@ the max pools, col2im for avg_pool, dense averaging matrices for adaptive_avg_po
 """
 import numpy as np
 
-from ._core import make, edge, save_in, grad, attach_self as _attach
+from ._core import make, edge, save_in, grad, full_precision, attach_self as _attach
 from ..autograd.graph import Node
 from .conv import col2im, _convolution
 from .namespaces import _UINT_OF, ARR
@@ -300,6 +300,8 @@ _AVGPOOL = {2: AvgPool2DBackward0, 3: AvgPool3DBackward0}
 def avg_pool(x, K, s, p, ceil_mode, count_include_pad, divisor_override):
     a0 = x._data
     nd = len(K)
+    if nd == 3:
+        full_precision("avg_pool3d_out_frame", a0.dtype)
     a = _batched(a0, nd)
     N, C = a.shape[:2]
     S = a.shape[2:]

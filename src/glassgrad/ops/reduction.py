@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap_dim
-from ._core import Tensor, make, edge, save_in, save_out, grad, quiet
+from ._core import Tensor, make, edge, save_in, save_out, grad, quiet, ordered
 from ..autograd.graph import Node
 from .arithmetic import div
 from .binary import maximum, minimum
@@ -227,7 +227,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dt is not None:
         a = a.astype(dt)
     axes = _dims(dim, a.ndim)
-    y = np.asarray(np.nansum(a, axis=axes, keepdims=keepdim))
+    y = np.asarray(np.nansum(ordered(a), axis=axes, keepdims=keepdim)).astype(a.dtype, copy=False)
     if a.dtype.kind in "fcV":
         w = (~np.isnan(input._data)).astype(input._data.dtype)
     else:

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _args
 from .._tensor import _wrap_dim
-from ._core import make, edge, grad
+from ._core import make, edge, grad, ordered
 from ..autograd.graph import Node
 
 __all__ = ["sort", "argsort", "msort", "topk", "return_types", "unique", "unique_consecutive"]
@@ -153,6 +153,7 @@ def _sort_keys(a, axis, descending):
 def _argsort(a, axis, descending):
     if a.ndim == 0:
         return np.zeros((), np.int64)
+    a = ordered(a)
     keys = _sort_keys(a, axis, descending)
     if keys is not None:
         keys.sort(axis=axis)
@@ -199,7 +200,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     n = a.shape[d] if a.ndim else 1
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
-    keys = _sort_keys(a, d, largest) if a.ndim else None
+    keys = _sort_keys(ordered(a), d, largest) if a.ndim else None
     if keys is not None:        # select the k first keys (a partition when k is small), sort only those
         if 0 < k < n // 4:
             keys = np.sort(np.take(np.partition(keys, k - 1, axis=d), np.arange(k), axis=d), axis=d)
@@ -251,19 +252,20 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     length along dim) and the counts when asked for."""
     a = input._data
     if dim is None:
-        flat = a.reshape(-1)
+        flat = ordered(a).reshape(-1)
         order = np.argsort(flat, kind="stable")
         sv = flat[order]
         new = np.ones(sv.shape, bool)
         new[1:] = (sv[1:] != sv[:-1])
-        vals = sv[new]
+        vals = sv[new].astype(a.dtype, copy=False)
         gid = np.cumsum(new) - 1
         inv = np.empty(flat.shape, np.int64)
         inv[order] = gid
         counts = np.bincount(gid, minlength=vals.size) if flat.size else np.zeros(0, np.int64)
         return _unique_result(input, vals, inv.reshape(a.shape), counts, return_inverse, return_counts, Unique2Backward0)
     d = _wrap_dim(dim, a.ndim)
-    vals, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=d)
+    vals, inv, counts = np.unique(ordered(a), return_inverse=True, return_counts=True, axis=d)
+    vals = vals.astype(a.dtype, copy=False)
     return _unique_result(input, vals, inv.reshape(-1), counts, return_inverse, return_counts, UniqueDimBackward0)
 
 

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .. import _args
-from ._core import make, edge, save_in, save_out, grad, quiet, _inplace
+from ._core import make, edge, save_in, save_out, grad, quiet, _inplace, full_precision
 from ..autograd.graph import Node
 from .unary import _node, _unary, _float_input
 from . import unary as _U
@@ -87,12 +87,15 @@ class SpecialI1EBackward0(_SelfResult):
     _f = staticmethod(lambda ns, g, x, y: g * _i1_grad(ns, x, y, True))
 
 
-def _self_result_op(name, cls, kernel):
-    """torch.special.<name>: a float elementwise op whose node saves the input and the result."""
+def _self_result_op(name, cls, kernel, full=False):
+    """torch.special.<name>: a float elementwise op whose node saves the input and the result (`full`: torch's
+    kernel has no float16 / bfloat16)."""
     f = _cast(kernel)
 
     def fn(input, *, out=None):
         a = _float_input(input)
+        if full:
+            full_precision(name[len("special_"):] + "_cpu", a.dtype)
         y = np.asarray(quiet(f, a))
         if input._rg and grad.enabled:
             n = cls((edge(input),))
@@ -216,7 +219,12 @@ special_entr = _unary("special_entr", SpecialEntrBackward0, K.entr_arr, inplace=
 SpecialNdtriBackward0 = _here(_node("SpecialNdtriBackward0",
                                     lambda ns, g, y: g * (ns.exp(y * y * 0.5) * math.sqrt(2 * math.pi)),
                                     save="result"))
-special_ndtri = _unary("special_ndtri", SpecialNdtriBackward0, _cast(K.ndtri_arr), inplace=False)[0]
+_ndtri = _unary("special_ndtri", SpecialNdtriBackward0, _cast(K.ndtri_arr), inplace=False)[0]
+
+
+def special_ndtri(input, *, out=None):
+    full_precision("ndtri_cpu", input._data.dtype)
+    return _ndtri(input)
 
 
 class SpecialErfcxBackward0(_SelfResult):     # dx = 2 x erfcx(x) - 2 / sqrt(pi)
@@ -229,8 +237,8 @@ class SpecialLogNdtrBackward0(_SelfResult):   # dx = exp(-(y + x^2 / 2)) / sqrt(
     _f = staticmethod(lambda ns, g, x, y: g / math.sqrt(2 * math.pi) * ns.exp(-(y + x * x / 2)))
 
 
-special_erfcx = _self_result_op("special_erfcx", SpecialErfcxBackward0, K.erfcx_arr)
-special_log_ndtr = _self_result_op("special_log_ndtr", SpecialLogNdtrBackward0, K.log_ndtr_arr)
+special_erfcx = _self_result_op("special_erfcx", SpecialErfcxBackward0, K.erfcx_arr, full=True)
+special_log_ndtr = _self_result_op("special_log_ndtr", SpecialLogNdtrBackward0, K.log_ndtr_arr, full=True)
 
 
 class MulBackward1(Node):           # y = x * c (c a C++ Scalar); dx = gy * c

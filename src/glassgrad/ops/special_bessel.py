@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ._core import make
+from ._core import make, full_precision
 from .unary import _float_input
 from .special_kernels import chbevl, i0_arr, i1_arr
 from . import special_bessel_coef as C
@@ -161,6 +161,7 @@ def _op(name, kernel, native=False):
     float dtype; no gradient."""
     def fn(input, *, out=None):
         a = _float_input(input)
+        full_precision(name[len("special_"):] + "_cpu", a.dtype)
         with np.errstate(all="ignore"):
             y = kernel(a if native and a.dtype in (np.float32, np.float64) else a.astype(np.float64))
         return make(np.asarray(y).astype(a.dtype))

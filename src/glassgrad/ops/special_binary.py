@@ -11,7 +11,7 @@ zeta's only through q (d/dq zeta(x, q) = -x zeta(x + 1, q)); igamma's only throu
 import numpy as np
 
 from .. import _dtype
-from ._core import Tensor, make, edge, NO_EDGE, save_in, grad, binary_operands, _Binary, _binary_node, \
+from ._core import Tensor, full_precision, make, edge, NO_EDGE, save_in, grad, binary_operands, _Binary, _binary_node, \
     _needs_grad, _want, _bcast, _inplace
 from . import special_kernels as K, special_igamma as G
 
@@ -29,14 +29,16 @@ def _operands(name, input, other):
     else:
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     arr = ad if at is not None else bd
-    dt = arr.dtype if arr.dtype.kind == "f" else _dtype._default[0].np
+    dt = arr.dtype if arr.dtype.kind in "fV" else _dtype._default[0].np
     return np.asarray(ad, dt), np.asarray(bd, dt), at, bt
 
 
-def _binary_special(cls0, cls1, cls2, fwd, input, other, name, save=True):
+def _binary_special(cls0, cls1, cls2, fwd, input, other, name, save=True, full=False):
     """The forward of a two-operand function `fwd` (arrays -> float64 or the dtype) with nodes cls0 (two
-    tensors), cls1 (a number first), cls2 (a number second)."""
+    tensors), cls1 (a number first), cls2 (a number second); `full`: torch's kernel has no float16 / bfloat16."""
     ad, bd, at, bt = _operands(name, input, other)
+    if full:
+        full_precision(name[len("special_"):] + "_cpu", ad.dtype)
     y = np.asarray(_bcast(lambda u, v: np.asarray(fwd(u, v)).astype(u.dtype, copy=False), ad, bd, input, other))
     if at is None:
         if not (bt._rg and grad.enabled):
@@ -125,7 +127,7 @@ class SpecialZetaBackward2(SpecialZetaBackward0):     # q a number
 
 def special_zeta(input, other, *, out=None):
     return _binary_special(SpecialZetaBackward0, SpecialZetaBackward1, SpecialZetaBackward2, K.zeta_arr,
-                           input, other, "special_zeta")
+                           input, other, "special_zeta", full=True)
 
 
 # -- igamma / igammac (gammainc / gammaincc) ------------------------------------------------------------
@@ -158,7 +160,7 @@ def _igamma_op(name, cls, kernel, label=None):
                 raise TypeError(f"{label or name}(): argument '{('input', 'other')[i]}' (position {i + 1}) must be Tensor, "
                                 f"not {type(v).__name__}")
         ad, bd, bt = binary_operands(input, other)
-        if ad.dtype.kind != "f":
+        if ad.dtype.kind not in "fV":
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                       f"'{_dtype.from_numpy_dtype(ad.dtype).name_c}'")
         y = np.asarray(_bcast(lambda u, v: np.asarray(kernel(u, v)).astype(u.dtype, copy=False), ad, bd, input,

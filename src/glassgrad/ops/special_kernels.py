@@ -221,7 +221,7 @@ def _bessel_i(a, small, large, odd, scaled):
     if odd:
         ys = ys * x
     yl = chbevl(np.where(le, 0.0, 32 / np.where(le, 1.0, x) - 2), large) / np.sqrt(x)
-    e = 1.0 if scaled else np.exp(np.abs(np.asarray(a))).astype(np.float64)    # float32: overflows as PyTorch's
+    e = 1.0 if scaled else np.exp(np.abs(compute_dtype(np.asarray(a)))).astype(np.float64)  # float32 overflows as torch; half computes in float32
     out = np.where(le, e * ys, e * yl)
     if odd:
         out = np.where(np.asarray(a) < 0, -out, out)

@@ -11,7 +11,7 @@ PyTorch).  PyTorch defines no derivative for them: the results never require gra
 """
 import numpy as np
 
-from ._core import make
+from ._core import make, full_precision
 from .special_binary import _operands
 
 _THRESHOLD = {("t", False): 6, ("u", False): 8, ("v", False): 8, ("w", False): 8,
@@ -105,6 +105,7 @@ def _poly_op(name, kernel):
     """special_<name>(input, n): input and n Tensors or numbers (not both numbers); no gradient."""
     def fn(input, n, *, out=None):
         xd, nd, _, _ = _operands(name, input, n)
+        full_precision(name[len("special_"):] + "_cpu", xd.dtype)
         raw_n = n._data if hasattr(n, "_data") else n
         with np.errstate(all="ignore"):
             y = kernel(np.asarray(xd), raw_n if np.ndim(raw_n) else np.asarray(raw_n))

@@ -9,8 +9,8 @@ import warnings
 import numpy as np
 
 from .. import _args, _dtype
-from .._tensor import _wrap_dim
-from ._core import make, edge, save_in, save_out, grad
+from .._tensor import Tensor, _wrap_dim
+from ._core import make, edge, save_in, save_out, grad, ordered
 from ..autograd.graph import Node
 from .reduction import (_dims, _expand_back, _keep, _count, _even_weights, _mask_node, _MaskScale,
                         _check_nonempty, _name_c)
@@ -279,7 +279,7 @@ def _median_pos(s, ignore_nan):
 
 def _full_median(name, cls, input, ignore_nan):
     a = input._data
-    flat = np.sort(a.reshape(-1), kind="stable")
+    flat = np.sort(ordered(a).reshape(-1), kind="stable")
     if flat.size == 0:
         y = np.asarray(np.nan, a.dtype) if a.dtype.kind in "fV" else np.asarray(0, a.dtype)
         return _mask_node(cls, input, y, tuple(range(a.ndim)), False, np.zeros(a.shape, a.dtype))
@@ -298,8 +298,9 @@ def _select_pos(name, cls, input, dim, keepdim, posfn):
         posfn(np.sort(a.reshape(1)))
         idx = np.zeros((), np.int64)
         return named(name, selected(cls, input, a.copy(), idx, d), make(idx))
-    order = np.argsort(a, axis=d, kind="stable")
-    s = np.moveaxis(np.take_along_axis(a, order, d), d, -1)
+    o = ordered(a)
+    order = np.argsort(o, axis=d, kind="stable")
+    s = np.moveaxis(np.take_along_axis(o, order, d), d, -1)
     pos = np.expand_dims(posfn(s) if a.shape[d] else np.zeros(s.shape[:-1], np.int64), d)
     idx = np.take_along_axis(order, pos, d).astype(np.int64)
     vals = np.take_along_axis(a, idx, d)
@@ -340,7 +341,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if a.ndim == 0:
         idx = np.zeros((), np.int64)
         return named("mode", selected(ModeBackward0, input, a.copy(), idx, d), make(idx))
-    am = np.moveaxis(a, d, -1)
+    am = np.moveaxis(ordered(a), d, -1)
     rows = am.reshape(-1, am.shape[-1])
     idx = np.zeros(rows.shape[0], np.int64)
     for r in range(rows.shape[0]):
@@ -472,7 +473,9 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     right edge; NaNs and elements outside the edges are not counted).  Not differentiable: inputs that
     require grad give a NotImplemented grad_fn, as torch's."""
     a = input._data
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV" or (a.dtype not in (np.float32, np.float64) and range is None and a.size
+                                     and not isinstance(bins, Tensor)):
+        # torch finds the range of a float16 / bfloat16 input with a kernel that has no such dtype
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{_dtype.from_numpy_dtype(a.dtype).name_c}'")
     if weight is not None:
         if weight._data.dtype != a.dtype:

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import _args, _dtype
-from ._core import make, edge, save_in, save_out, grad, quiet, _inplace
+from ._core import make, edge, save_in, save_out, grad, quiet, _inplace, ordered
 from ..autograd.graph import Node
 
 __all__ = ["exp", "exp_", "log", "log_", "sqrt", "sqrt_",
@@ -419,8 +419,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         y = a.copy()
     else:
         fi = _dtype.np_finfo(a.dtype)
-        y = np.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=fi.max if posinf is None else posinf,
-                          neginf=fi.min if neginf is None else neginf)
+        y = np.nan_to_num(ordered(a), nan=0.0 if nan is None else nan, posinf=fi.max if posinf is None else posinf,
+                          neginf=fi.min if neginf is None else neginf).astype(a.dtype, copy=False)
     if input._rg and grad.enabled:
         n = NanToNumBackward0((edge(input),))
         n._saved = (save_in(input),)

@@ -6,6 +6,7 @@ batch_norm layer_norm group_norm (native nodes in ops/norm.py); instance_norm (b
 from ...ops import norm as _N
 from ...ops.creation import zeros
 from ...ops.shape import cat
+from ...ops._core import full_precision
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm"]
 
@@ -72,6 +73,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
     if input.numel() == 0:
         return input
+    if dim > 3:                 # torch sums the window with avg_pool3d there, which has no float16 / bfloat16
+        full_precision("avg_pool3d_out_frame", input._data.dtype)
     sq = input.mul(input)
     shape = tuple(input.shape)
     c = shape[1]
