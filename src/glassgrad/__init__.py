@@ -53,6 +53,7 @@ from .ops.einsum import *  # noqa: F401,F403
 from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, ...: torch's signatures)
 from .ops.embedding import *  # noqa: F401,F403
 from .ops.dropout import *  # noqa: F401,F403
+from .ops.stats_extra import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -141,7 +142,15 @@ def _tensor_first_names():
               sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, einsum, _norm,
               embedding, dropout):
         names.update(m.__all__)
+    for m in _more_families():
+        names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
+
+
+def _more_families():
+    """The later op families (statistics, distances, shapes, searching, integer math, windows)."""
+    from .ops import stats_extra
+    return (stats_extra,)
 
 
 from ._args import wrap_namespace as _wrap_namespace  # noqa: E402

@@ -1,0 +1,18 @@
+"""Tensor methods of the later op families (ops/stats_extra.py, ...), each a one-line delegation to its op
+module; ``Tensor`` inherits them with those of ``_tensor_methods.py``.
+"""
+from . import ops as _ops
+
+
+class TensorMoreMethods:
+    __slots__ = ()
+
+    # -- ops/stats_extra.py -----------------------------------------------------------------
+    def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _ops.stats_extra.quantile(self, q, dim, keepdim, interpolation=interpolation)
+    def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _ops.stats_extra.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        return _ops.stats_extra.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+    def corrcoef(self):
+        return _ops.stats_extra.corrcoef(self)

@@ -1,0 +1,176 @@
+"""Statistics PyTorch composes from other ops (their grad_fn is the last op's, as in torch): quantile and
+nanquantile (sort, gather, lerp: torch's quantile_impl step by step), cov and corrcoef (torch's Correlation.cpp).
+
+ops: quantile nanquantile cov corrcoef
+"""
+import warnings
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import _wrap_dim
+from ._core import make, Tensor
+
+__all__ = ["quantile", "nanquantile", "cov", "corrcoef"]
+
+_MODES = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+# -- quantile / nanquantile -----------------------------------------------------------------------------------
+def _q_tensor(input, q):
+    if isinstance(q, Tensor):
+        return q
+    q = float(q)
+    if not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
+    return make(np.asarray(q, input._data.dtype))
+
+
+def _quantile_checks(input, q, interpolation):
+    if interpolation not in _MODES:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    if input._data.size == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q._data.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input._data.dtype not in (np.float32, np.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if q._data.dtype != input._data.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    qd = q._data
+    if not bool(np.all((qd >= 0) & (qd <= 1))):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+
+
+def _out_shape(x, q, dim, keepdim):
+    nd = x._data.ndim
+    if dim is not None and nd > 0:
+        wd = _wrap_dim(dim, nd)
+        shape = list(x._data.shape)
+        if keepdim:
+            shape[wd] = 1
+        else:
+            del shape[wd]
+    else:
+        shape = [1] * nd if keepdim else []
+    if q._data.ndim > 0:
+        shape.insert(0, q._data.size)
+    return shape
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    q = _q_tensor(input, q)
+    _quantile_checks(input, q, interpolation)
+    nd = input._data.ndim
+    if dim is not None:
+        dim = _wrap_dim(dim, max(nd, 1))
+    out_shape = _out_shape(input, q, dim, keepdim)
+    if dim is None:
+        srt = input.flatten().sort()[0]
+    elif dim == nd - 1:
+        srt = input.sort()[0]
+    else:
+        srt = input.unsqueeze(-1).transpose(dim, -1).sort()[0]
+    if q._data.ndim == 0:
+        out_shape.insert(0, 1)
+    srt = srt.view(out_shape[1:] + [srt.shape[-1]])
+    sd = srt._data
+    ranks, fac, fill, mask = _ranks(q._data, sd, ignore_nan)
+    ranks = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}.get(interpolation, np.asarray)(ranks)
+    below = ranks.astype(np.int64)
+    vals = srt.gather(-1, make(below))
+    if interpolation in ("linear", "midpoint"):
+        if interpolation == "midpoint":
+            w = make(np.full_like(ranks, 0.5))
+        else:       # q * factor - below, differentiable in q (zero where torch's masked_fill wrote)
+            w = q * make(np.where(mask, 0, fac).astype(sd.dtype)) + make((fill - below).astype(sd.dtype))
+        above = srt.gather(-1, make(np.ceil(ranks).astype(np.int64)))
+        vals = vals.lerp(above, w)
+    if q._data.ndim == 0:
+        return vals.squeeze_(-1)
+    return vals.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
+
+
+def _ranks(q, sd, ignore_nan):
+    """torch's ranks (in the input's dtype), the factor q is multiplied by, the value torch's masked_fill
+    writes and where it writes it."""
+    if ignore_nan:      # ranks from the number of non-NaN values; all NaN: rank 0
+        fac = (np.sum(~np.isnan(sd), axis=-1, keepdims=True) - 1).astype(sd.dtype)
+        ranks = np.asarray(q * fac, sd.dtype)
+        mask = ranks < 0
+        return np.where(mask, 0, ranks).astype(sd.dtype), fac, np.zeros(ranks.shape, np.int64), mask
+    last = np.asarray(sd.shape[-1] - 1, sd.dtype)    # a NaN in the row: the last rank (the result is NaN)
+    r, mask = np.broadcast_arrays(np.asarray(q * last, sd.dtype), np.isnan(sd).any(-1, keepdims=True))
+    return np.where(mask, last, r).astype(sd.dtype), last, np.where(mask, int(last), 0), mask
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    return _quantile(input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    return _quantile(input, q, dim, keepdim, interpolation, True)
+
+
+# -- cov / corrcoef ---------------------------------------------------------------------------------------------
+def _check_weights(name, w, n, integral):
+    d = w._data
+    if d.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                           f"{d.ndim} dimensions")
+    ok = d.dtype.kind in "iu" if integral else d.dtype.kind in "fV"
+    if not ok:
+        kind = "integral" if integral else "floating point"
+        raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                           f"{_dtype.c_name(d.dtype)} dtype")
+    if d.size != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input "
+                           f"but got {d.size} != {n}")
+    if n and d.min() < 0:
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    if input._data.ndim > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input._data.ndim} dimensions")
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = input.view(1, -1) if input._data.ndim < 2 else input
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        _check_weights("fweights", fweights, n, True)
+        w = fweights
+    if aweights is not None:
+        _check_weights("aweights", aweights, n, False)
+        w = aweights if w is None else w * aweights
+    w_sum = make(np.asarray(n, np.int64)) if w is None else w.sum()
+    if w is not None and not bool(w_sum._data != 0):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = (x if w is None else x * w).sum(1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
+    else:
+        norm_factor = w_sum - correction
+    if bool(norm_factor._data <= 0):
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.", UserWarning, stacklevel=2)
+        norm_factor = norm_factor.detach() * 0
+    x = x - avg.unsqueeze(1)
+    c = x.mm((x if w is None else x * w).t())
+    return c.true_divide(norm_factor).squeeze()
+
+
+def corrcoef(input):
+    if input._data.ndim > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input._data.ndim} dimensions")
+    c = cov(input)
+    if c._data.ndim == 0:
+        return c / c
+    sd = c.diagonal().sqrt()
+    c = c / sd.view(-1, 1)
+    c = c / sd.view(1, -1)
+    return c.clip(-1, 1)
