@@ -54,6 +54,7 @@ from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, ...: 
 from .ops.embedding import *  # noqa: F401,F403
 from .ops.dropout import *  # noqa: F401,F403
 from .ops.stats_extra import *  # noqa: F401,F403
+from .ops.distance import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -149,8 +150,8 @@ def _tensor_first_names():
 
 def _more_families():
     """The later op families (statistics, distances, shapes, searching, integer math, windows)."""
-    from .ops import stats_extra
-    return (stats_extra,)
+    from .ops import stats_extra, distance
+    return (stats_extra, distance)
 
 
 from ._args import wrap_namespace as _wrap_namespace  # noqa: E402

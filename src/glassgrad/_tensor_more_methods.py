@@ -16,3 +16,13 @@ class TensorMoreMethods:
         return _ops.stats_extra.cov(self, correction=correction, fweights=fweights, aweights=aweights)
     def corrcoef(self):
         return _ops.stats_extra.corrcoef(self)
+    def logcumsumexp(self, dim):
+        return _ops.stats_extra.logcumsumexp(self, dim)
+
+    # -- ops/distance.py -----------------------------------------------------------------------
+    def dist(self, other, p=2):
+        return _ops.distance.dist(self, other, p)
+    def renorm(self, p, dim, maxnorm):
+        return _ops.distance.renorm(self, p, dim, maxnorm)
+    def renorm_(self, p, dim, maxnorm):
+        return _ops.distance.renorm_(self, p, dim, maxnorm)

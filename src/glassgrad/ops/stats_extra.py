@@ -1,7 +1,8 @@
 """Statistics PyTorch composes from other ops (their grad_fn is the last op's, as in torch): quantile and
-nanquantile (sort, gather, lerp: torch's quantile_impl step by step), cov and corrcoef (torch's Correlation.cpp).
+nanquantile (sort, gather, lerp: torch's quantile_impl step by step), cov and corrcoef (torch's Correlation.cpp);
+and std_mean / var_mean (one node, two outputs) and logcumsumexp, with torch's backward formulas on Tensors.
 
-ops: quantile nanquantile cov corrcoef
+ops: quantile nanquantile cov corrcoef std_mean var_mean logcumsumexp
 """
 import warnings
 
@@ -10,8 +11,12 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap_dim
 from ._core import make, Tensor
+from .linalg_solve import _LaNode, wrap
+from .reduction import _dims, _count, mean
+from .statistics import var
+from .ternary import where
 
-__all__ = ["quantile", "nanquantile", "cov", "corrcoef"]
+__all__ = ["quantile", "nanquantile", "cov", "corrcoef", "std_mean", "var_mean", "logcumsumexp"]
 
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -174,3 +179,95 @@ def corrcoef(input):
     c = c / sd.view(-1, 1)
     c = c / sd.view(1, -1)
     return c.clip(-1, 1)
+
+
+# -- std_mean / var_mean (one node, two outputs) ------------------------------------------------------------------
+def _var_backward(g, x, dims, n, corr, keepdim):
+    if not keepdim and x.dim() > 1 and dims:
+        for d in dims:
+            g = g.unsqueeze(d)
+    mean = x.mean(dims, True) if dims else x.mean()
+    return (2.0 / (n - corr)) * g * (x - mean)
+
+
+class VarMeanBackward0(_LaNode):
+    __slots__ = ()
+    n_outputs = 2
+    _saved_names = ("self",)
+
+    def formula(self, grads, x, *res):
+        dims, n, corr, keepdim = self.info
+        gv, gm = grads
+        out = None
+        if gv is not None:
+            if res:         # std: grad / (2 std), 0 where std is 0
+                gv = (gv / (res[0] * 2)).masked_fill(res[0] == 0, 0)
+            out = _var_backward(gv, x, dims, n, corr, keepdim)
+        if gm is not None:
+            if not keepdim and x.dim() > 1 and dims:
+                for d in dims:
+                    gm = gm.unsqueeze(d)
+            aux = (gm / n).expand(x.shape)
+            out = aux if out is None else out + aux
+        return (out,)
+
+
+class StdMeanBackward0(VarMeanBackward0):
+    __slots__ = ()
+    _saved_names = ("self", "result0")
+
+
+def _var_mean(name, cls, input, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if input._data.dtype.kind not in "fcV":
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    v = var(input.detach(), dim, keepdim=keepdim, correction=correction)
+    m = mean(input.detach(), dim, keepdim=keepdim)
+    a = input._data
+    axes = _dims(dim, a.ndim)
+    n = _count(a.shape, axes)
+    first = v.sqrt()._data if cls is StdMeanBackward0 else v._data
+    info = ((axes if dim is not None and a.ndim else ()), n, correction, keepdim)
+    outs = wrap((first, m._data), cls, (input,), (0,), (0,) if cls is StdMeanBackward0 else (), info)
+    return outs
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_mean("std_mean", StdMeanBackward0, input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_mean("var_mean", VarMeanBackward0, input, dim, unbiased, keepdim, correction)
+
+
+# -- logcumsumexp -------------------------------------------------------------------------------------------------
+class LogcumsumexpBackward0(_LaNode):
+    """torch's logcumsumexp_backward: the positive and negative parts of grad through reversed scans."""
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def formula(self, g, x, y):
+        d = self.info
+        if g.dim() == 0 or g.numel() == 0:
+            return (g,)
+        low = make(np.asarray(np.finfo(g._data.dtype).min, g._data.dtype))
+        lag = g.abs().log()
+        pos = where(g > 0, lag, low)
+        neg = where(g < 0, lag, low)
+
+        def rev(t):
+            return logcumsumexp(t.flip([d]), d).flip([d])
+        return ((rev(pos - y) + x).exp() - (rev(neg - y) + x).exp(),)
+
+
+def logcumsumexp(input, dim, *, out=None):
+    a = input._data
+    d = _wrap_dim(dim, max(a.ndim, 1))
+    if a.dtype.kind not in "fcV":
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
+    with np.errstate(all="ignore"):
+        y = np.logaddexp.accumulate(a, axis=d) if a.ndim and a.size else a.copy()
+    return wrap((np.asarray(y, a.dtype),), LogcumsumexpBackward0, (input,), (0,), (0,), d)[0]

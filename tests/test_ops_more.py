@@ -1,0 +1,52 @@
+"""What the op table cannot say about the later op families (ops/stats_extra.py, ops/distance.py, ...):
+torch's errors raised by a backward, and warnings; each compared with torch 2.13."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+
+def _both(fn):
+    """fn(T) on torch and glassgrad: both raise the same type with the same message, or both return."""
+    res = []
+    for T in (torch, gg):
+        try:
+            fn(T)
+            res.append(None)
+        except Exception as e:      # noqa: BLE001  (compared below)
+            res.append((type(e), str(e)))
+    assert res[0] is not None, "torch did not raise"
+    assert res[1] == res[0]
+
+
+@pytest.mark.parametrize("name", ["cdist", "pdist"])
+def test_cdist_pdist_gradients_are_not_differentiable_again(name):
+    def f(T):
+        a = T.tensor(np.arange(6.0).reshape(3, 2) ** 1.5, requires_grad=True)
+        y = T.cdist(a, a * 0.5) if name == "cdist" else T.pdist(a)
+        g, = T.autograd.grad(y.sum(), a, create_graph=True)
+        assert type(g.grad_fn).__name__ == f"{name.capitalize()}BackwardBackward0"
+        T.autograd.grad(g.sum(), a)
+    _both(f)
+
+
+def test_dist_p0_backward_raises_when_other_requires_grad():
+    def f(T):
+        a, b = T.ones(3, requires_grad=True), T.zeros(3, requires_grad=True)
+        T.dist(a, b, 0).backward()
+    _both(f)
+    a = gg.ones(3, requires_grad=True)
+    gg.dist(a, gg.zeros(3), 0).backward()
+    assert a.grad is None
+
+
+def test_cov_warns_without_degrees_of_freedom():
+    for T in (torch, gg):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = T.cov(T.tensor([[1.0], [2.0]]))
+        assert any("degrees of freedom is <= 0" in str(x.message) for x in w)
+        assert np.isnan(r.numpy()).all() or np.isinf(r.numpy()).any()
