@@ -50,3 +50,15 @@ def test_cov_warns_without_degrees_of_freedom():
             r = T.cov(T.tensor([[1.0], [2.0]]))
         assert any("degrees of freedom is <= 0" in str(x.message) for x in w)
         assert np.isnan(r.numpy()).all() or np.isinf(r.numpy()).any()
+
+
+def test_vander_backward_fails_as_torch():
+    """torch.vander writes cumprod's result into the slice cumprod saved: its backward raises."""
+    def f(T):
+        x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        T.vander(x).sum().backward()
+    for T in (torch, gg):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            f(T)
+    x = gg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    assert gg.vander(x, 1).grad_fn is None and gg.vander(x, 1, True).grad_fn is None

@@ -55,6 +55,8 @@ from .ops.embedding import *  # noqa: F401,F403
 from .ops.dropout import *  # noqa: F401,F403
 from .ops.stats_extra import *  # noqa: F401,F403
 from .ops.distance import *  # noqa: F401,F403
+from .ops.shape_extra import *  # noqa: F401,F403
+from .ops.search import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -145,13 +147,18 @@ def _tensor_first_names():
         names.update(m.__all__)
     for m in _more_families():
         names.update(m.__all__)
-    return sorted(names - _NOT_TENSOR_FIRST)
+    return sorted(names - _NOT_TENSOR_FIRST - _MORE_NOT_TENSOR_FIRST)
+
+
+# ...the same among the later families' names (tensor lists, sizes, a number or a tensor first)
+_MORE_NOT_TENSOR_FIRST = {"block_diag", "cartesian_prod", "tril_indices", "triu_indices", "unravel_index", "isin",
+                          "bucketize"}
 
 
 def _more_families():
     """The later op families (statistics, distances, shapes, searching, integer math, windows)."""
-    from .ops import stats_extra, distance
-    return (stats_extra, distance)
+    from .ops import stats_extra, distance, shape_extra, search
+    return (stats_extra, distance, shape_extra, search)
 
 
 from ._args import wrap_namespace as _wrap_namespace  # noqa: E402

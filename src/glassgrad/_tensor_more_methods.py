@@ -26,3 +26,23 @@ class TensorMoreMethods:
         return _ops.distance.renorm(self, p, dim, maxnorm)
     def renorm_(self, p, dim, maxnorm):
         return _ops.distance.renorm_(self, p, dim, maxnorm)
+
+    # -- ops/shape_extra.py --------------------------------------------------------------------
+    def hsplit(self, indices_or_sections):
+        return _ops.shape_extra.hsplit(self, indices_or_sections)
+    def vsplit(self, indices_or_sections):
+        return _ops.shape_extra.vsplit(self, indices_or_sections)
+    def dsplit(self, indices_or_sections):
+        return _ops.shape_extra.dsplit(self, indices_or_sections)
+    def split_with_sizes(self, split_sizes, dim=0):
+        return _ops.shape_extra.split_with_sizes(self, split_sizes, dim)
+    def unsafe_chunk(self, chunks, dim=0):
+        return _ops.shape_extra.unsafe_chunk(self, chunks, dim)
+    def unsafe_split(self, split_size, dim=0):
+        return _ops.shape_extra.unsafe_split(self, split_size, dim)
+    def unsafe_split_with_sizes(self, split_sizes, dim=0):
+        return _ops.shape_extra.unsafe_split_with_sizes(self, split_sizes, dim)
+
+    # -- ops/search.py -------------------------------------------------------------------------
+    def argwhere(self):
+        return _ops.search.argwhere(self)
