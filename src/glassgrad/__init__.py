@@ -57,6 +57,9 @@ from .ops.stats_extra import *  # noqa: F401,F403
 from .ops.distance import *  # noqa: F401,F403
 from .ops.shape_extra import *  # noqa: F401,F403
 from .ops.search import *  # noqa: F401,F403
+from .ops.intmath import *  # noqa: F401,F403
+from .ops.index_reduce import *  # noqa: F401,F403
+from .ops.linalg_extra import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -152,13 +155,13 @@ def _tensor_first_names():
 
 # ...the same among the later families' names (tensor lists, sizes, a number or a tensor first)
 _MORE_NOT_TENSOR_FIRST = {"block_diag", "cartesian_prod", "tril_indices", "triu_indices", "unravel_index", "isin",
-                          "bucketize"}
+                          "bucketize", "chain_matmul"}
 
 
 def _more_families():
     """The later op families (statistics, distances, shapes, searching, integer math, windows)."""
-    from .ops import stats_extra, distance, shape_extra, search
-    return (stats_extra, distance, shape_extra, search)
+    from .ops import stats_extra, distance, shape_extra, search, intmath, index_reduce, linalg_extra
+    return (stats_extra, distance, shape_extra, search, intmath, index_reduce, linalg_extra)
 
 
 from ._args import wrap_namespace as _wrap_namespace  # noqa: E402

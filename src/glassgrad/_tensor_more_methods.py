@@ -46,3 +46,33 @@ class TensorMoreMethods:
     # -- ops/search.py -------------------------------------------------------------------------
     def argwhere(self):
         return _ops.search.argwhere(self)
+
+    # -- ops/intmath.py ------------------------------------------------------------------------
+    def gcd(self, other):
+        return _ops.intmath.gcd(self, other)
+    def gcd_(self, other):
+        return _ops.intmath.gcd_(self, other)
+    def lcm(self, other):
+        return _ops.intmath.lcm(self, other)
+    def lcm_(self, other):
+        return _ops.intmath.lcm_(self, other)
+    def ldexp(self, other):
+        return _ops.intmath.ldexp(self, other)
+    def ldexp_(self, other):
+        return _ops.intmath.ldexp_(self, other)
+    def frexp(self):
+        return _ops.intmath.frexp(self)
+    def nextafter(self, other):
+        return _ops.intmath.nextafter(self, other)
+    def nextafter_(self, other):
+        return _ops.intmath.nextafter_(self, other)
+    def positive(self):
+        return _ops.intmath.positive(self)
+
+    # -- ops/index_reduce.py -------------------------------------------------------------------
+    def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+        return _ops.index_reduce.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+    def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+        return _ops.index_reduce.index_reduce_(self, dim, index, source, reduce, include_self=include_self)
+    def fill_diagonal_(self, fill_value, wrap=False):
+        return _ops.index_reduce.fill_diagonal_(self, fill_value, wrap)
