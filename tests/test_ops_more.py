@@ -62,3 +62,43 @@ def test_vander_backward_fails_as_torch():
             f(T)
     x = gg.tensor([1.0, 2.0, 3.0], requires_grad=True)
     assert gg.vander(x, 1).grad_fn is None and gg.vander(x, 1, True).grad_fn is None
+
+
+@pytest.mark.parametrize("call", ["apply_", "map_", "map2_", "resize_", "resize_nonleaf"])
+def test_tensor_methods_refuse_tensors_that_require_grad(call):
+    def f(T):
+        x = T.ones(2, requires_grad=True)
+        o = T.ones(2)
+        if call == "apply_":
+            x.apply_(lambda v: v)
+        elif call == "map_":
+            x.map_(o, lambda a, b: a)
+        elif call == "map2_":
+            x.map2_(o, o, lambda a, b, c: a)
+        elif call == "resize_":
+            x.resize_(1)
+        else:
+            (x * 2).resize_(1)
+    _both(f)
+
+
+def test_resize_keeps_storage_and_views():
+    for T in (torch, gg):
+        base = T.arange(6.0)
+        v = base[::2]
+        v.resize_(3)
+        assert v.tolist() == [0.0, 2.0, 4.0] and v.stride() == (2,)
+        w = T.arange(6.0).view(2, 3).t()
+        assert w.resize_(2, 3).tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+        x = T.arange(4.0)
+        x.resize_(2)
+        x.resize_(4)
+        assert x.tolist() == [0.0, 1.0, 2.0, 3.0]     # shrinking keeps the storage: growing back sees it
+
+
+def test_as_strided_inplace_grad_fn():
+    for T in (torch, gg):
+        x = T.arange(6.0, requires_grad=True)
+        y = x * 1
+        y.as_strided_((2, 2), (1, 2), 1)
+        assert type(y.grad_fn).__name__ == "AsStridedBackward1"

@@ -60,6 +60,8 @@ from .ops.search import *  # noqa: F401,F403
 from .ops.intmath import *  # noqa: F401,F403
 from .ops.index_reduce import *  # noqa: F401,F403
 from .ops.linalg_extra import *  # noqa: F401,F403
+from .ops.windows import *  # noqa: F401,F403
+from .ops.tensor_misc import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -155,13 +157,15 @@ def _tensor_first_names():
 
 # ...the same among the later families' names (tensor lists, sizes, a number or a tensor first)
 _MORE_NOT_TENSOR_FIRST = {"block_diag", "cartesian_prod", "tril_indices", "triu_indices", "unravel_index", "isin",
-                          "bucketize", "chain_matmul"}
+                          "bucketize", "chain_matmul", "bartlett_window", "blackman_window", "hamming_window",
+                          "hann_window", "kaiser_window"}
 
 
 def _more_families():
     """The later op families (statistics, distances, shapes, searching, integer math, windows)."""
-    from .ops import stats_extra, distance, shape_extra, search, intmath, index_reduce, linalg_extra
-    return (stats_extra, distance, shape_extra, search, intmath, index_reduce, linalg_extra)
+    from .ops import (stats_extra, distance, shape_extra, search, intmath, index_reduce, linalg_extra, windows,
+                      tensor_misc)
+    return (stats_extra, distance, shape_extra, search, intmath, index_reduce, linalg_extra, windows, tensor_misc)
 
 
 from ._args import wrap_namespace as _wrap_namespace  # noqa: E402

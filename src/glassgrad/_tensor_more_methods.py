@@ -76,3 +76,28 @@ class TensorMoreMethods:
         return _ops.index_reduce.index_reduce_(self, dim, index, source, reduce, include_self=include_self)
     def fill_diagonal_(self, fill_value, wrap=False):
         return _ops.index_reduce.fill_diagonal_(self, fill_value, wrap)
+
+    # -- ops/tensor_misc.py --------------------------------------------------------------------
+    def is_nonzero(self):
+        return _ops.tensor_misc.is_nonzero(self)
+    def is_same_size(self, other):
+        return _ops.tensor_misc.is_same_size(self, other)
+    def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, layout=None,
+                          pin_memory=False):
+        return _ops.tensor_misc.new_empty_strided(self, size, stride, dtype=dtype, requires_grad=requires_grad)
+    def dim_order(self, *, ambiguity_check=False):
+        return _ops.tensor_misc.dim_order(self, ambiguity_check=ambiguity_check)
+    def apply_(self, callable):
+        return _ops.tensor_misc.apply_(self, callable)
+    def map_(self, tensor, callable):
+        return _ops.tensor_misc.map_(self, tensor, callable)
+    def map2_(self, x, y, callable):
+        return _ops.tensor_misc.map2_(self, x, y, callable)
+    def resize_(self, *sizes, memory_format=None):
+        return _ops.tensor_misc.resize_(self, *sizes, memory_format=memory_format)
+    def resize_as_(self, the_template, *, memory_format=None):
+        return _ops.tensor_misc.resize_as_(self, the_template, memory_format=memory_format)
+    def as_strided_(self, size, stride, storage_offset=None):
+        return _ops.tensor_misc.as_strided_(self, size, stride, storage_offset)
+    def prelu(self, weight):
+        return _ops.tensor_misc.prelu(self, weight)
