@@ -102,3 +102,13 @@ def test_as_strided_inplace_grad_fn():
         y = x * 1
         y.as_strided_((2, 2), (1, 2), 1)
         assert type(y.grad_fn).__name__ == "AsStridedBackward1"
+
+
+def test_histogramdd_outputs_have_no_derivative():
+    for T in (torch, gg):
+        x = T.tensor([[0.0, 1.0], [1.0, 0.5], [0.2, 0.3]], requires_grad=True)
+        h = T.histogramdd(x, 2)
+        assert h.hist.requires_grad and h.bin_edges[1].requires_grad
+        assert type(h.hist.grad_fn).__name__ == "NotImplemented"
+    _both(lambda T: T.histogramdd(T.ones(3, 2, requires_grad=True), 2).hist.sum().backward())
+    _both(lambda T: T.histogramdd(T.ones(3, 2, requires_grad=True), 2).bin_edges[1].sum().backward())

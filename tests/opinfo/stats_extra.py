@@ -1,7 +1,7 @@
 """Op table rows: quantile, nanquantile, cov, corrcoef (ops/stats_extra.py)."""
 import numpy as np
 
-from .core import OpInfo, Sample, ErrorSample, NoGrad, Idx, arr, noncontig
+from .core import OpInfo, Sample, ErrorSample, NoGrad, Idx, TList, arr, noncontig
 from .reduction import distinct
 
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -70,6 +70,29 @@ def _corr_samples(rng, dt):
             Sample(Idx(np.arange(8).reshape(2, 4) % 3), name="int")]
 
 
+def _hdd_samples(rng, dt):
+    x = arr(rng, (40, 2), dt)
+    w = NoGrad(rng.random(40).astype(dt))
+    return [Sample(NoGrad(x), 3, name="int"), Sample(NoGrad(x), [2, 4], name="list"),
+            Sample(NoGrad(x), (2, 3), range=[-1.0, 1.0, -2.0, 2.0], name="range"),
+            Sample(NoGrad(x), [2, 3], density=True, name="density"), Sample(NoGrad(x), [2, 3], weight=w, name="weight"),
+            Sample(NoGrad(x), TList(np.array([-1.0, 0, 1], dt), np.array([-2.0, 0, 0.5, 2], dt)), name="tensors"),
+            Sample(NoGrad(arr(rng, (4, 5, 3), dt)), 2, name="3d"), Sample(NoGrad(np.zeros((0, 2), dt)), 2, name="empty"),
+            Sample(NoGrad(np.array([[0.0, 1.0], [1.0, 1.0], [0.5, 0.25]], dt)), 2, name="edges_inclusive")]
+
+
+def _hdd_errors():
+    x = np.zeros((5, 2), np.float32)
+    return [ErrorSample(Sample(x[:, 0], 2), RuntimeError, "input tensor should have at least 2 dimensions"),
+            ErrorSample(Sample(x, [2, 3, 4]), RuntimeError, "The size of bins must be equal to the innermost dimension"),
+            ErrorSample(Sample(x, 2, range=[0.0, 1.0]), RuntimeError, "range should have 4 elements, but got 2"),
+            ErrorSample(Sample(x, [2, 0]), RuntimeError, "bins must be > 0, but got 0 for dimension 1"),
+            ErrorSample(Sample(Idx(np.ones((3, 2), np.int64)), 2), NotImplementedError, "\"histogramdd\" not implemented for 'Long'"),
+            ErrorSample(Sample(x, 2, range=[1.0, -1.0, 0.0, 1.0]), RuntimeError, "min should not exceed max, but got min 1 max -1 for dimension 0"),
+            ErrorSample(Sample(x, 2, weight=np.ones(4, np.float32)), RuntimeError, "if weight tensor is provided it should have the same shape"),
+            ErrorSample(Sample(np.array([[np.nan, 1.0], [0.0, 0.5]], np.float32), 2), RuntimeError, "dimension 0's range [nan, nan] is not finite")]
+
+
 OPS = [
     OpInfo("quantile", lambda T, a, *r, **k: T.quantile(a, *r, **k), _quantile_samples(), errors=_quantile_errors),
     OpInfo("Tensor.quantile", lambda T, a, *r, **k: a.quantile(*r, **k), _quantile_samples(),
@@ -83,4 +106,6 @@ OPS = [
     OpInfo("corrcoef", lambda T, a: T.corrcoef(a), _corr_samples,
            errors=lambda: [ErrorSample(Sample(np.zeros((2, 2, 2))), RuntimeError, "two or fewer dimensions")]),
     OpInfo("Tensor.corrcoef", lambda T, a: a.corrcoef(), _corr_samples, variant_of="corrcoef"),
+    OpInfo("histogramdd", lambda T, a, b, **k: (lambda r: (r.hist, *r.bin_edges))(T.histogramdd(a, b, **k)), _hdd_samples,
+           differentiable=False, errors=_hdd_errors),
 ]

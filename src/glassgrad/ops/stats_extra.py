@@ -1,22 +1,26 @@
 """Statistics PyTorch composes from other ops (their grad_fn is the last op's, as in torch): quantile and
 nanquantile (sort, gather, lerp: torch's quantile_impl step by step), cov and corrcoef (torch's Correlation.cpp);
-and std_mean / var_mean (one node, two outputs) and logcumsumexp, with torch's backward formulas on Tensors.
+std_mean / var_mean (one node, two outputs) and logcumsumexp, with torch's backward formulas on Tensors; and
+histogramdd (torch's binning, no gradient).
 
-ops: quantile nanquantile cov corrcoef std_mean var_mean logcumsumexp
+ops: quantile nanquantile cov corrcoef std_mean var_mean logcumsumexp histogramdd
 """
+import builtins
+import math
 import warnings
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap_dim
-from ._core import make, Tensor
+from ._core import make, Tensor, edge, grad, NotImplementedNode
 from .linalg_solve import _LaNode, wrap
 from .reduction import _dims, _count, mean
-from .statistics import var
+from .statistics import var, _fused_linspace
+from .sorting import named
 from .ternary import where
 
-__all__ = ["quantile", "nanquantile", "cov", "corrcoef", "std_mean", "var_mean", "logcumsumexp"]
+__all__ = ["quantile", "nanquantile", "cov", "corrcoef", "std_mean", "var_mean", "logcumsumexp", "histogramdd"]
 
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -271,3 +275,119 @@ def logcumsumexp(input, dim, *, out=None):
     with np.errstate(all="ignore"):
         y = np.logaddexp.accumulate(a, axis=d) if a.ndim and a.size else a.copy()
     return wrap((np.asarray(y, a.dtype),), LogcumsumexpBackward0, (input,), (0,), (0,), d)[0]
+
+
+# -- histogramdd ----------------------------------------------------------------------------------------------------
+def _dd_edges(x, d, bins, rng):
+    """Dimension d's bin edges (torch's fused linspace over its range, or a bins tensor) and whether they were
+    given (then an element's bin is searched for, not computed)."""
+    col = x[:, d]
+    if hasattr(bins, "_data"):
+        if bins._data.dtype != x.dtype:
+            raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
+                               f"input with dtype {_dtype.cpp_name(x.dtype)} and bins for dimension {d} with dtype "
+                               f"{_dtype.cpp_name(bins._data.dtype)}")
+        return bins._data.reshape(-1).copy(), True
+    nb = int(bins)
+    if nb <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {nb} for dimension {d}")
+    if rng is not None:
+        lo, hi = float(rng[2 * d]), float(rng[2 * d + 1])
+    elif col.size:
+        lo, hi = float(np.min(col)), float(np.max(col))
+    else:
+        lo, hi = 0.0, 1.0
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{lo:g}, {hi:g}] is not finite")
+    if lo > hi:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for "
+                           f"dimension {d}")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return _fused_linspace(lo, hi, nb + 1, x.dtype), False
+
+
+def _dd_bin(col, edges, searched):
+    """torch's bin of each value along one dimension (-1: outside the edges or NaN)."""
+    nb = edges.size - 1
+    inside = (col >= edges[0]) & (col <= edges[-1])
+    ub = np.searchsorted(edges, col, side="right")
+    if not searched:
+        with np.errstate(all="ignore"):
+            pos = np.trunc((col - edges[0]) * col.dtype.type(nb) / (edges[-1] - edges[0]))
+        pos = np.where(inside, pos, 0).astype(np.int64)
+        ub = np.clip(ub, np.maximum(pos - 1, 0), np.minimum(pos + 2, nb + 1))
+    return np.where(inside, np.minimum(ub - 1, nb - 1), -1)
+
+
+def _dd_checks(a, bins, weight, rng):
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{_dtype.c_name(a.dtype)}'")
+    if a.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    D = a.shape[-1]
+    if isinstance(bins, (list, tuple)) and len(bins) != D:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if rng is not None and len(rng) != 2 * D:
+        raise RuntimeError(f"torch.histogramdd: for a {D}-dimensional histogram range should have {2 * D} elements, "
+                           f"but got {len(rng)}")
+    if weight is not None:
+        if weight._data.dtype != a.dtype:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should "
+                               f"have the same dtype, but got input({_dtype.cpp_name(a.dtype)}), and "
+                               f"weight({_dtype.cpp_name(weight._data.dtype)})")
+        if weight._data.shape != a.shape[:-1]:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+                               "input tensor excluding its innermost dimension, but got input with shape "
+                               f"{list(a.shape)} and weight with shape {list(weight._data.shape)}")
+    return D
+
+
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
+    a = input._data
+    D = _dd_checks(a, bins, weight, range)
+    x = a.reshape(-1, D)
+    per = list(bins) if isinstance(bins, (list, tuple)) else [bins] * D
+    edges = [_dd_edges(x, d, per[d], range) for d in builtins.range(D)]
+    idx = np.stack([_dd_bin(x[:, d], e, s) for d, (e, s) in enumerate(edges)], 1) if x.size else \
+        np.zeros((0, D), np.int64)
+    keep = (idx >= 0).all(1)
+    shape = tuple(e.size - 1 for e, _ in edges)
+    flat = np.ravel_multi_index(tuple(idx[keep].T), shape) if keep.any() else np.zeros(0, np.int64)
+    w = None if weight is None else weight._data.reshape(-1)[keep].astype(np.float64)
+    hist = np.bincount(flat, weights=w, minlength=int(np.prod(shape))).reshape(shape).astype(a.dtype)
+    if density:
+        with np.errstate(all="ignore"):
+            h = hist / hist.sum()
+            for d, (e, _) in enumerate(edges):
+                h = h / np.diff(e).reshape((-1,) + (1,) * (D - 1 - d))
+            hist = h.astype(a.dtype)
+    return named("histogramdd", *_dd_outputs(input, weight, hist, [e for e, _ in edges]), ("hist", "bin_edges"))
+
+
+class _EdgesNotImplemented(NotImplementedNode):
+    """torch's NotImplemented node of the bin edges: one output per dimension."""
+    __slots__ = ("n",)
+
+    @property
+    def n_outputs(self):
+        return self.n
+
+
+_EdgesNotImplemented.__name__ = "NotImplemented"
+_EdgesNotImplemented.__qualname__ = "NotImplemented"
+
+
+def _dd_outputs(input, weight, hist, edges):
+    """torch's outputs: without a derivative (NotImplemented nodes) when the input or the weight requires grad."""
+    ins = [t for t in (input, weight) if t is not None and t._rg]
+    if not (grad.enabled and ins):
+        return make(hist), tuple(make(e) for e in edges)
+    hn = NotImplementedNode(tuple(edge(t) for t in ins))
+    hn.what = "aten::_histogramdd_from_bin_cts"
+    if not input._rg:
+        return make(hist, True, hn), tuple(make(e) for e in edges)
+    en = _EdgesNotImplemented((edge(input),))
+    en.what = "aten::_histogramdd_bin_edges"
+    en.n = len(edges)
+    return make(hist, True, hn), tuple(make(e, True, en, i) for i, e in enumerate(edges))
