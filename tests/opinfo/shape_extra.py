@@ -172,6 +172,26 @@ def _method_split(name):
     return lambda T, a, *r: getattr(a, name)(*r)
 
 
+def _gradient_samples(rng, dt):
+    A = (lambda s: arr(rng, s, dt))
+    c = TList(np.array([0.0, 1.0, 3.0], dt), np.array([0.0, 1.0, 1.5, 4.0], dt))
+    return [Sample(A((3, 4)), name="default"), Sample(A((3, 4)), dim=1, name="dim"),
+            Sample(A((3, 4)), dim=[1, 0], spacing=[2.0, 0.5], name="dims_spacing"),
+            Sample(A((3, 4)), spacing=2.0, edge_order=2, name="edge2"),
+            Sample(A((3, 4)), spacing=c, name="coords"), Sample(A((3, 4)), spacing=c, edge_order=2, name="coords_edge2"),
+            Sample(Idx(np.array([1, 4, 9, 16])), spacing=2, name="int"), Sample(A(()), name="0d"),
+            Sample(noncontig(A((4, 3))), edge_order=2, name="noncontig")]
+
+
+def _gradient_errors():
+    y = np.zeros((3, 4))
+    return [ErrorSample(Sample(np.zeros(1)), RuntimeError, "expected each dimension size to be at least edge_order+1"),
+            ErrorSample(Sample(y, edge_order=3), RuntimeError, "only supports edge_order=1 and edge_order=2."),
+            ErrorSample(Sample(y, spacing=[1.0, 2, 3]), RuntimeError, "a list of length equal to 'self.dim() = 2'"),
+            ErrorSample(Sample(y, spacing=[1.0, 2], dim=0), RuntimeError, "spacing and dim arguments to have the same"),
+            ErrorSample(Sample(Idx(np.ones(3, np.uint8))), RuntimeError, "torch.gradient does not support uint8 input.")]
+
+
 OPS = [
     OpInfo("hsplit", lambda T, a, s: T.hsplit(a, s), _hsplit_samples, errors=_dir_errors("hsplit", (4, 6), 1)),
     OpInfo("Tensor.hsplit", _method_split("hsplit"), _hsplit_samples, variant_of="hsplit"),
@@ -209,6 +229,7 @@ OPS = [
     OpInfo("trapz", lambda T, y, *r, **k: T.trapz(y, *r, **k), _trap_samples),
     OpInfo("cumulative_trapezoid", lambda T, y, *r, **k: T.cumulative_trapezoid(y, *r, **k), _trap_samples,
            errors=_trap_errors("cumulative_trapezoid", "slice() cannot be applied to a 0-dim tensor.")),
+    OpInfo("gradient", lambda T, y, **k: T.gradient(y, **k), _gradient_samples, errors=_gradient_errors),
     OpInfo("argwhere", lambda T, a: T.argwhere(a), lambda rng, dt: [
         Sample(NoGrad(np.array([[0.0, 1.5], [2.0, 0.0]], dt)), name="2d"), Sample(NoGrad(np.array(3.0, dt)), name="0d"),
         Sample(NoGrad(np.zeros((2, 0), dt)), name="empty")], **ND),

@@ -5,7 +5,7 @@ masked_select, stack), tril_indices triu_indices, vander (torch's cumprod into a
 (trapezoid trapz cumulative_trapezoid, torch's formulas and their C++-Scalar nodes).
 
 ops: hsplit vsplit dsplit split_with_sizes unsafe_chunk unsafe_split unsafe_split_with_sizes block_diag
-     cartesian_prod combinations tril_indices triu_indices vander trapezoid trapz cumulative_trapezoid
+     cartesian_prod combinations tril_indices triu_indices vander trapezoid trapz cumulative_trapezoid gradient
 """
 import itertools
 
@@ -16,7 +16,7 @@ from .._tensor import _wrap_dim
 from ._core import make, edge, grad, Tensor
 from .linalg_solve import _LaNode, wrap
 from .slicing import split, chunk, tensor_split, _MultiViewNode, _slice_fn
-from .shape import meshgrid, stack
+from .shape import meshgrid, stack, cat
 from .masked import masked_select
 from .scans import cumsum
 from .arithmetic import _div_scalar
@@ -25,7 +25,7 @@ from .creation import zeros
 
 __all__ = ["hsplit", "vsplit", "dsplit", "split_with_sizes", "unsafe_chunk", "unsafe_split",
            "unsafe_split_with_sizes", "block_diag", "cartesian_prod", "combinations", "tril_indices", "triu_indices",
-           "vander", "trapezoid", "trapz", "cumulative_trapezoid"]
+           "vander", "trapezoid", "trapz", "cumulative_trapezoid", "gradient"]
 
 
 # -- hsplit / vsplit / dsplit -----------------------------------------------------------------------------------
@@ -304,3 +304,85 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     m = xv.shape[d]
     dxt = xv.narrow(d, min(1, m), max(m - 1, 0)) - xv.narrow(d, 0, max(m - 1, 0))
     return _div_scalar(_floating(cumsum(ys * dxt, d)), 2.0)
+
+
+# -- gradient (torch's gradient_helper / gradient_helper_float) ------------------------------------------------------
+def _gradient_dims(x, spacing, dim, edge_order):
+    nd = x._data.ndim
+    if x._data.dtype == np.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    dims = list(range(nd)) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    if isinstance(spacing, (list, tuple)):
+        n = len(spacing)
+        if dim is None and n != nd:
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal "
+                               f"to 'self.dim() = {nd}', since dim argument was not given, but got a list of length {n}")
+        if dim is not None and n != len(dims):
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                               f"arguments to have the same length, but got a spacing argument of length {n} and a dim "
+                               f"argument of length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    dims = [_wrap_dim(d, nd) for d in dims]
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    for d in dims:
+        if x._data.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    return dims
+
+
+def _sl(x, d, start, stop=None):
+    n = x._data.shape[d]
+    start = start + n if start < 0 else start
+    stop = n if stop is None else (stop + n if stop < 0 else stop)
+    return x.narrow(d, start, max(stop - start, 0))
+
+
+def _gradient_float(x, h, d, edge_order):
+    center = (_sl(x, d, 2) - _sl(x, d, 0, -2)) / h
+    if edge_order == 1:
+        pre = (_sl(x, d, 1, 2) - _sl(x, d, 0, 1)) / h
+        app = (_sl(x, d, -1) - _sl(x, d, -2, -1)) / h
+    else:
+        pre = (_sl(x, d, 0, 1) * -1.5 + _sl(x, d, 1, 2) * 2 - _sl(x, d, 2, 3) * 0.5) / h
+        app = (_sl(x, d, -3, -2) * 0.5 + _sl(x, d, -2, -1) * -2 + _sl(x, d, -1) * 1.5) / h
+    return cat([pre, center / 2, app], d)
+
+
+def _gradient_coords(x, coords, d, edge_order):
+    if coords.dim() != 1:
+        raise RuntimeError("torch.gradient expected each element of spacing to have one dimension, but got an element "
+                           f"with {coords.dim()} dimensions!")
+    shape = [1] * x.dim()
+    shape[d] = -1
+    dx = coords.diff(1, 0)
+    dx1, dx2 = _sl(dx, 0, 0, -1), _sl(dx, 0, 1)
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    center = a * _sl(x, d, 0, -2) + b * _sl(x, d, 1, -1) + c * _sl(x, d, 2)
+    h0, h1, hl, hm = dx[0], dx[1] if dx.shape[0] > 1 else dx[0], dx[-1], dx[-2] if dx.shape[0] > 1 else dx[-1]
+    if edge_order == 1:
+        pre = (_sl(x, d, 1, 2) - _sl(x, d, 0, 1)) / h0
+        app = (_sl(x, d, -1) - _sl(x, d, -2, -1)) / hl
+    else:
+        pre = (-(2.0 * h0 + h1) / (h0 * (h0 + h1)) * _sl(x, d, 0, 1) + (h0 + h1) / (h0 * h1) * _sl(x, d, 1, 2)
+               + (-h0) / (h1 * (h0 + h1)) * _sl(x, d, 2, 3))
+        app = (hl / (hm * (hl + hm)) * _sl(x, d, -3, -2) + (-(hl + hm) / (hl * hm)) * _sl(x, d, -2, -1)
+               + (2 * hl + hm) / (hl * (hl + hm)) * _sl(x, d, -1))
+    return cat([pre, center, app], d)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    dims = _gradient_dims(input, spacing, dim, edge_order)
+    if input._data.ndim == 0:
+        return ()
+    sp = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    out = []
+    for d, h in zip(dims, sp):
+        if isinstance(h, Tensor):
+            out.append(_gradient_coords(input, h, d, edge_order))
+        else:
+            out.append(_gradient_float(input, float(h), d, edge_order))
+    return tuple(out)
