@@ -112,3 +112,20 @@ def test_histogramdd_outputs_have_no_derivative():
         assert type(h.hist.grad_fn).__name__ == "NotImplemented"
     _both(lambda T: T.histogramdd(T.ones(3, 2, requires_grad=True), 2).hist.sum().backward())
     _both(lambda T: T.histogramdd(T.ones(3, 2, requires_grad=True), 2).bin_edges[1].sum().backward())
+
+
+def test_lu_unpack_without_data_cannot_backward():
+    def f(T):
+        LU = T.tensor([[2.0, 1.0], [0.5, 3.0]], requires_grad=True)
+        r = T.lu_unpack(LU, T.tensor([1, 2], dtype=T.int32), unpack_data=False)
+        assert r.L.requires_grad and tuple(r.L.shape) == (0,)
+        r.L.sum().backward()
+    _both(f)
+
+
+def test_lu_unpack_without_data_both_grads():
+    def f(T):
+        LU = T.tensor([[2.0, 1.0], [0.5, 3.0]], requires_grad=True)
+        r = T.lu_unpack(LU, T.tensor([1, 2], dtype=T.int32), unpack_data=False)
+        (r.L.sum() + r.U.sum()).backward()
+    _both(f)

@@ -96,6 +96,14 @@ def _inplace_samples(gen):
     return lambda rng, dt: [s for s in gen(rng, dt) if s.name not in ("bcast_a", "bcast_both", "0d_a")]
 
 
+def _lu_unpack_samples(rng, dt):
+    A = (lambda s: arr(rng, s, dt))
+    return [Sample(A((3, 3)), Idx(np.array([2, 2, 3], np.int32)), name="square"),
+            Sample(A((2, 3, 4)), Idx(np.array([[3, 2, 3], [1, 3, 3]], np.int32)), name="wide_batch"),
+            Sample(A((4, 2)), Idx(np.array([4, 3], np.int32)), name="tall"),
+            Sample(A((3, 3)), Idx(np.array([3, 3, 3], np.int32)), True, False, name="no_pivots")]
+
+
 OPS = [
     OpInfo("gcd", lambda T, a, b: T.gcd(a, b), _int_samples, dtypes=("int64",), errors=_int_errors("gcd"), **ND),
     OpInfo("Tensor.gcd_", lambda T, a, b: a.clone().gcd_(b), _int_samples, dtypes=("int64",), variant_of="gcd", **ND),
@@ -140,6 +148,15 @@ OPS = [
     OpInfo("nuclear_norm", lambda T, a, *r: T.nuclear_norm(a, *r), _nuc_samples, atol=1e-4, grad_atol=1e-3,
            errors=lambda: [ErrorSample(Sample(np.ones(2)), RuntimeError, "The input tensor A must have at least 2 dimensions."),
                            ErrorSample(Sample(np.ones((2, 3)), (0,)), RuntimeError, "linalg.matrix_norm: dim must be a 2-tuple. Got 0")]),
+    # gradcheck off: the harness pairs its cotangents with every float output, P (not differentiable) included
+    OpInfo("lu_unpack", lambda T, LU, piv, *r: tuple(T.lu_unpack(LU, piv, *r)), _lu_unpack_samples, gradcheck=False,
+           errors=lambda: [ErrorSample(Sample(np.ones((3, 3)), Idx(np.array([1, 2, 3]))), RuntimeError,
+                                       "LU_pivots is expected to be a contiguous tensor of torch.int32 dtype"),
+                           ErrorSample(Sample(np.ones((3, 3)), Idx(np.array([1, 5, 3], np.int32))), RuntimeError,
+                                       "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive")]),
+    # torch's backward fails on the empty L and U of unpack_data=False (triu of a 1-d tensor): values only
+    OpInfo("lu_unpack_no_data", lambda T, LU, piv: tuple(T.lu_unpack(LU, piv, False)), lambda rng, dt: [
+        Sample(NoGrad(arr(rng, (3, 3), dt)), Idx(np.array([1, 2, 3], np.int32)), name="no_data")], **ND),
     OpInfo("addmv_", lambda T, a, m, v, **k: T.addmv_(a * 1, m, v, **k), lambda rng, dt: [
         Sample(arr(rng, (2,), dt), arr(rng, (2, 3), dt), arr(rng, (3,), dt), name="plain"),
         Sample(arr(rng, (2,), dt), arr(rng, (2, 3), dt), arr(rng, (3,), dt), beta=0.5, alpha=2.0, name="beta_alpha")]),
