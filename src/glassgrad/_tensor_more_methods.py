@@ -101,3 +101,11 @@ class TensorMoreMethods:
         return _ops.tensor_misc.as_strided_(self, size, stride, storage_offset)
     def prelu(self, weight):
         return _ops.tensor_misc.prelu(self, weight)
+    def resize(self, *sizes):
+        return _ops.tensor_misc.resize(self, *sizes)
+    def resize_as(self, tensor):
+        return _ops.tensor_misc.resize_as(self, tensor)
+    def const_data_ptr(self):
+        return self.data_ptr()
+    def nonzero_static(self, *, size, fill_value=-1):
+        return _ops.search.nonzero_static(self, size=size, fill_value=fill_value)

@@ -2,7 +2,7 @@
 (ops/tensor_misc.py)."""
 import numpy as np
 
-from .core import OpInfo, Sample, ErrorSample, Idx, NoGrad, arr
+from .core import OpInfo, Sample, ErrorSample, Idx, NoGrad, arr, noncontig
 
 ND = dict(differentiable=False)
 
@@ -122,6 +122,19 @@ OPS = [
            gradgrad=False),
     OpInfo("Tensor.as_strided_", lambda T, a, *r: (a * 1).as_strided_(*r), lambda rng, dt: [
         Sample(arr(rng, (6,), dt), (2, 2), (1, 2), 1, name="offset")], gradgrad=False, variant_of="as_strided_"),
+    OpInfo("Tensor.resize", lambda T, a, *s: a.resize(*s), lambda rng, dt: [
+        Sample(arr(rng, (2, 3), dt), 3, 2, name="contig"), Sample(noncontig(arr(rng, (4, 3), dt)), 12, name="noncontig")],
+           errors=lambda: [ErrorSample(Sample(np.ones((2, 3)), 4), RuntimeError, "autograd's resize can only change the shape"),
+                           ErrorSample(Sample(np.ones((2, 3)), (6,)), RuntimeError, "requested resize to (6,) ((6,) elements")]),
+    OpInfo("Tensor.resize_as", lambda T, a, b: a.resize_as(b), lambda rng, dt: [
+        Sample(arr(rng, (2, 3), dt), NoGrad(np.ones(6, dt)), name="flat")]),
+    OpInfo("nonzero_static", lambda T, a, **k: (T.nonzero_static(a, **k), a.nonzero_static(**k)), lambda rng, dt: [
+        Sample(NoGrad(np.array([[0.0, 1.0], [2.0, 0.0]], dt)), size=3, name="padded"),
+        Sample(NoGrad(np.array([[0.0, 1.0], [2.0, 0.0]], dt)), size=1, fill_value=7, name="truncated"),
+        Sample(NoGrad(np.array(3.0, dt)), size=2, name="0d")], **ND,
+           errors=lambda: [ErrorSample(Sample(np.ones(2), size=-1), RuntimeError, "'size' must be an non-negative integer")]),
+    OpInfo("Tensor.const_data_ptr", lambda T, a: a.const_data_ptr() == a.data_ptr(), lambda rng, dt: [
+        Sample(NoGrad(np.ones(2, dt)), name="ptr")], **ND),
     OpInfo("Tensor.prelu", lambda T, a, w: a.prelu(w), lambda rng, dt: [
         Sample(arr(rng, (2, 3), dt), np.array([0.25], dt), name="one"), Sample(arr(rng, (2, 3, 4), dt), arr(rng, (3,), dt), name="channels")],
            errors=lambda: [ErrorSample(Sample(np.ones((2, 3)), np.ones(2)), RuntimeError, "Mismatch of parameter numbers and input channel size")]),

@@ -1,7 +1,7 @@
 """Searching (no gradients): argwhere (nonzero), unravel_index (torch's Python composite), searchsorted and
 bucketize (torch's binary search, whose comparisons put NaN past every number), isin.
 
-ops: argwhere unravel_index searchsorted bucketize isin
+ops: argwhere nonzero_static unravel_index searchsorted bucketize isin
 """
 import numpy as np
 
@@ -9,11 +9,22 @@ from .. import _args, _dtype
 from ._core import make, Tensor
 from .indexing import nonzero
 
-__all__ = ["argwhere", "unravel_index", "searchsorted", "bucketize", "isin"]
+__all__ = ["argwhere", "nonzero_static", "unravel_index", "searchsorted", "bucketize", "isin"]
 
 
 def argwhere(input):
     return nonzero(input)
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    size = _args.int_arg(size, "nonzero_static", "size")
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    fill_value = _args.int_arg(fill_value, "nonzero_static", "fill_value")
+    idx = np.argwhere(input._data).astype(np.int64)[:size]
+    out = np.full((size, input._data.ndim), fill_value, np.int64)
+    out[:idx.shape[0]] = idx
+    return make(out)
 
 
 def unravel_index(indices, shape):

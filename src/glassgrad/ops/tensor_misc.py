@@ -3,8 +3,10 @@ the CPU-only Python-callable methods apply_ map_ map2_, resize_ resize_as_ (torc
 of the storage from the offset, grown when too small), as_strided_ (AsStridedBackward1).
 
 ops: is_nonzero is_same_size is_signed resize_as_ as_strided_ (torch.*); Tensor methods new_empty_strided
-     dim_order apply_ map_ map2_ resize_
+     dim_order apply_ map_ map2_ resize_ resize resize_as
 """
+import warnings
+
 import numpy as np
 
 from .. import _args
@@ -12,6 +14,7 @@ from ._core import grad, check_inplace
 from .creation import empty_strided
 from .strided import as_strided, _AsStridedAccum
 from .views import _inplace_meta
+from ..autograd.function import Function
 
 __all__ = ["is_nonzero", "is_same_size", "is_signed", "resize_as_", "as_strided_"]
 
@@ -227,3 +230,33 @@ def as_strided_(input, size, stride, storage_offset=None):
 
 
 
+
+
+# -- Tensor.resize / resize_as (torch's deprecated autograd Function `Resize`) -----------------------------------------
+class Resize(Function):
+    @staticmethod
+    def forward(ctx, tensor, sizes):
+        n = 1
+        for s in sizes:         # as torch's: a tuple among the sizes is not unpacked (and fails below)
+            n = n * s
+        ctx.numel, ctx.input_sizes = n, tensor.shape
+        if tensor.numel() != n:
+            raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({n} elements in total), but the given "
+                               f"tensor has a size of {'x'.join(map(str, tensor.shape))} ({tensor.numel()} elements). "
+                               "autograd's resize can only change the shape of a given tensor, while preserving the "
+                               "number of elements. ")
+        return tensor.contiguous().clone().view(*sizes) if tensor.is_contiguous() else tensor.contiguous().view(*sizes)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.contiguous().view(ctx.input_sizes), None
+
+
+def resize(self, *sizes):
+    warnings.warn("non-inplace resize is deprecated", stacklevel=3)
+    return Resize.apply(self, sizes)
+
+
+def resize_as(self, tensor):
+    warnings.warn("non-inplace resize_as is deprecated", stacklevel=3)
+    return Resize.apply(self, tuple(tensor.shape))
