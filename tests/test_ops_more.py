@@ -129,3 +129,18 @@ def test_lu_unpack_without_data_both_grads():
         r = T.lu_unpack(LU, T.tensor([1, 2], dtype=T.int32), unpack_data=False)
         (r.L.sum() + r.U.sum()).backward()
     _both(f)
+
+
+@pytest.mark.parametrize("name", ["lstsq", "solve", "symeig", "eig"])
+def test_methods_removed_in_1_9_raise_as_torch(name):
+    def f(T):
+        a = T.eye(3)
+        getattr(a, name)(a) if name in ("lstsq", "solve") else getattr(a, name)()
+    _both(f)
+
+
+def test_geqrf_has_no_derivative():
+    _both(lambda T: T.geqrf(T.eye(3, requires_grad=True) * 2)[0].sum().backward())
+    for T in (torch, gg):
+        a, tau = T.geqrf(T.eye(3, requires_grad=True) * 2)
+        assert type(a.grad_fn).__name__ == "GeqrfBackward0" and a.grad_fn is tau.grad_fn

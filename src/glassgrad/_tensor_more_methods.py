@@ -109,3 +109,15 @@ class TensorMoreMethods:
         return self.data_ptr()
     def nonzero_static(self, *, size, fill_value=-1):
         return _ops.search.nonzero_static(self, size=size, fill_value=fill_value)
+    def geqrf(self):
+        return _ops.linalg_extra.geqrf(self)
+    def ormqr(self, input2, input3, left=True, transpose=False):
+        return _ops.linalg_extra.ormqr(self, input2, input3, left, transpose)
+    def lstsq(self, other):
+        return _ops.linalg_extra.removed_lstsq(self, other)
+    def solve(self, other):
+        return _ops.linalg_extra.removed_solve(self, other)
+    def symeig(self, eigenvectors=False):
+        return _ops.linalg_extra.removed_symeig(self, eigenvectors)
+    def eig(self, eigenvectors=False):
+        return _ops.linalg_extra.removed_eig(self, eigenvectors)

@@ -104,6 +104,32 @@ def _lu_unpack_samples(rng, dt):
             Sample(A((3, 3)), Idx(np.array([3, 3, 3], np.int32)), True, False, name="no_pivots")]
 
 
+def _ormqr_samples(rng, dt):
+    def qr(shape):      # a valid geqrf output (reflectors below the diagonal, tau in [1, 2])
+        a = arr(rng, shape, dt)
+        k = min(shape[-2:])
+        return a, rng.uniform(1.0, 2.0, shape[:-2] + (k,)).astype(dt)
+    out = []
+    for (ash, csh, left, tr) in (((4, 3), (4, 2), True, False), ((4, 3), (4, 2), True, True),
+                                 ((4, 3), (2, 4), False, False), ((3, 3), (2, 3), False, True),
+                                 ((2, 4, 3), (2, 4, 5), True, False), ((2, 4), (2, 3), True, False)):
+        a, tau = qr(ash)
+        out.append(Sample(a, tau, arr(rng, csh, dt), left, tr, name=f"{ash}_{csh}_{left}_{tr}"))
+    return out
+
+
+def _ormqr_errors():
+    a, t, c = np.ones((4, 3)), np.ones(3), np.ones((4, 2))
+    return [ErrorSample(Sample(np.ones(3), t, c), RuntimeError, "torch.ormqr: input must have at least 2 dimensions."),
+            ErrorSample(Sample(a, np.ones(4), c), RuntimeError, "tau.shape[-1] must be equal to min(other.shape[-2], input.shape[-1])"),
+            ErrorSample(Sample(a, t, np.ones((3, 2))), RuntimeError, "other.shape[-2] must be equal to input.shape[-2]"),
+            ErrorSample(Sample(a, t, np.ones((2, 3)), False), RuntimeError, "other.shape[-1] must be equal to input.shape[-2]"),
+            ErrorSample(Sample(np.ones((2, 4, 3)), t, np.ones((2, 4, 2))), RuntimeError, "Expected tau to have one dimension less"),
+            ErrorSample(Sample(np.ones((2, 4, 3)), np.ones((2, 3)), c), RuntimeError, "Expected other to have the same number of dimensions"),
+            ErrorSample(Sample(a.astype(np.float32), t, c.astype(np.float32)), RuntimeError,
+                        "Expected input and tau to have the same dtype, but input has dtypeFloat and tau has dtype Double")]
+
+
 OPS = [
     OpInfo("gcd", lambda T, a, b: T.gcd(a, b), _int_samples, dtypes=("int64",), errors=_int_errors("gcd"), **ND),
     OpInfo("Tensor.gcd_", lambda T, a, b: a.clone().gcd_(b), _int_samples, dtypes=("int64",), variant_of="gcd", **ND),
@@ -157,6 +183,16 @@ OPS = [
     # torch's backward fails on the empty L and U of unpack_data=False (triu of a 1-d tensor): values only
     OpInfo("lu_unpack_no_data", lambda T, LU, piv: tuple(T.lu_unpack(LU, piv, False)), lambda rng, dt: [
         Sample(NoGrad(arr(rng, (3, 3), dt)), Idx(np.array([1, 2, 3], np.int32)), name="no_data")], **ND),
+    OpInfo("geqrf", lambda T, a: tuple(T.geqrf(a)), lambda rng, dt: [
+        Sample(NoGrad(arr(rng, s, dt)), name=str(s)) for s in ((4, 3), (3, 4), (2, 3, 3), (0, 3))], atol=1e-5, rtol=1e-4, **ND,
+           errors=lambda: [ErrorSample(Sample(np.ones(3)), RuntimeError, "torch.geqrf: input must have at least 2 dimensions."),
+                           ErrorSample(Sample(Idx(np.ones((3, 3), np.int64))), NotImplementedError, "\"geqrf_cpu\" not implemented for 'Long'")]),
+    OpInfo("Tensor.geqrf", lambda T, a: tuple(a.geqrf()), lambda rng, dt: [Sample(NoGrad(arr(rng, (4, 3), dt)), name="tall")],
+           atol=1e-5, rtol=1e-4, variant_of="geqrf", **ND),
+    OpInfo("ormqr", lambda T, a, t, c, *r: T.ormqr(a, t, c, *r), _ormqr_samples, atol=1e-4, grad_atol=1e-3,
+           errors=_ormqr_errors),
+    OpInfo("Tensor.ormqr", lambda T, a, t, c, *r: a.ormqr(t, c, *r), _ormqr_samples, atol=1e-4, grad_atol=1e-3,
+           variant_of="ormqr"),
     OpInfo("addmv_", lambda T, a, m, v, **k: T.addmv_(a * 1, m, v, **k), lambda rng, dt: [
         Sample(arr(rng, (2,), dt), arr(rng, (2, 3), dt), arr(rng, (3,), dt), name="plain"),
         Sample(arr(rng, (2,), dt), arr(rng, (2, 3), dt), arr(rng, (3,), dt), beta=0.5, alpha=2.0, name="beta_alpha")]),

@@ -1,8 +1,8 @@
 """torch's deprecated linear-algebra entry points, each a composite of the torch.linalg families (grad_fn of the
 last op, as in torch): chain_matmul (multi_dot, one matrix: a clone), frobenius_norm (norm: NormBackward1),
-nuclear_norm (linalg.matrix_norm 'nuc'); torch.addmv_ (Tensor.addmv_); lu_unpack (LuUnpackBackward0).
+nuclear_norm (linalg.matrix_norm 'nuc'); torch.addmv_ (Tensor.addmv_); lu_unpack (LuUnpackBackward0); geqrf (NumPy's raw QR: LAPACK's geqrf), ormqr (OrmqrBackward0).
 
-ops: chain_matmul frobenius_norm nuclear_norm addmv_ lu_unpack
+ops: chain_matmul frobenius_norm nuclear_norm addmv_ lu_unpack geqrf ormqr
 """
 import warnings
 
@@ -10,14 +10,17 @@ import numpy as np
 
 from .. import _dtype
 from ._core import make, edge, grad, NO_EDGE
-from .linalg_solve import _LaNode, named, perm_from_pivots
+from .linalg_solve import _LaNode, named, perm_from_pivots, wrap
+from .linalg_lu import householder_product, householder_backward
+from ..autograd.graph import Node
+from ..autograd.grad_mode import no_grad
 from .shape import cat
 from .addmm import addmv_ as _addmv_
 from .conversion import clone
 from .linalg_norm import multi_dot, matrix_norm
 from .statistics import norm as _norm, NormBackward1, LinalgVectorNormBackward0
 
-__all__ = ["chain_matmul", "frobenius_norm", "nuclear_norm", "addmv_", "lu_unpack"]
+__all__ = ["chain_matmul", "frobenius_norm", "nuclear_norm", "addmv_", "lu_unpack", "geqrf", "ormqr"]
 
 _WARNED = set()
 _MISSING = object()
@@ -131,3 +134,159 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     node = LuUnpackBackward0((edge(LU_data), NO_EDGE))
     node.info = (m, n, LU.dtype)
     return named("lu_unpack", ("P", "L", "U"), (make(P), make(L, True, node, 1), make(U.copy(), True, node, 2)))
+
+
+# -- geqrf / ormqr -----------------------------------------------------------------------------------------------------
+class GeqrfBackward0(Node):
+    """torch has no derivative for geqrf."""
+    __slots__ = ()
+    n_outputs = 2
+
+    def backward(self, ns, grads):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+def geqrf(input, *, out=None):
+    a = input._data
+    if a.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if a.dtype.kind not in "fV":
+        raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        h, tau = a.copy(), np.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
+    else:
+        h, tau = np.linalg.qr(a, mode="raw")
+        h = np.swapaxes(h, -1, -2).astype(a.dtype)
+        tau = np.asarray(tau, a.dtype)
+    if not (grad.enabled and input._rg):
+        return named("geqrf", ("a", "tau"), (make(np.ascontiguousarray(h)), make(tau)))
+    node = GeqrfBackward0((edge(input),))
+    return named("geqrf", ("a", "tau"), (make(np.ascontiguousarray(h), True, node, 0), make(tau, True, node, 1)))
+
+
+def _square(A):
+    """input (..., m, n) as the (..., m, m) matrix whose reflectors make the full Q."""
+    m, n = A.shape[-2:]
+    if n > m:
+        return A.narrow(-1, 0, m)
+    if n < m:
+        return cat([A, A.new_zeros(tuple(A.shape[:-1]) + (m - n,))], -1)
+    return A
+
+
+def _unsquare(gAp, A):
+    m, n = A.shape[-2:]
+    if n > m:
+        return cat([gAp, gAp.new_zeros(tuple(gAp.shape[:-1]) + (n - m,))], -1)
+    return gAp.narrow(-1, 0, n) if n < m else gAp
+
+
+def _ormqr_apply(Q, C, left, transpose):
+    Qt = Q.mT if transpose else Q
+    return Qt @ C if left else C @ Qt
+
+
+class OrmqrBackward0(_LaNode):
+    """y = op(Q) C or C op(Q), Q = H_1 ... H_k (m x m): gC from Q, gQ back through the reflectors
+    (householder_product's exact gradient)."""
+    __slots__ = ()
+    _saved_names = ("self", "input2", "input3")
+
+    def formula(self, g, A, tau, C):
+        left, transpose = self.info
+        Ap = _square(A)
+        Q = householder_product(Ap, tau)
+        gC = _ormqr_apply(Q, g, left, not transpose) if left else g @ (Q if transpose else Q.mT)
+        if left:
+            gQ = g @ C.mT if not transpose else C @ g.mT
+        else:
+            gQ = C.mT @ g if not transpose else g.mT @ C
+        gAp, gtau = householder_backward(gQ, Ap, tau)
+        return (_unsquare(gAp, A) if self.need(0) else None), (gtau if self.need(1) else None), \
+            (gC if self.need(2) else None)
+
+
+def _ormqr_checks(A, tau, C, left):
+    a, t, c = A._data, tau._data, C._data
+    if a.ndim < 2:
+        raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
+    if c.ndim < 2:
+        raise RuntimeError("torch.ormqr: other must have at least 2 dimensions.")
+    ax = -2 if left else -1
+    if t.ndim < 1 or t.shape[-1] != min(c.shape[ax], a.shape[-1]):
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{ax}], input.shape[-1])")
+    if c.shape[ax] != a.shape[-2]:
+        raise RuntimeError(f"torch.ormqr: other.shape[{ax}] must be equal to input.shape[-2]")
+    if a.ndim - t.ndim != 1:
+        raise RuntimeError("torch.ormqr: Expected tau to have one dimension less than input, but got tau.ndim equal "
+                           f"to {t.ndim} and input.ndim is equal to {a.ndim}")
+    if a.ndim != c.ndim:
+        raise RuntimeError("torch.ormqr: Expected other to have the same number of dimensions as input, but got "
+                           f"other.ndim equal to {c.ndim} and input.ndim is equal to {a.ndim}")
+    if a.shape[:-2] != t.shape[:-1]:
+        raise RuntimeError("torch.ormqr: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+                           f"{list(t.shape[:-1])}")
+    if a.shape[:-2] != c.shape[:-2]:
+        raise RuntimeError("torch.ormqr: Expected batch dimensions of other to be equal to input.shape[:-2], but got "
+                           f"{list(c.shape[:-2])}")
+    for name, x in (("tau", t), ("other", c)):
+        if x.dtype != a.dtype:
+            raise RuntimeError(f"torch.ormqr: Expected input and {name} to have the same dtype, but input has dtype"
+                               f"{_dtype.c_name(a.dtype)} and {name} has dtype {_dtype.c_name(x.dtype)}")
+
+
+def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
+    _ormqr_checks(input, input2, input3, left)
+    with no_grad():
+        Q = householder_product(_square(make(input._data)), make(input2._data))._data
+    y = np.matmul(np.swapaxes(Q, -1, -2) if transpose else Q, input3._data) if left else \
+        np.matmul(input3._data, np.swapaxes(Q, -1, -2) if transpose else Q)
+    return wrap((np.asarray(y, input._data.dtype),), OrmqrBackward0, (input, input2, input3), (0, 1, 2), (),
+                (left, transpose))[0]
+
+
+# -- the Tensor methods torch removed in 1.9 (they raise torch's RuntimeError, as torch's still do) --------------------
+_REMOVED = "This function was deprecated since version 1.9 and is now removed. "
+
+
+def removed_lstsq(input, A):
+    raise RuntimeError(
+        _REMOVED + "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n"
+        "`torch.linalg.lstsq` has reversed arguments and does not return the QR decomposition in "
+        "the returned tuple (although it returns other information about the problem).\n\n"
+        "To get the QR decomposition consider using `torch.linalg.qr`.\n\n"
+        "The returned solution in `torch.lstsq` stored the residuals of the solution in the "
+        "last m - n columns of the returned value whenever m > n. In torch.linalg.lstsq, "
+        "the residuals are in the field 'residuals' of the returned named tuple.\n\n"
+        "The unpacking of the solution, as in\n"
+        "X, _ = torch.lstsq(B, A).solution[:A.size(1)]\n"
+        "should be replaced with:\n"
+        "X = torch.linalg.lstsq(A, B).solution")
+
+
+def removed_solve(input, A):
+    raise RuntimeError(
+        _REMOVED + "`torch.solve` is deprecated in favor of `torch.linalg.solve`. "
+        "`torch.linalg.solve` has its arguments reversed and does not return the LU factorization.\n\n"
+        "To get the LU factorization see `torch.lu`, which can be used with `torch.lu_solve` or `torch.lu_unpack`.\n"
+        "X = torch.solve(B, A).solution should be replaced with:\nX = torch.linalg.solve(A, B)")
+
+
+def removed_symeig(input, eigenvectors=False):
+    raise RuntimeError(
+        _REMOVED + "The default behavior has changed from using the upper triangular portion of the matrix by default "
+        "to using the lower triangular portion.\n\n"
+        "L, _ = torch.symeig(A, upper=upper) should be replaced with:\n"
+        "L = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\n"
+        "L, V = torch.symeig(A, eigenvectors=True) should be replaced with:\n"
+        "L, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')")
+
+
+def removed_eig(input, eigenvectors=False):
+    raise RuntimeError(
+        _REMOVED + "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors "
+        "mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\n"
+        "L_complex = torch.linalg.eigvals(A)\n\nand\n\n"
+        "L, V = torch.eig(A, eigenvectors=True) should be replaced with:\n"
+        "L_complex, V_complex = torch.linalg.eig(A)")
