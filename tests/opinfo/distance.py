@@ -28,6 +28,8 @@ def _cdist_errors():
             ErrorSample(Sample(x, np.zeros((3, 2), np.float32)), RuntimeError, "X1 and X2 must have the same number of columns. X1: 4 X2: 2"),
             ErrorSample(Sample(Idx(np.zeros((3, 4), np.int64)), x), RuntimeError, "cdist only supports floating-point dtypes, X1 got: Long"),
             ErrorSample(Sample(x, x, -1.0), RuntimeError, "cdist only supports non-negative p values"),
+            ErrorSample(Sample(x, np.zeros((2, 4))), RuntimeError, "expected scalar type Float but found Double"),
+            ErrorSample(Sample(np.zeros((30, 4)), x), RuntimeError, "expected m1 and m2 to have the same dtype, but got: double != float"),
             ErrorSample(Sample(np.zeros((2, 3, 4)), np.zeros((3, 3, 4))), RuntimeError, "The size of tensor a (2) must match")]
 
 

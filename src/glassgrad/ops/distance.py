@@ -157,14 +157,17 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     _cdist_checks(x1, x2, p)
     if compute_mode not in _MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
-    if x1._data.dtype != x2._data.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_dtype.cpp_name(x2._data.dtype)}"
-                           f" != {_dtype.cpp_name(x1._data.dtype)}")
     batch = _batch(x1, x2)
     r1, r2, c = x1._data.shape[-2], x2._data.shape[-2], x1._data.shape[-1]
     mode = _MODES[compute_mode]
-    if (x1._data.size and x2._data.size and p == 2
-            and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))):
+    mm = bool(x1._data.size and x2._data.size and p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))))
+    d1, d2 = x1._data.dtype, x2._data.dtype
+    if d1 != d2:
+        if mm:
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_dtype.cpp_name(d1)} != "
+                               f"{_dtype.cpp_name(d2)}")
+        raise RuntimeError(f"expected scalar type {_dtype.c_name(d1)} but found {_dtype.c_name(d2)}")
+    if mm:
         bp = int(np.prod(batch, dtype=np.int64))
         e1 = x1.expand(batch + (r1, c)).reshape(bp, r1, c)
         e2 = x2.expand(batch + (r2, c)).reshape(bp, r2, c)
