@@ -20,6 +20,8 @@ calls = {
     "cholesky_method": lambda: a.cholesky(), "cholesky": lambda: T.cholesky(a, upper=True),
     "lu_solve": lambda: T.lu_solve(b, *lu), "lu_solve_method": lambda: b.lu_solve(*lu),
     "triangular_solve": lambda: T.triangular_solve(b, a), "lu": lambda: T.lu(a), "lu_method": lambda: a.lu(),
+    "chain_matmul": lambda: T.chain_matmul(a, a), "frobenius_norm": lambda: T.frobenius_norm(a, (0, 1)),
+    "nuclear_norm": lambda: T.nuclear_norm(a),
 }
 seen = {}
 for name, f in calls.items():
@@ -41,7 +43,7 @@ def test_deprecation_warnings_once_per_process_as_torch():
     ours, theirs = _warnings_of("glassgrad"), _warnings_of("torch")
     assert ours == theirs
     # the probe really saw warnings: one per deprecated name, at its first call only (method or function)
-    assert sum(len(v) for v in theirs.values()) == 5
+    assert sum(len(v) for v in theirs.values()) == 8
     assert theirs["qr_method"] == [] and len(theirs["qr"]) == 1
 
 

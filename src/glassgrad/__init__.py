@@ -54,6 +54,15 @@ from .ops.einsum import *  # noqa: F401,F403
 from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, ...: torch's signatures)
 from .ops.embedding import *  # noqa: F401,F403
 from .ops.dropout import *  # noqa: F401,F403
+from .ops.stats_extra import *  # noqa: F401,F403
+from .ops.distance import *  # noqa: F401,F403
+from .ops.shape_extra import *  # noqa: F401,F403
+from .ops.search import *  # noqa: F401,F403
+from .ops.intmath import *  # noqa: F401,F403
+from .ops.index_reduce import *  # noqa: F401,F403
+from .ops.linalg_extra import *  # noqa: F401,F403
+from .ops.windows import *  # noqa: F401,F403
+from .ops.tensor_misc import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -142,7 +151,22 @@ def _tensor_first_names():
               sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, linalg_deprecated, einsum, _norm,
               embedding, dropout):
         names.update(m.__all__)
-    return sorted(names - _NOT_TENSOR_FIRST)
+    for m in _more_families():
+        names.update(m.__all__)
+    return sorted(names - _NOT_TENSOR_FIRST - _MORE_NOT_TENSOR_FIRST)
+
+
+# ...the same among the later families' names (tensor lists, sizes, a number or a tensor first)
+_MORE_NOT_TENSOR_FIRST = {"block_diag", "cartesian_prod", "tril_indices", "triu_indices", "unravel_index", "isin",
+                          "bucketize", "chain_matmul", "bartlett_window", "blackman_window", "hamming_window",
+                          "hann_window", "kaiser_window"}
+
+
+def _more_families():
+    """The later op families (statistics, distances, shapes, searching, integer math, windows)."""
+    from .ops import (stats_extra, distance, shape_extra, search, intmath, index_reduce, linalg_extra, windows,
+                      tensor_misc)
+    return (stats_extra, distance, shape_extra, search, intmath, index_reduce, linalg_extra, windows, tensor_misc)
 
 
 from ._args import wrap_namespace as _wrap_namespace  # noqa: E402

@@ -1,5 +1,5 @@
 """torch's messages for its old linear-algebra names: the deprecation warnings of the ones that still work
-(torch.qr, cholesky, lu, lu_solve, triangular_solve, chain_matmul; issued once per process, as torch's
+(torch.qr, cholesky, lu, lu_solve, triangular_solve, chain_matmul, frobenius_norm, nuclear_norm; issued once per process, as torch's
 TORCH_WARN_ONCE) and the RuntimeError of the ones torch 1.9 removed but still defines (torch.symeig, eig,
 lstsq, solve, matrix_rank and their Tensor methods), so old code fails here as it fails under torch.
 
@@ -37,6 +37,12 @@ _DEPRECATED = {
     "chain_matmul": "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
                     "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
                     "parameters." + _AT.format("LinearAlgebra.cpp:1102"),
+    "frobenius_norm": "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed "
+                      "in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead"
+                      + _AT.format("LinearAlgebra.cpp:3175"),
+    "nuclear_norm": "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
+                    "future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead"
+                    + _AT.format("LinearAlgebra.cpp:3229"),
 }
 
 

@@ -15,6 +15,7 @@ from ._loss_linear import *  # noqa: F401,F403
 from ._attention import *  # noqa: F401,F403
 from ._attention import (_canonical_mask, _none_or_dtype, _mha_shape_check, _in_projection_packed,  # noqa: F401
                          _in_projection)
+from ...ops.distance import pdist  # noqa: F401  (torch.nn.functional.pdist is torch.pdist)
 
 
 # The functions torch implements in C++ take their tensors through its argument parser: anything else is a
@@ -39,7 +40,7 @@ _MORE_TENSORS = {"linear": ("weight", "bias?"), "bilinear": ("input2", "weight",
                  "layer_norm": ("weight?", "bias?"), "prelu": ("weight",)}
 
 
-_FROM_OPS = {"linear"}      # nn.functional functions that are ops (defined in ops/addmm.py)
+_FROM_OPS = {"linear", "pdist"}      # nn.functional functions that are ops (defined in ops/addmm.py)
 
 
 def _wrap():

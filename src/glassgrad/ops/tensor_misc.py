@@ -1,0 +1,262 @@
+"""Tensor predicates and storage-level methods: is_nonzero is_same_size is_signed, new_empty_strided, dim_order,
+the CPU-only Python-callable methods apply_ map_ map2_, resize_ resize_as_ (torch's storage semantics: a view
+of the storage from the offset, grown when too small), as_strided_ (AsStridedBackward1).
+
+ops: is_nonzero is_same_size is_signed resize_as_ as_strided_ (torch.*); Tensor methods new_empty_strided
+     dim_order apply_ map_ map2_ resize_ resize resize_as
+"""
+import warnings
+
+import numpy as np
+
+from .. import _args
+from ._core import grad, check_inplace
+from .creation import empty_strided
+from .strided import as_strided, _AsStridedAccum
+from .views import _inplace_meta
+from ..autograd.function import Function
+
+__all__ = ["is_nonzero", "is_same_size", "is_signed", "resize_as_", "as_strided_"]
+
+
+def is_nonzero(input):
+    n = input._data.size
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input._data.reshape(()) != 0)
+
+
+def is_same_size(input, other):
+    _args.tensor_arg(other, "is_same_size", "other", 2)
+    return input._data.shape == other._data.shape
+
+
+def is_signed(input):
+    k = input._data.dtype.kind
+    return k in "ifcV"
+
+
+def prelu(input, weight):
+    """Tensor.prelu: nn.functional.prelu's checks, the weight shaped to broadcast along dim 1."""
+    from .activation import prelu as _prelu     # loads with nn.functional: imported when first called
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    nw = weight.numel()
+    if nw != 1:
+        ch = input.shape[1] if input.dim() >= 2 else 1
+        if nw != ch:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{nw} and channel size = {ch}.")
+    shape = [1] * input.dim()
+    if nw != 1:
+        shape[1] = nw
+    return _prelu(input, weight if tuple(weight.shape) == tuple(shape) else weight.reshape(shape))
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, **kw):
+    return empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+# -- dim_order (torch's compute_elementwise_output_logical_to_physical_perm for one tensor) -------------------
+def _should_swap(shape, strides, a, b):
+    sa, sb = strides[a], strides[b]
+    if sa == 0 or sb == 0:
+        return 0
+
+    def ge(x, y):
+        if y == 0:
+            return True
+        if x == 0:
+            return False
+        return x >= y or x % y == 0
+    if sa == sb:
+        return 0 if ge(shape[b], shape[a]) else 1
+    if ge(sb, sa):
+        return -1
+    if ge(sa, sb):
+        return 1
+    return 0
+
+
+def _perm(t, check):
+    shape, strides = t._data.shape, t.stride()
+    nd = len(shape)
+    if nd == 0:
+        return [], False
+    if nd == 1:
+        return [0], False
+    if t._data.flags.c_contiguous:
+        return list(range(nd)), False
+    perm = list(reversed(range(nd)))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in reversed(range(i)):
+            c = _should_swap(shape, strides, perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    amb = bool(check) and any(_should_swap(shape, strides, perm[i], perm[i + 1]) != -1 for i in range(nd - 1))
+    return list(reversed(perm)), amb
+
+
+def dim_order(self, *, ambiguity_check=False):
+    if not isinstance(ambiguity_check, bool):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    shape, strides = self._data.shape, self.stride()
+    multiple = any(a == b for a, b in zip(strides, strides[1:])) or any(s == 1 for s in shape)
+    if ambiguity_check and multiple:
+        raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one of the given "
+                           "memory formats.")
+    perm, amb = _perm(self, ambiguity_check)
+    if amb:
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(perm)
+
+
+# -- apply_ / map_ / map2_ ---------------------------------------------------------------------------------------
+def _callable_check(name, t):
+    if t._rg:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+
+
+def _same_type(name, x, others, labels):
+    for o, lab in zip(others, labels):
+        _args.tensor_arg(o, name, lab, 1)
+        if o._data.dtype != x._data.dtype:
+            raise TypeError(f"{name}: expected {x.type()} for '{lab}' (got {o.type()})")
+
+
+def _write(x, values):
+    check_inplace(x)
+    x._data[...] = values
+    x._vc[0] += 1
+    return x
+
+
+def _py(dt, v):
+    """A result of the user's callable as the scalar torch stores (int() for integers, bool() for bool)."""
+    if dt.kind == "b":
+        return bool(v)
+    if dt.kind in "iu":
+        return int(_args.number_arg(v, "apply_", "result"))
+    return float(_args.number_arg(v, "apply_", "result"))
+
+
+def _real(v):
+    if isinstance(v, (bool, int, float, np.number, np.bool_)):
+        return v
+    raise TypeError(f"must be real number, not {type(v).__name__}")
+
+
+def apply_(self, callable):
+    _callable_check("apply_", self)
+    a = self._data
+    vals = [_real(callable(v)) for v in a.reshape(-1).tolist()]
+    return _write(self, np.asarray([_py(a.dtype, v) for v in vals], a.dtype).reshape(a.shape))
+
+
+def map_(self, tensor, callable):
+    _callable_check("map_", self)
+    _same_type("map_", self, (tensor,), ("other",))
+    a = self._data
+    b = np.broadcast_to(tensor._data, a.shape)
+    vals = [_real(callable(x, y)) for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist())]
+    return _write(self, np.asarray([_py(a.dtype, v) for v in vals], a.dtype).reshape(a.shape))
+
+
+def map2_(self, x, y, callable):
+    _callable_check("map2_", self)
+    _same_type("map2_", self, (x, y), ("x", "y"))
+    a = self._data
+    bx, by = np.broadcast_to(x._data, a.shape), np.broadcast_to(y._data, a.shape)
+    vals = [_real(callable(p, q, r)) for p, q, r in zip(a.reshape(-1).tolist(), bx.reshape(-1).tolist(),
+                                                       by.reshape(-1).tolist())]
+    return _write(self, np.asarray([_py(a.dtype, v) for v in vals], a.dtype).reshape(a.shape))
+
+
+# -- resize_ / resize_as_ ------------------------------------------------------------------------------------------
+def _storage(a):
+    """The flat storage under array `a` (the outermost contiguous NumPy array it views) and a's offset in it."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.dtype == a.dtype and root.flags.c_contiguous and root.size:
+        off = (a.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // a.itemsize
+        return root.reshape(-1), off
+    return np.ascontiguousarray(a).reshape(-1), 0
+
+
+def resize_(self, *sizes, memory_format=None):
+    shape = tuple(_args.sizes(sizes, "resize_"))
+    if self._rg:
+        raise RuntimeError("cannot resize variables that require grad")
+    if any(s < 0 for s in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    if shape == self._data.shape:
+        return self
+    n = int(np.prod(shape, dtype=np.int64))
+    flat, off = _storage(self._data)
+    if off + n <= flat.size:
+        self._data = flat[off:off + n].reshape(shape)
+        return self
+    grown = np.empty(off + n, flat.dtype)      # the storage grows: the old elements first, the rest uninitialised
+    grown[:flat.size] = flat
+    self._data = grown[off:].reshape(shape)
+    self._base = None         # a view whose storage grew owns the new storage (its base keeps the old one)
+    self._view_fn = None
+    return self
+
+
+def resize_as_(input, the_template, *, memory_format=None):
+    _args.tensor_arg(the_template, "resize_as_", "the_template", 2)
+    return resize_(input, *the_template._data.shape)
+
+
+class AsStridedBackward1(_AsStridedAccum):
+    __slots__ = ()
+
+
+def as_strided_(input, size, stride, storage_offset=None):
+    y = as_strided(input, size, stride, storage_offset)
+    if not (grad.enabled and input._rg):
+        check_inplace(input)
+        input._data = y._data
+        return input
+    return _inplace_meta(input, y, AsStridedBackward1)
+
+
+
+
+
+# -- Tensor.resize / resize_as (torch's deprecated autograd Function `Resize`) -----------------------------------------
+class Resize(Function):
+    @staticmethod
+    def forward(ctx, tensor, sizes):
+        n = 1
+        for s in sizes:         # as torch's: a tuple among the sizes is not unpacked (and fails below)
+            n = n * s
+        ctx.numel, ctx.input_sizes = n, tensor.shape
+        if tensor.numel() != n:
+            raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({n} elements in total), but the given "
+                               f"tensor has a size of {'x'.join(map(str, tensor.shape))} ({tensor.numel()} elements). "
+                               "autograd's resize can only change the shape of a given tensor, while preserving the "
+                               "number of elements. ")
+        return tensor.contiguous().clone().view(*sizes) if tensor.is_contiguous() else tensor.contiguous().view(*sizes)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.contiguous().view(ctx.input_sizes), None
+
+
+def resize(self, *sizes):
+    warnings.warn("non-inplace resize is deprecated", stacklevel=3)
+    return Resize.apply(self, sizes)
+
+
+def resize_as(self, tensor):
+    warnings.warn("non-inplace resize_as is deprecated", stacklevel=3)
+    return Resize.apply(self, tuple(tensor.shape))

@@ -1,0 +1,146 @@
+"""What the op table cannot say about the later op families (ops/stats_extra.py, ops/distance.py, ...):
+torch's errors raised by a backward, and warnings; each compared with torch 2.13."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+
+def _both(fn):
+    """fn(T) on torch and glassgrad: both raise the same type with the same message, or both return."""
+    res = []
+    for T in (torch, gg):
+        try:
+            fn(T)
+            res.append(None)
+        except Exception as e:      # noqa: BLE001  (compared below)
+            res.append((type(e), str(e)))
+    assert res[0] is not None, "torch did not raise"
+    assert res[1] == res[0]
+
+
+@pytest.mark.parametrize("name", ["cdist", "pdist"])
+def test_cdist_pdist_gradients_are_not_differentiable_again(name):
+    def f(T):
+        a = T.tensor(np.arange(6.0).reshape(3, 2) ** 1.5, requires_grad=True)
+        y = T.cdist(a, a * 0.5) if name == "cdist" else T.pdist(a)
+        g, = T.autograd.grad(y.sum(), a, create_graph=True)
+        assert type(g.grad_fn).__name__ == f"{name.capitalize()}BackwardBackward0"
+        T.autograd.grad(g.sum(), a)
+    _both(f)
+
+
+def test_dist_p0_backward_raises_when_other_requires_grad():
+    def f(T):
+        a, b = T.ones(3, requires_grad=True), T.zeros(3, requires_grad=True)
+        T.dist(a, b, 0).backward()
+    _both(f)
+    a = gg.ones(3, requires_grad=True)
+    gg.dist(a, gg.zeros(3), 0).backward()
+    assert a.grad is None
+
+
+def test_cov_warns_without_degrees_of_freedom():
+    for T in (torch, gg):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = T.cov(T.tensor([[1.0], [2.0]]))
+        assert any("degrees of freedom is <= 0" in str(x.message) for x in w)
+        assert np.isnan(r.numpy()).all() or np.isinf(r.numpy()).any()
+
+
+def test_vander_backward_fails_as_torch():
+    """torch.vander writes cumprod's result into the slice cumprod saved: its backward raises."""
+    def f(T):
+        x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        T.vander(x).sum().backward()
+    for T in (torch, gg):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            f(T)
+    x = gg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    assert gg.vander(x, 1).grad_fn is None and gg.vander(x, 1, True).grad_fn is None
+
+
+@pytest.mark.parametrize("call", ["apply_", "map_", "map2_", "resize_", "resize_nonleaf"])
+def test_tensor_methods_refuse_tensors_that_require_grad(call):
+    def f(T):
+        x = T.ones(2, requires_grad=True)
+        o = T.ones(2)
+        if call == "apply_":
+            x.apply_(lambda v: v)
+        elif call == "map_":
+            x.map_(o, lambda a, b: a)
+        elif call == "map2_":
+            x.map2_(o, o, lambda a, b, c: a)
+        elif call == "resize_":
+            x.resize_(1)
+        else:
+            (x * 2).resize_(1)
+    _both(f)
+
+
+def test_resize_keeps_storage_and_views():
+    for T in (torch, gg):
+        base = T.arange(6.0)
+        v = base[::2]
+        v.resize_(3)
+        assert v.tolist() == [0.0, 2.0, 4.0] and v.stride() == (2,)
+        w = T.arange(6.0).view(2, 3).t()
+        assert w.resize_(2, 3).tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+        x = T.arange(4.0)
+        x.resize_(2)
+        x.resize_(4)
+        assert x.tolist() == [0.0, 1.0, 2.0, 3.0]     # shrinking keeps the storage: growing back sees it
+
+
+def test_as_strided_inplace_grad_fn():
+    for T in (torch, gg):
+        x = T.arange(6.0, requires_grad=True)
+        y = x * 1
+        y.as_strided_((2, 2), (1, 2), 1)
+        assert type(y.grad_fn).__name__ == "AsStridedBackward1"
+
+
+def test_histogramdd_outputs_have_no_derivative():
+    for T in (torch, gg):
+        x = T.tensor([[0.0, 1.0], [1.0, 0.5], [0.2, 0.3]], requires_grad=True)
+        h = T.histogramdd(x, 2)
+        assert h.hist.requires_grad and h.bin_edges[1].requires_grad
+        assert type(h.hist.grad_fn).__name__ == "NotImplemented"
+    _both(lambda T: T.histogramdd(T.ones(3, 2, requires_grad=True), 2).hist.sum().backward())
+    _both(lambda T: T.histogramdd(T.ones(3, 2, requires_grad=True), 2).bin_edges[1].sum().backward())
+
+
+def test_lu_unpack_without_data_cannot_backward():
+    def f(T):
+        LU = T.tensor([[2.0, 1.0], [0.5, 3.0]], requires_grad=True)
+        r = T.lu_unpack(LU, T.tensor([1, 2], dtype=T.int32), unpack_data=False)
+        assert r.L.requires_grad and tuple(r.L.shape) == (0,)
+        r.L.sum().backward()
+    _both(f)
+
+
+def test_lu_unpack_without_data_both_grads():
+    def f(T):
+        LU = T.tensor([[2.0, 1.0], [0.5, 3.0]], requires_grad=True)
+        r = T.lu_unpack(LU, T.tensor([1, 2], dtype=T.int32), unpack_data=False)
+        (r.L.sum() + r.U.sum()).backward()
+    _both(f)
+
+
+@pytest.mark.parametrize("name", ["lstsq", "solve", "symeig", "eig"])
+def test_methods_removed_in_1_9_raise_as_torch(name):
+    def f(T):
+        a = T.eye(3)
+        getattr(a, name)(a) if name in ("lstsq", "solve") else getattr(a, name)()
+    _both(f)
+
+
+def test_geqrf_has_no_derivative():
+    _both(lambda T: T.geqrf(T.eye(3, requires_grad=True) * 2)[0].sum().backward())
+    for T in (torch, gg):
+        a, tau = T.geqrf(T.eye(3, requires_grad=True) * 2)
+        assert type(a.grad_fn).__name__ == "GeqrfBackward0" and a.grad_fn is tau.grad_fn
