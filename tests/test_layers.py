@@ -22,7 +22,7 @@ LAYER_MAP = {
     "_shm": 0,               # shared-memory buffers: Tensor.share_memory_ and glassgrad.multiprocessing
     "_grad_state": 0,        # the grad-mode flags Tensor reads (autograd.grad_mode is their public face)
     # 1 tensor: Tensor, its methods and repr, and torch's argument checks (which know Tensor)
-    "_tensor": 1, "_tensor_methods": 1, "_tensor_linalg_methods": 1, "_tensor_protocol": 1, "_tensor_str": 1, "_args": 1,
+    "_tensor": 1, "_tensor_methods": 1, "_tensor_linalg_methods": 1, "_tensor_copy_methods": 1, "_tensor_protocol": 1, "_tensor_str": 1, "_args": 1,
     # 2 autograd (functional is built on ops: the library layer)
     "autograd.*": 2, "autograd.functional": 4,
     # 3 ops
@@ -43,6 +43,7 @@ ALLOWED = [
     ("_tensor_methods", "ops", "the one-line family methods name ops through the glassgrad.ops package, bound at call "
      "time: ops/__init__ is empty, so loading Tensor loads no op (test_tensor_layer_loads_no_op)"),
     ("_tensor_linalg_methods", "ops", "the linear-algebra methods name ops the same way"),
+    ("_tensor_copy_methods", "ops", "the view-copy and scatter methods name ops the same way"),
     ("_tensor_protocol", "ops", "the operators, conversions and constructors name ops the same way"),
     ("_tensor_protocol", "autograd", "Tensor.backward, the hooks and a view's grad_fn refresh import autograd when "
      "called (_autograd()): autograd imports _tensor at module level, so _tensor must not load it"),
@@ -205,7 +206,7 @@ def test_layer_map(name, layer):
 def test_tensor_layer_loads_no_op():
     """Tensor and its methods reach ops only through the glassgrad.ops package object, whose __init__ imports
     nothing: loading _tensor loads no op family (the op modules are named when a method runs)."""
-    for name in ("_tensor", "_tensor_methods", "_tensor_linalg_methods", "_tensor_protocol"):
+    for name in ("_tensor", "_tensor_methods", "_tensor_linalg_methods", "_tensor_copy_methods", "_tensor_protocol"):
         path, is_pkg = MODULES[name]
         with open(path, encoding="utf-8") as f:
             src = f.read()

@@ -27,6 +27,7 @@ from ._grad_state import state as _grad_state, record_trace
 from ._tensor_str import tensor_repr
 from ._tensor_methods import TensorMethods
 from ._tensor_linalg_methods import TensorLinalgMethods
+from ._tensor_copy_methods import TensorCopyMethods
 from ._tensor_protocol import TensorProtocol
 
 _ndarray = np.ndarray
@@ -90,7 +91,7 @@ _NONLEAF_GRAD_WARNING = (
     "more information. (Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
-class Tensor(TensorMethods, TensorLinalgMethods, TensorProtocol):
+class Tensor(TensorMethods, TensorLinalgMethods, TensorCopyMethods, TensorProtocol):
     __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_grad", "_vc", "_base", "_view_fn", "_acc",
                  "_extra", "_vbase_fn", "__weakref__", "__dict__")
     __array_priority__ = 1000

@@ -1,0 +1,22 @@
+"""The Tensor methods of ops/view_copies.py (the `*_scatter` ops, narrow_copy, slice_inverse), each a
+one-line delegation to its op module; ``Tensor`` inherits them with those of ``_tensor_methods.py``.
+"""
+from . import ops as _ops
+
+
+class TensorCopyMethods:
+    __slots__ = ()
+
+    # -- ops/view_copies.py -----------------------------------------------------------
+    def narrow_copy(self, dim, start, length):
+        return _ops.view_copies.narrow_copy(self, dim, start, length)
+    def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+        return _ops.view_copies.diagonal_scatter(self, src, offset, dim1, dim2)
+    def select_scatter(self, src, dim, index):
+        return _ops.view_copies.select_scatter(self, src, dim, index)
+    def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+        return _ops.view_copies.slice_scatter(self, src, dim, start, end, step)
+    def as_strided_scatter(self, src, size, stride, storage_offset=None):
+        return _ops.view_copies.as_strided_scatter(self, src, size, stride, storage_offset)
+    def slice_inverse(self, src, dim=0, start=None, end=None, step=1):
+        return _ops.view_copies.slice_inverse(self, src, dim, start, end, step)
