@@ -54,6 +54,10 @@ from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, ...: 
 from .ops.embedding import *  # noqa: F401,F403
 from .ops.dropout import *  # noqa: F401,F403
 from .ops.view_copies import *  # noqa: F401,F403
+from .ops.native import *  # noqa: F401,F403
+from .ops.pad import constant_pad_nd  # noqa: F401
+from .ops.conv import convolution  # noqa: F401
+from .ops.grid_sample import affine_grid_generator  # noqa: F401
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -114,7 +118,13 @@ _FROM_FUNCTIONAL = ("selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "prelu"
                     "threshold_", "cosine_similarity", "pairwise_distance", "conv1d", "conv2d", "conv3d",
                     "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
                     "adaptive_avg_pool1d", "bilinear", "pixel_shuffle",
-                    "pixel_unshuffle")   # only those whose torch.* signature is the functional one
+                    "pixel_unshuffle", "conv_transpose3d")   # only those whose torch.* signature is the functional one
+
+
+_TORCH_NN = ("binary_cross_entropy_with_logits", "cosine_embedding_loss", "ctc_loss", "hinge_embedding_loss", "kl_div",
+             "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "max_pool3d", "max_pool1d_with_indices",
+             "adaptive_max_pool1d", "channel_shuffle", "grid_sampler", "grid_sampler_2d", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell",
+             "gru_cell")
 
 
 # torch.* functions whose first argument is a Tensor get torch's TypeError for anything else ("exp():
@@ -136,11 +146,11 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 def _tensor_first_names():
     from .ops import (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics,
                       scans, sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm,
-                      linalg_legacy, linalg_cholesky, einsum, norm as _norm, embedding, dropout, view_copies)
+                      linalg_legacy, linalg_cholesky, einsum, norm as _norm, embedding, dropout, view_copies, native)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics, scans,
               sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, einsum, _norm,
-              embedding, dropout, view_copies):
+              embedding, dropout, view_copies, native):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
 
@@ -158,6 +168,8 @@ def __getattr__(name):
         return importlib.import_module(f"{__name__}.utils.dlpack").from_dlpack
     if name in ("save", "load"):
         return getattr(importlib.import_module(f"{__name__}.serialization"), name)
+    if name in _TORCH_NN:      # ATen-signature forms of nn.functional's functions (_torch_nn.py)
+        return getattr(importlib.import_module(f"{__name__}._torch_nn"), name)
     if name in _FROM_FUNCTIONAL:
         fn = getattr(importlib.import_module(f"{__name__}.nn.functional"), name, None)
         if fn is not None:

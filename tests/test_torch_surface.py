@@ -1,0 +1,124 @@
+"""torch.* names outside the op table: the statistics outputs of the native_* norms, native_dropout's mask,
+the batch-norm primitives, the torch.* forms of Tensor methods -- each against torch (or, for the primitives
+torch has on CUDA only, against their float64 formulas and against batch_norm itself)."""
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+
+def _both(a):
+    return torch.from_numpy(a.copy()), gg.from_numpy(a.copy())
+
+
+def _close(g, t, tol=1e-5):
+    np.testing.assert_allclose(g.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
+
+
+def test_native_norm_statistics_match_torch():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 6, 5)).astype(np.float32)
+    tx, gx = _both(x)
+    t_out = list(torch.native_batch_norm(tx, None, None, None, None, True, 0.1, 1e-5)) + \
+        list(torch.native_layer_norm(tx, [5], None, None, 1e-5)) + \
+        list(torch.native_group_norm(tx, None, None, 4, 6, 5, 3, 1e-5)) + \
+        list(torch.native_batch_norm(tx, None, None, torch.zeros(6), torch.ones(6), False, 0.1, 1e-5))
+    g_out = list(gg.native_batch_norm(gx, None, None, None, None, True, 0.1, 1e-5)) + \
+        list(gg.native_layer_norm(gx, [5], None, None, 1e-5)) + \
+        list(gg.native_group_norm(gx, None, None, 4, 6, 5, 3, 1e-5)) + \
+        list(gg.native_batch_norm(gx, None, None, gg.zeros(6), gg.ones(6), False, 0.1, 1e-5))
+    for g, t in zip(g_out, t_out):
+        assert tuple(g.shape) == tuple(t.shape) and str(g.dtype) == str(t.dtype)
+        _close(g, t)
+
+
+def test_native_dropout_mask_matches_torch():
+    for p, shape in ((0.5, (4, 5)), (0.2, (3, 7)), (1.0, (2, 3)), (0.0, (2, 3))):
+        torch.manual_seed(3)
+        gg.manual_seed(3)
+        x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+        tx, gx = _both(x)
+        to, tm = torch.native_dropout(tx.requires_grad_(), p, True)
+        go, gm = gg.native_dropout(gx.requires_grad_(), p, True)
+        assert gm.dtype == gg.bool and np.array_equal(gm.numpy(), tm.numpy())
+        np.testing.assert_array_equal(go.detach().numpy(), to.detach().numpy())
+        assert type(go.grad_fn).__name__ == type(to.grad_fn).__name__ == "NativeDropoutBackward0"
+        c = np.arange(x.size, dtype=np.float32).reshape(shape)
+        tg, = torch.autograd.grad(to, tx, torch.from_numpy(c))
+        gg_, = gg.autograd.grad(go, gx, gg.from_numpy(c))
+        np.testing.assert_array_equal(gg_.numpy(), tg.numpy())
+
+
+def test_native_channel_shuffle_has_no_derivative_as_torch():
+    for T in (torch, gg):
+        x = T.ones(1, 4, 2, requires_grad=True)
+        y = T.native_channel_shuffle(x, 2)
+        assert type(y.grad_fn).__name__ == "NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::native_channel_shuffle is not implemented"):
+            y.sum().backward()
+
+
+def test_batch_norm_update_stats_matches_torch():
+    x = np.random.default_rng(2).standard_normal((4, 3, 5)).astype(np.float32)
+    tx, gx = _both(x)
+    trm, grm = torch.zeros(3), gg.zeros(3)
+    trv, grv = torch.ones(3), gg.ones(3)
+    t = torch.batch_norm_update_stats(tx, trm, trv, 0.1)
+    g = gg.batch_norm_update_stats(gx, grm, grv, 0.1)
+    for a, b in zip(g + (grm, grv), t + (trm, trv)):
+        _close(a, b)
+
+
+def test_batch_norm_primitives_compose_to_batch_norm():
+    """stats on two shards -> gather -> elemt equals batch_norm of the whole; backward_reduce ->
+    backward_elemt equals batch_norm's input gradient (the SyncBatchNorm recipe, torch's CUDA formulas)."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((6, 3, 4))
+    w, b = rng.standard_normal(3), rng.standard_normal(3)
+    dy = rng.standard_normal(x.shape)
+    eps = 1e-5
+    xs = [gg.from_numpy(x[:2]), gg.from_numpy(x[2:])]
+    stats = [gg.batch_norm_stats(s, eps) for s in xs]
+    mean = gg.stack([m for m, _ in stats])
+    invstd = gg.stack([i for _, i in stats])
+    counts = gg.tensor([8.0, 16.0], dtype=gg.float64)
+    rm, rv = gg.zeros(3, dtype=gg.float64), gg.ones(3, dtype=gg.float64)
+    gm, gi = gg.batch_norm_gather_stats_with_counts(xs[0], mean, invstd, rm, rv, 0.1, eps, counts)
+    tx = torch.from_numpy(x).requires_grad_()
+    trm, trv = torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    ref = torch.nn.functional.batch_norm(tx, trm, trv, torch.from_numpy(w), torch.from_numpy(b), True, 0.1, eps)
+    out = gg.cat([gg.batch_norm_elemt(s, gg.from_numpy(w), gg.from_numpy(b), gm, gi, eps) for s in xs])
+    np.testing.assert_allclose(out.numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(rm.numpy(), trm.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(rv.numpy(), trv.numpy(), rtol=1e-10)
+    ref_dx, = torch.autograd.grad(ref, tx, torch.from_numpy(dy))
+    parts = [gg.batch_norm_backward_reduce(gg.from_numpy(dy[s]), xs[i], gm, gi, gg.from_numpy(w), True, True, True)
+             for i, s in enumerate((slice(0, 2), slice(2, 6)))]
+    sum_dy = parts[0][0] + parts[1][0]
+    sum_dy_xmu = parts[0][1] + parts[1][1]
+    dx = gg.cat([gg.batch_norm_backward_elemt(gg.from_numpy(dy[s]), xs[i], gm, gi, gg.from_numpy(w), sum_dy,
+                                              sum_dy_xmu, gg.tensor([8, 16], dtype=gg.int32))
+                 for i, s in enumerate((slice(0, 2), slice(2, 6)))])
+    np.testing.assert_allclose(dx.numpy(), ref_dx.numpy(), rtol=1e-9, atol=1e-10)
+    # same count everywhere: batch_norm_gather_stats
+    m2, i2 = gg.batch_norm_gather_stats(xs[0], mean[:1], invstd[:1], None, None, 0.1, eps, 8)
+    np.testing.assert_allclose(m2.numpy(), mean[0].numpy())
+    np.testing.assert_allclose(i2.numpy(), invstd[0].numpy())
+    assert gg.batch_norm_backward_reduce(gg.from_numpy(dy[:2]), xs[0], gm, gi, None, False, False, False) == \
+        (None, None, None, None)
+
+
+def test_torch_forms_of_tensor_methods():
+    for T in (torch, gg):
+        x = T.ones(2, 3, requires_grad=True)
+        d = T.detach(x)
+        assert not d.requires_grad and d._version == x._version
+        y = x * 2
+        T.detach_(y)
+        assert not y.requires_grad and y.grad_fn is None
+        z = T.zeros(2, 3)
+        assert T.fill_(z, 4) is z and z.tolist() == [[4.0] * 3] * 2
+        assert T.zero_(z) is z and z.sum().item() == 0
+        with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+            T.detach_(x[0])
