@@ -32,6 +32,7 @@ LAYER_MAP = {
     "serialization": 4, "safetensors": 4, "_pt_reader": 4, "_pt_pickle": 4, "_pt_writer": 4,
     "linalg.*": 4,           # torch.linalg: a namespace re-exporting ops (like nn.functional)
     "special": 4,            # torch.special: a namespace of ops under torch's names (as nn.functional)
+    "overrides": 4,          # torch.overrides: the __torch_function__ helpers (nn.functional re-exports them)
     "_torch_nn": 4,          # torch.kl_div, torch.lstm_cell, ...: nn.functional under ATen's signatures
     "_legacy": 4,            # FloatTensor, LongTensor, ...: legacy constructors built on ops.creation
     # 5 top: the torch namespace, the glass box, the command

@@ -122,3 +122,115 @@ def test_torch_forms_of_tensor_methods():
         assert T.zero_(z) is z and z.sum().item() == 0
         with pytest.raises(RuntimeError, match="Can't detach views in-place"):
             T.detach_(x[0])
+
+
+# -- torch.nn.grad, torch.nn.attention, torch.nn.factory_kwargs, torch.overrides -----------------------------------
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_nn_grad_matches_torch(nd):
+    rng = np.random.default_rng(nd)
+    x = rng.standard_normal((2, 4) + (6,) * nd)
+    w = rng.standard_normal((6, 2) + (3,) * nd)
+    kw = dict(stride=2, padding=1, dilation=1, groups=2)
+    ty = getattr(torch.nn.functional, f"conv{nd}d")(torch.from_numpy(x), torch.from_numpy(w), **kw)
+    gy = rng.standard_normal(tuple(ty.shape))
+    for T in (torch, gg):
+        mod = T.nn.grad
+        X, W, GY = T.from_numpy(x), T.from_numpy(w), T.from_numpy(gy)
+        gi = getattr(mod, f"conv{nd}d_input")(x.shape, W, GY, **kw)
+        gw = getattr(mod, f"conv{nd}d_weight")(X, w.shape, GY, **kw)
+        if T is torch:
+            ref = (gi.numpy(), gw.numpy())
+    np.testing.assert_allclose(gi.numpy(), ref[0], rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(gw.numpy(), ref[1], rtol=1e-10, atol=1e-10)
+
+
+def test_sdpa_kernel_selects_kernels_as_torch():
+    from torch.nn.attention import sdpa_kernel as t_k, SDPBackend as t_B
+    from glassgrad.nn.attention import sdpa_kernel as g_k, SDPBackend as g_B
+    assert {k: int(v) for k, v in g_B.__members__.items()} == {k: int(v) for k, v in t_B.__members__.items()}
+    assert str(g_B.MATH) == str(t_B.MATH)
+    q = np.random.default_rng(0).standard_normal((1, 2, 3, 4)).astype(np.float32)
+    for names in (["MATH"], ["FLASH_ATTENTION"], ["EFFICIENT_ATTENTION"], ["CUDNN_ATTENTION"], ["OVERRIDEABLE"],
+                  ["EFFICIENT_ATTENTION", "MATH"]):
+        res = []
+        for T, k, B in ((torch, t_k, t_B), (gg, g_k, g_B)):
+            x = T.from_numpy(q.copy())
+            try:
+                with k([getattr(B, n) for n in names]):
+                    res.append(T.nn.functional.scaled_dot_product_attention(x, x, x).numpy())
+            except RuntimeError as e:
+                res.append(str(e))
+        if isinstance(res[0], str):
+            assert res[1] == res[0], names
+        else:
+            np.testing.assert_allclose(res[1], res[0], rtol=1e-5, atol=1e-6)
+    with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
+        with g_k("MATH"):
+            pass
+    x = gg.ones(1, 1, 2, 2)
+    gg.nn.functional.scaled_dot_product_attention(x, x, x)      # restored after the blocks
+
+
+def test_factory_kwargs_as_torch():
+    for T in (torch, gg):
+        assert T.nn.factory_kwargs(None) == {}
+        assert T.nn.factory_kwargs({"dtype": T.float64, "factory_kwargs": {"device": "cpu"}}) == \
+            {"dtype": T.float64, "device": "cpu"}
+        with pytest.raises(TypeError, match="unexpected kwargs"):
+            T.nn.factory_kwargs({"dtype": T.float64, "bad": 1})
+        with pytest.raises(TypeError, match="dtype specified twice"):
+            T.nn.factory_kwargs({"dtype": T.float64, "factory_kwargs": {"dtype": T.float32}})
+
+
+class _Impl:
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return (cls.__name__, func.__name__, [t.__name__ for t in types])
+
+
+class _Sub(_Impl):
+    pass
+
+
+class _Refuses:
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return NotImplemented
+
+
+def _api(*args):
+    return "plain"
+
+
+def test_torch_function_helpers_as_torch():
+    res = []
+    for T in (torch, gg):
+        F = T.nn.functional
+        out = [F.has_torch_function((T.ones(1), 1, "a")), F.has_torch_function_unary(T.ones(1)),
+               F.has_torch_function_variadic(1, _Impl()), F.has_torch_function_unary(_Sub()),
+               F.handle_torch_function(_api, (_Impl(), _Sub()), 1),
+               F.handle_torch_function(_api, (_Refuses(), _Impl()), 1)]
+        with pytest.raises(TypeError) as e:
+            F.handle_torch_function(_api, (_Refuses(),), 1)
+        out.append(str(e.value))
+        res.append(out)
+    assert res[0] == res[1]
+    assert res[1][:4] == [False, False, True, True]
+
+
+def test_boolean_dispatch_and_assert_int_or_pair_as_torch():
+    for T in (torch, gg):
+        def t_(x, flag=False):
+            """doc"""
+            return "true"
+
+        def f_(x, flag=False):
+            return "false"
+        F = T.nn.functional
+        fn = F.boolean_dispatch("flag", 1, False, t_, f_, "mod", "name")
+        assert (fn(1), fn(1, True), fn(1, flag=True), fn.__name__, fn.__module__, fn.__doc__) == \
+            ("false", "true", "true", "name", "mod", "doc")
+        F.assert_int_or_pair(3, "k", "{} must be int or pair")
+        with pytest.raises(AssertionError, match="k must be int or pair"):
+            F.assert_int_or_pair((1, 2, 3), "k", "{} must be int or pair")
+    assert gg.nn.functional.Tensor is gg.Tensor

@@ -110,7 +110,8 @@ class cuda:
         pass
 
 
-_SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions")
+_SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
+               "overrides")
 
 
 # torch.* names that are nn.functional's functions
