@@ -234,3 +234,108 @@ def test_boolean_dispatch_and_assert_int_or_pair_as_torch():
         with pytest.raises(AssertionError, match="k must be int or pair"):
             F.assert_int_or_pair((1, 2, 3), "k", "{} must be int or pair")
     assert gg.nn.functional.Tensor is gg.Tensor
+
+
+# -- global switches, constants, default device / tensor type ------------------------------------------------------
+def test_constants_as_torch():
+    for n in ("e", "pi", "inf", "newaxis"):
+        assert getattr(gg, n) == getattr(torch, n)
+    assert np.isnan(gg.nan)
+    assert (gg.has_lapack, gg.has_openmp) == (True, False)
+
+
+def _det_calls(T):
+    out = []
+    for call in (lambda: T.use_deterministic_algorithms(1), lambda: T.set_deterministic_debug_mode("x"),
+                 lambda: T.set_deterministic_debug_mode(5), lambda: T.set_deterministic_debug_mode(1.0)):
+        try:
+            call()
+            out.append(None)
+        except (TypeError, RuntimeError) as e:
+            out.append((type(e), str(e).replace("_set_deterministic_algorithms", "")))
+    for mode in ("warn", 2, "default", 1, 0):
+        T.set_deterministic_debug_mode(mode)
+        out.append((T.get_deterministic_debug_mode(), T.are_deterministic_algorithms_enabled(),
+                    T.is_deterministic_algorithms_warn_only_enabled()))
+    T.use_deterministic_algorithms(True)
+    try:
+        out.append([T.empty(3).numpy().tolist(), T.empty(2, dtype=T.int32).tolist(), T.empty(2, dtype=T.bool).tolist(),
+                    T.empty_like(T.ones(2)).numpy().tolist(), T.empty_strided((2,), (1,)).numpy().tolist()])
+    finally:
+        T.use_deterministic_algorithms(False)
+    out.append(T.empty(2, dtype=T.int32).shape == (2,))
+    return out
+
+
+def test_deterministic_mode_as_torch():
+    t, g = _det_calls(torch), _det_calls(gg)
+    assert repr(g) == repr(t)
+
+
+def test_matmul_precision_and_warn_always_as_torch():
+    for T in (torch, gg):
+        assert T.get_float32_matmul_precision() == "highest"
+        T.set_float32_matmul_precision("high")
+        assert T.get_float32_matmul_precision() == "high"
+        with pytest.warns(UserWarning, match="low is not one of 'highest', 'high', or 'medium'"):
+            T.set_float32_matmul_precision("low")
+        assert T.get_float32_matmul_precision() == "high"
+        T.set_float32_matmul_precision("highest")
+        with pytest.raises(RuntimeError, match="setWarnOnlyOnce expects a bool, but got int"):
+            T.set_warn_always(1)
+        T.set_warn_always(True)
+        assert T.is_warn_always_enabled()
+        T.set_warn_always(False)
+        assert not T.is_warn_always_enabled()
+
+
+def test_flush_denormal_as_torch():
+    try:
+        for T in (torch, gg):
+            x = T.tensor([1e-323], dtype=T.float64)
+            assert T.set_flush_denormal(True) is True
+            assert (x * 1).tolist() == [0.0]
+            assert T.set_flush_denormal(False) is True
+            assert (x * 1).tolist() == [1e-323]
+    finally:
+        torch.set_flush_denormal(False)
+        gg.set_flush_denormal(False)
+
+
+def test_anomaly_switch_and_tensor_predicates_as_torch():
+    for T in (torch, gg):
+        T.set_anomaly_enabled(True, False)
+        assert T.is_anomaly_enabled() and not T.is_anomaly_check_nan_enabled()
+        T.set_anomaly_enabled(False)
+        assert not T.is_anomaly_enabled()
+        x = T.ones(2)
+        assert (T.is_distributed(x), x.is_distributed(), T.get_device(x), T.is_inference(x)) == (False, False, -1, False)
+        with T.inference_mode():
+            assert T.is_inference(T.ones(1))
+        assert T.init_num_threads() is None
+
+
+def test_default_device_and_tensor_type_as_torch():
+    for T in (torch, gg):
+        assert str(T.get_default_device()) == "cpu"
+        T.set_default_device("cpu")
+        try:
+            assert T.zeros(1).device.type == "cpu" and str(T.get_default_device()) == "cpu"
+        finally:
+            T.set_default_device(None)
+        T.set_warn_always(True)        # torch warns once per process, or every time while warn-always is on
+        with pytest.warns(UserWarning, match="set_default_tensor_type\\(\\) is deprecated"):
+            T.set_default_tensor_type(T.DoubleTensor)
+        try:
+            assert T.tensor([1.5]).dtype == T.float64
+            with pytest.warns(UserWarning):
+                T.set_default_tensor_type("torch.FloatTensor")
+            assert T.tensor([1.5]).dtype == T.float32
+            for bad, msg in ((T.LongTensor, "only floating-point types are supported as the default type"),
+                             ("torch.cuda.FloatTensor", "not available. Torch not compiled with CUDA enabled"),
+                             (3, "invalid type object")):
+                with pytest.warns(UserWarning), pytest.raises(TypeError, match=msg):
+                    T.set_default_tensor_type(bad)
+        finally:
+            T.set_default_dtype(T.float32)
+            T.set_warn_always(False)

@@ -12,7 +12,8 @@ from ._dtype import (dtype, float16, bfloat16, finfo, iinfo,  # noqa: E402
                      float32, float64, int8, int16, int32, int64, uint8, bool, half, float,
                      double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
                      can_cast)
-from ._device import device
+from ._device import device, set_default_device, get_default_device
+from ._globals import *  # noqa: F401,F403
 from ._tensor import Tensor, Size
 from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor, CharTensor,
                       ByteTensor, BoolTensor)
@@ -66,6 +67,39 @@ _keep_freed_arrays()
 
 strided = "torch.strided"
 __version__ = "0.1.0"
+
+import math as _math  # noqa: E402
+e, pi, inf, nan, newaxis = _math.e, _math.pi, _math.inf, _math.nan, None
+
+
+def is_inference(input):
+    return input.is_inference()
+
+
+def get_device(input):
+    return input.get_device()
+
+
+def is_distributed(input):
+    return input.is_distributed()
+
+
+def set_default_tensor_type(t):
+    """Deprecated in torch: the default floating dtype from a tensor type (FloatTensor, 'torch.DoubleTensor')."""
+    from . import _legacy
+    from ._globals import warn_once
+    warn_once("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+              "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
+    if isinstance(t, str):
+        if t.startswith("torch.cuda."):
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
+        t = getattr(_legacy, t[len("torch."):], None) if t.startswith("torch.") else None
+        if t is None:
+            raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    dt = getattr(t, "dtype", None)
+    if dt.__class__ is not dtype:
+        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    set_default_dtype(dt)
 
 
 def is_tensor(obj):

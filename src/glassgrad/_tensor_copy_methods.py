@@ -20,3 +20,7 @@ class TensorCopyMethods:
         return _ops.view_copies.as_strided_scatter(self, src, size, stride, storage_offset)
     def slice_inverse(self, src, dim=0, start=None, end=None, step=1):
         return _ops.view_copies.slice_inverse(self, src, dim, start, end, step)
+
+    # -- metadata torch.* also exposes ---------------------------------------------------
+    def is_distributed(self):
+        return False

@@ -11,7 +11,8 @@ import warnings
 import numpy as np
 
 from .. import _args, _dtype, backend
-from .._device import as_device, cpu
+from .._device import as_device, cpu, default_device as _default_device
+from .._globals import fill_uninitialized as _fill_uninit
 from .._tensor import Tensor, Size, _make
 from ._core import check_inplace, grad, _detached_overwrite
 from ._data import _array_from_data
@@ -90,6 +91,8 @@ def _device_arg(device):
 
 
 def _finish(arr, requires_grad, device=None):
+    if device is None:
+        device = _default_device()
     if device is not None:
         dev = as_device(device)
         if dev.type != "cpu":
@@ -211,7 +214,7 @@ def ones(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_
 def empty(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
           memory_format=None):
     shape, dt, dev = _spec("empty", size_, dtype, device, requires_grad, size)
-    return _finish(_new(np.zeros, shape, dt, dt.np), requires_grad, dev)
+    return _finish(_fill_uninit(_new(np.zeros, shape, dt, dt.np)), requires_grad, dev)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **kw):
@@ -225,7 +228,7 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
     n = 0 if 0 in size else 1 + sum((s - 1) * st for s, st in zip(size, stride))
     if min(stride, default=0) < 0 or n * dt.itemsize >= 2 ** 63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
-    storage = _new(np.zeros, (n,), dt, dt.np)           # the smallest storage the strides address, as torch
+    storage = _fill_uninit(_new(np.zeros, (n,), dt, dt.np))     # the smallest storage the strides address, as torch
     # elements that share memory (a stride of 0) cannot be written, as torch refuses writes into them
     shared = any(s > 1 and st == 0 for s, st in zip(size, stride))
     arr = np.lib.stride_tricks.as_strided(storage, size, tuple(st * dt.itemsize for st in stride),
@@ -275,7 +278,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(np.zeros(input._data.shape, _like(input, dtype, "empty_like")), requires_grad,
+    return _finish(_fill_uninit(np.zeros(input._data.shape, _like(input, dtype, "empty_like"))), requires_grad,
                    device or input.device)
 
 
