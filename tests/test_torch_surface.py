@@ -339,3 +339,43 @@ def test_default_device_and_tensor_type_as_torch():
         finally:
             T.set_default_dtype(T.float32)
             T.set_warn_always(False)
+
+
+# -- uint16 / uint32 / uint64: torch's limited-support unsigned dtypes ---------------------------------------------
+_UINT_CALLS = [
+    "T.randint(0, 5, (6,), dtype=dt)", "T.randint(3, 70000, (6,), dtype=dt)", "T.randint(2**40, (3,), dtype=dt)",
+    "T.zeros(3, dtype=dt).random_(0, 9)", "T.zeros(3, dtype=dt).random_()", "T.tensor([[2**16-1, 3], [0, 5]], dtype=dt)",
+    "T.tensor([1, 2], dtype=dt).sum()", "T.tensor([1, 2], dtype=dt) * 3", "T.tensor([3, 1, 2], dtype=dt).sort()[0]",
+    "T.tensor([3, 1, 2], dtype=dt).cumsum(0)", "T.tensor([3, 1, 2], dtype=dt).float()", "T.tensor([3.7, 1, 2]).to(dt)",
+    "T.tensor([3, 1, 2], dtype=dt) == 1", "T.tensor([3, 1, 2], dtype=dt).bitwise_and(T.tensor([1, 1, 1], dtype=dt))",
+    "T.cat([T.tensor([3], dtype=dt), T.tensor([1], dtype=dt)])", "T.tensor([3, 1, 2], dtype=dt).exp()",
+    "T.tensor([3, 1, 2], dtype=dt)[1:]", "T.promote_types(dt, T.int8)", "T.promote_types(dt, T.bool)",
+    "T.promote_types(dt, T.float16)", "T.promote_types(dt, T.uint8)", "T.result_type(T.tensor([1], dtype=dt), 2.5)",
+    "T.iinfo(dt).max", "T.tensor([3, 1, 2], dtype=dt).clone()", "T.tensor([1, 2], dtype=dt).prod()",
+    "T.tensor([4, 2], dtype=dt) * T.tensor([4, 2], dtype=dt)", "T.tensor([1], dtype=dt) * T.tensor([1], dtype=T.uint8)",
+    "T.arange(3, dtype=dt)", "T.linspace(0, 3, 4, dtype=dt)", "T.tensor([-1], dtype=dt)", "T.tensor([70000], dtype=dt)",
+    "T.tensor([2**32], dtype=dt)", "T.tensor([2**64], dtype=dt)", "T.tensor([2**64 - 1], dtype=dt)",
+    "T.tensor([[2**64 - 1, 3]], dtype=T.uint64)", "T.full((2,), -1, dtype=dt)", "T.tensor([-1]).to(dt)",
+    "T.tensor([1, 2], dtype=dt).type()", "T.typename(T.ones(1, dtype=dt))", "(dt.is_signed, dt.itemsize, str(dt))",
+    "T.from_numpy(np.array([1, 7], dtype=dt.__repr__()[6:])).dtype", "T.ones(2, dtype=dt).numpy().dtype",
+    "T.tensor([2, 3], dtype=dt).tolist()", "T.ones(2, dtype=dt).element_size()", "T.ones(2, dtype=dt).is_signed()",
+]
+
+
+def _uint_results(T):
+    out = []
+    for name in ("uint16", "uint32", "uint64"):
+        dt = getattr(T, name)
+        T.manual_seed(0)
+        for call in _UINT_CALLS:
+            try:
+                out.append((name, call, repr(eval(call, {"T": T, "dt": dt, "np": np}))))
+            except Exception as e:       # noqa: BLE001  (the oracle's exception, whatever it is)
+                out.append((name, call, type(e).__name__, str(e)))
+    return out
+
+
+def test_unsigned_dtypes_as_torch():
+    """Creation, conversion, printing, RNG streams, promotion refusals and the kernels torch has for them."""
+    for t, g in zip(_uint_results(torch), _uint_results(gg)):
+        assert g == t

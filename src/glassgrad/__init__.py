@@ -9,7 +9,7 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"glassgrad\.")
 
 from ._dtype import (dtype, float16, bfloat16, finfo, iinfo,  # noqa: E402
-                     float32, float64, int8, int16, int32, int64, uint8, bool, half, float,
+                     float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, half, float,
                      double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
                      can_cast)
 from ._device import device, set_default_device, get_default_device

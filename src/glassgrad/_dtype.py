@@ -6,7 +6,7 @@ with ``import glassgrad as torch`` print what PyTorch prints.
 import numpy as np
 
 __all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
-           "uint8", "bool", "get_default_dtype", "set_default_dtype", "promote_types",
+           "uint8", "uint16", "uint32", "uint64", "bool", "get_default_dtype", "set_default_dtype", "promote_types",
            "result_type", "can_cast", "finfo"]
 
 _builtin_bool = bool
@@ -20,7 +20,7 @@ class dtype:
         if np_dtype is not None:        # None: bfloat16, whose NumPy dtype ml_dtypes gives on first use
             self.np = np.dtype(np_dtype)
         self.is_floating_point = cat == 2
-        self.is_signed = name not in ("uint8", "bool")
+        self.is_signed = name not in ("uint8", "uint16", "uint32", "uint64", "bool")
         self.itemsize = self.np.itemsize if itemsize is None else itemsize
         self._cat = cat          # 0 bool, 1 integer, 2 floating
         self._legacy = legacy    # legacy tensor type name, e.g. FloatTensor
@@ -62,16 +62,23 @@ int16 = dtype("int16", np.int16, 1, "ShortTensor")
 int32 = dtype("int32", np.int32, 1, "IntTensor")
 int64 = dtype("int64", np.int64, 1, "LongTensor")
 uint8 = dtype("uint8", np.uint8, 1, "ByteTensor")
+# torch's "limited support" unsigned types: creation, conversion, copying and indexing, but no promotion with
+# any other integer type (promote_types raises, as torch's)
+uint16 = dtype("uint16", np.uint16, 1, "UInt16Tensor")
+uint32 = dtype("uint32", np.uint32, 1, "UInt32Tensor")
+uint64 = dtype("uint64", np.uint64, 1, "UInt64Tensor")
 bool = dtype("bool", np.bool_, 0, "BoolTensor")
 
 _C_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
-            "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+            "int32": "Int", "int64": "Long", "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32",
+            "uint64": "UInt64", "bool": "Bool"}
 
 
 
 # the C++ types some of PyTorch's messages print instead (CPU kernels' template arguments)
 _CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double", "int8": "signed char",
-              "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char", "bool": "bool"}
+              "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
+              "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int", "bool": "bool"}
 
 
 def c_name(np_dtype):
@@ -94,7 +101,8 @@ def _np_name(d):
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool)
+_LIMITED = (uint16, uint32, uint64)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME["bfloat16"] = bfloat16
 _FROM_NP = {d.np: d for d in ALL}
@@ -156,8 +164,8 @@ def from_numpy_dtype(npdt, user=False):
             return _FROM_NP[np.dtype(npdt)]
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(npdt).type.__name__}. The only supported types "
-            "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool (glassgrad has no complex or "
-            "uint16/32/64 tensors)."
+            "are: float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool "
+            "(glassgrad has no complex tensors)."
         ) from None
 
 
@@ -205,6 +213,9 @@ def promote_types(a, b):
         _dtype_arg(a, "promote_types", "type1", 1), _dtype_arg(b, "promote_types", "type2", 2)
     if a is b:
         return a
+    if (a in _LIMITED or b in _LIMITED) and a._cat != 2 and b._cat != 2:
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{a.name_c} and {b.name_c}")
     if a._cat == 2 or b._cat == 2:
         if a._cat == 2 and b._cat == 2:
             if a.itemsize == b.itemsize:        # float16 with bfloat16: neither holds the other

@@ -330,8 +330,8 @@ def _range(fn, start, end, step, dtype, float_default):
     """The values of arange / range: start + i * step, computed in double for floating dtypes (as torch)."""
     isf = any(isinstance(v, float) for v in (start, end, step))
     dt = _dt(dtype, (_dtype._default[0] if isf or float_default else _dtype.int64), fn)
-    if dt is _dtype.bool:
-        raise NotImplementedError(f'"{fn}_cpu" not implemented for \'Bool\'')
+    if dt is _dtype.bool or dt in _dtype._LIMITED:
+        raise NotImplementedError(f'"{fn}_cpu" not implemented for \'{dt.name_c}\'')
     if not dt.is_floating_point:
         if isf and step != 0 and int(step) == 0:
             raise ValueError("step must be nonzero")
@@ -371,6 +371,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _range_arg(start, "linspace", "start", 1), _range_arg(end, "linspace", "end", 2)
     steps = _steps(steps, "linspace")
     dt = _dt(dtype, None, "linspace")
+    if dt in _dtype._LIMITED:
+        raise NotImplementedError(f'"linspace_cpu" not implemented for \'{dt.name_c}\'')
     check_alloc((steps,), max(dt.itemsize, 8))
     dev = _device_arg(device)
     if steps <= 1:
