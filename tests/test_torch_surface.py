@@ -379,3 +379,69 @@ def test_unsigned_dtypes_as_torch():
     """Creation, conversion, printing, RNG streams, promotion refusals and the kernels torch has for them."""
     for t, g in zip(_uint_results(torch), _uint_results(gg)):
         assert g == t
+
+
+# -- storages, frombuffer, from_file ------------------------------------------------------------------------------
+_STORAGE_CALLS = [
+    "x.untyped_storage()", "x.untyped_storage().size()", "len(x.untyped_storage())", "x.untyped_storage().tolist()",
+    "x.untyped_storage()[6:8]", "x.untyped_storage()[-1]", "x.untyped_storage()[20]", "x.untyped_storage()[0:4:2]",
+    "x.untyped_storage().data_ptr() == x.data_ptr()", "x[1:].untyped_storage().nbytes()", "x[1:].storage().size()",
+    "x.storage()", "x.storage().dtype", "x.storage()[1]", "x.storage()[7]", "x.storage_type()", "x.storage().tolist()",
+    "x.storage().type()", "x.untyped_storage().type()", "x.storage().element_size()", "x.storage().nbytes()",
+    "T.tensor([True, False]).storage()", "T.tensor([1, 2], dtype=T.int8).untyped_storage()",
+    "T.ones(2, dtype=T.bool).storage_type()", "T.arange(3).storage().pickle_storage_type()",
+    "T.FloatStorage([1, 2]).tolist()", "isinstance(x.storage(), T.FloatStorage)", "isinstance(x.storage(), T.DoubleStorage)",
+    "T.is_storage(x.storage())", "T.is_storage(x.untyped_storage())", "T.is_storage(x)", "T.UntypedStorage([1, 2, 3]).tolist()",
+    "T.UntypedStorage(0)", "T.FloatStorage(0)", "T.FloatStorage('a')", "T.UntypedStorage(4).fill_(3).tolist()",
+    "T.UntypedStorage(4).copy_(T.UntypedStorage([1, 2, 3, 4])).tolist()", "T.FloatStorage.dtype", "T.FloatStorage(2).device",
+    "T.DoubleStorage([1.5]).tolist()", "T.frombuffer(bytearray(b'\\x01\\x00\\x02\\x00'), dtype=T.int16)",
+    "T.frombuffer(bytearray(8), dtype=T.int32, offset=9)", "T.frombuffer(bytearray(8), dtype=T.int32, offset=-1)",
+    "T.frombuffer(bytearray(8), dtype=T.int32, count=3)", "T.frombuffer(bytearray(8), dtype=T.int32, count=3, offset=4)",
+    "T.frombuffer(bytearray(8), dtype=T.int32, count=0)", "T.frombuffer(bytearray(8), dtype=T.int32, count=-2)",
+    "T.frombuffer([1, 2], dtype=T.int32)", "T.frombuffer(b'', dtype=T.int32)", "T.frombuffer(bytearray(3), dtype=T.int32)",
+    "T.frombuffer(bytearray(8), dtype=T.float32, requires_grad=True)", "T.frombuffer(b'\\x00\\x00\\x80\\x3f', dtype=T.float32)",
+    "T.from_file(f, size=4, dtype=T.int32)", "T.from_file(f, False, 2, dtype=T.int16)", "T.from_file(f)",
+    "T.from_file(f, size=10, dtype=T.int32)", "T.from_file('/nonexistent/x.bin', size=2)",
+]
+
+
+def _storage_results(T, path):
+    import warnings
+    path.write_bytes(bytes(range(16)))
+    out = []
+    x = T.arange(4, dtype=T.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for call in _STORAGE_CALLS:
+            try:
+                r = eval(call, {"T": T, "x": x, "f": str(path)})
+                out.append((call, r if isinstance(r, (bool, int, float, list, str, type(None))) else repr(r)))
+            except Exception as e:       # noqa: BLE001  (the oracle's exception, whatever it is)
+                out.append((call, type(e).__name__, str(e).replace(str(path), "<f>")))
+        ts = x.storage()
+        ts[0] = 9
+        out.append(("write through the typed storage", x.tolist()))
+        u = x.untyped_storage()
+        u[4:8] = 0
+        out.append(("write through the bytes", x.tolist()))
+        b = bytearray(8)
+        y = T.frombuffer(b, dtype=T.int32, count=1, offset=4)
+        y[0] = 7
+        out.append(("frombuffer shares the buffer", bytes(b)))
+        z = T.from_file(str(path), True, 4, dtype=T.uint8)
+        z[0] = 99
+        del z
+        out.append(("shared: written to the file", path.read_bytes()[:4]))
+        z = T.from_file(str(path), False, 4, dtype=T.uint8)
+        z[1] = 77
+        del z
+        out.append(("private: the file unchanged", path.read_bytes()[:4]))
+    return out
+
+
+def test_storages_frombuffer_from_file_as_torch(tmp_path):
+    t = _storage_results(torch, tmp_path / "t.bin")
+    g = _storage_results(gg, tmp_path / "g.bin")
+    for a, b in zip(g, t):
+        assert a == b
+    assert len(g) == len(t)

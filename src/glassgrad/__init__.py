@@ -14,6 +14,8 @@ from ._dtype import (dtype, float16, bfloat16, finfo, iinfo,  # noqa: E402
                      can_cast)
 from ._device import device, set_default_device, get_default_device
 from ._globals import *  # noqa: F401,F403
+from .storage import (UntypedStorage, TypedStorage, is_storage, DoubleStorage, FloatStorage, HalfStorage,  # noqa: F401
+                      BFloat16Storage, LongStorage, IntStorage, ShortStorage, CharStorage, ByteStorage, BoolStorage)
 from ._tensor import Tensor, Size
 from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor, CharTensor,
                       ByteTensor, BoolTensor)
@@ -172,7 +174,7 @@ _NOT_TENSOR_FIRST = {"tensor", "as_tensor", "asarray", "from_numpy", "zeros", "o
                      "empty_strided", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack",
                      "column_stack", "row_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "einsum",
                      "atleast_1d", "atleast_2d", "atleast_3d", "norm", "split", "tensordot", "return_types",
-                     "index_put_zeros", "polygamma"}
+                     "index_put_zeros", "polygamma", "frombuffer", "from_file"}
 # ...and those whose first argument may also be a number (torch.add(2, x))
 _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
                  "remainder", "pow", "float_power", "xlogy"}

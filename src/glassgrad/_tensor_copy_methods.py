@@ -2,6 +2,7 @@
 one-line delegation to its op module; ``Tensor`` inherits them with those of ``_tensor_methods.py``.
 """
 from . import ops as _ops
+from . import storage as _storage
 
 
 class TensorCopyMethods:
@@ -24,3 +25,18 @@ class TensorCopyMethods:
     # -- metadata torch.* also exposes ---------------------------------------------------
     def is_distributed(self):
         return False
+
+    # -- storage.py: the memory under the tensor --------------------------------------------
+    def untyped_storage(self):
+        base = self if self._base is None else self._base
+        return _storage.UntypedStorage._wrap(_storage.bytes_of(base._data))
+
+    def storage(self):
+        from ._globals import warn_once
+        warn_once("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
+                  "storage class. This should only matter to you if you are using storages directly.  To access "
+                  "UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()")
+        return _storage.TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
+
+    def storage_type(self):
+        return _storage.storage_type_of(self.dtype)

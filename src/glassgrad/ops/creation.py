@@ -463,3 +463,58 @@ def legacy_new(cls, dtype, args, device=None):
 
 
 _ = cpu
+
+
+# -- tensors over memory the caller owns: a Python buffer, a file ----------------------------------------
+__all__ += ["frombuffer", "from_file"]
+
+_RO_BUFFER = ("The given buffer is not writable, and PyTorch does not support non-writable tensors. This means you "
+              "can write to the underlying (supposedly non-writable) buffer using the tensor. You may want to copy "
+              "the buffer to protect its data or make it writable before converting it to a tensor. This type of "
+              "warning will be suppressed for the rest of this program.")
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over an object's buffer (bytearray, array.array, mmap, ...), sharing its memory."""
+    try:
+        mv = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    dt = _dtype.to_dtype(dtype, "frombuffer")
+    n, es = mv.nbytes, dt.itemsize
+    if n == 0 or count == 0:
+        raise ValueError(f"both buffer length ({n}) and count ({count}) must not be 0")
+    if not 0 <= offset < n:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length ({n} "
+                         f"bytes) minus 1")
+    if count < 0:
+        if (n - offset) % es:
+            raise ValueError(f"buffer length ({n - offset} bytes) after offset ({offset} bytes) must be a multiple "
+                             f"of element size ({es})")
+        count = (n - offset) // es
+    elif count * es > n - offset:
+        raise ValueError(f"requested buffer length ({count} * {es} bytes) after offset ({offset} bytes) must not be "
+                         f"greater than actual buffer length ({n} bytes)")
+    arr = np.frombuffer(mv.cast("B") if mv.format != "B" or mv.ndim != 1 else mv, np.uint8, count * es, offset)
+    if not arr.flags.writeable:
+        from .._globals import warn_once
+        warn_once(_RO_BUFFER)
+    return _finish(arr.view(dt.np), requires_grad)
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False,
+              requires_grad=False):
+    """`size` elements of `dtype` mapped from a file: written back to it when `shared`, a private copy
+    otherwise."""
+    import os
+    dt = _dt(dtype, None, "from_file")
+    if not os.path.exists(filename):
+        raise RuntimeError(f"unable to open file <{filename}> in read-only mode: No such file or directory (2)")
+    need = int(size) * dt.itemsize
+    have = os.path.getsize(filename)
+    if need > have:
+        raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required mapping size <{need}>")
+    if need == 0:
+        return _finish(np.zeros(0, dt.np), requires_grad, device)
+    arr = np.memmap(filename, dtype=np.uint8, mode="r+" if shared else "c", shape=(need,)).view(np.ndarray)
+    return _finish(arr.view(dt.np), requires_grad, device)
