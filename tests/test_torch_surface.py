@@ -445,3 +445,46 @@ def test_storages_frombuffer_from_file_as_torch(tmp_path):
     for a, b in zip(g, t):
         assert a == b
     assert len(g) == len(t)
+
+
+# -- the float8 dtypes (ml_dtypes' NumPy dtypes, torch's conversions) -----------------------------------------------
+_F8_CALLS = [
+    "T.zeros(2, dtype=d)", "T.tensor([1.5, -3.25, 1000.], dtype=d)", "T.tensor([1.5, 300.]).to(d)",
+    "T.tensor([1.5, 3.]).to(d).float()", "T.ones(2, dtype=d) * T.ones(2, dtype=d)", "T.promote_types(d, T.float32)",
+    "T.promote_types(d, T.float16)", "T.promote_types(d, d)", "str(T.finfo(d))", "T.ones(2, dtype=d).type()",
+    "T.ones(3, dtype=d)[1:]", "T.cat([T.ones(1, dtype=d)] * 2)", "T.ones(2, dtype=d).to(T.int32)", "T.ones(2, dtype=d).clone()",
+    "T.empty(2, dtype=d).shape", "T.full((2,), 2.5, dtype=d)", "T.tensor([float('nan'), float('inf'), -float('inf')]).to(d)",
+    "T.ones(2, dtype=d).numpy()", "T.ones(2, dtype=d).tolist()", "T.ones(2, dtype=d) == 1",
+    "(d.is_floating_point, d.is_signed, d.itemsize, str(d))",
+    "T.tensor([0.0, -0.0, 2**-127, 1.5 * 2**-127, -3.25, 1e-3], dtype=T.float64).to(d).float()",
+    "T.tensor(vals).to(d).view(T.uint8)", "T.tensor(vals, dtype=T.float64).to(d).view(T.uint8)",
+    "T.tensor(vals).to(d).to(T.float16)", "T.tensor([[1.0, 2.0], [3.0, 4.0]]).to(d)", "T.tensor([1, 7, -3]).to(d)",
+    "T.scalar_tensor(3.5, dtype=d)", "T.ones(2, 2, dtype=d).t().contiguous()", "T.tensor([1.5], dtype=d).item()",
+    "T.typename(T.ones(1, dtype=d))",
+]
+
+
+def _f8_results(T):
+    import warnings
+    rng = np.random.default_rng(0)
+    vals = (rng.standard_normal(300) * 10.0 ** rng.integers(-8, 8, 300)).astype(np.float32).tolist()
+    vals += [1e30, -1e30, 470.0, 500.0, float("nan")]
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for n in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"):
+            d = getattr(T, n)
+            for call in _F8_CALLS:
+                try:
+                    r = eval(call, {"T": T, "d": d, "vals": vals})
+                    out.append((n, call, r if isinstance(r, (str, bool, int, float, tuple, list)) else repr(r)))
+                except Exception as e:       # noqa: BLE001  (the oracle's exception, whatever it is)
+                    out.append((n, call, type(e).__name__, str(e)))
+    return out
+
+
+def test_float8_dtypes_as_torch():
+    """Creation, torch's conversions (e4m3fn saturating, e8m0fnu's exponent rounding), bit patterns, printing,
+    finfo, promotion refusals.  (glassgrad computes the elementwise kernels torch refuses for them.)"""
+    for g, t in zip(_f8_results(gg), _f8_results(torch)):
+        assert g == t

@@ -11,7 +11,7 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"glassgrad\.
 from ._dtype import (dtype, float16, bfloat16, finfo, iinfo,  # noqa: E402
                      float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, half, float,
                      double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
-                     can_cast)
+                     can_cast, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
 from ._device import device, set_default_device, get_default_device
 from ._globals import *  # noqa: F401,F403
 from .storage import (UntypedStorage, TypedStorage, is_storage, DoubleStorage, FloatStorage, HalfStorage,  # noqa: F401

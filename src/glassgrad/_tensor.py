@@ -427,8 +427,9 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorCopyMethods, TensorProtoc
                 raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
                                 "to copy the tensor to host memory first.")
             return to_host(self._data)
-        if self._data.dtype.kind == "V":       # bfloat16: torch has no NumPy dtype for it
-            raise TypeError("Got unsupported ScalarType BFloat16")
+        if self._data.dtype.kind == "V" or self._data.dtype.itemsize == 1 and self._data.dtype.kind == "f":
+            # bfloat16, the float8s (ml_dtypes calls float8_e5m2's kind 'f'): torch has no NumPy dtype for them
+            raise TypeError(f"Got unsupported ScalarType {self.dtype.name_c}")
         return self._data
 
     # -- everything else is a method of one op family: see _tensor_methods.py----------------

@@ -123,13 +123,13 @@ def _array_from_data(data, dtype):
     """An ndarray for torch.tensor(data): PyTorch's dtype inference."""
     if isinstance(data, Tensor):
         arr = backend.to_host(data._data)
-        return arr if dtype is None else arr.astype(dtype.np)
+        return arr if dtype is None else _dtype.cast(arr, dtype.np)
     if isinstance(data, np.ndarray):
         _dtype.from_numpy_dtype(data.dtype, user=True)
-        return data if dtype is None else data.astype(dtype.np)
+        return data if dtype is None else _dtype.cast(data, dtype.np)
     if isinstance(data, np.generic):
         arr = np.asarray(data)
-        return arr if dtype is None else arr.astype(dtype.np)
+        return arr if dtype is None else _dtype.cast(arr, dtype.np)
     scalar_dt = None
     if isinstance(data, (list, tuple)):
         data = _unwrap_nested(data)
@@ -158,7 +158,7 @@ def _array_from_data(data, dtype):
         raise ValueError("Overflow when unpacking long long")
     if dtype is not None:
         _check_fits(arr, dtype)
-        return arr.astype(dtype.np)
+        return _dtype.cast(arr, dtype.np)
     k = arr.dtype.kind
     if k == "f":
         return arr.astype(_dtype._default[0].np)

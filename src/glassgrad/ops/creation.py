@@ -247,7 +247,7 @@ def _fill_value(v, dt, fn, arg="fill_value", pos=2):
         info = np.iinfo(dt.np)
         if not math.isfinite(v) or v > info.max or v < (-info.max if info.min == 0 else info.min):
             raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
-    return np.array(v).astype(dt.np)[()]
+    return _dtype.cast(np.array(v), dt.np)[()]
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
