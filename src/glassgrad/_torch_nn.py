@@ -13,7 +13,7 @@ from .ops import unary as _un
 __all__ = ["binary_cross_entropy_with_logits", "cosine_embedding_loss", "ctc_loss", "hinge_embedding_loss", "kl_div",
            "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "max_pool3d", "max_pool1d_with_indices",
            "adaptive_max_pool1d", "channel_shuffle", "grid_sampler", "grid_sampler_2d", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell",
-           "gru_cell"]
+           "gru_cell", "lstm", "gru", "rnn_tanh", "rnn_relu"]
 
 
 def _red(reduction):
@@ -126,3 +126,84 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     z = (h_z + i_z).sigmoid()
     n = (i_n + h_n * r).tanh()
     return (hx - n) * z + n
+
+
+# -- whole RNN stacks: torch.lstm / gru / rnn_tanh / rnn_relu over flat parameter lists -----------------------------
+class _Stack:
+    """What RNNBase's multi-layer driver reads from its module, from torch.lstm's arguments: the parameters
+    per layer and direction (w_ih, w_hh[, b_ih, b_hh][, w_hr]) in torch's flat order."""
+
+    def __init__(self, mode, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+        D = 2 if bidirectional else 1
+        n = len(params) // (num_layers * D)
+        if n * num_layers * D != len(params) or n not in (2, 3, 4, 5):
+            raise RuntimeError(f"{mode.lower()}: expected {num_layers * D} groups of parameters, got {len(params)} "
+                               f"parameters")
+        self.mode, self.num_layers, self.bidirectional = mode, int(num_layers), bool(bidirectional)
+        self.bias, self.dropout, self.training, self.batch_first = bool(has_biases), float(dropout), bool(train), \
+            bool(batch_first)
+        self.proj_size = params[n - 1].shape[0] if n - (4 if has_biases else 2) == 1 else 0
+        self._all_weights, self._w = [], {}
+        for k in range(num_layers * D):
+            names = [f"p{k}_{i}" for i in range(n)]
+            self._w.update(zip(names, params[k * n:(k + 1) * n]))
+            self._all_weights.append(names)
+        self._flat_weights = list(params)
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["_w"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _rnn(mode, input, hx, cx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first,
+         batch_sizes=None):
+    from .nn.modules.rnn import RNNBase
+    s = _Stack(mode, list(params), has_biases, num_layers, dropout, train, bidirectional, batch_first)
+    bs = None if batch_sizes is None else [int(b) for b in batch_sizes.tolist()]
+    x = input.transpose(0, 1) if batch_first and bs is None else input
+    s._step = lambda: RNNBase._step(s)
+    s._fused = lambda *a: RNNBase._fused(s, *a)
+    out, h, c = RNNBase._run(s, x, bs, hx, cx)
+    if batch_first and bs is None:      # ATen transposes RNN/GRU outputs in place, LSTM's out of place
+        out = out.transpose(0, 1) if mode == "LSTM" else out.transpose_(0, 1)
+    return out, h, c
+
+
+def _packed(args):
+    """torch's .data overload: (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+    bidirectional) -- the second argument is the batch sizes, not the hidden state."""
+    return len(args) > 3 and isinstance(args[3], (list, tuple))
+
+
+def lstm(*args):
+    """torch.lstm(input, (h0, c0), params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+    -> (output, h_n, c_n); or the packed form (data, batch_sizes, (h0, c0), params, ..., bidirectional)."""
+    if _packed(args):
+        data, bs, hx, *rest = args
+        return _rnn("LSTM", data, hx[0], hx[1], *rest, False, batch_sizes=bs)
+    input, hx, *rest = args
+    return _rnn("LSTM", input, hx[0], hx[1], *rest)
+
+
+def _single(mode, args):
+    if _packed(args):
+        data, bs, hx, *rest = args
+        out, h, _ = _rnn(mode, data, hx, None, *rest, False, batch_sizes=bs)
+    else:
+        input, hx, *rest = args
+        out, h, _ = _rnn(mode, input, hx, None, *rest)
+    return out, h
+
+
+def gru(*args):
+    return _single("GRU", args)
+
+
+def rnn_tanh(*args):
+    return _single("RNN_TANH", args)
+
+
+def rnn_relu(*args):
+    return _single("RNN_RELU", args)
