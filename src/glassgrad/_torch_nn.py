@@ -13,7 +13,7 @@ from .ops import unary as _un
 __all__ = ["binary_cross_entropy_with_logits", "cosine_embedding_loss", "ctc_loss", "hinge_embedding_loss", "kl_div",
            "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "max_pool3d", "max_pool1d_with_indices",
            "adaptive_max_pool1d", "channel_shuffle", "grid_sampler", "grid_sampler_2d", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell",
-           "gru_cell", "lstm", "gru", "rnn_tanh", "rnn_relu"]
+           "gru_cell", "lstm", "gru", "rnn_tanh", "rnn_relu", "embedding_bag"]
 
 
 def _red(reduction):
@@ -207,3 +207,38 @@ def rnn_tanh(*args):
 
 def rnn_relu(*args):
     return _single("RNN_RELU", args)
+
+
+# -- torch.embedding_bag: the output and the three bookkeeping tensors ATen returns with it ---------------------------
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """(output, offset2bag, bag_size, max_indices) as ATen's CPU kernel fills them: offset2bag is each index's
+    bag (empty for mode sum without padding_idx), bag_size each bag's count of non-padding indices (zeros for
+    sum), max_indices the weight row of each maximum (mode max), a copy of bag_size (mean), zeros (sum)."""
+    import numpy as np
+    from .ops import embedding as _E
+    from .ops.creation import from_numpy
+    out = _E._embedding_bag(weight, indices, offsets, scale_grad_by_freq, int(mode), sparse, per_sample_weights,
+                            include_last_offset, padding_idx)
+    idx = indices._data.astype(np.int64).reshape(-1)
+    offs = offsets._data.astype(np.int64)
+    nw = weight.shape[0]
+    nb = offs.size - 1 if include_last_offset else offs.size
+    n = idx.size
+    bag = np.searchsorted(offs[:nb], np.arange(n), side="right") - 1 if nb else np.zeros(n, np.int64)
+    bag = np.clip(bag, 0, max(nb - 1, 0))
+    pad = -1 if padding_idx is None else (padding_idx + nw if padding_idx < 0 else padding_idx)
+    valid = idx != pad
+    if mode == 0:
+        o2b = bag if padding_idx is not None else np.zeros(0, np.int64)
+        return out, from_numpy(o2b), from_numpy(np.zeros(nb, np.int64)), from_numpy(np.zeros(nb, np.int64))
+    size = np.bincount(bag[valid], minlength=nb)[:nb].astype(np.int64)
+    if mode == 1:
+        return out, from_numpy(bag), from_numpy(size), from_numpy(size.copy())
+    w = weight._data
+    maxi = np.zeros((nb, w.shape[1]), np.int64)
+    for b in range(nb):
+        rows = idx[(bag == b) & valid]
+        if rows.size:
+            maxi[b] = rows[np.argmax(w[rows], axis=0)]      # the first row reaching each column's maximum
+    return out, from_numpy(bag), from_numpy(size), from_numpy(maxi)
