@@ -5,7 +5,8 @@ ops: native_batch_norm native_layer_norm native_group_norm (the norm kernels of 
      (torch gives it no derivative), norm_except_dim (torch's composite), batch_norm_update_stats, and
      SyncBatchNorm's primitives batch_norm_stats batch_norm_elemt batch_norm_gather_stats
      batch_norm_gather_stats_with_counts batch_norm_backward_reduce batch_norm_backward_elemt (torch has them
-     on CUDA only; here they compute its formulas on any device, without a graph, as torch's CUDA kernels).
+     on CUDA only; here they compute its formulas on any device, without a graph, as torch's CUDA kernels),
+     conv_tbc (ConvTbcBackward0: a 1-d convolution in (time, batch, channel) layout).
 """
 import numpy as np
 
@@ -14,11 +15,12 @@ from ..autograd.graph import Node
 from . import norm as _norm, channel_shuffle as _cs
 from .statistics import LinalgVectorNormBackward0
 from .dropout import _bernoulli_like
+from .conv import conv_arr, conv_input_grad_arr, conv_weight_grad_arr
 
 __all__ = ["native_batch_norm", "native_layer_norm", "native_group_norm", "native_dropout",
            "native_channel_shuffle", "norm_except_dim", "batch_norm_update_stats", "batch_norm_stats",
            "batch_norm_elemt", "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts",
-           "batch_norm_backward_reduce", "batch_norm_backward_elemt"]
+           "batch_norm_backward_reduce", "batch_norm_backward_elemt", "conv_tbc"]
 
 
 def _f(a, dt):
@@ -237,3 +239,46 @@ def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum
     if weight is not None:
         gx = gx * _b(weight._data, nd)
     return make(gx.astype(x.dtype, copy=False))
+
+
+# -- conv_tbc: a 1-d convolution over (time, batch, channel) input, weight (width, in, out) ------------------------
+class ConvTbcBackward0(Node):    # y[t] = sum_k x_pad[t + k] @ w[k] + b; dx, dw: the convolution's adjoints, db = sum gy
+    __slots__ = ("x", "w", "pad")
+
+    def backward(self, ns, g):
+        if ns.is_tensor_mode:
+            raise RuntimeError("double backward through conv_tbc is not supported by glassgrad")
+        x, w, p = self.x, self.w, (self.pad,)
+        gy = g.transpose(1, 2, 0)
+        wc = w.transpose(2, 1, 0)
+        gx = conv_input_grad_arr(gy, wc, (x.shape[0],), (1,), p, (1,), 1).transpose(2, 0, 1)
+        gw = conv_weight_grad_arr(x.transpose(1, 2, 0), gy, wc.shape, (1,), p, (1,), 1).transpose(2, 1, 0)
+        return (np.ascontiguousarray(gx, dtype=x.dtype), np.ascontiguousarray(gw, dtype=w.dtype),
+                g.sum(axis=(0, 1)).astype(g.dtype))
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    x, w, b = input._data, weight._data, bias._data
+    if x.ndim != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if w.ndim != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if b.ndim != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if x.shape[2] != w.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if b.shape[0] != w.shape[2]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    pad = int(pad)
+    t_out = x.shape[0] + 2 * pad - w.shape[0] + 1
+    if t_out < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {t_out}: [{t_out}, {x.shape[1]}, "
+                           f"{w.shape[2]}]")
+    y = conv_arr(x.transpose(1, 2, 0), w.transpose(2, 1, 0), (1,), (pad,), (1,), 1)
+    y = np.ascontiguousarray((y + b.reshape(1, -1, 1)).transpose(2, 0, 1), dtype=x.dtype)
+    ins = (input, weight, bias)
+    if grad.enabled and any(t._rg for t in ins):
+        n = ConvTbcBackward0(tuple(edge(t) if t._rg else (None, 0) for t in ins))
+        n.x, n.w, n.pad = x, w, pad
+        return make(y, True, n)
+    return make(y)

@@ -14,6 +14,7 @@ from ._loss import *  # noqa: F401,F403
 from ._loss_linear import *  # noqa: F401,F403
 from ._attention import *  # noqa: F401,F403
 from ..._tensor import Tensor  # noqa: F401  (torch.nn.functional.Tensor)
+from ...ops.native import conv_tbc  # noqa: F401
 from ...overrides import (has_torch_function, has_torch_function_unary, has_torch_function_variadic,  # noqa: F401
                           handle_torch_function, boolean_dispatch)
 from ._attention import (_canonical_mask, _none_or_dtype, _mha_shape_check, _in_projection_packed,  # noqa: F401
@@ -47,7 +48,7 @@ def assert_int_or_pair(arg, arg_name, message):
     assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)
 
 
-_FROM_OPS = {"linear"}      # nn.functional functions that are ops (defined in ops/addmm.py)
+_FROM_OPS = {"linear", "conv_tbc"}      # nn.functional functions that are ops (defined in ops/addmm.py)
 
 
 def _wrap():
