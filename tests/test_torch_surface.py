@@ -515,3 +515,15 @@ def test_embedding_bag_outputs_as_torch():
         for a, b in zip(ga, ta):
             assert a.shape == b.shape
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_get_device_module_and_cpu_module_as_torch():
+    for T in (torch, gg):
+        assert T.get_device_module() is T.cpu and T.get_device_module("cpu") is T.cpu
+        assert T.get_device_module(T.device("cuda:0")) is T.cuda
+        assert (T.cpu.is_available(), T.cpu.device_count(), T.cpu.current_device()) == (True, 1, "cpu")
+        T.cpu.synchronize()
+        with pytest.raises(RuntimeError, match="Device 'meta' does not have a corresponding module registered"):
+            T.get_device_module("meta")
+        with pytest.raises(RuntimeError, match="Invalid value of device '3'"):
+            T.get_device_module(3)

@@ -146,6 +146,50 @@ class cuda:
         pass
 
 
+class cpu:
+    """torch.cpu: the CPU's device-module interface (one device, always there, nothing to synchronise)."""
+
+    @staticmethod
+    def is_available():
+        return True
+
+    @staticmethod
+    def is_initialized():
+        return True
+
+    @staticmethod
+    def device_count():
+        return 1
+
+    @staticmethod
+    def current_device():
+        return "cpu"
+
+    @staticmethod
+    def set_device(device):
+        pass
+
+    @staticmethod
+    def synchronize(device=None):  # noqa: F811  (the argument torch names device)
+        pass
+
+
+def get_device_module(device=None):
+    """The module of a device type (torch.cuda, torch.cpu); None: the accelerator's, or cpu's without one."""
+    if isinstance(device, globals()["device"]):
+        name = device.type
+    elif isinstance(device, str):
+        name = globals()["device"](device).type
+    elif device is None:
+        name = "cuda" if backend.cuda_available() else "cpu"
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    mod = globals().get(name) if name in ("cpu", "cuda") else None
+    if mod is None:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'.")
+    return mod
+
+
 _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
                "overrides")
 
