@@ -166,7 +166,7 @@ class cpu:
         return "cpu"
 
     @staticmethod
-    def set_device(device):
+    def set_device(device):  # noqa: F811  (the argument torch names device)
         pass
 
     @staticmethod
@@ -174,7 +174,7 @@ class cpu:
         pass
 
 
-def get_device_module(device=None):
+def get_device_module(device=None):  # noqa: F811  (the argument torch names device)
     """The module of a device type (torch.cuda, torch.cpu); None: the accelerator's, or cpu's without one."""
     if isinstance(device, globals()["device"]):
         name = device.type
