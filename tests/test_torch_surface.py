@@ -527,3 +527,14 @@ def test_get_device_module_and_cpu_module_as_torch():
             T.get_device_module("meta")
         with pytest.raises(RuntimeError, match="Invalid value of device '3'"):
             T.get_device_module(3)
+
+
+def test_memory_identity_methods_as_torch():
+    for T in (torch, gg):
+        y = T.arange(6.0)
+        assert [y.is_set_to(y), y.is_set_to(y.view(2, 3)), y.is_set_to(y[:]), y.is_set_to(y.clone()),
+                y[1:].is_set_to(y[1:]), y[1:].is_set_to(y[2:])] == [True, False, True, False, True, False]
+        assert y.const_data_ptr() == y.data_ptr()
+        z = y.new_empty_strided((2, 2), (1, 2))
+        assert (tuple(z.shape), z.stride(), z.dtype) == ((2, 2), (1, 2), T.float32)
+        assert y.new_empty_strided((2,), (1,), dtype=T.int32).dtype == T.int32

@@ -40,3 +40,19 @@ class TensorCopyMethods:
 
     def storage_type(self):
         return _storage.storage_type_of(self.dtype)
+
+    def const_data_ptr(self):
+        return self.data_ptr()
+
+    def is_set_to(self, tensor):
+        """Whether both tensors view the same storage with the same offset, sizes and strides."""
+        mine = self if self._base is None else self._base
+        theirs = tensor if tensor._base is None else tensor._base
+        return mine is theirs and self.storage_offset() == tensor.storage_offset() and \
+            tuple(self.shape) == tuple(tensor.shape) and self.stride() == tensor.stride()
+
+    def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
+                          requires_grad=False):
+        return _ops.creation.empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
+                                           device=self.device if device is None else device,
+                                           requires_grad=requires_grad)
