@@ -538,3 +538,33 @@ def test_memory_identity_methods_as_torch():
         z = y.new_empty_strided((2, 2), (1, 2))
         assert (tuple(z.shape), z.stride(), z.dtype) == ((2, 2), (1, 2), T.float32)
         assert y.new_empty_strided((2,), (1,), dtype=T.int32).dtype == T.int32
+
+
+_CALLBACK_CALLS = [
+    "x.clone().apply_(lambda v: v * 2)", "T.arange(4).apply_(lambda v: v * 2.7)",
+    "x.clone().requires_grad_().apply_(lambda v: v)", "x.clone().map_(T.ones(4), lambda a, b: a + b)",
+    "x.clone().map_(T.ones(1), lambda a, b: a + b)", "x.clone().map2_(T.ones(4), T.full((4,), 2.), lambda a, b, c: a + b * c)",
+    "x.clone().apply_(lambda v: 'a')", "T.tensor([True, False]).apply_(lambda v: not v)", "x[::2].apply_(lambda v: v + 10)",
+    "x.clone().map_(T.ones(4, dtype=T.int64), lambda a, b: a + b)", "T.is_nonzero(T.tensor([0.]))",
+    "T.is_nonzero(T.tensor([1.5]))", "T.is_nonzero(T.tensor([1, 2]))", "T.is_nonzero(T.tensor([]))", "T.tensor(3).is_nonzero()",
+    "T.is_same_size(T.ones(2, 3), T.zeros(2, 3))", "T.ones(2).is_same_size(T.ones(3))", "T.is_same_size(T.ones(2), 3)",
+    "T.is_signed(T.ones(2, dtype=T.uint8))", "T.is_signed(T.ones(2))", "T.is_vulkan_available()",
+    "T.cudnn_is_acceptable(T.ones(2))",
+]
+
+
+def _callback_results(T):
+    out = []
+    for call in _CALLBACK_CALLS:
+        x = T.arange(4.0)
+        try:
+            r = eval(call, {"T": T, "x": x})
+            out.append((call, repr(r), x.tolist(), x._version))
+        except Exception as e:       # noqa: BLE001  (the oracle's exception, whatever it is)
+            out.append((call, type(e).__name__, str(e)))
+    return out
+
+
+def test_python_callbacks_and_predicates_as_torch():
+    for g, t in zip(_callback_results(gg), _callback_results(torch)):
+        assert g == t

@@ -86,6 +86,29 @@ def is_distributed(input):
     return input.is_distributed()
 
 
+def is_nonzero(input):
+    return input.is_nonzero()
+
+
+def is_same_size(input, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"is_same_size(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return input.is_same_size(other)
+
+
+def is_signed(input):
+    return input.is_signed()
+
+
+def is_vulkan_available():
+    return False
+
+
+def cudnn_is_acceptable(input):
+    """Whether cuDNN would take this tensor: never here (no cuDNN; torch says False for CPU tensors too)."""
+    return False
+
+
 def set_default_tensor_type(t):
     """Deprecated in torch: the default floating dtype from a tensor type (FloatTensor, 'torch.DoubleTensor')."""
     from . import _legacy

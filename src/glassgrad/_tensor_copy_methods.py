@@ -1,8 +1,33 @@
 """The Tensor methods of ops/view_copies.py (the `*_scatter` ops, narrow_copy, slice_inverse), each a
 one-line delegation to its op module; ``Tensor`` inherits them with those of ``_tensor_methods.py``.
 """
+import numbers
+
+import numpy as np
+
 from . import ops as _ops
 from . import storage as _storage
+
+
+def _real(v):
+    if not isinstance(v, (numbers.Real, np.bool_)):
+        raise TypeError(f"must be real number, not {type(v).__name__}")
+    return v
+
+
+def _elementwise_(t, name, fn, others):
+    """t[i] = fn(t[i], other[i], ...) in place, element by element in Python (torch's CPU-only apply_/map_)."""
+    if t.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+    srcs = []
+    for o in others:
+        if o.dtype is not t.dtype:
+            raise TypeError(f"{name}: expected torch.{t.dtype._legacy} for 'other' (got torch.{o.dtype._legacy})")
+        srcs.append(o.expand(t.shape)._data)
+    a = t._data
+    for idx in np.ndindex(a.shape):
+        a[idx] = _real(fn(a[idx].item(), *(s[idx].item() for s in srcs)))
+    return t          # (torch's apply_ / map_ leave the version counter alone: so does this)
 
 
 class TensorCopyMethods:
@@ -56,3 +81,26 @@ class TensorCopyMethods:
         return _ops.creation.empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
                                            device=self.device if device is None else device,
                                            requires_grad=requires_grad)
+
+    # -- element-by-element Python callables (CPU) and predicates ------------------------------------------
+    def apply_(self, callable):
+        return _elementwise_(self, "apply_", callable, ())
+
+    def map_(self, tensor, callable):
+        return _elementwise_(self, "map_", callable, (tensor,))
+
+    def map2_(self, x, y, callable):
+        return _elementwise_(self, "map2_", callable, (x, y))
+
+    def is_nonzero(self):
+        n = self._data.size
+        if n != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} is "
+                               f"ambiguous")
+        return bool(self._data.reshape(-1)[0])
+
+    def is_same_size(self, other):
+        if not isinstance(other, type(self)) and not hasattr(other, "_data"):
+            raise TypeError(f"is_same_size(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(other).__name__}")
+        return tuple(self.shape) == tuple(other.shape)
