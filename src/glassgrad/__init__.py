@@ -227,7 +227,8 @@ _FROM_FUNCTIONAL = ("selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "prelu"
 
 _TORCH_NN = ("binary_cross_entropy_with_logits", "cosine_embedding_loss", "ctc_loss", "hinge_embedding_loss", "kl_div",
              "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "max_pool3d", "max_pool1d_with_indices",
-             "adaptive_max_pool1d", "channel_shuffle", "grid_sampler", "grid_sampler_2d", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell",
+             "adaptive_max_pool1d", "channel_shuffle", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
+             "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell",
              "gru_cell", "lstm", "gru", "rnn_tanh", "rnn_relu", "embedding_bag")
 
 

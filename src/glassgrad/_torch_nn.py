@@ -12,7 +12,8 @@ from .ops import unary as _un
 
 __all__ = ["binary_cross_entropy_with_logits", "cosine_embedding_loss", "ctc_loss", "hinge_embedding_loss", "kl_div",
            "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "max_pool3d", "max_pool1d_with_indices",
-           "adaptive_max_pool1d", "channel_shuffle", "grid_sampler", "grid_sampler_2d", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell",
+           "adaptive_max_pool1d", "channel_shuffle", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
+           "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell",
            "gru_cell", "lstm", "gru", "rnn_tanh", "rnn_relu", "embedding_bag"]
 
 
@@ -83,8 +84,15 @@ _PADDING = {0: "zeros", 1: "border", 2: "reflection"}
 
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    if input.dim() != 4:
+    if input.dim() != 4 or grid.dim() != 4:
         raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same number of dimensions, but got "
+                           f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() != 5 or grid.dim() != 5:
+        raise RuntimeError(f"grid_sampler(): expected 5D input and grid with same number of dimensions, but got "
                            f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 
