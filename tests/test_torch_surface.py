@@ -568,3 +568,20 @@ def _callback_results(T):
 def test_python_callbacks_and_predicates_as_torch():
     for g, t in zip(_callback_results(gg), _callback_results(torch)):
         assert g == t
+
+
+def test_safetensors_round_trip_the_new_dtypes_with_torch(tmp_path):
+    """uint16/32/64 and the float8 types travel through safetensors both ways, byte for byte with torch's."""
+    from safetensors.torch import load_file as t_load, save_file as t_save
+    from glassgrad.safetensors import load_file as g_load, save_file as g_save
+    names = ["uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"]
+    src = {n: torch.tensor([0.0, 1.5, 3.0, 7.0]).to(getattr(torch, n)) for n in names}
+    t_save(src, str(tmp_path / "t.safetensors"))
+    mine = g_load(tmp_path / "t.safetensors")
+    for n in names:
+        assert mine[n].dtype is getattr(gg, n)
+        assert mine[n].view(gg.uint8).tolist() == src[n].view(torch.uint8).tolist()
+    g_save(mine, str(tmp_path / "g.safetensors"))
+    back = t_load(str(tmp_path / "g.safetensors"))
+    for n in names:
+        assert back[n].dtype == src[n].dtype and torch.equal(back[n].view(torch.uint8), src[n].view(torch.uint8))
