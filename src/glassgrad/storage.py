@@ -26,7 +26,15 @@ def _index(i, n):
 
 
 def bytes_of(arr):
-    """The uint8 view of a dense array's whole memory (the storage of a tensor whose base owns `arr`)."""
+    """The uint8 view of a dense array's whole memory (the storage of a tensor whose base owns `arr`); for a
+    strided NumPy view (a tensor from a checkpoint or a strided array), the nearest dense array it views."""
+    while not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+        up = arr.base
+        if not isinstance(up, np.ndarray):      # as_strided's views hold their array through a DummyArray
+            up = getattr(up, "base", None)
+        if not isinstance(up, np.ndarray):
+            break
+        arr = up
     if not (arr.flags.c_contiguous or arr.flags.f_contiguous):
         raise RuntimeError("glassgrad: this tensor's memory is a strided NumPy array, not one dense block, so it "
                            "has no storage to expose; call .contiguous() first")
