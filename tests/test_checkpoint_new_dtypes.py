@@ -47,3 +47,11 @@ def test_glassgrad_checkpoints_with_the_new_dtypes_load_in_torch(tmp_path):
     for n in NAMES:
         assert back[n].untyped_storage().data_ptr() == back[n + "_view"].untyped_storage().data_ptr()
     assert np.uint64(back["big"].item()) == np.uint64(2 ** 64 - 1)
+
+
+def test_dtype_values_travel_both_ways(tmp_path):
+    torch.save({"a": torch.float32, "b": torch.uint16, "c": torch.float8_e5m2}, tmp_path / "t.pt")
+    got = gg.load(tmp_path / "t.pt")
+    assert got == {"a": gg.float32, "b": gg.uint16, "c": gg.float8_e5m2}
+    gg.save(got, tmp_path / "g.pt", format="torch")
+    assert torch.load(tmp_path / "g.pt") == {"a": torch.float32, "b": torch.uint16, "c": torch.float8_e5m2}

@@ -15,6 +15,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from . import _dtype
 from .safetensors import MAX_DEPTH
 from .serialization import CheckpointError, checked_view, requires_grad, set_key
 
@@ -72,18 +73,6 @@ def _rebuild_parameter(data, requires_grad_, backward_hooks):
     return Parameter(data, requires_grad=requires_grad(requires_grad_, data._data.dtype, _bad))
 
 
-class _DtypeToken:
-    """A `torch.<dtype>` global of _rebuild_tensor_v3 (the dtypes torch saves on untyped storages)."""
-
-    def __init__(self, name):
-        self.name = name
-
-    @property
-    def dtype(self):
-        from . import _dtype
-        return getattr(_dtype, self.name).np
-
-
 _V3_DTYPES = ("uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
               "float8_e8m0fnu", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
               "uint8", "bool")
@@ -94,9 +83,9 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad_, ba
     from ._tensor import _make
     if not isinstance(storage, _Storage) or storage.array.dtype != np.uint8:
         raise _bad("tensor rebuilt from something that is not an untyped storage")
-    if not isinstance(dtype, _DtypeToken):
+    if not isinstance(dtype, _dtype.dtype):
         raise _bad("tensor rebuilt with something that is not a dtype")
-    npdt = dtype.dtype
+    npdt = dtype.np
     b = storage.array
     if b.size % npdt.itemsize:
         raise _bad(f"untyped storage of {b.size} bytes does not hold whole {dtype.name} elements")
@@ -111,7 +100,7 @@ _ALLOWED = {("collections", "OrderedDict"): OrderedDict,
             ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
             ("torch.storage", "UntypedStorage"): _StorageType("UntypedStorage", np.uint8)}
 _ALLOWED.update({("torch", n): _StorageType(n, d) for n, d in _STORAGES.items()})
-_ALLOWED.update({("torch", n): _DtypeToken(n) for n in _V3_DTYPES})
+_ALLOWED.update({("torch", n): getattr(_dtype, n) for n in _V3_DTYPES})     # the dtype objects themselves
 _CALLABLE = (OrderedDict, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter)
 _CONTAINERS = frozenset((tuple, list, dict, OrderedDict))
 # torch's own tensor types that glassgrad has no dtype for: a plain error, not a refusal as unsafe

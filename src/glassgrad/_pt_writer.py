@@ -96,6 +96,8 @@ class _Emitter:
                 self.w(b"sb")
         elif isinstance(obj, (np.integer, np.floating, np.bool_)):
             self.emit(obj.item())
+        elif type(obj).__name__ == "dtype" and type(obj).__module__ == "glassgrad._dtype":
+            self.global_("torch", obj.name)          # a dtype value (torch pickles it as the global torch.<name>)
         else:
             from .serialization import unstorable
             raise unstorable(obj, "glassgrad.save(format='torch')")
