@@ -86,6 +86,10 @@ def is_distributed(input):
     return input.is_distributed()
 
 
+def resize_as_(input, the_template, *, memory_format=None):
+    return input.resize_as_(the_template)
+
+
 def is_nonzero(input):
     return input.is_nonzero()
 
@@ -242,7 +246,8 @@ _NOT_TENSOR_FIRST = {"tensor", "as_tensor", "asarray", "from_numpy", "zeros", "o
                      "empty_strided", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack",
                      "column_stack", "row_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "einsum",
                      "atleast_1d", "atleast_2d", "atleast_3d", "norm", "split", "tensordot", "return_types",
-                     "index_put_zeros", "polygamma", "frombuffer", "from_file"}
+                     "index_put_zeros", "polygamma", "frombuffer", "from_file",
+                     "empty_permuted"}
 # ...and those whose first argument may also be a number (torch.add(2, x))
 _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
                  "remainder", "pow", "float_power", "xlogy"}

@@ -15,6 +15,55 @@ def _real(v):
     return v
 
 
+def _storage_bytes(base):
+    """The bytes of base's storage: those resize_ recorded, else its array's memory; None for a strided array."""
+    rec = base._extra.get("storage") if base._extra is not None else None
+    a = base._data
+    if rec is not None and a.__class__ is np.ndarray:
+        lo, p = rec.ctypes.data, a.ctypes.data
+        if lo <= p and p + a.nbytes <= lo + rec.size:      # (not replaced since, e.g. through .data)
+            return rec
+    try:
+        return _storage.bytes_of(base._data)
+    except RuntimeError:
+        return None
+
+
+def _resize_(t, shape):
+    """torch's resize_: the first numel elements of the storage from t's offset, contiguous; a storage that is
+    too small grows (its old bytes kept; the new elements as torch's empty: filled in deterministic mode)."""
+    from ._globals import fill_uninitialized
+    shape = tuple(int(s) for s in shape)
+    if t.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if any(s < 0 for s in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    if shape == tuple(t.shape):
+        return t
+    a = t._data
+    dt, isz = a.dtype, a.dtype.itemsize
+    base = t if t._base is None else t._base
+    off, n = t.storage_offset(), int(np.prod(shape))
+    store = _storage_bytes(base)
+    if store is not None and (off + n) * isz <= store.size:
+        t._data = store[off * isz:(off + n) * isz].view(dt).reshape(shape)
+        if t._base is None:
+            t._extra_dict()["storage"] = store         # the storage keeps its size when the tensor shrinks
+    else:
+        grown = np.zeros((off + n) * isz, np.uint8)
+        old = np.ascontiguousarray(a).reshape(-1).view(np.uint8) if store is None else store
+        keep = min(old.size, grown.size - (off * isz if store is None else 0))
+        start = off * isz if store is None else 0
+        grown[start:start + keep] = old[:keep]
+        flat = grown.view(dt)
+        fill_uninitialized(flat[(start + keep) // isz:])
+        t._data = flat[off:].reshape(shape)
+        t._base = t._view_fn = t._vbase_fn = None       # the grown storage is this tensor's own
+        t._extra_dict()["storage"] = grown
+    t._vc[0] += 1
+    return t
+
+
 def _elementwise_(t, name, fn, others):
     """t[i] = fn(t[i], other[i], ...) in place, element by element in Python (torch's CPU-only apply_/map_)."""
     if t.requires_grad:
@@ -54,7 +103,8 @@ class TensorCopyMethods:
     # -- storage.py: the memory under the tensor --------------------------------------------
     def untyped_storage(self):
         base = self if self._base is None else self._base
-        return _storage.UntypedStorage._wrap(_storage.bytes_of(base._data))
+        b = _storage_bytes(base)
+        return _storage.UntypedStorage._wrap(_storage.bytes_of(base._data) if b is None else b)
 
     def storage(self):
         from ._globals import warn_once
@@ -104,3 +154,10 @@ class TensorCopyMethods:
             raise TypeError(f"is_same_size(): argument 'other' (position 1) must be Tensor, not "
                             f"{type(other).__name__}")
         return tuple(self.shape) == tuple(other.shape)
+
+    # -- resize_: a new geometry on the same storage (grown when it no longer fits) -----------------------------
+    def resize_(self, *sizes, memory_format=None):
+        return _resize_(self, sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes)
+
+    def resize_as_(self, tensor, memory_format=None):
+        return _resize_(self, tuple(tensor.shape))

@@ -518,3 +518,28 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
         return _finish(np.zeros(0, dt.np), requires_grad, device)
     arr = np.memmap(filename, dtype=np.uint8, mode="r+" if shared else "c", shape=(need,)).view(np.ndarray)
     return _finish(arr.view(dt.np), requires_grad, device)
+
+
+__all__ += ["empty_permuted"]
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    """An uninitialised tensor of `size` whose memory holds its dims in the order `physical_layout` (outermost
+    first): strides follow that order."""
+    size = _args.int_list(size, "empty_permuted", "size", 1)
+    perm = _args.int_list(physical_layout, "empty_permuted", "physical_layout", 2)
+    if len(size) != len(perm):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(perm)}")
+    nd = len(size)
+    for i, p in enumerate(perm):
+        if not 0 <= p < nd:
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {nd - 1}, but got {p} at index "
+                               f"{i}).  NB: negative dims not currently supported; file an issue if you want it.")
+    if len(set(perm)) != nd:
+        raise RuntimeError("Duplicate dim not allowed")
+    dt = _dt(dtype, None, "empty_permuted")
+    _size((tuple(size),), "empty_permuted")
+    phys = _fill_uninit(np.zeros(tuple(size[p] for p in perm), dt.np))
+    return _finish(phys.transpose(tuple(np.argsort(perm))), requires_grad, _device_arg(device))
