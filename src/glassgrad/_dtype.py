@@ -160,9 +160,9 @@ def cast(arr, npdt):
     """arr.astype(npdt) with torch's conversions into the float8 types: float8_e4m3fn saturates at +-448
     (infinities too), float8_e8m0fnu keeps the exponent (rounding up from a mantissa of one half, 0 and
     negatives as their magnitude's), float8_e5m2's NaN is 0x7f."""
-    name = npdt.name
-    if name not in _FLOAT8 or arr.dtype == npdt:       # (ml_dtypes calls float8_e5m2's kind 'f', the others 'V')
+    if npdt.itemsize != 1 or npdt.kind not in "fV" or arr.dtype == npdt:    # the hot path: not a float8
         return arr.astype(npdt)
+    name = npdt.name                    # (ml_dtypes calls float8_e5m2's kind 'f', the others 'V')
     src = arr if arr.dtype.kind == "f" and arr.dtype.itemsize >= 4 else arr.astype(np.float32)
     if name == "float8_e4m3fn":
         return np.where(np.isnan(src), src, np.clip(src, -448, 448)).astype(npdt)
