@@ -9,10 +9,13 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"glassgrad\.")
 
 from ._dtype import (dtype, float16, bfloat16, finfo, iinfo,  # noqa: E402
-                     float32, float64, int8, int16, int32, int64, uint8, bool, half, float,
+                     float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, half, float,
                      double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
-                     can_cast)
-from ._device import device
+                     can_cast, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+from ._device import device, set_default_device, get_default_device
+from ._globals import *  # noqa: F401,F403
+from .storage import (UntypedStorage, TypedStorage, is_storage, DoubleStorage, FloatStorage, HalfStorage,  # noqa: F401
+                      BFloat16Storage, LongStorage, IntStorage, ShortStorage, CharStorage, ByteStorage, BoolStorage)
 from ._tensor import Tensor, Size
 from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor, CharTensor,
                       ByteTensor, BoolTensor)
@@ -63,6 +66,11 @@ from .ops.index_reduce import *  # noqa: F401,F403
 from .ops.linalg_extra import *  # noqa: F401,F403
 from .ops.windows import *  # noqa: F401,F403
 from .ops.tensor_misc import *  # noqa: F401,F403
+from .ops.view_copies import *  # noqa: F401,F403
+from .ops.native import *  # noqa: F401,F403
+from .ops.pad import constant_pad_nd  # noqa: F401
+from .ops.conv import convolution  # noqa: F401
+from .ops.grid_sample import affine_grid_generator  # noqa: F401
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -71,6 +79,66 @@ _keep_freed_arrays()
 
 strided = "torch.strided"
 __version__ = "0.1.0"
+
+import math as _math  # noqa: E402
+e, pi, inf, nan, newaxis = _math.e, _math.pi, _math.inf, _math.nan, None
+
+
+def is_inference(input):
+    return input.is_inference()
+
+
+def get_device(input):
+    return input.get_device()
+
+
+def is_distributed(input):
+    return input.is_distributed()
+
+
+def resize_as_(input, the_template, *, memory_format=None):
+    return input.resize_as_(the_template)
+
+
+def is_nonzero(input):
+    return input.is_nonzero()
+
+
+def is_same_size(input, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"is_same_size(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return input.is_same_size(other)
+
+
+def is_signed(input):
+    return input.is_signed()
+
+
+def is_vulkan_available():
+    return False
+
+
+def cudnn_is_acceptable(input):
+    """Whether cuDNN would take this tensor: never here (no cuDNN; torch says False for CPU tensors too)."""
+    return False
+
+
+def set_default_tensor_type(t):
+    """Deprecated in torch: the default floating dtype from a tensor type (FloatTensor, 'torch.DoubleTensor')."""
+    from . import _legacy
+    from ._globals import warn_once
+    warn_once("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+              "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
+    if isinstance(t, str):
+        if t.startswith("torch.cuda."):
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
+        t = getattr(_legacy, t[len("torch."):], None) if t.startswith("torch.") else None
+        if t is None:
+            raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    dt = getattr(t, "dtype", None)
+    if dt.__class__ is not dtype:
+        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    set_default_dtype(dt)
 
 
 def is_tensor(obj):
@@ -115,7 +183,52 @@ class cuda:
         pass
 
 
-_SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions")
+class cpu:
+    """torch.cpu: the CPU's device-module interface (one device, always there, nothing to synchronise)."""
+
+    @staticmethod
+    def is_available():
+        return True
+
+    @staticmethod
+    def is_initialized():
+        return True
+
+    @staticmethod
+    def device_count():
+        return 1
+
+    @staticmethod
+    def current_device():
+        return "cpu"
+
+    @staticmethod
+    def set_device(device):  # noqa: F811  (the argument torch names device)
+        pass
+
+    @staticmethod
+    def synchronize(device=None):  # noqa: F811  (the argument torch names device)
+        pass
+
+
+def get_device_module(device=None):  # noqa: F811  (the argument torch names device)
+    """The module of a device type (torch.cuda, torch.cpu); None: the accelerator's, or cpu's without one."""
+    if isinstance(device, globals()["device"]):
+        name = device.type
+    elif isinstance(device, str):
+        name = globals()["device"](device).type
+    elif device is None:
+        name = "cuda" if backend.cuda_available() else "cpu"
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    mod = globals().get(name) if name in ("cpu", "cuda") else None
+    if mod is None:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'.")
+    return mod
+
+
+_SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
+               "overrides")
 
 
 # torch.* names that are nn.functional's functions
@@ -123,7 +236,14 @@ _FROM_FUNCTIONAL = ("selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "prelu"
                     "threshold_", "cosine_similarity", "pairwise_distance", "conv1d", "conv2d", "conv3d",
                     "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
                     "adaptive_avg_pool1d", "bilinear", "pixel_shuffle",
-                    "pixel_unshuffle")   # only those whose torch.* signature is the functional one
+                    "pixel_unshuffle", "conv_transpose3d")   # only those whose torch.* signature is the functional one
+
+
+_TORCH_NN = ("binary_cross_entropy_with_logits", "cosine_embedding_loss", "ctc_loss", "hinge_embedding_loss", "kl_div",
+             "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "max_pool3d", "max_pool1d_with_indices",
+             "adaptive_max_pool1d", "channel_shuffle", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
+             "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell",
+             "gru_cell", "lstm", "gru", "rnn_tanh", "rnn_relu", "embedding_bag")
 
 
 # torch.* functions whose first argument is a Tensor get torch's TypeError for anything else ("exp():
@@ -136,7 +256,8 @@ _NOT_TENSOR_FIRST = {"tensor", "as_tensor", "asarray", "from_numpy", "zeros", "o
                      "empty_strided", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack",
                      "column_stack", "row_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "einsum",
                      "atleast_1d", "atleast_2d", "atleast_3d", "norm", "split", "tensordot", "return_types",
-                     "index_put_zeros", "polygamma"}
+                     "index_put_zeros", "polygamma", "frombuffer", "from_file",
+                     "empty_permuted"}
 # ...and those whose first argument may also be a number (torch.add(2, x))
 _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
                  "remainder", "pow", "float_power", "xlogy"}
@@ -145,11 +266,12 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 def _tensor_first_names():
     from .ops import (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics,
                       scans, sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm,
-                      linalg_legacy, linalg_cholesky, linalg_deprecated, einsum, norm as _norm, embedding, dropout)
+                      linalg_legacy, linalg_cholesky, linalg_deprecated, einsum, norm as _norm, embedding, dropout, view_copies,
+                      native)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics, scans,
               sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, linalg_deprecated, einsum, _norm,
-              embedding, dropout):
+              embedding, dropout, view_copies, native):
         names.update(m.__all__)
     for m in _more_families():
         names.update(m.__all__)
@@ -182,6 +304,8 @@ def __getattr__(name):
         return importlib.import_module(f"{__name__}.utils.dlpack").from_dlpack
     if name in ("save", "load"):
         return getattr(importlib.import_module(f"{__name__}.serialization"), name)
+    if name in _TORCH_NN:      # ATen-signature forms of nn.functional's functions (_torch_nn.py)
+        return getattr(importlib.import_module(f"{__name__}._torch_nn"), name)
     if name in _FROM_FUNCTIONAL:
         fn = getattr(importlib.import_module(f"{__name__}.nn.functional"), name, None)
         if fn is not None:

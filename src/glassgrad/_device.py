@@ -96,3 +96,21 @@ def as_device(d):
     if d.__class__ is device:
         return d
     return device(d)
+
+
+# -- torch.set_default_device / get_default_device: the device factories use when given none ----------------
+_default = [None]
+
+
+def set_default_device(device):
+    """The device tensor factories (zeros, tensor, arange, ...) use when called without one; None: cpu."""
+    _default[0] = None if device is None else as_device(device)
+
+
+def get_default_device():
+    return device("cpu") if _default[0] is None else _default[0]
+
+
+def default_device():
+    """The device set by set_default_device, or None (cpu)."""
+    return _default[0]

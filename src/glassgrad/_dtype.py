@@ -6,7 +6,8 @@ with ``import glassgrad as torch`` print what PyTorch prints.
 import numpy as np
 
 __all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
-           "uint8", "bool", "get_default_dtype", "set_default_dtype", "promote_types",
+           "uint8", "uint16", "uint32", "uint64", "bool", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+           "float8_e5m2fnuz", "float8_e8m0fnu", "get_default_dtype", "set_default_dtype", "promote_types",
            "result_type", "can_cast", "finfo"]
 
 _builtin_bool = bool
@@ -20,7 +21,7 @@ class dtype:
         if np_dtype is not None:        # None: bfloat16, whose NumPy dtype ml_dtypes gives on first use
             self.np = np.dtype(np_dtype)
         self.is_floating_point = cat == 2
-        self.is_signed = name not in ("uint8", "bool")
+        self.is_signed = name not in ("uint8", "uint16", "uint32", "uint64", "bool", "float8_e8m0fnu")
         self.itemsize = self.np.itemsize if itemsize is None else itemsize
         self._cat = cat          # 0 bool, 1 integer, 2 floating
         self._legacy = legacy    # legacy tensor type name, e.g. FloatTensor
@@ -28,9 +29,11 @@ class dtype:
     is_complex = False
 
     def __getattr__(self, name):
-        # reached only while a slot is unset: bfloat16's .np before ml_dtypes is loaded
+        # reached only while a slot is unset: bfloat16's (a float8's) .np before ml_dtypes is loaded
         if name == "np" and self.name == "bfloat16":
             return _load_bfloat16().np
+        if name == "np" and self.name in _FLOAT8:
+            return _load_ml(self).np
         raise AttributeError(f"'torch.dtype' object has no attribute '{name}'")
 
     @property
@@ -62,16 +65,34 @@ int16 = dtype("int16", np.int16, 1, "ShortTensor")
 int32 = dtype("int32", np.int32, 1, "IntTensor")
 int64 = dtype("int64", np.int64, 1, "LongTensor")
 uint8 = dtype("uint8", np.uint8, 1, "ByteTensor")
+# torch's "limited support" unsigned types: creation, conversion, copying and indexing, but no promotion with
+# any other integer type (promote_types raises, as torch's)
+uint16 = dtype("uint16", np.uint16, 1, "UInt16Tensor")
+uint32 = dtype("uint32", np.uint32, 1, "UInt32Tensor")
+uint64 = dtype("uint64", np.uint64, 1, "UInt64Tensor")
 bool = dtype("bool", np.bool_, 0, "BoolTensor")
+# torch's 8-bit floats: ml_dtypes' NumPy dtypes (loaded on first use, as bfloat16's).  torch gives them
+# creation, conversion (its own saturating / rounding rules: `cast`), copying, indexing and printing, and no
+# promotion with any other dtype.
+float8_e4m3fn = dtype("float8_e4m3fn", None, 2, "Float8_e4m3fnTensor", itemsize=1)
+float8_e5m2 = dtype("float8_e5m2", None, 2, "Float8_e5m2Tensor", itemsize=1)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", None, 2, "Float8_e4m3fnuzTensor", itemsize=1)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", None, 2, "Float8_e5m2fnuzTensor", itemsize=1)
+float8_e8m0fnu = dtype("float8_e8m0fnu", None, 2, "Float8_e8m0fnuTensor", itemsize=1)
+_FLOAT8 = {d.name: d for d in (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)}
 
 _C_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
-            "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+            "int32": "Int", "int64": "Long", "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32",
+            "uint64": "UInt64", "bool": "Bool", "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2",
+            "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2fnuz": "Float8_e5m2fnuz",
+            "float8_e8m0fnu": "Float8_e8m0fnu"}
 
 
 
 # the C++ types some of PyTorch's messages print instead (CPU kernels' template arguments)
 _CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double", "int8": "signed char",
-              "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char", "bool": "bool"}
+              "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
+              "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int", "bool": "bool"}
 
 
 def c_name(np_dtype):
@@ -94,9 +115,11 @@ def _np_name(d):
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool)
+_LIMITED = (uint16, uint32, uint64)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME["bfloat16"] = bfloat16
+_BY_NAME.update(_FLOAT8)
 _FROM_NP = {d.np: d for d in ALL}
 _FROM_NP_TYPE = {d.np.type: d for d in ALL}
 
@@ -117,6 +140,44 @@ def _load_bfloat16():
     _FROM_NP[npdt] = bfloat16
     _FROM_NP_TYPE[npdt.type] = bfloat16
     return bfloat16
+
+
+def _load_ml(d):
+    """Give a float8 dtype its NumPy dtype (ml_dtypes') on first use."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ModuleNotFoundError(BF16_MISSING.replace("glassgrad.bfloat16", f"glassgrad.{d.name}"),
+                                  name="ml_dtypes") from None
+    npdt = np.dtype(getattr(ml_dtypes, d.name))
+    d.np = npdt
+    _FROM_NP[npdt] = d
+    _FROM_NP_TYPE[npdt.type] = d
+    return d
+
+
+def cast(arr, npdt):
+    """arr.astype(npdt) with torch's conversions into the float8 types: float8_e4m3fn saturates at +-448
+    (infinities too), float8_e8m0fnu keeps the exponent (rounding up from a mantissa of one half, 0 and
+    negatives as their magnitude's), float8_e5m2's NaN is 0x7f."""
+    if npdt.itemsize != 1 or npdt.kind not in "fV" or arr.dtype == npdt:    # the hot path: not a float8
+        return arr.astype(npdt)
+    name = npdt.name                    # (ml_dtypes calls float8_e5m2's kind 'f', the others 'V')
+    src = arr if arr.dtype.kind == "f" and arr.dtype.itemsize >= 4 else arr.astype(np.float32)
+    if name == "float8_e4m3fn":
+        return np.where(np.isnan(src), src, np.clip(src, -448, 448)).astype(npdt)
+    if name == "float8_e8m0fnu":
+        bits = np.ascontiguousarray(src, dtype=np.float32).view(np.uint32)
+        exp, man = (bits >> 23) & 0xFF, bits & 0x7FFFFF
+        up = ((man & 0x400000) != 0) & (((man & 0x3FFFFF) != 0) | (exp != 0)) & (exp != 0xFF)
+        out = np.empty(np.shape(src), npdt)          # (an array of its own dtype: checkpoints find its owner)
+        out.view(np.uint8)[...] = np.minimum(exp + up, 0xFF)
+        return out
+    out = src.astype(npdt)
+    if name == "float8_e5m2":
+        b = out.view(np.uint8)
+        b[np.isnan(src)] = 0x7F
+    return out
 
 
 def is_bfloat16(npdt):
@@ -140,8 +201,9 @@ def from_numpy_dtype(npdt, user=False):
     """glassgrad dtype for a NumPy dtype; TypeError for dtypes torch has no equivalent of.  `user`: the dtype
     of an array the user hands to from_numpy / tensor, where torch refuses ml_dtypes' bfloat16 too."""
     try:
-        if user and _FROM_NP[npdt] is bfloat16:
-            raise TypeError("can't convert np.ndarray of type ml_dtypes.bfloat16. The only supported types are: "
+        if user and (_FROM_NP[npdt] is bfloat16 or _FROM_NP[npdt].name in _FLOAT8):
+            raise TypeError(f"can't convert np.ndarray of type ml_dtypes.{_FROM_NP[npdt].name}. The only supported "
+                            "types are: "
                             "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
         return _FROM_NP[npdt]
     except KeyError:
@@ -152,12 +214,15 @@ def from_numpy_dtype(npdt, user=False):
         if is_bfloat16(np.dtype(npdt)):      # an ml_dtypes array before glassgrad.bfloat16 was first used
             _load_bfloat16()
             return from_numpy_dtype(npdt, user)
+        if np.dtype(npdt).kind == "V" and np.dtype(npdt).name in _FLOAT8:
+            _load_ml(_FLOAT8[np.dtype(npdt).name])
+            return from_numpy_dtype(npdt, user)
             _load_bfloat16()
             return _FROM_NP[np.dtype(npdt)]
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(npdt).type.__name__}. The only supported types "
-            "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool (glassgrad has no complex or "
-            "uint16/32/64 tensors)."
+            "are: float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool "
+            "(glassgrad has no complex tensors)."
         ) from None
 
 
@@ -205,6 +270,12 @@ def promote_types(a, b):
         _dtype_arg(a, "promote_types", "type1", 1), _dtype_arg(b, "promote_types", "type2", 2)
     if a is b:
         return a
+    if a.name in _FLOAT8 or b.name in _FLOAT8:
+        raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote {a.name_c} and "
+                           f"{b.name_c}")
+    if (a in _LIMITED or b in _LIMITED) and a._cat != 2 and b._cat != 2:
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{a.name_c} and {b.name_c}")
     if a._cat == 2 or b._cat == 2:
         if a._cat == 2 and b._cat == 2:
             if a.itemsize == b.itemsize:        # float16 with bfloat16: neither holds the other
@@ -270,6 +341,11 @@ def can_cast(from_, to):
     return _dtype_arg(from_, "can_cast", "from_", 1)._cat <= _dtype_arg(to, "can_cast", "to", 2)._cat
 
 
+_F8_INFO = {"float8_e4m3fn": (0.125, 448.0, 2.0 ** -6), "float8_e5m2": (0.25, 57344.0, 2.0 ** -14),
+            "float8_e4m3fnuz": (0.125, 240.0, 2.0 ** -7), "float8_e5m2fnuz": (0.125, 57344.0, 2.0 ** -15),
+            "float8_e8m0fnu": (1.0, 2.0 ** 127, 2.0 ** -127)}
+
+
 class finfo:
     """torch.finfo: the machine limits of a floating dtype (bfloat16's are fixed here, so they need no ml_dtypes)."""
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
@@ -280,11 +356,14 @@ class finfo:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
         if d.name == "bfloat16":         # 8 exponent bits as float32, 8 significand bits (7 stored)
             bits, eps, mx, tiny, res = 16, 2.0 ** -7, _pyfloat.fromhex("0x1.fep127"), 2.0 ** -126, 0.01
+        elif d.name in _F8_INFO:         # torch's values (e8m0fnu: no sign, so its min is its smallest value)
+            (eps, mx, tiny), bits, res = _F8_INFO[d.name], 8, 1.0
         else:
             fi = np.finfo(d.np)
             bits, eps, mx, tiny, res = fi.bits, _pyfloat(fi.eps), _pyfloat(fi.max), _pyfloat(fi.tiny), \
                 10.0 ** -fi.precision
-        self.bits, self.eps, self.max, self.min, self.tiny = bits, eps, mx, -mx, tiny
+        lo = tiny if d.name == "float8_e8m0fnu" else -mx
+        self.bits, self.eps, self.max, self.min, self.tiny = bits, eps, mx, lo, tiny
         self.smallest_normal, self.resolution, self.dtype = tiny, res, d.name
 
     def __eq__(self, other):

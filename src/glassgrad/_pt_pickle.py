@@ -15,6 +15,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from . import _dtype
 from .safetensors import MAX_DEPTH
 from .serialization import CheckpointError, checked_view, requires_grad, set_key
 
@@ -72,18 +73,41 @@ def _rebuild_parameter(data, requires_grad_, backward_hooks):
     return Parameter(data, requires_grad=requires_grad(requires_grad_, data._data.dtype, _bad))
 
 
+_V3_DTYPES = ("uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+              "float8_e8m0fnu", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
+              "uint8", "bool")
+
+
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad_, backward_hooks, dtype, metadata=None):
+    """torch's rebuild of a tensor of `dtype` on an untyped (byte) storage: offset and strides count elements."""
+    from ._tensor import _make
+    if not isinstance(storage, _Storage) or storage.array.dtype != np.uint8:
+        raise _bad("tensor rebuilt from something that is not an untyped storage")
+    if not isinstance(dtype, _dtype.dtype):
+        raise _bad("tensor rebuilt with something that is not a dtype")
+    npdt = dtype.np
+    b = storage.array
+    if b.size % npdt.itemsize:
+        raise _bad(f"untyped storage of {b.size} bytes does not hold whole {dtype.name} elements")
+    a = checked_view(b.view(npdt), storage_offset, size, stride, _bad, negative_strides=False)
+    t = _make(a)
+    return t.requires_grad_(True) if requires_grad(requires_grad_, a.dtype, _bad) else t
+
+
 _ALLOWED = {("collections", "OrderedDict"): OrderedDict,
             ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
-            ("torch._utils", "_rebuild_parameter"): _rebuild_parameter}
+            ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
+            ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+            ("torch.storage", "UntypedStorage"): _StorageType("UntypedStorage", np.uint8)}
 _ALLOWED.update({("torch", n): _StorageType(n, d) for n, d in _STORAGES.items()})
-_CALLABLE = (OrderedDict, _rebuild_tensor_v2, _rebuild_parameter)
+_ALLOWED.update({("torch", n): getattr(_dtype, n) for n in _V3_DTYPES})     # the dtype objects themselves
+_CALLABLE = (OrderedDict, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter)
 _CONTAINERS = frozenset((tuple, list, dict, OrderedDict))
 # torch's own tensor types that glassgrad has no dtype for: a plain error, not a refusal as unsafe
 _NO_DTYPE = {("torch", "ComplexFloatStorage"): "complex64",
              ("torch", "ComplexDoubleStorage"): "complex128", ("torch", "QInt8Storage"): "quantized",
              ("torch", "QUInt8Storage"): "quantized", ("torch", "QInt32Storage"): "quantized",
              ("torch", "QUInt4x2Storage"): "quantized", ("torch", "QUInt2x4Storage"): "quantized",
-             ("torch._utils", "_rebuild_tensor_v3"): "uint16/32/64 or float8",
              ("torch._utils", "_rebuild_qtensor"): "quantized"}
 
 
@@ -128,8 +152,8 @@ class _Machine:
         obj = _ALLOWED.get((module, name))
         if obj is None and (module, name) in _NO_DTYPE:
             raise CheckpointError(f"torch checkpoint: it holds {_NO_DTYPE[module, name]} tensors ({module}.{name}), "
-                                  "which glassgrad does not have (its dtypes: float16/32/64, bfloat16, int8/16/32/64, uint8, "
-                                  "bool); convert them in torch first, e.g. with .float()")
+                                  "which glassgrad does not have (its dtypes: float16/32/64, bfloat16, float8, int8/16/32/64, "
+                                  "uint8/16/32/64, bool); convert them in torch first, e.g. with .float()")
         if obj is None:
             raise UnsafeCheckpointError(f"torch checkpoint: refusing global {module}.{name} (not needed to load "
                                         "tensors or state_dicts)")

@@ -19,6 +19,10 @@ _STORAGE_OF = {np.dtype(np.float32): "FloatStorage", np.dtype(np.float64): "Doub
                np.dtype(np.bool_): "BoolStorage"}
 
 
+_V3_DTYPES = ("uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+              "float8_e8m0fnu")
+
+
 class _Emitter:
     def __init__(self):
         self.out = [b"\x80\x02"]
@@ -92,6 +96,8 @@ class _Emitter:
                 self.w(b"sb")
         elif isinstance(obj, (np.integer, np.floating, np.bool_)):
             self.emit(obj.item())
+        elif type(obj).__name__ == "dtype" and type(obj).__module__ == "glassgrad._dtype":
+            self.global_("torch", obj.name)          # a dtype value (torch pickles it as the global torch.<name>)
         else:
             from .serialization import unstorable
             raise unstorable(obj, "glassgrad.save(format='torch')")
@@ -100,26 +106,32 @@ class _Emitter:
         from .nn.parameter import Parameter
         if t.dtype.name == "bfloat16":
             _STORAGE_OF.setdefault(t.dtype.np, "BFloat16Storage")     # ml_dtypes' dtype, known once it is used
-        if t.dtype.np not in _STORAGE_OF:
+        v3 = t.dtype.np not in _STORAGE_OF      # uint16/32/64, float8: torch's v3 form on an untyped storage
+        if v3 and t.dtype.name not in _V3_DTYPES:
             raise TypeError(f"glassgrad.save(format='torch'): dtype {t.dtype.np} has no torch storage")
         key, dtype, shape, strides, off = self.table.view(t)
         own, location = self.table.storage(key)
         if isinstance(t, Parameter):
             self.global_("torch._utils", "_rebuild_parameter")
             self.w(b"(")
-        self.global_("torch._utils", "_rebuild_tensor_v2")
+        self.global_("torch._utils", "_rebuild_tensor_v3" if v3 else "_rebuild_tensor_v2")
         self.w(b"((")
         self.emit("storage")
-        self.global_("torch", _STORAGE_OF[dtype])
+        if v3:
+            self.global_("torch.storage", "UntypedStorage")
+        else:
+            self.global_("torch", _STORAGE_OF[dtype])
         self.emit(key)
         self.emit(location)
-        self.emit(int(own.size))
+        self.emit(int(own.nbytes if v3 else own.size))
         self.w(b"tQ")
         self.emit(int(off))
         self.emit(tuple(int(s) for s in shape))
         self.emit(tuple(int(s) for s in strides))
         self.emit(bool(t._rg) and not isinstance(t, Parameter))
         self.ordered_dict_empty()
+        if v3:
+            self.global_("torch", t.dtype.name)
         self.w(b"tR")
         if isinstance(t, Parameter):
             self.emit(bool(t._rg))

@@ -28,6 +28,7 @@ from ._tensor_str import tensor_repr
 from ._tensor_methods import TensorMethods
 from ._tensor_linalg_methods import TensorLinalgMethods
 from ._tensor_more_methods import TensorMoreMethods
+from ._tensor_copy_methods import TensorCopyMethods
 from ._tensor_protocol import TensorProtocol
 
 _ndarray = np.ndarray
@@ -91,7 +92,7 @@ _NONLEAF_GRAD_WARNING = (
     "more information. (Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
-class Tensor(TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorProtocol):
+class Tensor(TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMethods, TensorProtocol):
     __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_grad", "_vc", "_base", "_view_fn", "_acc",
                  "_extra", "_vbase_fn", "__weakref__", "__dict__")
     __array_priority__ = 1000
@@ -427,8 +428,9 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorProtoc
                 raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
                                 "to copy the tensor to host memory first.")
             return to_host(self._data)
-        if self._data.dtype.kind == "V":       # bfloat16: torch has no NumPy dtype for it
-            raise TypeError("Got unsupported ScalarType BFloat16")
+        if self._data.dtype.kind == "V" or self._data.dtype.itemsize == 1 and self._data.dtype.kind == "f":
+            # bfloat16, the float8s (ml_dtypes calls float8_e5m2's kind 'f'): torch has no NumPy dtype for them
+            raise TypeError(f"Got unsupported ScalarType {self.dtype.name_c}")
         return self._data
 
     # -- everything else is a method of one op family: see _tensor_methods.py----------------

@@ -87,16 +87,6 @@ class TensorMoreMethods:
         return _ops.tensor_misc.new_empty_strided(self, size, stride, dtype=dtype, requires_grad=requires_grad)
     def dim_order(self, *, ambiguity_check=False):
         return _ops.tensor_misc.dim_order(self, ambiguity_check=ambiguity_check)
-    def apply_(self, callable):
-        return _ops.tensor_misc.apply_(self, callable)
-    def map_(self, tensor, callable):
-        return _ops.tensor_misc.map_(self, tensor, callable)
-    def map2_(self, x, y, callable):
-        return _ops.tensor_misc.map2_(self, x, y, callable)
-    def resize_(self, *sizes, memory_format=None):
-        return _ops.tensor_misc.resize_(self, *sizes, memory_format=memory_format)
-    def resize_as_(self, the_template, *, memory_format=None):
-        return _ops.tensor_misc.resize_as_(self, the_template, memory_format=memory_format)
     def as_strided_(self, size, stride, storage_offset=None):
         return _ops.tensor_misc.as_strided_(self, size, stride, storage_offset)
     def prelu(self, weight):

@@ -308,6 +308,7 @@ def _tensor_body(arr, indent):
         return "[]"
     summarize = arr.size > _opts["threshold"]
     kind = arr.dtype.kind
+    e8m0 = arr.dtype.name == "float8_e8m0fnu"
     if kind == "c":
         arr = arr.astype(np.complex128, copy=False)
     elif kind in "fV":
@@ -322,6 +323,8 @@ def _tensor_body(arr, indent):
         raise TypeError(f"unsupported dtype for printing: {arr.dtype}")
 
     values = _summary_values(arr, _opts["edgeitems"]) if summarize else arr.reshape(-1)
+    if e8m0:       # torch finds the zeros by comparing with 0 converted to e8m0: its smallest value, 2**-127
+        values = np.where(values == 2.0 ** -127, 0.0, values)
     if kind == "c":
         formatter = _ComplexFormatter(values)
     else:

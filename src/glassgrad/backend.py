@@ -125,5 +125,8 @@ def shared_writable(arr):
 def as_strided(arr, shape, strides):
     """A writable view of `arr`'s memory with byte `strides` (the caller checks the bounds)."""
     if arr.__class__ is np.ndarray:
+        if arr.dtype.kind == "f" and arr.dtype.itemsize == 1:     # ml_dtypes' float8_e5m2: NumPy cannot read
+            u = np.lib.stride_tricks.as_strided(arr.view(np.uint8), shape, strides, writeable=True)   # its typestr
+            return u.view(arr.dtype)
         return np.lib.stride_tricks.as_strided(arr, shape, strides, writeable=True)
     return _cupy.lib.stride_tricks.as_strided(arr, shape, strides)

@@ -25,21 +25,28 @@ from ._atomic import atomic_write
 __all__ = ["SafetensorError", "save", "save_file", "load", "load_file"]
 
 _DTYPES = {"BOOL": np.bool_, "U8": np.uint8, "I8": np.int8, "I16": np.int16, "I32": np.int32, "I64": np.int64,
-           "F16": np.float16, "F32": np.float32, "F64": np.float64}
+           "F16": np.float16, "F32": np.float32, "F64": np.float64, "U16": np.uint16, "U32": np.uint32,
+           "U64": np.uint64}
 _NAMES = {np.dtype(v): k for k, v in _DTYPES.items()}
+# ml_dtypes' types (an optional package: loading one without it names pip install glassgrad[bf16])
+_ML = {"BF16": "bfloat16", "F8_E4M3": "float8_e4m3fn", "F8_E4M3FNUZ": "float8_e4m3fnuz", "F8_E5M2": "float8_e5m2",
+       "F8_E5M2FNUZ": "float8_e5m2fnuz"}
+_ML_NAMES = {v: k for k, v in _ML.items()}
 
 
 def _np_dtype(name):
-    """The NumPy dtype of a safetensors dtype name, None if glassgrad has none; BF16 is ml_dtypes' bfloat16
-    (an optional package: loading one without it names pip install glassgrad[bf16])."""
-    if name == "BF16":
-        from ._dtype import bfloat16
-        return bfloat16.np
+    """The NumPy dtype of a safetensors dtype name, None if glassgrad has none; BF16 and the F8 types are
+    ml_dtypes' (loaded on first use)."""
+    if name in _ML:
+        from . import _dtype
+        return getattr(_dtype, _ML[name]).np
     return _DTYPES.get(name)
 
 
 def _name(npdt):
-    return "BF16" if npdt.kind == "V" and npdt.name == "bfloat16" else _NAMES.get(npdt.newbyteorder("="))
+    if npdt.name in _ML_NAMES and npdt.itemsize <= 2 and npdt.kind in "fV":
+        return _ML_NAMES[npdt.name]
+    return _NAMES.get(npdt.newbyteorder("="))
 _MAX_HEADER = 100_000_000          # the reference implementation's limit
 
 
@@ -180,9 +187,9 @@ def _parse_header(size_bytes, read_header, total):
             raise SafetensorError(f"{name!r}: an entry needs dtype, shape and data_offsets")
         dt = _np_dtype(info["dtype"]) if isinstance(info["dtype"], str) else None
         if dt is None:
-            known = info["dtype"] in ("C64", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2")
+            known = info["dtype"] in ("C64",)
             raise SafetensorError(f"{name!r}: unsupported dtype {info['dtype']!r}" + (
-                " (glassgrad has no complex, uint16/32/64 or float8 tensors; convert them first)"
+                " (glassgrad has no complex tensors; convert them first)"
                 if known else ""))
         shape, offs = info["shape"], info["data_offsets"]
         if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):

@@ -19,7 +19,7 @@ from .kernels import _libm
 # --- integers ---------------------------------------------------------------
 
 _INT_DTYPES = {np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64,
-                                     np.uint8, np.bool_)}
+                                     np.uint8, np.uint16, np.uint32, np.uint64, np.bool_)}
 _DIGITS = {_f16: 11, _f32: 24, _f64: 53}
 
 
@@ -87,9 +87,9 @@ def _trunc_via(v, dt):
 def _check_range(frm, to_inc, dt):
     lo, hi = _dtype_limits(dt)
     if not (lo <= frm <= hi):
-        raise RuntimeError(f"from is out of bounds for {dt}")
+        raise RuntimeError(f"from is out of bounds for {_dtype.cpp_name(dt)}")
     if not (lo <= to_inc <= hi):
-        raise RuntimeError(f"to - 1 is out of bounds for {dt}")
+        raise RuntimeError(f"to - 1 is out of bounds for {_dtype.cpp_name(dt)}")
 
 
 def _from_to(gen, n, rng, base, dt):

@@ -58,6 +58,28 @@ def _check_fits(arr, dtype):
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
+def _uint64_from_ints(data):
+    """torch.tensor(ints, dtype=torch.uint64): the whole range [0, 2**64), with torch's OverflowErrors beyond it;
+    None when data holds anything but Python ints."""
+    flat, todo = [], [data]
+    while todo:
+        d = todo.pop()
+        if isinstance(d, (list, tuple)):
+            todo.extend(d)
+        elif isinstance(d, int) and not isinstance(d, bool):
+            flat.append(d)
+        else:
+            return None
+    if any(v < 0 for v in flat):
+        raise OverflowError("can't convert negative int to unsigned")
+    if any(v >= 2 ** 64 for v in flat):
+        raise OverflowError("int too big to convert")
+    try:
+        return np.array(data, dtype=np.uint64)
+    except ValueError:
+        return None
+
+
 def _unwrap_nested(data):
     if isinstance(data, Tensor):
         return data._data if data._data.ndim else data._data.item()
@@ -101,18 +123,22 @@ def _array_from_data(data, dtype):
     """An ndarray for torch.tensor(data): PyTorch's dtype inference."""
     if isinstance(data, Tensor):
         arr = backend.to_host(data._data)
-        return arr if dtype is None else arr.astype(dtype.np)
+        return arr if dtype is None else _dtype.cast(arr, dtype.np)
     if isinstance(data, np.ndarray):
         _dtype.from_numpy_dtype(data.dtype, user=True)
-        return data if dtype is None else data.astype(dtype.np)
+        return data if dtype is None else _dtype.cast(data, dtype.np)
     if isinstance(data, np.generic):
         arr = np.asarray(data)
-        return arr if dtype is None else arr.astype(dtype.np)
+        return arr if dtype is None else _dtype.cast(arr, dtype.np)
     scalar_dt = None
     if isinstance(data, (list, tuple)):
         data = _unwrap_nested(data)
         if dtype is None:
             scalar_dt = _sequence_dtype_with_numpy_scalars(data)
+    if dtype is _dtype.uint64 and scalar_dt is None:
+        arr = _uint64_from_ints(data)
+        if arr is not None:
+            return arr
     try:
         arr = np.array(data)
     except ValueError:
@@ -132,7 +158,7 @@ def _array_from_data(data, dtype):
         raise ValueError("Overflow when unpacking long long")
     if dtype is not None:
         _check_fits(arr, dtype)
-        return arr.astype(dtype.np)
+        return _dtype.cast(arr, dtype.np)
     k = arr.dtype.kind
     if k == "f":
         return arr.astype(_dtype._default[0].np)

@@ -30,7 +30,7 @@ def to_dtype(x, dtype, copy=False):
     a = x._data
     if a.dtype == npdt and not copy:
         return x
-    arr = a.astype(npdt)
+    arr = _dtype.cast(a, npdt)
     if x._rg and grad.enabled and dtype.is_floating_point:
         n = ToCopyBackward0((edge(x),))
         n.in_dtype = a.dtype

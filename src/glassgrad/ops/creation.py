@@ -11,7 +11,8 @@ import warnings
 import numpy as np
 
 from .. import _args, _dtype, backend
-from .._device import as_device, cpu
+from .._device import as_device, cpu, default_device as _default_device
+from .._globals import fill_uninitialized as _fill_uninit
 from .._tensor import Tensor, Size, _make
 from ._core import check_inplace, grad, _detached_overwrite
 from ._data import _array_from_data
@@ -90,6 +91,8 @@ def _device_arg(device):
 
 
 def _finish(arr, requires_grad, device=None):
+    if device is None:
+        device = _default_device()
     if device is not None:
         dev = as_device(device)
         if dev.type != "cpu":
@@ -211,7 +214,7 @@ def ones(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_
 def empty(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
           memory_format=None):
     shape, dt, dev = _spec("empty", size_, dtype, device, requires_grad, size)
-    return _finish(_new(np.zeros, shape, dt, dt.np), requires_grad, dev)
+    return _finish(_fill_uninit(_new(np.zeros, shape, dt, dt.np)), requires_grad, dev)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **kw):
@@ -225,7 +228,7 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
     n = 0 if 0 in size else 1 + sum((s - 1) * st for s, st in zip(size, stride))
     if min(stride, default=0) < 0 or n * dt.itemsize >= 2 ** 63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
-    storage = _new(np.zeros, (n,), dt, dt.np)           # the smallest storage the strides address, as torch
+    storage = _fill_uninit(_new(np.zeros, (n,), dt, dt.np))     # the smallest storage the strides address, as torch
     # elements that share memory (a stride of 0) cannot be written, as torch refuses writes into them
     shared = any(s > 1 and st == 0 for s, st in zip(size, stride))
     arr = np.lib.stride_tricks.as_strided(storage, size, tuple(st * dt.itemsize for st in stride),
@@ -244,7 +247,7 @@ def _fill_value(v, dt, fn, arg="fill_value", pos=2):
         info = np.iinfo(dt.np)
         if not math.isfinite(v) or v > info.max or v < (-info.max if info.min == 0 else info.min):
             raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
-    return np.array(v).astype(dt.np)[()]
+    return _dtype.cast(np.array(v), dt.np)[()]
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -275,7 +278,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(np.zeros(input._data.shape, _like(input, dtype, "empty_like")), requires_grad,
+    return _finish(_fill_uninit(np.zeros(input._data.shape, _like(input, dtype, "empty_like"))), requires_grad,
                    device or input.device)
 
 
@@ -327,8 +330,8 @@ def _range(fn, start, end, step, dtype, float_default):
     """The values of arange / range: start + i * step, computed in double for floating dtypes (as torch)."""
     isf = any(isinstance(v, float) for v in (start, end, step))
     dt = _dt(dtype, (_dtype._default[0] if isf or float_default else _dtype.int64), fn)
-    if dt is _dtype.bool:
-        raise NotImplementedError(f'"{fn}_cpu" not implemented for \'Bool\'')
+    if dt is _dtype.bool or dt in _dtype._LIMITED:
+        raise NotImplementedError(f'"{fn}_cpu" not implemented for \'{dt.name_c}\'')
     if not dt.is_floating_point:
         if isf and step != 0 and int(step) == 0:
             raise ValueError("step must be nonzero")
@@ -368,6 +371,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _range_arg(start, "linspace", "start", 1), _range_arg(end, "linspace", "end", 2)
     steps = _steps(steps, "linspace")
     dt = _dt(dtype, None, "linspace")
+    if dt in _dtype._LIMITED:
+        raise NotImplementedError(f'"linspace_cpu" not implemented for \'{dt.name_c}\'')
     check_alloc((steps,), max(dt.itemsize, 8))
     dev = _device_arg(device)
     if steps <= 1:
@@ -458,3 +463,83 @@ def legacy_new(cls, dtype, args, device=None):
 
 
 _ = cpu
+
+
+# -- tensors over memory the caller owns: a Python buffer, a file ----------------------------------------
+__all__ += ["frombuffer", "from_file"]
+
+_RO_BUFFER = ("The given buffer is not writable, and PyTorch does not support non-writable tensors. This means you "
+              "can write to the underlying (supposedly non-writable) buffer using the tensor. You may want to copy "
+              "the buffer to protect its data or make it writable before converting it to a tensor. This type of "
+              "warning will be suppressed for the rest of this program.")
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over an object's buffer (bytearray, array.array, mmap, ...), sharing its memory."""
+    try:
+        mv = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    dt = _dtype.to_dtype(dtype, "frombuffer")
+    n, es = mv.nbytes, dt.itemsize
+    if n == 0 or count == 0:
+        raise ValueError(f"both buffer length ({n}) and count ({count}) must not be 0")
+    if not 0 <= offset < n:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length ({n} "
+                         f"bytes) minus 1")
+    if count < 0:
+        if (n - offset) % es:
+            raise ValueError(f"buffer length ({n - offset} bytes) after offset ({offset} bytes) must be a multiple "
+                             f"of element size ({es})")
+        count = (n - offset) // es
+    elif count * es > n - offset:
+        raise ValueError(f"requested buffer length ({count} * {es} bytes) after offset ({offset} bytes) must not be "
+                         f"greater than actual buffer length ({n} bytes)")
+    arr = np.frombuffer(mv.cast("B") if mv.format != "B" or mv.ndim != 1 else mv, np.uint8, count * es, offset)
+    if not arr.flags.writeable:
+        from .._globals import warn_once
+        warn_once(_RO_BUFFER)
+    return _finish(arr.view(dt.np), requires_grad)
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False,
+              requires_grad=False):
+    """`size` elements of `dtype` mapped from a file: written back to it when `shared`, a private copy
+    otherwise."""
+    import os
+    dt = _dt(dtype, None, "from_file")
+    if not os.path.exists(filename):
+        raise RuntimeError(f"unable to open file <{filename}> in read-only mode: No such file or directory (2)")
+    need = int(size) * dt.itemsize
+    have = os.path.getsize(filename)
+    if need > have:
+        raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required mapping size <{need}>")
+    if need == 0:
+        return _finish(np.zeros(0, dt.np), requires_grad, device)
+    arr = np.memmap(filename, dtype=np.uint8, mode="r+" if shared else "c", shape=(need,)).view(np.ndarray)
+    return _finish(arr.view(dt.np), requires_grad, device)
+
+
+__all__ += ["empty_permuted"]
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    """An uninitialised tensor of `size` whose memory holds its dims in the order `physical_layout` (outermost
+    first): strides follow that order."""
+    size = _args.int_list(size, "empty_permuted", "size", 1)
+    perm = _args.int_list(physical_layout, "empty_permuted", "physical_layout", 2)
+    if len(size) != len(perm):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(perm)}")
+    nd = len(size)
+    for i, p in enumerate(perm):
+        if not 0 <= p < nd:
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {nd - 1}, but got {p} at index "
+                               f"{i}).  NB: negative dims not currently supported; file an issue if you want it.")
+    if len(set(perm)) != nd:
+        raise RuntimeError("Duplicate dim not allowed")
+    dt = _dt(dtype, None, "empty_permuted")
+    _size((tuple(size),), "empty_permuted")
+    phys = _fill_uninit(np.zeros(tuple(size[p] for p in perm), dt.np))
+    return _finish(phys.transpose(tuple(np.argsort(perm))), requires_grad, _device_arg(device))

@@ -224,3 +224,110 @@ def grid_sampler_2d(input, grid, mode, padding_mode, align_corners):
         n._saved = (save_in(input), save_in(grid))
         return make(y, True, n)
     return make(y)
+
+
+# -- grid_sampler_3d: the same on (N, C, D, H, W) volumes with (x, y, z) grids ---------------------------------------
+__all__ += ["grid_sampler_3d"]
+
+
+def _corners3(ix, iy, iz, W, H, D, mode):
+    """[(xi, yi, zi, in-bounds mask, (dx, dy, dz))] for the trilinear corners, or the nearest point."""
+    if mode == "nearest":
+        xn, yn, zn = (np.rint(v).astype(np.int64) for v in (ix, iy, iz))
+        ok = (xn >= 0) & (xn < W) & (yn >= 0) & (yn < H) & (zn >= 0) & (zn < D)
+        return [(xn, yn, zn, ok, None)]
+    x0, y0, z0 = (np.floor(v).astype(np.int64) for v in (ix, iy, iz))
+    out = []
+    for dz in (0, 1):
+        for dy in (0, 1):
+            for dx in (0, 1):
+                xc, yc, zc = x0 + dx, y0 + dy, z0 + dz
+                ok = (xc >= 0) & (xc < W) & (yc >= 0) & (yc < H) & (zc >= 0) & (zc < D)
+                out.append((xc, yc, zc, ok, (dx, dy, dz)))
+    return out
+
+
+def _w1(ns, it, i0, d):
+    """The linear weight along one axis of a corner: it - i0 (upper corner) or i0 + 1 - it (lower)."""
+    return (it - ns.const(i0, it)) if d else (ns.const(i0 + 1, it) - it)
+
+
+class GridSampler3DBackward0(Node):
+    __slots__ = ("interpolation_mode", "padding_mode", "align_corners", "geom")
+    _saved_names = ("input", "grid")
+
+    def backward(self, ns, g):
+        x, grid = ns.unpack(self)
+        (ix, iy, iz), (ax, ay, az), (bx, by, bz), corners = self.geom
+        N, C, D, H, W = x.shape
+        gt = ns.permute(g, (0, 2, 3, 4, 1))                               # (N, Do, Ho, Wo, C)
+        xt = ns.permute(x, (0, 2, 3, 4, 1))                               # (N, D, H, W, C)
+        nI = np.broadcast_to(np.arange(N).reshape(N, 1, 1, 1), ix.shape)
+        its = [grid[..., k] * ns.const(a, grid[..., k]) + ns.const(b, grid[..., k])
+               for k, a, b in ((0, ax, bx), (1, ay, by), (2, az, bz))]
+        i0s = [np.floor(v).astype(np.int64) for v in (ix, iy, iz)]
+        want_x = self.next_functions[0][0] is not None
+        want_g = self.next_functions[1][0] is not None
+        gin, gds = None, [None, None, None]
+        for xc, yc, zc, ok, ds in corners:
+            m = ok.astype(ix.dtype)[..., None]
+            idx = (nI, np.clip(zc, 0, D - 1), np.clip(yc, 0, H - 1), np.clip(xc, 0, W - 1))
+            if ds is None:                                                # nearest
+                if want_x:
+                    gin = ns.index_add_zeros((N, D, H, W, C), idx, gt * ns.const(m, gt))
+                continue
+            ws = [ns.unsqueeze(_w1(ns, its[k], i0s[k], ds[k]), -1) for k in range(3)]
+            if want_x:
+                c = ns.index_add_zeros((N, D, H, W, C), idx, gt * (ws[0] * ws[1] * ws[2] * ns.const(m, gt)))
+                gin = c if gin is None else gin + c
+            if want_g:
+                s = gt * (_gather(ns, xt, idx) * ns.const(m, gt))
+                for k in range(3):
+                    a, b = [ws[j] for j in range(3) if j != k]
+                    t = ns.sum(s * a * b, (4,)) * (1 if ds[k] else -1)
+                    gds[k] = t if gds[k] is None else gds[k] + t
+        rx = ry = None
+        if want_x:
+            rx = ns.permute(gin, (0, 4, 1, 2, 3)) if gin is not None else ns.zeros(tuple(x.shape), x)
+        if want_g:
+            if gds[0] is None:
+                ry = ns.zeros(tuple(grid.shape), grid)
+            else:
+                parts = [gds[k] * ns.const(a, gds[k]) for k, a in enumerate((ax, ay, az))]
+                ry = stack(parts, -1) if ns.is_tensor_mode else np.stack(parts, -1)
+        if rx is not None:      # PyTorch's node saves input and grid: its gradient requires grad
+            rx = attach_self(ns, rx, self)
+        return (rx, ry)
+
+
+def grid_sampler_3d(input, grid, mode, padding_mode, align_corners):
+    """Trilinear (or nearest) sampling of (N, C, D, H, W) input at (N, Do, Ho, Wo, 3) grid points, with torch's
+    unnormalisation and padding modes; GridSampler3DBackward0 (differentiable in turn, as the 2-D one)."""
+    x, gd = input._data, grid._data
+    N, C, D, H, W = x.shape
+    ix, ax = _source(gd[..., 0], W, padding_mode, align_corners)
+    iy, ay = _source(gd[..., 1], H, padding_mode, align_corners)
+    iz, az = _source(gd[..., 2], D, padding_mode, align_corners)
+    bs = tuple((i - a * gd[..., k]).astype(i.dtype) for k, (i, a) in enumerate(((ix, ax), (iy, ay), (iz, az))))
+    corners = _corners3(ix, iy, iz, W, H, D, mode)
+    xt = x.transpose(0, 2, 3, 4, 1)
+    nI = np.arange(N).reshape(N, 1, 1, 1)
+    out = np.zeros(ix.shape + (C,), x.dtype)
+    f0 = [np.floor(v) for v in (ix, iy, iz)]
+    for xc, yc, zc, ok, ds in corners:
+        v = xt[nI, np.clip(zc, 0, D - 1), np.clip(yc, 0, H - 1), np.clip(xc, 0, W - 1)] * ok[..., None]
+        if ds is None:
+            out = v.astype(x.dtype)
+            continue
+        w = np.ones_like(ix)
+        for i, i0, d in zip((ix, iy, iz), f0, ds):
+            w = w * ((i - i0) if d else (i0 + 1 - i))
+        out += v * w.astype(x.dtype)[..., None]
+    y = np.ascontiguousarray(out.transpose(0, 4, 1, 2, 3))
+    if grad.enabled and (input._rg or grid._rg):
+        n = GridSampler3DBackward0((edge(input), edge(grid)))
+        n.interpolation_mode, n.padding_mode, n.align_corners = mode, padding_mode, align_corners
+        n.geom = ((ix, iy, iz), (ax, ay, az), bs, corners)
+        n._saved = (save_in(input), save_in(grid))
+        return make(y, True, n)
+    return make(y)

@@ -104,7 +104,7 @@ def _check_param_dtypes(input, *ts):
     if ps[0] != dt:
         if any(p != np.float32 for p in ps):
             raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
-        if dt != np.float16:
+        if dt != np.float16 and dt.kind != "V":          # float16 / bfloat16 input, float32 parameters
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
         return
     for p in ps[1:]:

@@ -231,6 +231,8 @@ def random_(x, *args, generator=None, **kw):
         args = (kw.pop("from"),) + args
     args = tuple(None if a is None else _args.int_arg(a, "random_", ("from", "to")[i + 2 - len(args)], i + 1)
                  for i, a in enumerate(args))
+    if not args and x.dtype in _dtype._LIMITED:
+        raise NotImplementedError(f'"random_kernel_cpu" not implemented for \'{x.dtype.name_c}\'')
     if len(args) == 1:
         high = args[0]
     elif len(args) == 2:

@@ -1,13 +1,12 @@
 """Tensor predicates and storage-level methods: is_nonzero is_same_size is_signed, new_empty_strided, dim_order,
-the CPU-only Python-callable methods apply_ map_ map2_, resize_ resize_as_ (torch's storage semantics: a view
-of the storage from the offset, grown when too small), as_strided_ (AsStridedBackward1).
+as_strided_ (AsStridedBackward1), Tensor.resize / resize_as (torch's deprecated Resize Function).  (apply_ map_
+map2_ resize_ resize_as_ are Tensor methods in _tensor_copy_methods.py, on storage.py's storages.)
 
-ops: is_nonzero is_same_size is_signed resize_as_ as_strided_ (torch.*); Tensor methods new_empty_strided
-     dim_order apply_ map_ map2_ resize_ resize resize_as
+ops: is_nonzero is_same_size is_signed as_strided_ (torch.*); Tensor methods new_empty_strided dim_order resize
+     resize_as
 """
 import warnings
 
-import numpy as np
 
 from .. import _args
 from ._core import grad, check_inplace
@@ -16,7 +15,7 @@ from .strided import as_strided, _AsStridedAccum
 from .views import _inplace_meta
 from ..autograd.function import Function
 
-__all__ = ["is_nonzero", "is_same_size", "is_signed", "resize_as_", "as_strided_"]
+__all__ = ["is_nonzero", "is_same_size", "is_signed", "as_strided_"]
 
 
 def is_nonzero(input):
@@ -115,105 +114,6 @@ def dim_order(self, *, ambiguity_check=False):
     if amb:
         raise RuntimeError("The tensor does not have unique dim order.")
     return tuple(perm)
-
-
-# -- apply_ / map_ / map2_ ---------------------------------------------------------------------------------------
-def _callable_check(name, t):
-    if t._rg:
-        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
-
-
-def _same_type(name, x, others, labels):
-    for o, lab in zip(others, labels):
-        _args.tensor_arg(o, name, lab, 1)
-        if o._data.dtype != x._data.dtype:
-            raise TypeError(f"{name}: expected {x.type()} for '{lab}' (got {o.type()})")
-
-
-def _write(x, values):
-    check_inplace(x)
-    x._data[...] = values
-    x._vc[0] += 1
-    return x
-
-
-def _py(dt, v):
-    """A result of the user's callable as the scalar torch stores (int() for integers, bool() for bool)."""
-    if dt.kind == "b":
-        return bool(v)
-    if dt.kind in "iu":
-        return int(_args.number_arg(v, "apply_", "result"))
-    return float(_args.number_arg(v, "apply_", "result"))
-
-
-def _real(v):
-    if isinstance(v, (bool, int, float, np.number, np.bool_)):
-        return v
-    raise TypeError(f"must be real number, not {type(v).__name__}")
-
-
-def apply_(self, callable):
-    _callable_check("apply_", self)
-    a = self._data
-    vals = [_real(callable(v)) for v in a.reshape(-1).tolist()]
-    return _write(self, np.asarray([_py(a.dtype, v) for v in vals], a.dtype).reshape(a.shape))
-
-
-def map_(self, tensor, callable):
-    _callable_check("map_", self)
-    _same_type("map_", self, (tensor,), ("other",))
-    a = self._data
-    b = np.broadcast_to(tensor._data, a.shape)
-    vals = [_real(callable(x, y)) for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist())]
-    return _write(self, np.asarray([_py(a.dtype, v) for v in vals], a.dtype).reshape(a.shape))
-
-
-def map2_(self, x, y, callable):
-    _callable_check("map2_", self)
-    _same_type("map2_", self, (x, y), ("x", "y"))
-    a = self._data
-    bx, by = np.broadcast_to(x._data, a.shape), np.broadcast_to(y._data, a.shape)
-    vals = [_real(callable(p, q, r)) for p, q, r in zip(a.reshape(-1).tolist(), bx.reshape(-1).tolist(),
-                                                       by.reshape(-1).tolist())]
-    return _write(self, np.asarray([_py(a.dtype, v) for v in vals], a.dtype).reshape(a.shape))
-
-
-# -- resize_ / resize_as_ ------------------------------------------------------------------------------------------
-def _storage(a):
-    """The flat storage under array `a` (the outermost contiguous NumPy array it views) and a's offset in it."""
-    root = a
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    if root.dtype == a.dtype and root.flags.c_contiguous and root.size:
-        off = (a.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // a.itemsize
-        return root.reshape(-1), off
-    return np.ascontiguousarray(a).reshape(-1), 0
-
-
-def resize_(self, *sizes, memory_format=None):
-    shape = tuple(_args.sizes(sizes, "resize_"))
-    if self._rg:
-        raise RuntimeError("cannot resize variables that require grad")
-    if any(s < 0 for s in shape):
-        raise RuntimeError("numel: integer multiplication overflow")
-    if shape == self._data.shape:
-        return self
-    n = int(np.prod(shape, dtype=np.int64))
-    flat, off = _storage(self._data)
-    if off + n <= flat.size:
-        self._data = flat[off:off + n].reshape(shape)
-        return self
-    grown = np.empty(off + n, flat.dtype)      # the storage grows: the old elements first, the rest uninitialised
-    grown[:flat.size] = flat
-    self._data = grown[off:].reshape(shape)
-    self._base = None         # a view whose storage grew owns the new storage (its base keeps the old one)
-    self._view_fn = None
-    return self
-
-
-def resize_as_(input, the_template, *, memory_format=None):
-    _args.tensor_arg(the_template, "resize_as_", "the_template", 2)
-    return resize_(input, *the_template._data.shape)
 
 
 class AsStridedBackward1(_AsStridedAccum):

@@ -13,6 +13,10 @@ from ._sparse import *  # noqa: F401,F403
 from ._loss import *  # noqa: F401,F403
 from ._loss_linear import *  # noqa: F401,F403
 from ._attention import *  # noqa: F401,F403
+from ..._tensor import Tensor  # noqa: F401  (torch.nn.functional.Tensor)
+from ...ops.native import conv_tbc  # noqa: F401
+from ...overrides import (has_torch_function, has_torch_function_unary, has_torch_function_variadic,  # noqa: F401
+                          handle_torch_function, boolean_dispatch)
 from ._attention import (_canonical_mask, _none_or_dtype, _mha_shape_check, _in_projection_packed,  # noqa: F401
                          _in_projection)
 from ...ops.distance import pdist  # noqa: F401  (torch.nn.functional.pdist is torch.pdist)
@@ -33,14 +37,19 @@ _PYTHON_LEVEL = {"adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_poo
                  "triplet_margin_with_distance_loss", "upsample", "upsample_bilinear", "upsample_nearest",
                  "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "multi_head_attention_forward",
                  "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "gumbel_softmax",
-                 "linear_cross_entropy"}
+                 "linear_cross_entropy", "assert_int_or_pair"}
 _MORE_TENSORS = {"linear": ("weight", "bias?"), "bilinear": ("input2", "weight", "bias?"),
                  "cross_entropy": ("target",), "nll_loss": ("target",), "embedding": ("weight",),
                  "conv1d": ("weight", "bias?"), "conv2d": ("weight", "bias?"), "conv3d": ("weight", "bias?"),
                  "layer_norm": ("weight?", "bias?"), "prelu": ("weight",)}
 
 
-_FROM_OPS = {"linear", "pdist"}      # nn.functional functions that are ops (defined in ops/addmm.py)
+
+def assert_int_or_pair(arg, arg_name, message):
+    assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)
+
+
+_FROM_OPS = {"linear", "pdist", "conv_tbc"}      # nn.functional functions that are ops (defined in ops/addmm.py)
 
 
 def _wrap():

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype
+from .. import attention as _attn
 from ..._tensor import Tensor
 from ...ops._core import broadcast_error
 from ...ops.attention import _safe_softmax, _flash_ok, _sdpa_flash
@@ -62,8 +63,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     q, k, v = query, key, value
     _check_sdpa(q, k, v, attn_mask)
     sc = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
-    if _flash_ok(q, k, v, attn_mask, dropout_p, enable_gqa):
+    if _attn.enabled(_attn.SDPBackend.FLASH_ATTENTION) and _flash_ok(q, k, v, attn_mask, dropout_p, enable_gqa):
         return _sdpa_flash(q, k, v, attn_mask, is_causal, sc)
+    if not _attn.enabled(_attn.SDPBackend.MATH):      # nn.attention.sdpa_kernel left no kernel that runs here
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
+                           "turning off both the math kernel and the fused kernels.")
     # the composite path
     neg = scale is not None and sc < 0
     sf = math.sqrt(abs(sc))

@@ -257,19 +257,25 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if input.dim() != grid.dim():
         raise RuntimeError(f"grid_sampler(): expected grid to have same number of dimensions as input, but got "
                            f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
-    if input.dim() != 4:
-        raise NotImplementedError("glassgrad: grid_sample supports 4-D input only")
+    nd = input.dim() - 2
+    if nd not in (2, 3):
+        raise NotImplementedError("glassgrad: grid_sample supports 4-D and 5-D input only")
     if mode == "bicubic":
+        if nd == 3:
+            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
         raise NotImplementedError("glassgrad: grid_sample mode 'bicubic' is not supported")
     if grid.shape[0] != input.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
                            f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
-    if grid.shape[-1] != 2:
-        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension, but got grid with "
+    if grid.shape[-1] != nd:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {nd} in last dimension, but got grid with "
                            f"sizes {list(grid.shape)}")
     if input._data.dtype != grid._data.dtype:
         raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has "
                            f"{input.dtype} and grid has {grid.dtype}")
+    if nd == 3:
+        from ...ops.grid_sample import grid_sampler_3d
+        return grid_sampler_3d(input, grid, mode, padding_mode, bool(align_corners))
     return grid_sampler_2d(input, grid, mode, padding_mode, bool(align_corners))
 
 
