@@ -68,9 +68,6 @@ from .ops.windows import *  # noqa: F401,F403
 from .ops.tensor_misc import *  # noqa: F401,F403
 from .ops.view_copies import *  # noqa: F401,F403
 from .ops.native import *  # noqa: F401,F403
-from .ops.pad import constant_pad_nd  # noqa: F401
-from .ops.conv import convolution  # noqa: F401
-from .ops.grid_sample import affine_grid_generator  # noqa: F401
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -239,6 +236,7 @@ _FROM_FUNCTIONAL = ("selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "prelu"
                     "pixel_unshuffle", "conv_transpose3d")   # only those whose torch.* signature is the functional one
 
 
+_LAZY_OPS = {"constant_pad_nd": "pad", "convolution": "conv", "affine_grid_generator": "grid_sample"}
 _TORCH_NN = ("binary_cross_entropy_with_logits", "cosine_embedding_loss", "ctc_loss", "hinge_embedding_loss", "kl_div",
              "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "max_pool3d", "max_pool1d_with_indices",
              "adaptive_max_pool1d", "channel_shuffle", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
@@ -304,6 +302,8 @@ def __getattr__(name):
         return importlib.import_module(f"{__name__}.utils.dlpack").from_dlpack
     if name in ("save", "load"):
         return getattr(importlib.import_module(f"{__name__}.serialization"), name)
+    if name in _LAZY_OPS:      # ops of the families that load with nn.functional (architecture.md §1)
+        return getattr(importlib.import_module(f"{__name__}.ops.{_LAZY_OPS[name]}"), name)
     if name in _TORCH_NN:      # ATen-signature forms of nn.functional's functions (_torch_nn.py)
         return getattr(importlib.import_module(f"{__name__}._torch_nn"), name)
     if name in _FROM_FUNCTIONAL:

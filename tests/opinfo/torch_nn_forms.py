@@ -85,6 +85,8 @@ OPS = [
            _gen([A(2, 3, 7), A(4, 3, 3), A(4), [1], [1], [1], False, [0], 1],
                 [A(1, 4, 5, 5), A(4, 2, 3, 3), None, [2, 1], [1, 0], [1, 1], False, [0, 0], 2],
                 [A(2, 3, 5), A(3, 2, 3), A(2), [2], [1], [1], True, [1], 1])),
+    OpInfo("torch.conv_transpose3d", _fn("conv_transpose3d"),
+           _gen([A(1, 2, 3, 3, 2), A(2, 3, 2, 2, 2), A(3)], [A(1, 2, 2, 3, 2), A(2, 1, 2, 2, 1), None, 2, 1, 1, 2])),
     OpInfo("torch.affine_grid_generator", _fn("affine_grid_generator"),
            _gen([A(2, 2, 3), [2, 1, 3, 4], False], [A(1, 2, 3), [1, 3, 4, 4], True])),
     OpInfo("torch.grid_sampler_2d", _fn("grid_sampler_2d"),

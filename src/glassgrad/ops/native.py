@@ -15,7 +15,6 @@ from ..autograd.graph import Node
 from . import norm as _norm, channel_shuffle as _cs
 from .statistics import LinalgVectorNormBackward0
 from .dropout import _bernoulli_like
-from .conv import conv_arr, conv_input_grad_arr, conv_weight_grad_arr
 
 __all__ = ["native_batch_norm", "native_layer_norm", "native_group_norm", "native_dropout",
            "native_channel_shuffle", "norm_except_dim", "batch_norm_update_stats", "batch_norm_stats",
@@ -257,6 +256,7 @@ class ConvTbcBackward0(Node):    # y[t] = sum_k x_pad[t + k] @ w[k] + b; dx, dw:
     def backward(self, ns, g):
         if ns.is_tensor_mode:
             raise RuntimeError("double backward through conv_tbc is not supported by glassgrad")
+        from .conv import conv_input_grad_arr, conv_weight_grad_arr     # (conv loads with nn.functional)
         x, w, p = self.x, self.w, (self.pad,)
         gy = g.transpose(1, 2, 0)
         wc = w.transpose(2, 1, 0)
@@ -267,6 +267,7 @@ class ConvTbcBackward0(Node):    # y[t] = sum_k x_pad[t + k] @ w[k] + b; dx, dw:
 
 
 def conv_tbc(input, weight, bias, pad=0):
+    from .conv import conv_arr          # (conv loads with nn.functional)
     x, w, b = input._data, weight._data, bias._data
     if x.ndim != 3:
         raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
