@@ -33,6 +33,7 @@ LAYER_MAP = {
     "linalg.*": 4,           # torch.linalg: a namespace re-exporting ops (like nn.functional)
     "special": 4,            # torch.special: a namespace of ops under torch's names (as nn.functional)
     "_legacy": 4,            # FloatTensor, LongTensor, ...: legacy constructors built on ops.creation
+    "_sampling": 4,          # torch.poisson / torch.binomial: distributions' samplers with ops/sampling.py's graph
     # 5 top: the torch namespace, the glass box, the command
     "": 5, "__main__": 5, "explain.*": 5, "cli": 5, "_launch": 5, "demo": 5, "_torch_alias": 5,
 }

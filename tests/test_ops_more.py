@@ -144,3 +144,42 @@ def test_geqrf_has_no_derivative():
     for T in (torch, gg):
         a, tau = T.geqrf(T.eye(3, requires_grad=True) * 2)
         assert type(a.grad_fn).__name__ == "GeqrfBackward0" and a.grad_fn is tau.grad_fn
+
+
+def test_poisson_binomial_replay_torch():
+    rates = np.array([[0.5, 3.0, 12.0], [0.0, 40.0, 7.5]])
+    counts, probs = np.array([5.0, 20.0, 100.0, 0.0]), np.array([0.3, 0.9, 0.05, 0.5])
+    out = []
+    for T in (torch, gg):
+        T.manual_seed(7)
+        r = T.tensor(rates, requires_grad=True)
+        p = T.poisson(r)
+        b = T.binomial(T.tensor(counts), T.tensor(probs, requires_grad=True))
+        g = T.Generator().manual_seed(11)
+        p2 = T.poisson(T.tensor(rates, dtype=T.float32), g)
+        p.sum().backward()
+        out.append((p.detach().numpy(), b.detach().numpy(), p2.numpy(), r.grad.numpy(), type(p.grad_fn).__name__,
+                    type(b.grad_fn).__name__, T.rand(2).numpy()))
+    for a, b in zip(*out):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+        else:
+            assert a == b
+
+
+@pytest.mark.parametrize("case", ["int_rate", "negative", "int_count", "dtypes", "generator", "binomial_backward"])
+def test_poisson_binomial_errors(case):
+    def f(T):
+        if case == "int_rate":
+            T.poisson(T.tensor([1, 2]))
+        elif case == "negative":
+            T.poisson(T.tensor([-1.0]))
+        elif case == "int_count":
+            T.binomial(T.tensor([5]), T.tensor([0.5]))
+        elif case == "dtypes":
+            T.binomial(T.tensor([5.0]), T.tensor([0.5], dtype=T.float64))
+        elif case == "generator":
+            T.poisson(T.tensor([1.0]), 3)
+        else:
+            T.binomial(T.tensor([5.0], requires_grad=True), T.tensor([0.5])).sum().backward()
+    _both(f)
