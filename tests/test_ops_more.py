@@ -183,3 +183,17 @@ def test_poisson_binomial_errors(case):
         else:
             T.binomial(T.tensor([5.0], requires_grad=True), T.tensor([0.5])).sum().backward()
     _both(f)
+
+
+def test_index_reduce_prod_double_backward_error():
+    """torch's Error node: the source gradient of a prod with several zeros sent to one place."""
+    def f(T):
+        zs = T.tensor([[1.0, 0], [2, 3], [0, 4]], requires_grad=True)
+        ss = T.tensor([[0.0, 2], [0, 0], [3, 0.0]], requires_grad=True)
+        y = zs.index_reduce(0, T.tensor([0, 0, 1]), ss, "prod")
+        g = T.autograd.grad(y.sum(), [zs, ss], create_graph=True)
+        assert type(g[1].grad_fn).__name__ == "Error"
+        T.autograd.grad(g[1].sum(), [zs, ss])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _both(f)
