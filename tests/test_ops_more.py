@@ -197,3 +197,22 @@ def test_index_reduce_prod_double_backward_error():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _both(f)
+
+
+def test_as_subclass_and_module_load():
+    res = []
+    for T in (torch, gg):
+        class M(T.Tensor):
+            pass
+        x = T.tensor([1.0, -2.0], requires_grad=True)
+        y = x * 2
+        z = y.as_subclass(M)
+        w = x.as_subclass(M)
+        w.sum().backward()
+        a = T.ones(2)
+        b = a.module_load(T.zeros(2))
+        c = a.module_load(T.full((2,), 3.0), assign=True)
+        res.append((type(z).__name__, type(z.grad_fn).__name__, z.data_ptr() == y.data_ptr(), z._base is None,
+                    w.is_leaf, x.grad.tolist(), a.tolist(), b is a, c.tolist(), c.requires_grad))
+    assert res[0] == res[1]
+    _both(lambda T: T.ones(2).as_subclass(int))

@@ -121,3 +121,7 @@ class TensorMoreMethods:
         return _ops.linalg_extra.removed_symeig(self, eigenvectors)
     def eig(self, eigenvectors=False):
         return _ops.linalg_extra.removed_eig(self, eigenvectors)
+    def as_subclass(self, cls):
+        return _ops.tensor_misc.as_subclass(self, cls)
+    def module_load(self, other, assign=False):
+        return _ops.tensor_misc.module_load(self, other, assign)

@@ -260,3 +260,25 @@ def resize(self, *sizes):
 def resize_as(self, tensor):
     warnings.warn("non-inplace resize_as is deprecated", stacklevel=3)
     return Resize.apply(self, tuple(tensor.shape))
+
+
+# -- as_subclass / module_load ------------------------------------------------------------------------------------------
+def as_subclass(self, cls):
+    """An alias of self (AliasBackward0: the same memory, attached to the graph) as an instance of `cls`."""
+    from .indexing import AliasBackward0
+    from .views import _view_op
+    from .._tensor import Tensor
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
+                        "Make sure your class inherits from Tensor.")
+    out = _view_op(self, self._data.view(), AliasBackward0, lambda b: b)
+    if cls is not Tensor:
+        out.__class__ = cls
+    return out
+
+
+def module_load(self, other, assign=False):
+    """torch's default: `other` detached when assigning, else copied into self (then self detached)."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
