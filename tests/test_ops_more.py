@@ -216,3 +216,23 @@ def test_as_subclass_and_module_load():
                     w.is_leaf, x.grad.tolist(), a.tolist(), b is a, c.tolist(), c.requires_grad))
     assert res[0] == res[1]
     _both(lambda T: T.ones(2).as_subclass(int))
+
+
+def test_set_and_is_set_to():
+    res = []
+    for T in (torch, gg):
+        a = T.arange(6.0)
+        b = T.zeros(2)
+        r = [b.set_(a) is b, b.is_set_to(a), a.is_set_to(b), b.data_ptr() == a.data_ptr(), a.view(2, 3).is_set_to(a)]
+        b[0] = 100.0
+        r.append(a[0].item())
+        c = T.zeros(1).set_(a, 1, (2, 2), (1, 2))
+        r += [c.tolist(), c.is_set_to(a), T.zeros(1).set_(a[1:], 2, (2,), (2,)).tolist(), T.ones(3).set_().shape]
+        x = T.ones(2, requires_grad=True)
+        y = (x * 2).set_(T.arange(2.0))
+        r += [type(y.grad_fn).__name__, y.requires_grad]
+        res.append(r)
+    assert res[0] == res[1]
+    _both(lambda T: T.ones(2, requires_grad=True).set_(T.zeros(2)))
+    _both(lambda T: T.zeros(2, dtype=T.int64).set_(T.zeros(2)))
+    _both(lambda T: (T.ones(2, requires_grad=True) * 2).set_(T.zeros(2)).sum().backward())

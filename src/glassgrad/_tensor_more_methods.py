@@ -125,3 +125,7 @@ class TensorMoreMethods:
         return _ops.tensor_misc.as_subclass(self, cls)
     def module_load(self, other, assign=False):
         return _ops.tensor_misc.module_load(self, other, assign)
+    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+        return _ops.tensor_misc.set_(self, source, storage_offset, size, stride)
+    def is_set_to(self, tensor):
+        return _ops.tensor_misc.is_set_to(self, tensor)

@@ -282,3 +282,61 @@ def module_load(self, other, assign=False):
     if assign:
         return other.detach()
     return self.copy_(other).detach()
+
+
+# -- set_ / is_set_to (a Tensor as the source of storage) ---------------------------------------------------------------
+def _root(a):
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root
+
+
+def set_(self, source=None, storage_offset=0, size=None, stride=None):
+    """self takes source's memory: all of it with its geometry, or (offset, size, stride) in its storage; set_()
+    leaves self empty.  (A Storage source is not supported: glassgrad has no storage objects; and self does not
+    become a view, so its storage_offset() reads 0.)"""
+    from .._tensor import Tensor
+    check_inplace(self)
+    dt = self._data.dtype
+    if source is None:
+        new = np.zeros(0, dt)
+    else:
+        _args.tensor_arg(source, "set_", "source", 1)
+        if source._data.dtype != dt:
+            from .. import _dtype
+            raise RuntimeError(f"Could not set tensor of type {_dtype.cpp_name(source._data.dtype)} to a tensor of "
+                               f"type {_dtype.cpp_name(dt)}")
+        if size is None:
+            new = source._data
+        else:
+            size = tuple(_args.int_list(size, "set_", "size", 3))
+            stride = tuple(_args.int_list(stride, "set_", "stride", 4)) if stride is not None else \
+                tuple(int(np.prod(size[i + 1:], dtype=np.int64)) for i in range(len(size)))
+            flat, off = _storage(source._data)
+            off = off + _args.int_arg(storage_offset, "set_", "storage_offset", 2)   # from source's own offset, as torch
+            need = off + 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else off
+            if need > flat.size:            # the storage grows (the old elements first)
+                grown = np.empty(need, dt)
+                grown[:flat.size] = flat
+                flat = grown
+            new = np.lib.stride_tricks.as_strided(flat[off:], size, tuple(s * flat.itemsize for s in stride))
+    if not isinstance(self, Tensor):
+        raise TypeError("set_(): self must be a Tensor")
+    src_rg = source is not None and source._rg
+    if grad.enabled and (self._rg or src_rg):       # torch: no derivative for set_
+        from ._core import NotImplementedNode, edge
+        n = NotImplementedNode((edge(self),) + (() if source is None else (edge(source),)))
+        n.what = "set_"
+        self._grad_fn, self._out_nr, self._rg = n, 0, True
+    self._data = new
+    self._base = None
+    self._view_fn = None
+    self._vc[0] += 1
+    return self
+
+
+def is_set_to(self, tensor):
+    a, b = self._data, tensor._data
+    return (_root(a) is _root(b) and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+            and a.shape == b.shape and a.strides == b.strides)
