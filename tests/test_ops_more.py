@@ -236,3 +236,9 @@ def test_set_and_is_set_to():
     _both(lambda T: T.ones(2, requires_grad=True).set_(T.zeros(2)))
     _both(lambda T: T.zeros(2, dtype=T.int64).set_(T.zeros(2)))
     _both(lambda T: (T.ones(2, requires_grad=True) * 2).set_(T.zeros(2)).sum().backward())
+
+
+@pytest.mark.parametrize("name", ["block_diag", "cartesian_prod"])
+def test_tensor_list_functions_refuse_other_items(name):
+    _both(lambda T: getattr(T, name)([1.0, 2.0]))
+    _both(lambda T: getattr(T, name)(T.ones(2), 3))

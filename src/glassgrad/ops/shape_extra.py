@@ -125,9 +125,15 @@ class BlockDiagBackward0(_LaNode):
         return tuple(res)
 
 
-def block_diag(*tensors):
+def _tensor_items(tensors):
     for i, t in enumerate(tensors):
-        _args.tensor_arg(t, "block_diag", "tensors", 1)
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_args.type_name(t)}")
+
+
+def block_diag(*tensors):
+    _tensor_items(tensors)
+    for i, t in enumerate(tensors):
         if t._data.ndim > 2:
             raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions. Input "
                                f"{i} has {t._data.ndim} dimensions")
@@ -153,6 +159,7 @@ def _check_1d(t):
 
 
 def cartesian_prod(*tensors):
+    _tensor_items(tensors)
     for t in tensors:
         _check_1d(t)
     if len(tensors) == 1:
