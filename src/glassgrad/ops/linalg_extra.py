@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from ._core import make, edge, grad, NO_EDGE
 from .linalg_solve import _LaNode, named, perm_from_pivots, wrap
 from .linalg_lu import householder_product, householder_backward
@@ -113,6 +113,7 @@ class LuUnpackBackward0(_LaNode):
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    _args.tensor_arg(LU_pivots, "lu_unpack", "LU_pivots", 2)
     LU, piv = LU_data._data, LU_pivots._data
     m, n = LU_data.size(-2), LU_data.size(-1)
     if piv.dtype != np.int32:

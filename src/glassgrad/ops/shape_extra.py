@@ -57,6 +57,9 @@ def dsplit(input, indices_or_sections):
 
 def _check_sizes(x, sizes, dim):
     d = _wrap_dim(dim, x._data.ndim)
+    if not isinstance(sizes, (list, tuple)):
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
+                        f"{_args.type_name(sizes)}")
     secs = list(_args.int_list(sizes, "split_with_sizes", "split_sizes", 2))
     for v in secs:
         if v < 0:
@@ -391,5 +394,5 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         if isinstance(h, Tensor):
             out.append(_gradient_coords(input, h, d, edge_order))
         else:
-            out.append(_gradient_float(input, float(h), d, edge_order))
+            out.append(_gradient_float(input, float(_args.number_arg(h, "gradient", "spacing")), d, edge_order))
     return tuple(out)

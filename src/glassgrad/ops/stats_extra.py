@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import make, Tensor, edge, grad, NotImplementedNode
 from .linalg_solve import _LaNode, wrap
@@ -29,7 +29,7 @@ _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 def _q_tensor(input, q):
     if isinstance(q, Tensor):
         return q
-    q = float(q)
+    q = float(_args.number_arg(q, "quantile", "q", 2))
     if not 0 <= q <= 1:
         raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
     return make(np.asarray(q, input._data.dtype))
@@ -146,6 +146,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
                            f"{input._data.ndim} dimensions")
     if input._data.dtype == np.bool_:
         raise RuntimeError("cov(): bool dtype is not supported for input")
+    correction = _args.int_arg(correction, "cov", "correction")
     x = input.view(1, -1) if input._data.ndim < 2 else input
     n = x.shape[1]
     w = None
@@ -288,7 +289,7 @@ def _dd_edges(x, d, bins, rng):
                                f"input with dtype {_dtype.cpp_name(x.dtype)} and bins for dimension {d} with dtype "
                                f"{_dtype.cpp_name(bins._data.dtype)}")
         return bins._data.reshape(-1).copy(), True
-    nb = int(bins)
+    nb = _args.int_arg(bins, "histogramdd", "bins", 2)
     if nb <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {nb} for dimension {d}")
     if rng is not None:
