@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import _inplace, make, edge, grad
 from ..autograd.graph import Node
@@ -19,6 +19,8 @@ _REDUCE = ("prod", "mean", "amax", "amin")
 
 
 def _checks(x, dim, index, source, reduce):
+    if not isinstance(reduce, str):
+        raise TypeError(f"index_reduce(): argument 'reduce' (position 4) must be str, not {_args.type_name(reduce)}")
     if reduce not in _REDUCE:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     a, i, s = x._data, index._data, source._data
@@ -145,6 +147,8 @@ def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
 
 
 def fill_diagonal_(input, fill_value, wrap=False):
+    _args.number_arg(fill_value, "fill_diagonal_", "fill_value", 1)
+    _args.bool_arg(wrap, "fill_diagonal_", "wrap", 2)
     a = input._data
     nd = a.ndim
     if nd < 2:

@@ -90,7 +90,11 @@ def _value_array(v):
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if sorter is not None:
+        _args.tensor_arg(sorter, "searchsorted", "sorter")
     if side is not None:
+        if not isinstance(side, str):
+            raise TypeError(f"searchsorted(): argument 'side' must be str, not {_args.type_name(side)}")
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
         if right and side == "left":
@@ -131,6 +135,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 
 # -- isin -----------------------------------------------------------------------------------------------------
 def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
+    _args.bool_arg(assume_unique, "isin", "assume_unique")
+    _args.bool_arg(invert, "isin", "invert")
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin() received an invalid combination of arguments - got "
                         f"({_args.type_name(elements)}, {_args.type_name(test_elements)}), but expected one of:")

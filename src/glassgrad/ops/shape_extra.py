@@ -176,6 +176,7 @@ def cartesian_prod(*tensors):
 def combinations(input, r=2, with_replacement=False):
     _check_1d(input)
     r = _args.int_arg(r, "combinations", "r", 2)
+    _args.bool_arg(with_replacement, "combinations", "with_replacement", 3)
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
@@ -215,6 +216,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 
 # -- vander --------------------------------------------------------------------------------------------------------
 def vander(x, N=None, increasing=False):
+    _args.bool_arg(increasing, "vander", "increasing", 3)
     if x._data.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     n = x._data.shape[0]
@@ -281,7 +283,7 @@ def _trap_args(name, y, x, dx, dim):
         raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
     if isinstance(dx, (bool, complex)):
         raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
-    return 1.0 if dx is None else float(dx)
+    return 1.0 if dx is None else float(_args.number_arg(dx, name, "dx"))
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
@@ -331,6 +333,7 @@ def _gradient_dims(x, spacing, dim, edge_order):
             raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
                                f"arguments to have the same length, but got a spacing argument of length {n} and a dim "
                                f"argument of length {len(dims)}.")
+    edge_order = _args.int_arg(edge_order, "gradient", "edge_order")
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = [_wrap_dim(d, nd) for d in dims]

@@ -69,6 +69,10 @@ def _out_shape(x, q, dim, keepdim):
 
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    name = "nanquantile" if ignore_nan else "quantile"
+    if not isinstance(interpolation, str):
+        raise TypeError(f"{name}(): argument 'interpolation' must be str, not {_args.type_name(interpolation)}")
+    _args.bool_arg(keepdim, name, "keepdim", 4)
     q = _q_tensor(input, q)
     _quantile_checks(input, q, interpolation)
     nd = input._data.ndim
@@ -124,6 +128,7 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 
 # -- cov / corrcoef ---------------------------------------------------------------------------------------------
 def _check_weights(name, w, n, integral):
+    _args.tensor_arg(w, "cov", name)
     d = w._data
     if d.ndim > 1:
         raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
@@ -322,6 +327,9 @@ def _dd_bin(col, edges, searched):
 
 
 def _dd_checks(a, bins, weight, rng):
+    if rng is not None and (not isinstance(rng, (list, tuple)) or
+                            not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rng)):
+        raise TypeError(f"histogramdd(): argument 'range' must be tuple of floats, not {_args.type_name(rng)}")
     if a.dtype.kind != "f":
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{_dtype.c_name(a.dtype)}'")
     if a.ndim < 2:
