@@ -242,3 +242,102 @@ def test_set_and_is_set_to():
 def test_tensor_list_functions_refuse_other_items(name):
     _both(lambda T: getattr(T, name)([1.0, 2.0]))
     _both(lambda T: getattr(T, name)(T.ones(2), 3))
+
+
+# -- bad arguments: the exception type torch raises (x = ones(3, 4), i = tensor([0, 1])) ---------------------------
+_BAD_CALLS = {
+    'quantile q str': lambda T, x, i: T.quantile(x, 'a'),
+    'quantile dim float': lambda T, x, i: T.quantile(x, 0.5, dim=1.5),
+    'cov corr float': lambda T, x, i: T.cov(x, correction=0.5),
+    'cdist p str': lambda T, x, i: T.cdist(x, x, p='a'),
+    'pdist 1d': lambda T, x, i: T.pdist(T.ones(3)),
+    'dist p str': lambda T, x, i: T.dist(x, x, 'fro'),
+    'renorm dim float': lambda T, x, i: T.renorm(x, 2, 0.5, 1),
+    'std_mean dim str': lambda T, x, i: T.std_mean(x, 'a'),
+    'logcumsumexp dim float': lambda T, x, i: T.logcumsumexp(x, 1.5),
+    'hsplit float': lambda T, x, i: T.hsplit(x, 1.5),
+    'split_with_sizes int': lambda T, x, i: T.split_with_sizes(x, 3),
+    'unsafe_chunk 0': lambda T, x, i: T.unsafe_chunk(x, 0),
+    'combinations r float': lambda T, x, i: T.combinations(T.ones(3), 1.5),
+    'tril_indices float': lambda T, x, i: T.tril_indices(3.5, 3),
+    'vander N float': lambda T, x, i: T.vander(T.ones(3), 2.5),
+    'trapezoid dim float': lambda T, x, i: T.trapezoid(x, dim=0.5),
+    'gradient spacing str': lambda T, x, i: T.gradient(x, spacing='a'),
+    'searchsorted scalar seq': lambda T, x, i: T.searchsorted(3, x),
+    'bucketize bound list': lambda T, x, i: T.bucketize(x, [1, 2]),
+    'isin list': lambda T, x, i: T.isin(x, [1, 2]),
+    'gcd float': lambda T, x, i: T.gcd(x, x),
+    'ldexp list': lambda T, x, i: T.ldexp(x, [1]),
+    'index_reduce dim float': lambda T, x, i: T.index_reduce(x, 0.5, i, x[:2], 'prod'),
+    'kaiser beta str': lambda T, x, i: T.kaiser_window(4, True, 'a'),
+    'hann periodic str': lambda T, x, i: T.hann_window(4, 'a'),
+    'unravel shape float': lambda T, x, i: T.unravel_index(i, (2.5,)),
+    'histogramdd bins float': lambda T, x, i: T.histogramdd(x, 2.5),
+    'nonzero_static size float': lambda T, x, i: T.nonzero_static(x, size=1.5),
+    'resize_ float': lambda T, x, i: T.ones(3).resize_(1.5),
+    'lu_unpack list': lambda T, x, i: T.lu_unpack(x, [1]),
+    'frexp int': lambda T, x, i: T.frexp(i),
+    'block_diag 3d': lambda T, x, i: T.block_diag(T.ones(1,1,1)),
+    'quantile interp int': lambda T, x, i: T.quantile(x, 0.5, interpolation=1),
+    'quantile keepdim str': lambda T, x, i: T.quantile(x, 0.5, 1, 'a'),
+    'nanquantile q list': lambda T, x, i: T.nanquantile(x, [0.5]),
+    'cov fweights list': lambda T, x, i: T.cov(x, fweights=[1, 2, 3, 4]),
+    'corrcoef int': lambda T, x, i: T.corrcoef(T.ones(2, 3, dtype=T.int64)),
+    'cdist compute_mode bad': lambda T, x, i: T.cdist(x, x, compute_mode='foo'),
+    'std_mean correction str': lambda T, x, i: T.std_mean(x, 1, correction='a'),
+    'var_mean keepdim str': lambda T, x, i: T.var_mean(x, 1, keepdim='a'),
+    'logcumsumexp bool': lambda T, x, i: T.logcumsumexp(T.ones(3, dtype=T.bool), 0),
+    'renorm_ int': lambda T, x, i: T.ones(3, 3, dtype=T.int64).renorm_(2, 0, 1),
+    'hsplit list float': lambda T, x, i: T.hsplit(x, [1.5]),
+    'unsafe_split float': lambda T, x, i: T.unsafe_split(x, 1.5),
+    'block_diag empty list ok': lambda T, x, i: T.block_diag(),
+    'combinations with_repl str': lambda T, x, i: T.combinations(T.ones(3), 2, 'a'),
+    'triu_indices offset float': lambda T, x, i: T.triu_indices(3, 3, 0.5),
+    'vander bool incr str': lambda T, x, i: T.vander(T.ones(3), 2, 'a'),
+    'trapezoid x scalar kw': lambda T, x, i: T.trapezoid(x, x=2.0),
+    'cumulative_trapezoid dx str': lambda T, x, i: T.cumulative_trapezoid(x, dx='a'),
+    'argwhere list': lambda T, x, i: T.argwhere([1]),
+    'searchsorted side int': lambda T, x, i: T.searchsorted(T.ones(3), x, side=1),
+    'searchsorted sorter list': lambda T, x, i: T.searchsorted(T.ones(3), x, sorter=[0, 1, 2]),
+    'isin invert str': lambda T, x, i: T.isin(x, x, invert='a'),
+    'lcm_ float': lambda T, x, i: T.ones(3).lcm_(T.ones(3)),
+    'nextafter int': lambda T, x, i: T.nextafter(i, i),
+    'positive list': lambda T, x, i: T.positive([1]),
+    'index_reduce reduce int': lambda T, x, i: T.index_reduce(x, 0, i, x[:2], 1),
+    'chain_matmul list': lambda T, x, i: T.chain_matmul([x]),
+    'frobenius dim str': lambda T, x, i: T.frobenius_norm(x, 'a'),
+    'nuclear keep str': lambda T, x, i: T.nuclear_norm(x, (0, 1), 'a'),
+    'bartlett dtype bad': lambda T, x, i: T.bartlett_window(4, dtype='float32'),
+    'is_same_size list': lambda T, x, i: T.is_same_size(x, [1]),
+    'as_strided_ size str': lambda T, x, i: T.as_strided_(x, 'a', (1,)),
+    'resize_as_ list': lambda T, x, i: T.resize_as_(x, [1]),
+    'geqrf list': lambda T, x, i: T.geqrf([[1.]]),
+    'ormqr left str': lambda T, x, i: T.ormqr(T.ones(3, 3), T.ones(3), T.ones(3, 2), 'a'),
+    'fill_diagonal_ wrap str': lambda T, x, i: T.ones(3, 3).fill_diagonal_(1, 'a'),
+    'fill_diagonal_ value str': lambda T, x, i: T.ones(3, 3).fill_diagonal_('a'),
+    'dim_order list str': lambda T, x, i: x.dim_order(ambiguity_check=['a']),
+    'apply_ noncallable': lambda T, x, i: T.ones(3).apply_(3),
+    'map_ noncallable': lambda T, x, i: T.ones(3).map_(T.ones(3), 3),
+    'new_empty_strided neg': lambda T, x, i: x.new_empty_strided((2, -1), (1, 1)),
+    'poisson gen str': lambda T, x, i: T.poisson(T.ones(2), 'a'),
+    'lu_unpack data str': lambda T, x, i: T.lu_unpack(T.ones(3, 3), T.ones(3, dtype=T.int32), 'a'),
+    'gradient edge float': lambda T, x, i: T.gradient(x, edge_order=1.5),
+    'unravel indices list': lambda T, x, i: T.unravel_index([1], (2,)),
+    'histogramdd range str': lambda T, x, i: T.histogramdd(x, 2, range='ab'),
+    'nonzero_static fill float': lambda T, x, i: T.nonzero_static(x, size=1, fill_value=1.5),
+}
+
+
+@pytest.mark.parametrize("label", sorted(_BAD_CALLS))
+def test_bad_arguments_raise_torch_types(label):
+    kinds = []
+    for T in (torch, gg):
+        x, i = T.ones(3, 4), T.tensor([0, 1])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _BAD_CALLS[label](T, x, i)
+            kinds.append("ok")
+        except Exception as e:      # noqa: BLE001  (compared below)
+            kinds.append(type(e).__name__)
+    assert kinds[1] == kinds[0]
