@@ -341,3 +341,36 @@ def test_bad_arguments_raise_torch_types(label):
         except Exception as e:      # noqa: BLE001  (compared below)
             kinds.append(type(e).__name__)
     assert kinds[1] == kinds[0]
+
+
+def test_grad_dtype_as_torch():
+    res = []
+    for T in (torch, gg):
+        r = []
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        r.append(str(x.grad_dtype))
+        x.grad_dtype = T.float64
+        (x * 2).sum().backward()
+        r.append(str(x.grad.dtype))
+        x.grad = None
+        x.grad_dtype = None
+        (x * 2).sum().backward()
+        r += [str(x.grad_dtype), str(x.grad.dtype)]
+        x2 = T.tensor([1.0, 2.0], requires_grad=True)
+        x2.grad_dtype = None
+        x2.backward(T.ones(2, dtype=T.float64))
+        x3 = T.tensor([1.0, 2.0], requires_grad=True)
+        x3.grad_dtype = T.float64
+        g, = T.autograd.grad((x3 ** 2).sum(), x3, create_graph=True)
+        r += [str(x2.grad.dtype), str(g.dtype), str(T.ones(2).grad_dtype)]
+        res.append(r)
+    assert res[0] == res[1]
+    _both(lambda T: (T.ones(2, requires_grad=True) * 2).grad_dtype)
+    _both(lambda T: setattr(T.ones(2, requires_grad=True) * 2, "grad_dtype", T.float16))
+    _both(lambda T: setattr(T.ones(2, requires_grad=True), "grad_dtype", "a"))
+
+    def f(T):
+        x = T.ones(2, requires_grad=True)
+        x.grad = T.zeros(2)
+        x.grad_dtype = T.float64
+    _both(f)

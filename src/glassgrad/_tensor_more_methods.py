@@ -129,3 +129,11 @@ class TensorMoreMethods:
         return _ops.tensor_misc.set_(self, source, storage_offset, size, stride)
     def is_set_to(self, tensor):
         return _ops.tensor_misc.is_set_to(self, tensor)
+
+    @property
+    def grad_dtype(self):
+        return _ops.tensor_misc.get_grad_dtype(self)
+
+    @grad_dtype.setter
+    def grad_dtype(self, value):
+        _ops.tensor_misc.set_grad_dtype(self, value)

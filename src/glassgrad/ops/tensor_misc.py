@@ -340,3 +340,30 @@ def is_set_to(self, tensor):
     a, b = self._data, tensor._data
     return (_root(a) is _root(b) and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
             and a.shape == b.shape and a.strides == b.strides)
+
+
+# -- grad_dtype (what AccumulateGrad casts a leaf's incoming gradients to: autograd/engine.py's _accumulate) ---------
+def get_grad_dtype(self):
+    from .. import _dtype
+    if self._grad_fn is not None:
+        raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+    extra = self._extra
+    if extra is None or "grad_dtype" not in extra:
+        return _dtype._FROM_NP[self._data.dtype]
+    dt = extra["grad_dtype"]
+    return None if dt is None else _dtype._FROM_NP[dt]
+
+
+def set_grad_dtype(self, value):
+    from .. import _dtype
+    if self._grad_fn is not None:
+        raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+    if value is not None and not isinstance(value, _dtype.dtype):
+        raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got {_args.type_name(value)}")
+    g = self._grad
+    if value is not None and g is not None and g._data.dtype != value.np:
+        raise RuntimeError(f"Cannot set grad_dtype to '{_dtype.c_name(value.np)}' because there is already a gradient "
+                           f"with dtype '{_dtype.cpp_name(g._data.dtype)}'. Please clear the gradient (.grad = None) "
+                           "before changing grad_dtype, or ensure the new grad_dtype matches the existing gradient's "
+                           "dtype.")
+    self._extra_dict()["grad_dtype"] = None if value is None else value.np
