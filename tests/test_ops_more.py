@@ -374,3 +374,15 @@ def test_grad_dtype_as_torch():
         x.grad = T.zeros(2)
         x.grad_dtype = T.float64
     _both(f)
+
+
+def test_removed_variable_features():
+    _both(lambda T: T.ones(2).reinforce(1))
+    for T in (torch, gg):
+        x = T.ones(2)
+        assert x.is_distributed() is False
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            assert x.volatile is False
+            x.volatile = True
+        assert [str(m.message)[:20] for m in w] == ["volatile was removed"] * 2

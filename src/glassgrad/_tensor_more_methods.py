@@ -137,3 +137,16 @@ class TensorMoreMethods:
     @grad_dtype.setter
     def grad_dtype(self, value):
         _ops.tensor_misc.set_grad_dtype(self, value)
+
+    def reinforce(self, reward):
+        return _ops.tensor_misc.reinforce(self, reward)
+    def is_distributed(self):
+        return False
+
+    @property
+    def volatile(self):
+        return _ops.tensor_misc.get_volatile(self)
+
+    @volatile.setter
+    def volatile(self, value):
+        _ops.tensor_misc.set_volatile(self, value)

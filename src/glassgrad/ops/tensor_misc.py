@@ -367,3 +367,42 @@ def set_grad_dtype(self, value):
                            "before changing grad_dtype, or ensure the new grad_dtype matches the existing gradient's "
                            "dtype.")
     self._extra_dict()["grad_dtype"] = None if value is None else value.np
+
+
+# -- what torch keeps of removed Variable features -------------------------------------------------------------------------
+_REINFORCE = """reinforce() was removed.
+Use torch.distributions instead.
+See https://pytorch.org/docs/main/distributions.html
+
+Instead of:
+
+probs = policy_network(state)
+action = probs.multinomial()
+next_state, reward = env.step(action)
+action.reinforce(reward)
+action.backward()
+
+Use:
+
+probs = policy_network(state)
+# NOTE: categorical is equivalent to what used to be called multinomial
+m = torch.distributions.Categorical(probs)
+action = m.sample()
+next_state, reward = env.step(action)
+loss = -m.log_prob(action) * reward
+loss.backward()
+"""
+
+
+def reinforce(self, reward):
+    raise RuntimeError(_REINFORCE)
+
+
+def get_volatile(self):
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=3)
+    return False
+
+
+def set_volatile(self, value):
+    warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.", UserWarning,
+                  stacklevel=3)
