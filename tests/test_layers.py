@@ -37,6 +37,7 @@ LAYER_MAP = {
     "overrides": 4,          # torch.overrides: the __torch_function__ helpers (nn.functional re-exports them)
     "_torch_nn": 4,          # torch.kl_div, torch.lstm_cell, ...: nn.functional under ATen's signatures
     "_legacy": 4,            # FloatTensor, LongTensor, ...: legacy constructors built on ops.creation
+    "_sampling": 4,          # torch.poisson / torch.binomial: distributions' samplers with ops/sampling.py's graph
     # 5 top: the torch namespace, the glass box, the command
     "": 5, "__main__": 5, "explain.*": 5, "cli": 5, "_launch": 5, "demo": 5, "_torch_alias": 5,
 }

@@ -68,6 +68,7 @@ from .ops.windows import *  # noqa: F401,F403
 from .ops.tensor_misc import *  # noqa: F401,F403
 from .ops.view_copies import *  # noqa: F401,F403
 from .ops.native import *  # noqa: F401,F403
+from ._sampling import poisson, binomial  # noqa: F401  (torch's samplers, distributions loaded on first call)
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402

@@ -5,6 +5,7 @@ import numbers
 
 import numpy as np
 
+from . import _args
 from . import ops as _ops
 from . import storage as _storage
 
@@ -124,7 +125,8 @@ class TensorCopyMethods:
 
     # -- resize_: a new geometry on the same storage (grown when it no longer fits) -----------------------------
     def resize_(self, *sizes, memory_format=None):
-        return _resize_(self, sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes)
+        return _resize_(self, _args.sizes(sizes, "resize_"))
 
     def resize_as_(self, tensor, memory_format=None):
+        _args.tensor_arg(tensor, "resize_as_", "the_template", 1)
         return _resize_(self, tuple(tensor.shape))

@@ -101,3 +101,23 @@ class TensorMoreMethods:
         return _ops.linalg_extra.geqrf(self)
     def ormqr(self, input2, input3, left=True, transpose=False):
         return _ops.linalg_extra.ormqr(self, input2, input3, left, transpose)
+    def as_subclass(self, cls):
+        return _ops.tensor_misc.as_subclass(self, cls)
+    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+        return _ops.tensor_misc.set_(self, source, storage_offset, size, stride)
+
+    @property
+    def grad_dtype(self):
+        return _ops.tensor_misc.get_grad_dtype(self)
+
+    @grad_dtype.setter
+    def grad_dtype(self, value):
+        _ops.tensor_misc.set_grad_dtype(self, value)
+
+    @property
+    def volatile(self):
+        return _ops.tensor_misc.get_volatile(self)
+
+    @volatile.setter
+    def volatile(self, value):
+        _ops.tensor_misc.set_volatile(self, value)

@@ -123,12 +123,6 @@ class TensorProtocol:
         """How nn.Module.load_state_dict turns `other` into the value for `self` (torch's default)."""
         return other.detach() if assign else self.copy_(other).detach()
 
-    @property
-    def volatile(self):
-        import warnings
-        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
-        return False
-
     def reinforce(self, reward):
         raise RuntimeError(_REINFORCE_REMOVED)
 

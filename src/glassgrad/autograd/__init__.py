@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .._dtype import get_default_dtype
+from .._dtype import get_default_dtype, _FROM_NP
 from .._tensor import Tensor, Size, _make
 
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
@@ -84,13 +84,17 @@ def _make_grads(outputs, grads, create_graph):
         if g._data.shape != o._data.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
                                f"output[{i}] has a shape of {Size(o._data.shape)}.")
-        # (torch 2.13 accepts any real dtype here -- int and bool included -- and casts it)
+        # (torch 2.13 accepts any real dtype here -- int and bool included -- and casts it; to a leaf's
+        # grad_dtype when it has one, None meaning no cast)
+        dt = o._data.dtype
+        if o._grad_fn is None and o._extra is not None:
+            dt = o._extra.get("grad_dtype", dt)
         if create_graph:
-            out.append(g if g._data.dtype == o._data.dtype else g.to(o.dtype))
+            out.append(g if dt is None or g._data.dtype == dt else g.to(_FROM_NP[dt]))
         else:
             arr = g._data
-            if arr.dtype != o._data.dtype:
-                arr = arr.astype(o._data.dtype)
+            if dt is not None and arr.dtype != dt:
+                arr = arr.astype(dt)
             out.append(arr)
     return out
 
@@ -182,13 +186,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "graph. Set allow_unused=True if this is the desired behavior.")
             out.append(_make(np.zeros_like(t._data)) if materialize_grads else None)
             continue
+        dt = t._data.dtype
+        if t._grad_fn is None and t._extra is not None:      # a leaf's grad_dtype (None: no cast)
+            dt = t._extra.get("grad_dtype", dt)
         if isinstance(g, Tensor):
-            if g._data.dtype != t._data.dtype:
-                g = g.to(t.dtype)
+            if dt is not None and g._data.dtype != dt:
+                g = g.to(_FROM_NP[dt])
             out.append(g)
         else:
-            if g.dtype != t._data.dtype:
-                g = g.astype(t._data.dtype)
+            if dt is not None and g.dtype != dt:
+                g = g.astype(dt)
             if g.shape != t._data.shape:
                 g = np.broadcast_to(g, t._data.shape).copy()
             elif not g.flags.writeable or g.base is not None:

@@ -415,17 +415,18 @@ def _accumulate(var, g, create_graph, ns, adopt=False):
     `adopt`: nobody else holds `g`, so a first .grad may take it without a copy when it owns its
     memory and has the leaf's dtype and shape."""
     extra = var._extra
+    gdt = var._data.dtype if extra is None else extra.get("grad_dtype", var._data.dtype)   # Tensor.grad_dtype
     if create_graph:
         g = ns.to_tensor(g)
-        if g.dtype is not var.dtype:
-            g = g.to(var.dtype)
+        if gdt is not None and g._data.dtype != gdt:
+            g = g.to(_FROM_NP[gdt])
         if var._grad is None:
             var._grad = g
         else:
             var._grad = var._grad + g
     else:
-        if g.dtype != var._data.dtype:
-            g = g.astype(var._data.dtype)
+        if gdt is not None and g.dtype != gdt:
+            g = g.astype(gdt)
         if g.shape != var._data.shape:
             g = ns.sum_to(g, var._data.shape)
         cur = var._grad

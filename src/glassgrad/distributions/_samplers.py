@@ -173,13 +173,13 @@ def _poisson_one(lam, uniform):
             return x
 
 
-def poisson(rate):
+def poisson(rate, generator=None):
     """torch.poisson."""
     a = rate.detach().numpy()
     if (a < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     flat = np.ascontiguousarray(a).ravel().tolist()
-    d = _Draws(_gen(), 2 * len(flat) + sum(min(v, 10.0) for v in flat))
+    d = _Draws(generator or _gen(), 2 * len(flat) + sum(min(v, 10.0) for v in flat))
     out = [_poisson_one(v, d.uniform) for v in flat]
     d.finish()
     return T.from_numpy(np.array(out, dtype=a.dtype).reshape(a.shape))
@@ -245,10 +245,10 @@ def _binomial_one(n, p, uniform):
     return float("nan")
 
 
-def binomial(count, prob):
+def binomial(count, prob, generator=None):
     """torch.binomial."""
     c, p = np.broadcast_arrays(count.detach().numpy(), prob.detach().numpy())
-    d = _Draws(_gen(), 3 * c.size + 16)
+    d = _Draws(generator or _gen(), 3 * c.size + 16)
     out = [_binomial_one(a, b, d.uniform) for a, b in zip(c.ravel().tolist(), p.ravel().tolist())]
     d.finish()
     return T.from_numpy(np.array(out, dtype=prob.dtype.np).reshape(c.shape))

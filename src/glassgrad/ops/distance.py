@@ -7,7 +7,7 @@ ops: cdist pdist dist renorm renorm_
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import make, edge, grad, broadcast_error, _inplace, full_precision
 from ..autograd.graph import Node, save_in, save_out
@@ -153,7 +153,7 @@ _MODES = {None: 0, "use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_
 
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
-    p = float(p)
+    p = float(_args.number_arg(p, "cdist", "p", 3))
     _cdist_checks(x1, x2, p)
     if compute_mode not in _MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
@@ -209,9 +209,9 @@ def pdist(input, p=2):
         raise RuntimeError(f"pdist only supports 2D tensors, got: {a.ndim}D")
     if a.dtype.kind not in "fV":
         raise RuntimeError("pdist only supports floating-point dtypes")
+    p = float(_args.number_arg(p, "pdist", "p", 2))
     if a.shape[0] > 1:
         full_precision("pdist", a.dtype)
-    p = float(p)
     if not p >= 0:
         raise RuntimeError("pdist only supports non-negative p values")
     i, j = np.triu_indices(a.shape[0], 1)
@@ -261,7 +261,7 @@ class DistBackward0(_LaNode):
 
 
 def dist(input, other, p=2):
-    p = float(p._data) if hasattr(p, "_data") else float(p)
+    p = float(_args.number_arg(p, "dist", "p", 3))
     d = input - other
     if d._data.dtype.kind not in "fcV":
         raise RuntimeError("norm(): input dtype should be either floating point or complex. Got "
@@ -288,7 +288,8 @@ class RenormBackward0(_LaNode):
 
 def renorm(input, p, dim, maxnorm, *, out=None):
     a = input._data
-    p, maxnorm = float(p), float(maxnorm)
+    p = float(_args.number_arg(p, "renorm", "p", 2))
+    maxnorm = float(_args.number_arg(maxnorm, "renorm", "maxnorm", 4))
     if not p > 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:

@@ -3,11 +3,14 @@ index_reduce_backward written on Tensors) and fill_diagonal_ (torch's fill_ of a
 
 ops: index_reduce index_reduce_ fill_diagonal_
 """
+import warnings
+
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from .._tensor import _wrap_dim
-from ._core import _inplace, make
+from ._core import _inplace, make, edge, grad
+from ..autograd.graph import Node
 from .linalg_solve import _LaNode, wrap
 
 __all__ = ["index_reduce"]    # index_reduce_ and fill_diagonal_ are Tensor methods only
@@ -16,6 +19,8 @@ _REDUCE = ("prod", "mean", "amax", "amin")
 
 
 def _checks(x, dim, index, source, reduce):
+    if not isinstance(reduce, str):
+        raise TypeError(f"index_reduce(): argument 'reduce' (position 4) must be str, not {_args.type_name(reduce)}")
     if reduce not in _REDUCE:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     a, i, s = x._data, index._data, source._data
@@ -68,6 +73,30 @@ def _reduce_arr(a, d, idx, s, reduce, include_self):
     return out.reshape(a.shape)
 
 
+class _ErrorNode(Node):
+    """torch::autograd::Error: a gradient whose own derivative raises (torch's message in `msg`)."""
+    __slots__ = ("msg",)
+
+    def backward(self, ns, g):
+        raise RuntimeError(self.msg)
+
+
+_ErrorNode.__name__ = "Error"
+_ErrorNode.__qualname__ = "Error"
+
+
+def _error_wrap(t, msg):
+    """t behind an Error node (torch's DelayedError(...)->apply): its value, and a backward that raises."""
+    if not (grad.enabled and t._rg):
+        return t
+    n = _ErrorNode((edge(t),))
+    n.msg = msg
+    return make(t._data, True, n)
+
+
+_WARNED = []
+
+
 class IndexReduceBackward0(_LaNode):
     """torch's index_reduce_backward."""
     __slots__ = ()
@@ -84,6 +113,9 @@ class IndexReduceBackward0(_LaNode):
             msr = index_reduce(x, dim, index, src.masked_fill(single, 1), reduce, include_self=include_self)
             gs = (g * msr).index_select(dim, index).where(
                 single, (g * result).index_select(dim, index) / src.masked_fill(src_zero, 1))
+            if bool((nz._data > 1).any()):
+                gs = _error_wrap(gs, "index_reduce(): Double backward is unsupported for source when >1 zeros in "
+                                     "source are scattered to the same position in self")
         elif reduce == "mean":
             n = (x.new_ones(g.shape) if include_self else x.new_zeros(g.shape)).index_add(dim, index, src.new_ones(src.shape))
             n = n.masked_fill(n == 0, 1)
@@ -102,6 +134,9 @@ class IndexReduceBackward0(_LaNode):
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    if not _WARNED:
+        _WARNED.append(True)
+        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)
     d = _checks(input, dim, index, source, reduce)
     y = _reduce_arr(input._data, d, index._data, source._data, reduce, bool(include_self))
     return wrap((y,), IndexReduceBackward0, (input, index, source), (0, 1, 2), (0,), (d, reduce, bool(include_self)))[0]
@@ -112,6 +147,8 @@ def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
 
 
 def fill_diagonal_(input, fill_value, wrap=False):
+    _args.number_arg(fill_value, "fill_diagonal_", "fill_value", 1)
+    _args.bool_arg(wrap, "fill_diagonal_", "wrap", 2)
     a = input._data
     nd = a.ndim
     if nd < 2:

@@ -6,7 +6,7 @@ ops: chain_matmul frobenius_norm nuclear_norm addmv_ lu_unpack geqrf ormqr
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from ._core import make, edge, grad, NO_EDGE
 from .linalg_solve import _LaNode, named, perm_from_pivots, wrap, lapack_dtype, low_kernel
 from .linalg_deprecated import deprecated
@@ -28,6 +28,9 @@ def chain_matmul(*matrices, out=None):
     deprecated("chain_matmul")
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for i, m in enumerate(matrices):
+        if not hasattr(m, "_data"):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_args.type_name(m)}")
     for m in matrices:
         if m._data.ndim != 2:
             raise RuntimeError(f"Tensor dimension is {m._data.ndim}, expected 2 instead.")
@@ -99,6 +102,9 @@ class LuUnpackBackward0(_LaNode):
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    _args.tensor_arg(LU_pivots, "lu_unpack", "LU_pivots", 2)
+    _args.bool_arg(unpack_data, "lu_unpack", "unpack_data", 3)
+    _args.bool_arg(unpack_pivots, "lu_unpack", "unpack_pivots", 4)
     LU, piv = LU_data._data, LU_pivots._data
     m, n = LU_data.size(-2), LU_data.size(-1)
     if piv.dtype != np.int32:
@@ -224,6 +230,8 @@ def _ormqr_checks(A, tau, C, left):
 
 
 def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
+    _args.bool_arg(left, "ormqr", "left", 4)
+    _args.bool_arg(transpose, "ormqr", "transpose", 5)
     _ormqr_checks(input, input2, input3, left)
     with no_grad():
         Q = householder_product(_square(make(input._data)), make(input2._data))._data

@@ -90,7 +90,11 @@ def _value_array(v):
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if sorter is not None:
+        _args.tensor_arg(sorter, "searchsorted", "sorter")
     if side is not None:
+        if not isinstance(side, str):
+            raise TypeError(f"searchsorted(): argument 'side' must be str, not {_args.type_name(side)}")
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
         if right and side == "left":
@@ -123,6 +127,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    _args.tensor_arg(boundaries, "bucketize", "boundaries", 2)
     if boundaries._data.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
@@ -130,9 +135,14 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 
 # -- isin -----------------------------------------------------------------------------------------------------
 def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
+    _args.bool_arg(assume_unique, "isin", "assume_unique")
+    _args.bool_arg(invert, "isin", "invert")
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin() received an invalid combination of arguments - got "
                         f"({_args.type_name(elements)}, {_args.type_name(test_elements)}), but expected one of:")
+    for v, name, pos in ((elements, "elements", 1), (test_elements, "test_elements", 2)):
+        if not isinstance(v, Tensor):
+            _args.number_arg(v, "isin", name, pos)
     e = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
     t = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     if isinstance(elements, Tensor) and isinstance(test_elements, Tensor):

@@ -57,6 +57,9 @@ def dsplit(input, indices_or_sections):
 
 def _check_sizes(x, sizes, dim):
     d = _wrap_dim(dim, x._data.ndim)
+    if not isinstance(sizes, (list, tuple)):
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
+                        f"{_args.type_name(sizes)}")
     secs = list(_args.int_list(sizes, "split_with_sizes", "split_sizes", 2))
     for v in secs:
         if v < 0:
@@ -125,9 +128,15 @@ class BlockDiagBackward0(_LaNode):
         return tuple(res)
 
 
-def block_diag(*tensors):
+def _tensor_items(tensors):
     for i, t in enumerate(tensors):
-        _args.tensor_arg(t, "block_diag", "tensors", 1)
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_args.type_name(t)}")
+
+
+def block_diag(*tensors):
+    _tensor_items(tensors)
+    for i, t in enumerate(tensors):
         if t._data.ndim > 2:
             raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions. Input "
                                f"{i} has {t._data.ndim} dimensions")
@@ -153,6 +162,7 @@ def _check_1d(t):
 
 
 def cartesian_prod(*tensors):
+    _tensor_items(tensors)
     for t in tensors:
         _check_1d(t)
     if len(tensors) == 1:
@@ -166,6 +176,7 @@ def cartesian_prod(*tensors):
 def combinations(input, r=2, with_replacement=False):
     _check_1d(input)
     r = _args.int_arg(r, "combinations", "r", 2)
+    _args.bool_arg(with_replacement, "combinations", "with_replacement", 3)
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
@@ -205,6 +216,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 
 # -- vander --------------------------------------------------------------------------------------------------------
 def vander(x, N=None, increasing=False):
+    _args.bool_arg(increasing, "vander", "increasing", 3)
     if x._data.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     n = x._data.shape[0]
@@ -271,7 +283,7 @@ def _trap_args(name, y, x, dx, dim):
         raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
     if isinstance(dx, (bool, complex)):
         raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
-    return 1.0 if dx is None else float(dx)
+    return 1.0 if dx is None else float(_args.number_arg(dx, name, "dx"))
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
@@ -321,6 +333,7 @@ def _gradient_dims(x, spacing, dim, edge_order):
             raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
                                f"arguments to have the same length, but got a spacing argument of length {n} and a dim "
                                f"argument of length {len(dims)}.")
+    edge_order = _args.int_arg(edge_order, "gradient", "edge_order")
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = [_wrap_dim(d, nd) for d in dims]
@@ -384,5 +397,5 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         if isinstance(h, Tensor):
             out.append(_gradient_coords(input, h, d, edge_order))
         else:
-            out.append(_gradient_float(input, float(h), d, edge_order))
+            out.append(_gradient_float(input, float(_args.number_arg(h, "gradient", "spacing")), d, edge_order))
     return tuple(out)

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import make, Tensor, edge, grad, NotImplementedNode
 from .linalg_solve import _LaNode, wrap
@@ -29,7 +29,7 @@ _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 def _q_tensor(input, q):
     if isinstance(q, Tensor):
         return q
-    q = float(q)
+    q = float(_args.number_arg(q, "quantile", "q", 2))
     if not 0 <= q <= 1:
         raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
     return make(np.asarray(q, input._data.dtype))
@@ -69,6 +69,10 @@ def _out_shape(x, q, dim, keepdim):
 
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    name = "nanquantile" if ignore_nan else "quantile"
+    if not isinstance(interpolation, str):
+        raise TypeError(f"{name}(): argument 'interpolation' must be str, not {_args.type_name(interpolation)}")
+    _args.bool_arg(keepdim, name, "keepdim", 4)
     q = _q_tensor(input, q)
     _quantile_checks(input, q, interpolation)
     nd = input._data.ndim
@@ -124,6 +128,7 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 
 # -- cov / corrcoef ---------------------------------------------------------------------------------------------
 def _check_weights(name, w, n, integral):
+    _args.tensor_arg(w, "cov", name)
     d = w._data
     if d.ndim > 1:
         raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
@@ -146,6 +151,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
                            f"{input._data.ndim} dimensions")
     if input._data.dtype == np.bool_:
         raise RuntimeError("cov(): bool dtype is not supported for input")
+    correction = _args.int_arg(correction, "cov", "correction")
     x = input.view(1, -1) if input._data.ndim < 2 else input
     n = x.shape[1]
     w = None
@@ -288,7 +294,7 @@ def _dd_edges(x, d, bins, rng):
                                f"input with dtype {_dtype.cpp_name(x.dtype)} and bins for dimension {d} with dtype "
                                f"{_dtype.cpp_name(bins._data.dtype)}")
         return bins._data.reshape(-1).copy(), True
-    nb = int(bins)
+    nb = _args.int_arg(bins, "histogramdd", "bins", 2)
     if nb <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {nb} for dimension {d}")
     if rng is not None:
@@ -321,6 +327,9 @@ def _dd_bin(col, edges, searched):
 
 
 def _dd_checks(a, bins, weight, rng):
+    if rng is not None and (not isinstance(rng, (list, tuple)) or
+                            not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rng)):
+        raise TypeError(f"histogramdd(): argument 'range' must be tuple of floats, not {_args.type_name(rng)}")
     edges_given = isinstance(bins, (list, tuple)) and bins and not isinstance(bins[0], int)
     if a.dtype.kind not in "fV" or (a.dtype not in (np.float32, np.float64) and rng is None and not edges_given
                                      and a.size):      # torch's range finding has no float16 / bfloat16 kernel

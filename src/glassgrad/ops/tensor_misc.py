@@ -3,9 +3,11 @@ as_strided_ (AsStridedBackward1), Tensor.resize / resize_as (torch's deprecated 
 map2_ resize_ resize_as_ are Tensor methods in _tensor_copy_methods.py, on storage.py's storages.)
 
 ops: is_nonzero is_same_size is_signed as_strided_ (torch.*); Tensor methods new_empty_strided dim_order resize
-     resize_as
+     resize_as as_subclass set_ grad_dtype volatile
 """
 import warnings
+
+import numpy as np
 
 
 from .. import _args
@@ -160,3 +162,119 @@ def resize(self, *sizes):
 def resize_as(self, tensor):
     warnings.warn("non-inplace resize_as is deprecated", stacklevel=3)
     return Resize.apply(self, tuple(tensor.shape))
+
+
+# -- as_subclass / module_load ------------------------------------------------------------------------------------------
+def as_subclass(self, cls):
+    """An alias of self (AliasBackward0: the same memory, attached to the graph) as an instance of `cls`."""
+    from .indexing import AliasBackward0
+    from .views import _view_op
+    from .._tensor import Tensor
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
+                        "Make sure your class inherits from Tensor.")
+    out = _view_op(self, self._data.view(), AliasBackward0, lambda b: b)
+    if cls is not Tensor:
+        out.__class__ = cls
+    return out
+
+
+# -- set_ (a Tensor as the source of storage) ---------------------------------------------------------------
+def _storage(a):
+    """The flat storage under array `a` (the outermost contiguous NumPy array it views) and a's offset in it."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.dtype == a.dtype and root.flags.c_contiguous and root.size:
+        off = (a.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // a.itemsize
+        return root.reshape(-1), off
+    return np.ascontiguousarray(a).reshape(-1), 0
+
+
+def _root(a):
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root
+
+
+def set_(self, source=None, storage_offset=0, size=None, stride=None):
+    """self takes source's memory: all of it with its geometry, or (offset, size, stride) in its storage; set_()
+    leaves self empty.  (A Storage source is not supported: glassgrad has no storage objects; and self does not
+    become a view, so its storage_offset() reads 0.)"""
+    from .._tensor import Tensor
+    check_inplace(self)
+    dt = self._data.dtype
+    if source is None:
+        new = np.zeros(0, dt)
+    else:
+        _args.tensor_arg(source, "set_", "source", 1)
+        if source._data.dtype != dt:
+            from .. import _dtype
+            raise RuntimeError(f"Could not set tensor of type {_dtype.cpp_name(source._data.dtype)} to a tensor of "
+                               f"type {_dtype.cpp_name(dt)}")
+        if size is None:
+            new = source._data
+        else:
+            size = tuple(_args.int_list(size, "set_", "size", 3))
+            stride = tuple(_args.int_list(stride, "set_", "stride", 4)) if stride is not None else \
+                tuple(int(np.prod(size[i + 1:], dtype=np.int64)) for i in range(len(size)))
+            flat, off = _storage(source._data)
+            off = off + _args.int_arg(storage_offset, "set_", "storage_offset", 2)   # from source's own offset, as torch
+            need = off + 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else off
+            if need > flat.size:            # the storage grows (the old elements first)
+                grown = np.empty(need, dt)
+                grown[:flat.size] = flat
+                flat = grown
+            new = np.lib.stride_tricks.as_strided(flat[off:], size, tuple(s * flat.itemsize for s in stride))
+    if not isinstance(self, Tensor):
+        raise TypeError("set_(): self must be a Tensor")
+    src_rg = source is not None and source._rg
+    if grad.enabled and (self._rg or src_rg):       # torch: no derivative for set_
+        from ._core import NotImplementedNode, edge
+        n = NotImplementedNode((edge(self),) + (() if source is None else (edge(source),)))
+        n.what = "set_"
+        self._grad_fn, self._out_nr, self._rg = n, 0, True
+    self._data = new
+    self._base = None
+    self._view_fn = None
+    self._vc[0] += 1
+    return self
+
+
+# -- grad_dtype (what AccumulateGrad casts a leaf's incoming gradients to: autograd/engine.py's _accumulate) ---------
+def get_grad_dtype(self):
+    from .. import _dtype
+    if self._grad_fn is not None:
+        raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+    extra = self._extra
+    if extra is None or "grad_dtype" not in extra:
+        return _dtype._FROM_NP[self._data.dtype]
+    dt = extra["grad_dtype"]
+    return None if dt is None else _dtype._FROM_NP[dt]
+
+
+def set_grad_dtype(self, value):
+    from .. import _dtype
+    if self._grad_fn is not None:
+        raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+    if value is not None and not isinstance(value, _dtype.dtype):
+        raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got {_args.type_name(value)}")
+    g = self._grad
+    if value is not None and g is not None and g._data.dtype != value.np:
+        raise RuntimeError(f"Cannot set grad_dtype to '{_dtype.c_name(value.np)}' because there is already a gradient "
+                           f"with dtype '{_dtype.cpp_name(g._data.dtype)}'. Please clear the gradient (.grad = None) "
+                           "before changing grad_dtype, or ensure the new grad_dtype matches the existing gradient's "
+                           "dtype.")
+    self._extra_dict()["grad_dtype"] = None if value is None else value.np
+
+
+# -- what torch keeps of removed Variable features -------------------------------------------------------------------------
+def get_volatile(self):
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=3)
+    return False
+
+
+def set_volatile(self, value):
+    warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.", UserWarning,
+                  stacklevel=3)

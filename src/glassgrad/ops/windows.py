@@ -14,8 +14,11 @@ from .special_kernels import i0_arr
 __all__ = ["bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window"]
 
 
-def _window_args(name, window_length, dtype):
+def _window_args(name, window_length, dtype, periodic=True, *numbers):
     n = _args.int_arg(window_length, name, "window_length", 1)
+    _args.bool_arg(periodic, name, "periodic", 2)
+    for i, v in enumerate(numbers):
+        _args.number_arg(v, name, ("alpha", "beta")[i] if name == "hamming_window" else "beta", 3 + i)
     dt = _dtype._default[0] if dtype is None else _dtype.to_dtype(dtype)
     if dt.np.kind not in "fV":
         raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype={_dtype.cpp_name(dt.np)}, "
@@ -47,7 +50,7 @@ def _work_dtype(dt):
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
                    pin_memory=False, requires_grad=False):
-    n, dt = _window_args("hamming_window", window_length, dtype)
+    n, dt = _window_args("hamming_window", window_length, dtype, periodic, alpha, beta)
     if n <= 1:
         return _special(n, dt, requires_grad)
     m = n + 1 if periodic else n
@@ -59,13 +62,13 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
 
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                 requires_grad=False):
-    _window_args("hann_window", window_length, dtype)
+    _window_args("hann_window", window_length, dtype, periodic)
     return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype, requires_grad=requires_grad)
 
 
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
-    n, dt = _window_args("bartlett_window", window_length, dtype)
+    n, dt = _window_args("bartlett_window", window_length, dtype, periodic)
     if n <= 1:
         return _special(n, dt, requires_grad)
     m = n + 1 if periodic else n
@@ -78,7 +81,7 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
-    n, dt = _window_args("blackman_window", window_length, dtype)
+    n, dt = _window_args("blackman_window", window_length, dtype, periodic)
     if n <= 1:
         return _special(n, dt, requires_grad)
     m = n + 1 if periodic else n
@@ -90,7 +93,7 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
                   pin_memory=False, requires_grad=False):
-    n, dt = _window_args("kaiser_window", window_length, dtype)
+    n, dt = _window_args("kaiser_window", window_length, dtype, periodic, beta)
     if n <= 1:
         return _special(n, dt, requires_grad)
     m = n + 1 if periodic else n
