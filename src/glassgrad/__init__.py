@@ -53,13 +53,15 @@ from .ops.einsum import *  # noqa: F401,F403
 from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, ...: torch's signatures)
 from .ops.embedding import *  # noqa: F401,F403
 from .ops.dropout import *  # noqa: F401,F403
+from ._layout import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn  # noqa: F401
+from .ops.sparse import *  # noqa: F401,F403  (sparse COO tensors: sparse_coo_tensor)
+from .ops.sparse_ops import *  # noqa: F401,F403  (spmm smm hspmm sspaddmm saddmm dsmm hsmm)
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
 from ._malloc import keep_freed_arrays as _keep_freed_arrays  # noqa: E402
 _keep_freed_arrays()
 
-strided = "torch.strided"
 __version__ = "0.1.0"
 
 
@@ -105,7 +107,7 @@ class cuda:
         pass
 
 
-_SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions")
+_SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions", "sparse")
 
 
 # torch.* names that are nn.functional's functions
@@ -134,12 +136,12 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 
 def _tensor_first_names():
     from .ops import (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics,
-                      scans, sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm,
-                      linalg_legacy, linalg_cholesky, einsum, norm as _norm, embedding, dropout)
+                      scans, sorting, views, slicing, strided as _strided, shape, indexing, gather_scatter, masked, linalg, addmm,
+                      linalg_legacy, linalg_cholesky, einsum, norm as _norm, embedding, dropout, sparse_ops)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics, scans,
-              sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, einsum, _norm,
-              embedding, dropout):
+              sorting, views, slicing, _strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, einsum, _norm,
+              embedding, dropout, sparse_ops):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
 

@@ -36,6 +36,8 @@ from .grad_mode import state
 from .anomaly import run_with_anomaly
 from .._dtype import _FROM_NP
 from .._tensor import Tensor, _make
+from .._sparse_coo import COO as _COO, steal as _steal
+from .._sparse_tensor import make_sparse as _make_sparse
 
 _heappush, _heappop = heapq.heappush, heapq.heappop
 
@@ -366,7 +368,8 @@ def _retain(t, g, ns):
         g = ns.to_tensor(g)
         t._grad = g if t._grad is None else t._grad + g
     else:
-        t._grad = _make(g.copy()) if t._grad is None else _make(t._grad._data + g)
+        wrap = _make_sparse if g.__class__ is _COO else _make
+        t._grad = wrap(g.copy()) if t._grad is None else wrap(t._grad._data + g)
 
 
 class _Held:
@@ -423,6 +426,12 @@ def _accumulate(var, g, create_graph, ns, adopt=False):
             var._grad = g
         else:
             var._grad = var._grad + g
+    elif g.__class__ is _COO:           # a sparse gradient (of a sparse leaf): .grad is sparse, as torch's
+        if g.dtype != var._data.dtype:
+            g = g.astype(var._data.dtype)
+        cur = var._grad
+        var._grad = _make_sparse(_steal(g) if adopt else g.copy()) if cur is None else (
+            _make_sparse(cur._data + g) if cur.is_sparse else _make(cur._data + g))
     else:
         if g.dtype != var._data.dtype:
             g = g.astype(var._data.dtype)

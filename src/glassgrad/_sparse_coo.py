@@ -1,0 +1,187 @@
+"""COO storage: what a sparse Tensor holds in ``_data`` instead of an ndarray (NumPy only).
+
+``COO(indices, values, shape, coalesced)``: ``indices`` an int64 array (sparse_dim, nnz), ``values`` an
+array (nnz, *dense_dims), ``shape`` the tensor's size (sparse dims first, then the dense dims).  It has the
+attributes the Tensor core reads from an array (``shape``, ``ndim``, ``size``, ``dtype``), so a sparse
+Tensor's metadata costs no branch on the dense path.  It is also the "array" a sparse gradient is in the
+backward's array mode: ``COO + COO`` concatenates (uncoalesced, as torch's sparse add of two gradients),
+``COO + ndarray`` is dense, ``COO * number`` scales the values.  NumPy refuses it (``__array_ufunc__ =
+None``, ``__array__`` raises), so a dense kernel handed one fails loudly instead of computing garbage.
+"""
+import numpy as np
+
+
+class COO:
+    __slots__ = ("indices", "values", "shape", "coalesced")
+    __array_ufunc__ = None
+
+    def __init__(self, indices, values, shape, coalesced=False):
+        self.indices = indices
+        self.values = values
+        self.shape = tuple(shape)
+        self.coalesced = coalesced
+
+    # -- what the Tensor core reads --------------------------------------------------------------
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def dtype(self):
+        return self.values.dtype
+
+    @property
+    def itemsize(self):
+        return self.values.itemsize
+
+    @property
+    def sparse_dim(self):
+        return self.indices.shape[0]
+
+    @property
+    def dense_dim(self):
+        return self.values.ndim - 1
+
+    @property
+    def nnz(self):
+        return self.indices.shape[1]
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    # -- array-like arithmetic (gradients in the backward's array mode) --------------------------
+    def astype(self, dtype):
+        return COO(self.indices, self.values.astype(dtype), self.shape, self.coalesced)
+
+    def copy(self):
+        return COO(self.indices.copy(), self.values.copy(), self.shape, self.coalesced)
+
+    def __add__(self, other):
+        """The engine's sum of two gradients: coalesced (torch's sum of sparse gradients is)."""
+        if other.__class__ is COO:
+            dt = np.result_type(self.values, other.values)
+            return coalesce(COO(np.concatenate([self.indices, other.indices], axis=1),
+                                np.concatenate([self.values.astype(dt, copy=False), other.values.astype(dt, copy=False)]),
+                                self.shape))
+        return to_dense(self) + other
+
+    __radd__ = __add__
+
+    def __mul__(self, other):
+        return COO(self.indices, self.values * other, self.shape, self.coalesced)
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return COO(self.indices, -self.values, self.shape, self.coalesced)
+
+    def __truediv__(self, other):
+        return COO(self.indices, self.values / other, self.shape, self.coalesced)
+
+
+def flat_index(indices, shape):
+    """The row-major linear position of each column of `indices` among the sparse dims `shape`."""
+    lin = np.zeros(indices.shape[1], dtype=np.int64)
+    for d, s in enumerate(shape):
+        lin *= s
+        lin += indices[d]
+    return lin
+
+
+def coalesce(c):
+    """Sum duplicate indices and sort them (torch's coalesce: duplicates summed in their order)."""
+    if c.coalesced:
+        return c
+    sd = c.sparse_dim
+    lin = flat_index(c.indices, c.shape[:sd])
+    uniq, inv = np.unique(lin, return_inverse=True)
+    vals = np.zeros((len(uniq),) + c.values.shape[1:], dtype=c.values.dtype)
+    if c.values.dtype == np.bool_:
+        np.logical_or.at(vals, inv, c.values)
+    else:
+        np.add.at(vals, inv, c.values)
+    idx = np.array(np.unravel_index(uniq, c.shape[:sd]), dtype=np.int64).reshape(sd, len(uniq)) if sd else \
+        np.zeros((0, len(uniq)), dtype=np.int64)
+    return COO(idx, vals, c.shape, True)
+
+
+def with_flag(c, coalesced):
+    return c if c.coalesced == coalesced else COO(c.indices, c.values, c.shape, coalesced)
+
+
+def steal(c):
+    """A leaf's first sparse gradient, taken over as torch's AccumulateGrad does when its indices and values
+    are contiguous: rebuilt without the coalesced flag (``_sparse_coo_tensor_unsafe``); else kept as is."""
+    if c.values.flags.c_contiguous and c.indices.flags.c_contiguous:
+        return with_flag(c, False)
+    return c
+
+
+def to_dense(c):
+    out = np.zeros(c.shape, dtype=c.values.dtype)
+    if c.nnz:
+        if c.values.dtype == np.bool_:
+            np.logical_or.at(out, tuple(c.indices), c.values)
+        else:
+            np.add.at(out, tuple(c.indices), c.values)
+    return out
+
+
+def add(a, b, alpha=1):
+    """a + alpha * b for two COO of one shape, as torch's sparse add: when both hold the same indices array
+    the values are added; else the two entry lists are merged as sorted lists (an entry of `a` first unless
+    `b`'s is smaller, equal entries summed), which for uncoalesced input keeps torch's order."""
+    bv = b.values if alpha == 1 else b.values * alpha
+    dt = np.result_type(a.values, bv)
+    if a.indices is b.indices:
+        return COO(a.indices, (a.values + bv).astype(dt, copy=False), a.shape, a.coalesced)
+    av, bv = a.values.astype(dt, copy=False), bv.astype(dt, copy=False)
+    if a.nnz == 0 or b.nnz == 0:
+        return COO(b.indices if a.nnz == 0 else a.indices, (bv if a.nnz == 0 else av).copy(), a.shape,
+                   b.coalesced if a.nnz == 0 else a.coalesced)
+    both = a.coalesced and b.coalesced
+    if both:
+        c = coalesce(COO(np.concatenate([a.indices, b.indices], axis=1), np.concatenate([av, bv]), a.shape))
+        return c
+    sd = a.sparse_dim
+    la, lb = flat_index(a.indices, a.shape[:sd]).tolist(), flat_index(b.indices, a.shape[:sd]).tolist()
+    order, i, j, na, nb = [], 0, 0, len(la), len(lb)
+    while i < na or j < nb:
+        if j >= nb or (i < na and la[i] < lb[j]):
+            order.append((i, -1))
+            i += 1
+        elif i >= na or la[i] > lb[j]:
+            order.append((-1, j))
+            j += 1
+        else:
+            order.append((i, j))
+            i += 1
+            j += 1
+    ia = np.array([o[0] for o in order])
+    ib = np.array([o[1] for o in order])
+    idx = np.where(ia >= 0, a.indices[:, np.maximum(ia, 0)], b.indices[:, np.maximum(ib, 0)])
+    zero = np.zeros((1,) + av.shape[1:], dt)
+    vals = (np.concatenate([av, zero])[np.where(ia >= 0, ia, na)] + np.concatenate([bv, zero])[np.where(ib >= 0, ib, nb)])
+    return COO(idx, vals, a.shape, False)
+
+
+def gather(g, indices, sparse_shape):
+    """The values of the gradient `g` (a dense array or a COO) at the columns of `indices`: (nnz, *dense)."""
+    if g.__class__ is not COO:
+        return g[tuple(indices)]
+    g = coalesce(g)
+    lin = flat_index(indices, sparse_shape)
+    glin = flat_index(g.indices, sparse_shape)
+    out = np.zeros((indices.shape[1],) + g.values.shape[1:], dtype=g.values.dtype)
+    if len(glin):
+        pos = np.clip(np.searchsorted(glin, lin), 0, len(glin) - 1)
+        hit = glin[pos] == lin
+        out[hit] = g.values[pos[hit]]
+    return out

@@ -1,0 +1,324 @@
+"""SparseTensor: a Tensor whose ``_data`` is COO storage (``_sparse_coo.COO``) instead of an ndarray.
+
+A subclass, so the dense Tensor's classes and code paths are untouched: every dense op keeps its speed, and
+the sparse behaviour lives in the methods below (one-line calls of ``ops/sparse.py``).  The metadata that
+the Tensor core reads from ``_data`` (``shape``, ``dim``, ``numel``, ``dtype``, ``requires_grad``, ``.grad``)
+works unchanged on COO storage.  A dense method that torch has no sparse kernel for raises torch's
+``Could not run 'aten::<name>' with arguments from the 'SparseCPU' backend`` (``_unsupported``), and so does
+a ``torch.*`` function whose first argument is sparse, unless ``ops/sparse.py`` registered a sparse version
+of it in ``TORCH_FUNCTIONS`` (``dispatch``, called by the ``_args.tensor_first`` wrappers).
+"""
+from . import _layout
+from . import ops as _ops
+from ._device import cpu
+from ._grad_state import state as _grad_state, record_trace
+from ._dtype import _default, int64, bool as _bool
+from ._tensor import Tensor, Size
+from ._tensor_str import _tensor_body
+from ._tensor_methods import TensorMethods
+from ._tensor_linalg_methods import TensorLinalgMethods
+from ._tensor_protocol import TensorProtocol
+
+_new = object.__new__
+TORCH_FUNCTIONS = {}      # torch.* name -> its version for a sparse first argument (filled by ops/sparse.py)
+
+
+def not_on_sparse(name):
+    return NotImplementedError(
+        f"Could not run 'aten::{name}' with arguments from the 'SparseCPU' backend. This could be because the "
+        "operator doesn't exist for this backend, or was omitted during the selective/custom build process (if "
+        "using custom build).")
+
+
+def dispatch(name):
+    """The sparse version of torch.<name> (the tensor_first wrappers call it for a sparse first argument)."""
+    fn = TORCH_FUNCTIONS.get(name)
+    if fn is None:
+        raise not_on_sparse(name)
+    return fn
+
+
+def register(**fns):
+    """Register sparse versions of torch.* functions (they take the dense function's arguments; out= refused)."""
+    for name, fn in fns.items():
+        TORCH_FUNCTIONS[name] = _no_out(fn)
+
+
+def _no_out(fn):
+    def call(*args, out=None, **kwargs):
+        if out is not None:
+            raise RuntimeError("glassgrad: out= is not supported for sparse tensors")
+        return fn(*args, **kwargs)
+    return call
+
+
+def make_sparse(coo, rg=False, fn=None):
+    """Wrap COO storage as a SparseTensor (the sparse `_tensor._make`)."""
+    t = _new(SparseTensor)
+    t._data = coo
+    t._rg = rg
+    t._grad_fn = fn
+    t._out_nr = 0
+    t._grad = None
+    t._vc = [0]
+    t._base = t._view_fn = t._acc = t._extra = t._vbase_fn = None
+    if fn is not None and _grad_state.anomaly:
+        record_trace(fn)
+    if _grad_state.watching is not None:
+        _grad_state.watching.on_make(t)
+    return t
+
+
+class SparseTensor(Tensor):
+    __slots__ = ()
+    is_sparse = True
+    layout = _layout.sparse_coo
+
+    # -- metadata -------------------------------------------------------------------------
+    @property
+    def device(self):
+        return cpu
+
+    def stride(self, dim=None):
+        return (0,) * self._data.ndim if dim is None else 0
+
+    def is_contiguous(self, memory_format=None):
+        return False
+
+    def storage_offset(self):
+        return 0
+
+    def data_ptr(self):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    def cpu(self, memory_format=None):
+        return self
+
+    def numpy(self, *, force=False):
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    def tolist(self):
+        raise not_on_sparse("tolist")
+
+    def item(self):
+        raise not_on_sparse("_local_scalar_dense")
+
+    def __bool__(self):
+        raise not_on_sparse("is_nonzero")
+
+    def __repr__(self, *, tensor_contents=None):
+        return _repr(self)
+
+    __str__ = __repr__
+
+    @property
+    def data(self):
+        return make_sparse(self._data)
+
+    def detach(self):
+        t = make_sparse(self._data)
+        t._vc = self._vc
+        return t
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = make_sparse(self._data.copy(), self._rg)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, proto):
+        return (_ops.sparse.rebuild_sparse, (self._data.indices, self._data.values, Size(self._data.shape),
+                                             self._data.coalesced, self._rg))
+
+    # -- sparse accessors -----------------------------------------------------------------
+    def is_coalesced(self):
+        return self._data.coalesced
+
+    def _nnz(self):
+        return self._data.nnz
+
+    def sparse_dim(self):
+        return self._data.sparse_dim
+
+    def dense_dim(self):
+        return self._data.dense_dim
+
+    def coalesce(self):
+        return _ops.sparse.coalesce(self)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return _ops.sparse.to_dense(self, dtype)
+
+    def indices(self):
+        return _ops.sparse.indices(self)
+
+    def values(self):
+        return _ops.sparse.values(self)
+
+    def _indices(self):
+        return _ops.sparse._indices(self)
+
+    def _values(self):
+        return _ops.sparse._values(self)
+
+    def to_sparse(self, *args, **kwargs):
+        return _ops.sparse.to_sparse(self, *args, **kwargs)
+
+    def to_sparse_coo(self):
+        return _ops.sparse.to_sparse(self)
+
+    def sparse_resize_(self, size, sparse_dim, dense_dim):
+        return _ops.sparse_ops.sparse_resize_(self, size, sparse_dim, dense_dim)
+
+    def sparse_resize_and_clear_(self, size, sparse_dim, dense_dim):
+        return _ops.sparse_ops.sparse_resize_and_clear_(self, size, sparse_dim, dense_dim)
+
+    # -- ops --------------------------------------------------------------------------------
+    def t(self):
+        return _ops.sparse.t(self)
+
+    def clone(self, *, memory_format=None):
+        return _ops.sparse.clone(self)
+
+    def to(self, *args, **kwargs):
+        return _ops.sparse.to(self, *args, **kwargs)
+
+    def double(self):
+        return _ops.sparse.to_dtype(self, "float64")
+
+    def float(self):
+        return _ops.sparse.to_dtype(self, "float32")
+
+    def half(self):
+        return _ops.sparse.to_dtype(self, "float16")
+
+    def long(self):
+        return _ops.sparse.to_dtype(self, "int64")
+
+    def int(self):
+        return _ops.sparse.to_dtype(self, "int32")
+
+    def bool(self):
+        return _ops.sparse.to_dtype(self, "bool")
+
+    def type(self, dtype=None, non_blocking=False):
+        return _ops.sparse.type_(self, dtype)
+
+    def mm(self, mat2):
+        return _ops.sparse_ops.mm(self, mat2)
+
+    def matmul(self, other):
+        return _ops.sparse_ops.mm(self, other)
+
+    __matmul__ = matmul
+
+    def __rmatmul__(self, other):
+        return _ops.sparse_ops.dense_mm_sparse(other, self)
+
+    def smm(self, mat2):
+        return _ops.sparse_ops.smm(self, mat2)
+
+    def hspmm(self, mat2):
+        return _ops.sparse_ops.hspmm(self, mat2)
+
+    def sspaddmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _ops.sparse_ops.sspaddmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def mul(self, other):
+        return _ops.sparse.mul(self, other)
+
+    __mul__ = __rmul__ = multiply = mul
+
+    def div(self, other, *, rounding_mode=None):
+        return _ops.sparse.div(self, other, rounding_mode=rounding_mode)
+
+    __truediv__ = divide = true_divide = div
+
+    def neg(self):
+        return _ops.sparse.neg(self)
+
+    __neg__ = negative = neg
+
+    def add(self, other, *, alpha=1):
+        return _ops.sparse.add(self, other, alpha=alpha)
+
+    __add__ = add
+
+    def __radd__(self, other):
+        return _ops.sparse.dense_add_sparse(other, self)
+
+    def sub(self, other, *, alpha=1):
+        return _ops.sparse.add(self, other, alpha=-alpha)
+
+    __sub__ = subtract = sub
+
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.sparse_ops.tensor_sum(self, dim, keepdim, dtype=dtype)
+
+    def sparse_mask(self, mask):
+        raise not_on_sparse("sparse_mask")
+
+    def __getitem__(self, index):
+        return _ops.sparse.getitem(self, index)
+
+    def select(self, dim, index):
+        return _ops.sparse.select(self, dim, index)
+
+    def reshape(self, *shape):
+        raise RuntimeError("reshape is not implemented for sparse tensors")
+
+
+def _unsupported(name):
+    def method(self, *args, **kwargs):
+        raise not_on_sparse(name)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+_OWN = set(vars(SparseTensor)) | set(vars(Tensor))
+_PROTOCOL = ("__pow__", "__rpow__", "__floordiv__", "__rfloordiv__", "__mod__", "__setitem__", "__and__", "__or__",
+             "__xor__", "__invert__", "__abs__", "__iadd__", "__imul__", "__isub__", "__itruediv__", "__rsub__",
+             "__rtruediv__", "__rdiv__", "view", "view_as", "expand", "expand_as", "fill_", "copy_",
+             "contiguous", "uniform_", "normal_")
+for _name in [n for c in (TensorMethods, TensorLinalgMethods) for n, f in vars(c).items()
+              if callable(f) and not n.startswith("__")] + [n for n in _PROTOCOL if hasattr(TensorProtocol, n)]:
+    if _name not in _OWN:
+        setattr(SparseTensor, _name, _unsupported(_name[2:-2] if _name.startswith("__") else _name))
+del _name
+
+
+def _part(prefix, arr, indent):
+    body = _tensor_body(arr, indent + len(prefix))
+    if arr.size == 0:
+        body += ", size=" + str(tuple(arr.shape))
+    return prefix + body + ")"
+
+
+def _repr(t):
+    """torch's repr of a sparse COO tensor (torch/_tensor_str.py, the sparse branch)."""
+    c, indent = t._data, 7
+    dt = t.dtype
+    text = ("tensor(" + _part("indices=tensor(", c.indices, indent) + ",\n" + " " * indent +
+            _part("values=tensor(", c.values, indent))
+    suffixes = ["size=" + str(tuple(c.shape)), "nnz=" + str(c.nnz)]
+    if dt is not _default[0] and dt is not int64 and dt is not _bool:
+        suffixes.append("dtype=" + repr(dt))
+    suffixes.append("layout=torch.sparse_coo")
+    if t._grad_fn is not None:
+        suffixes.append("grad_fn=<" + t._grad_fn.name().rsplit("::", 1)[-1] + ">")
+    elif t._rg:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes_sparse(text, suffixes, indent)
+
+
+def _add_suffixes_sparse(text, suffixes, indent):
+    """torch's _add_suffixes with force_newline: the first suffix always starts a new line."""
+    from ._tensor_str import _opts
+    parts, last, force = [text], 0, True
+    for suffix in suffixes:
+        if force or last + len(suffix) + 2 > _opts["linewidth"]:
+            parts.append(",\n" + " " * indent + suffix)
+            last, force = indent + len(suffix), False
+        else:
+            parts.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(parts) + ")"
