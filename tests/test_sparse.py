@@ -471,3 +471,24 @@ def test_pickle_and_deepcopy():
     s = sp(gg, requires_grad=True)
     for r in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s)):
         assert repr(r) == repr(s) and r.is_sparse
+
+
+def test_save_load(tmp_path):
+    s = sp(gg, requires_grad=True)
+    c = sp(gg, coalesced=True).double()
+    h = hyb(gg)
+    gg.save({"s": s, "c": c, "h": [h]}, tmp_path / "a.gg")
+    back = gg.load(tmp_path / "a.gg")
+    for a, b in ((s, back["s"]), (c, back["c"]), (h, back["h"][0])):
+        assert repr(a) == repr(b) and b.is_sparse and b.is_coalesced() == a.is_coalesced()
+    with pytest.raises(TypeError, match="cannot store a sparse tensor"):
+        gg.save(s, tmp_path / "b.pt", format="torch")
+
+
+def test_load_rejects_bad_sparse(tmp_path):
+    from glassgrad.serialization import CheckpointError
+    for bad in (gg.sparse_coo_tensor(gg.tensor(I), gg.tensor(V), (1, 3), check_invariants=False),   # out of range
+                gg.sparse_coo_tensor(gg.tensor(I), gg.tensor(V), (2, 3), is_coalesced=True)):       # false flag
+        gg.save(bad, tmp_path / "bad.gg")
+        with pytest.raises(CheckpointError):
+            gg.load(tmp_path / "bad.gg")
