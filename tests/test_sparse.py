@@ -276,10 +276,7 @@ def test_sparse_leaf_gradients(case, coalesced):
             s.retain_grad()
         GRADS[case](T, s).backward()
         return s.grad
-    t, g = both(run)
-    if case == "coalesce_values":       # torch's AccumulateGrad keeps this one's coalesced flag (refcounts)
-        t, g = t.coalesce(), g.coalesce()
-    same(t, g, 1e-5)
+    same(*both(run), tol=1e-5)
 
 
 @pytest.mark.parametrize("case", sorted(GRADS))
@@ -492,3 +489,89 @@ def test_load_rejects_bad_sparse(tmp_path):
         gg.save(bad, tmp_path / "bad.gg")
         with pytest.raises(CheckpointError):
             gg.load(tmp_path / "bad.gg")
+
+
+# -- unary ops, transpose, small protocol -------------------------------------------------------------------
+UNARY = ("abs", "sin", "sinh", "tan", "tanh", "asin", "asinh", "atan", "atanh", "sqrt", "expm1", "log1p", "relu",
+         "sign", "sgn", "floor", "ceil", "round", "trunc", "frac", "deg2rad", "rad2deg", "square", "erf", "erfinv",
+         "nan_to_num", "isnan", "isinf", "signbit", "isposinf", "isneginf")
+V_SMALL = [0.3, 0.4, -0.5, 0.1]
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary(name):
+    """Forward as torch (coalesced first, the dense op's dtype rules), then the gradient -- or torch's error,
+    where torch's sparse backward calls a dense-only kernel."""
+    def run(T):
+        leaf = sp(T, requires_grad=name not in ("isnan", "isinf", "signbit", "isposinf", "isneginf"), values=V_SMALL)
+        y = getattr(leaf, name)()
+        try:
+            ints = getattr(sp(T, values=[1, -2, 3, 4]), name)()
+        except (RuntimeError, NotImplementedError) as e:
+            ints = (type(e).__name__, str(e))
+        via_torch = getattr(T, name)(sp(T, values=V_SMALL))
+        if not y.requires_grad:
+            return y, ints, via_torch
+        try:
+            y.to_dense().sum().backward()
+            g = leaf.grad
+        except (RuntimeError, NotImplementedError) as e:
+            g = (type(e).__name__, str(e).split(" This could")[0])
+        return y, ints, via_torch, g
+    same(*both(run), tol=2e-6)
+
+
+def test_pow_and_relu_functional():
+    def run(T):
+        s = sp(T, requires_grad=True, values=V_SMALL)
+        y, y2 = s.pow(2), s ** 0.5
+        r = T.nn.functional.relu(s)
+        (y.to_dense().sum() + (y2.to_dense() * 0).sum()).backward()
+        return y, y2, r, s.grad
+    same(*both(run), tol=1e-6)
+    same_error(lambda T: sp(T).pow(T.tensor(2.)))
+
+
+def test_transpose():
+    same(*both(lambda T: sp(T).transpose(0, 1)), tol=0)
+    same(*both(lambda T: sp(T, coalesced=True).transpose(1, 0)), tol=0)
+    same_error(lambda T: hyb(T).transpose(1, 2))
+
+    def run(T):
+        s = sp(T, requires_grad=True)
+        (s.transpose(0, 1).to_dense() * T.tensor(W6).t()).sum().backward()
+        return s.grad
+    same(*both(run))
+
+
+def test_small_protocol():
+    one = lambda T: T.sparse_coo_tensor([[0]], [1.5], (1,))      # noqa: E731
+    same(*both(lambda T: (one(T).item(), bool(one(T)), sp(T).element_size(), len(sp(T)), sp(T).itemsize)))
+    same(*both(lambda T: (sp(T).new_zeros((2, 3), dtype=T.float64), T.zeros_like(hyb(T), dtype=T.int32))), tol=0)
+    for case in (lambda T: sp(T).item(), lambda T: bool(sp(T)), lambda T: sp(T).nbytes, lambda T: sp(T) == sp(T),
+                 lambda T: sp(T) < 1, lambda T: sp(T).contiguous(), lambda T: T.sparse.softmax(sp(T).long(), 1),
+                 lambda T: sp(T).long().requires_grad_(), lambda T: sp(T, requires_grad=True).long().requires_grad_()):
+        same_error(case)
+
+
+def test_gradient_coalesced_flags_match_torch():
+    """Gradients arrive coalesced (hooks see it); a leaf's .grad keeps the flag only where torch's
+    AccumulateGrad clones instead of stealing (a broadcast gradient, a sum of two, shared indices)."""
+    cases = {"sparse.mm": lambda T, s: T.sparse.mm(s, T.ones(3, 2)).sum(),
+             "to_dense": lambda T, s: (s.to_dense() * 2).sum(), "sum": lambda T, s: T.sparse.sum(s),
+             "softmax": lambda T, s: T.sparse.softmax(s, 1).to_dense().sum(),
+             "mul": lambda T, s: (s * 2).to_dense().sum(), "add": lambda T, s: (s + s).to_dense().sum(),
+             "values": lambda T, s: (s.coalesce().values() * T.tensor([1., 2., 3.])).sum(),
+             "abs": lambda T, s: s.abs().to_dense().sum(), "sign": lambda T, s: s.sign().to_dense().sum()}
+    for name, f in cases.items():
+        for coalesced in (False, True):
+            def run(T):
+                leaf = sp(T, requires_grad=True)
+                if coalesced:
+                    leaf = leaf.detach().coalesce().requires_grad_()
+                seen = []
+                leaf.register_hook(lambda g: seen.append((g.is_sparse, g.is_coalesced())))
+                f(T, leaf).backward()
+                return seen, leaf.grad.is_coalesced(), leaf.grad._nnz()
+            t, g = both(run)
+            assert t == g, (name, coalesced)

@@ -12,14 +12,15 @@ import numpy as np
 
 
 class COO:
-    __slots__ = ("indices", "values", "shape", "coalesced")
+    __slots__ = ("indices", "values", "shape", "coalesced", "shared")
     __array_ufunc__ = None
 
-    def __init__(self, indices, values, shape, coalesced=False):
+    def __init__(self, indices, values, shape, coalesced=False, shared=False):
         self.indices = indices
         self.values = values
         self.shape = tuple(shape)
         self.coalesced = coalesced
+        self.shared = shared        # a gradient torch's AccumulateGrad would clone, not steal (see steal)
 
     # -- what the Tensor core reads --------------------------------------------------------------
     @property
@@ -67,9 +68,11 @@ class COO:
         """The engine's sum of two gradients: coalesced (torch's sum of sparse gradients is)."""
         if other.__class__ is COO:
             dt = np.result_type(self.values, other.values)
-            return coalesce(COO(np.concatenate([self.indices, other.indices], axis=1),
-                                np.concatenate([self.values.astype(dt, copy=False), other.values.astype(dt, copy=False)]),
-                                self.shape))
+            c = coalesce(COO(np.concatenate([self.indices, other.indices], axis=1),
+                             np.concatenate([self.values.astype(dt, copy=False), other.values.astype(dt, copy=False)]),
+                             self.shape))
+            c.shared = True
+            return c
         return to_dense(self) + other
 
     __radd__ = __add__
@@ -118,9 +121,10 @@ def with_flag(c, coalesced):
 
 def steal(c):
     """A leaf's first sparse gradient, taken over as torch's AccumulateGrad does when its indices and values
-    are contiguous: rebuilt without the coalesced flag (``_sparse_coo_tensor_unsafe``); else kept as is."""
-    if c.values.flags.c_contiguous and c.indices.flags.c_contiguous:
-        return with_flag(c, False)
+    are contiguous: rebuilt by ``_sparse_coo_tensor_unsafe``, which flags it coalesced only for nnz < 2; else
+    (a broadcast gradient, a sum of gradients, one sharing its indices: torch clones those) kept as is."""
+    if c.values.flags.c_contiguous and c.indices.flags.c_contiguous and not c.shared:
+        return with_flag(c, c.nnz < 2)
     return c
 
 

@@ -101,10 +101,46 @@ class SparseTensor(Tensor):
         raise not_on_sparse("tolist")
 
     def item(self):
-        raise not_on_sparse("_local_scalar_dense")
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self.to_dense().item()
 
     def __bool__(self):
-        raise not_on_sparse("is_nonzero")
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    @property
+    def nbytes(self):
+        raise RuntimeError("nbytes is not defined for sparse tensors.  If you want the size of the constituent "
+                           "tensors, add the nbytes of the indices and values.  If you want the size of the  "
+                           "equivalent dense tensor, multiply numel() by element_size()")
+
+    def contiguous(self, memory_format=None):
+        raise RuntimeError("unsupported memory format option Contiguous")
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        return _ops.sparse.zeros_sparse(size, self.dtype if dtype is None else dtype, requires_grad)
+
+    __hash__ = Tensor.__hash__
+
+    def __eq__(self, other):
+        raise not_on_sparse("eq." + _overload(other))
+
+    def __ne__(self, other):
+        raise not_on_sparse("ne." + _overload(other))
+
+    def __lt__(self, other):
+        raise not_on_sparse("lt." + _overload(other))
+
+    def __le__(self, other):
+        raise not_on_sparse("le." + _overload(other))
+
+    def __gt__(self, other):
+        raise not_on_sparse("gt." + _overload(other))
+
+    def __ge__(self, other):
+        raise not_on_sparse("ge." + _overload(other))
 
     def __repr__(self, *, tensor_contents=None):
         return _repr(self)
@@ -260,11 +296,44 @@ class SparseTensor(Tensor):
     def __getitem__(self, index):
         return _ops.sparse.getitem(self, index)
 
+    def transpose(self, dim0, dim1):
+        return _ops.sparse.transpose(self, dim0, dim1)
+
+    swapaxes = swapdims = transpose
+
     def select(self, dim, index):
         return _ops.sparse.select(self, dim, index)
 
     def reshape(self, *shape):
         raise RuntimeError("reshape is not implemented for sparse tensors")
+
+
+def _overload(other):
+    return "Tensor" if isinstance(other, Tensor) else "Scalar"
+
+
+def _unary(name):
+    def method(self, *args, **kwargs):
+        return _ops.sparse_unary.unary(name, self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+# the zero-preserving unary ops torch runs on sparse tensors (ops/sparse_unary.py: NAMES)
+for _name in ("abs", "log1p", "relu", "frac", "deg2rad", "rad2deg", "sign", "floor", "ceil", "round", "trunc", "sin",
+              "sinh", "tanh", "tan", "asin", "asinh", "atan", "expm1", "atanh", "sqrt", "erf", "erfinv", "sgn",
+              "nan_to_num", "isnan", "isinf", "signbit", "isposinf", "isneginf", "square"):
+    setattr(SparseTensor, _name, _unary(_name))
+SparseTensor.arcsin, SparseTensor.arcsinh = SparseTensor.asin, SparseTensor.asinh
+SparseTensor.arctan, SparseTensor.arctanh = SparseTensor.atan, SparseTensor.atanh
+SparseTensor.absolute, SparseTensor.fix = SparseTensor.abs, SparseTensor.trunc
+
+
+def _pow(self, exponent):
+    return _ops.sparse_unary.pow(self, exponent)
+
+
+SparseTensor.pow = SparseTensor.__pow__ = _pow
 
 
 def _unsupported(name):
@@ -275,10 +344,10 @@ def _unsupported(name):
 
 
 _OWN = set(vars(SparseTensor)) | set(vars(Tensor))
-_PROTOCOL = ("__pow__", "__rpow__", "__floordiv__", "__rfloordiv__", "__mod__", "__setitem__", "__and__", "__or__",
+_PROTOCOL = ("__rpow__", "__floordiv__", "__rfloordiv__", "__mod__", "__setitem__", "__and__", "__or__",
              "__xor__", "__invert__", "__abs__", "__iadd__", "__imul__", "__isub__", "__itruediv__", "__rsub__",
              "__rtruediv__", "__rdiv__", "view", "view_as", "expand", "expand_as", "fill_", "copy_",
-             "contiguous", "uniform_", "normal_")
+             "uniform_", "normal_", "new_ones", "new_full", "new_empty", "new_tensor")
 for _name in [n for c in (TensorMethods, TensorLinalgMethods) for n, f in vars(c).items()
               if callable(f) and not n.startswith("__")] + [n for n in _PROTOCOL if hasattr(TensorProtocol, n)]:
     if _name not in _OWN:

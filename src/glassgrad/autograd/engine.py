@@ -430,7 +430,7 @@ def _accumulate(var, g, create_graph, ns, adopt=False):
         if g.dtype != var._data.dtype:
             g = g.astype(var._data.dtype)
         cur = var._grad
-        var._grad = _make_sparse(_steal(g) if adopt else g.copy()) if cur is None else (
+        var._grad = _make_sparse(_steal(g).copy()) if cur is None else (
             _make_sparse(cur._data + g) if cur.is_sparse else _make(cur._data + g))
     else:
         if g.dtype != var._data.dtype:

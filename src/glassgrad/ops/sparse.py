@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype, _layout
-from .._sparse_coo import COO, coalesce as _coalesce, to_dense as _dense, gather, add as _coo_add, with_flag
+from .._sparse_coo import COO, coalesce as _coalesce, to_dense as _dense, gather, add as _coo_add
 from .._sparse_tensor import SparseTensor, make_sparse, register, not_on_sparse
 from ..autograd.graph import check_saved, freed_error
 from ._core import Node, Tensor, make, edge, NO_EDGE, save_in, grad, sum_to
@@ -143,6 +143,21 @@ def sparse_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, devi
     return make_sparse(coo)._set_requires_grad(requires_grad, _RG_MSG)
 
 
+def zeros_sparse(size, dtype, requires_grad=False):
+    """An empty sparse tensor of `size` (all dims sparse): Tensor.new_zeros of a sparse tensor."""
+    shape = tuple(int(s) for s in (size[0] if len(size) == 1 and not isinstance(size[0], int) else size))
+    dt = _dtype.to_dtype(dtype)
+    coo = COO(np.zeros((len(shape), 0), np.int64), np.zeros((0,), dt.np), shape, True)
+    return make_sparse(coo)._set_requires_grad(requires_grad, _RG_MSG)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    c = input._data
+    dt = c.values.dtype if dtype is None else _dtype.to_dtype(dtype).np
+    coo = COO(np.zeros((c.sparse_dim, 0), np.int64), np.zeros((0,) + c.values.shape[1:], dt), c.shape, True)
+    return make_sparse(coo)._set_requires_grad(requires_grad, _RG_MSG)
+
+
 def rebuild_sparse(indices, values, size, coalesced, requires_grad=False):
     return make_sparse(COO(indices, values, tuple(size), coalesced), requires_grad)
 
@@ -190,8 +205,8 @@ class ToDenseBackward0(Node):
     __slots__ = ("coo",)
 
     def backward(self, ns, g):
-        flag, c = self.coo.coalesced, _coalesce(self.coo)
-        return grads_out(ns, COO(c.indices, gather(grad_in(ns, g), c.indices, c.shape[:c.sparse_dim]), c.shape, flag))
+        c = _coalesce(self.coo)
+        return grads_out(ns, COO(c.indices, gather(grad_in(ns, g), c.indices, c.shape[:c.sparse_dim]), c.shape, True))
 
 
 def to_dense(input, dtype=None):
@@ -209,12 +224,10 @@ def to_dense(input, dtype=None):
 
 
 class CoalesceBackward0(Node):
-    """The gradient passes (flagged uncoalesced, as the input was)."""
     __slots__ = ()
 
     def backward(self, ns, g):
-        g = grad_in(ns, g)
-        return grads_out(ns, with_flag(g, False) if g.__class__ is COO else g)
+        return (g,)
 
 
 def coalesce(input):
@@ -235,7 +248,7 @@ class ValuesBackward0(Node):
 
     def backward(self, ns, g):
         c = self.coo
-        return grads_out(ns, COO(c.indices, grad_in(ns, g), c.shape, c.coalesced))
+        return grads_out(ns, COO(c.indices, grad_in(ns, g), c.shape, c.coalesced, shared=True))
 
 
 def values(input):
@@ -302,7 +315,8 @@ def _to(input, dt):
     c = input._data
     if c.values.dtype == dt.np:
         return input
-    res, n = out(COO(c.indices, c.values.astype(dt.np), c.shape, c.coalesced), ToCopyBackward0, (input,))
+    res, n = out(COO(c.indices, c.values.astype(dt.np), c.shape, c.coalesced), ToCopyBackward0,
+                 (input,) if dt.np.kind in "fV" else ())
     if n is not None:
         n.np_dtype = c.values.dtype
     return res
@@ -344,6 +358,41 @@ def t(input):
                            f"sparse and {c.dense_dim} dense dimensions")
     return out(COO(c.indices[::-1].copy(), c.values, c.shape[::-1], c.ndim < 2 and c.coalesced), TBackward0,
                (input,))[0]
+
+
+class TransposeBackward0(Node):
+    __slots__ = ("dims",)
+
+    def backward(self, ns, g):
+        g = grad_in(ns, g)
+        d0, d1 = self.dims
+        if g.__class__ is not COO:
+            return grads_out(ns, np.swapaxes(g, d0, d1))
+        idx = g.indices.copy()
+        idx[[d0, d1]] = idx[[d1, d0]]
+        shape = list(g.shape)
+        shape[d0], shape[d1] = shape[d1], shape[d0]
+        return grads_out(ns, COO(idx, g.values, shape, False))
+
+
+def transpose(input, dim0, dim1):
+    c = input._data
+    n = c.ndim
+    for d in (dim0, dim1):
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    d0, d1 = dim0 % n, dim1 % n
+    if d0 >= c.sparse_dim or d1 >= c.sparse_dim:
+        raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {c.sparse_dim}, "
+                           f"d0: {d0}, d1: {d1}")
+    idx = c.indices.copy()
+    idx[[d0, d1]] = idx[[d1, d0]]
+    shape = list(c.shape)
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    res, node = out(COO(idx, c.values, shape, c.coalesced and d0 == d1), TransposeBackward0, (input,))
+    if node is not None:
+        node.dims = (d0, d1)
+    return res
 
 
 class SelectBackward0(Node):
@@ -518,4 +567,5 @@ def _sub(input, other, *, alpha=1):
 
 
 register(t=t, clone=clone, mul=mul, multiply=mul, div=div, divide=div, true_divide=div, neg=neg, negative=neg, add=add,
-         sub=_sub, subtract=_sub, select=select)
+         sub=_sub, subtract=_sub, select=select, zeros_like=zeros_like, transpose=transpose, swapaxes=transpose,
+         swapdims=transpose)

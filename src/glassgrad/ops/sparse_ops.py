@@ -11,7 +11,7 @@ torch.sparse.check_sparse_tensor_invariants.
 import numpy as np
 
 from .. import _dtype
-from .._sparse_coo import COO, coalesce as _coalesce, to_dense as _dense, gather, flat_index, with_flag
+from .._sparse_coo import COO, coalesce as _coalesce, to_dense as _dense, gather, flat_index
 from .._sparse_tensor import register, not_on_sparse, make_sparse
 from ._core import Node, NotImplementedNode, Tensor, make, edge, NO_EDGE, save_in, grad, sum_to
 from .addmm import addmm as _dense_addmm
@@ -23,10 +23,10 @@ __all__ = ["spmm", "smm", "hspmm", "sspaddmm", "saddmm", "dsmm", "hsmm"]
 
 # -- products -----------------------------------------------------------------------------------------------
 def _masked_product(c, a, b):
-    """(a @ b) at the coalesced pattern of `c` (the gradient of a sparse operand; flagged coalesced as `c` is)."""
-    flag, c = c.coalesced, _coalesce(c)
+    """(a @ b) at the coalesced pattern of `c` (the gradient of a sparse operand)."""
+    c = _coalesce(c)
     r, k = c.indices
-    return COO(c.indices, np.einsum("ij,ij->i", a[r], b.T[k]).astype(c.values.dtype, copy=False), c.shape, flag)
+    return COO(c.indices, np.einsum("ij,ij->i", a[r], b.T[k]).astype(c.values.dtype, copy=False), c.shape, True)
 
 
 def _spmm(c, d):
@@ -229,7 +229,7 @@ class SparseSumBackward0(Node):
 
     def backward(self, ns, g):
         g = grad_in(ns, g)
-        flag, c = self.coo.coalesced, _coalesce(self.coo)
+        c = _coalesce(self.coo)
         sd = c.sparse_dim
         kept = [d for d in range(sd) if d in self.keep]
         if self.keepdim:
@@ -241,7 +241,7 @@ class SparseSumBackward0(Node):
         for d in self.dense_summed:
             gv = np.expand_dims(gv, d - sd + 1)
         gv = np.broadcast_to(gv.astype(c.values.dtype, copy=False), c.values.shape)   # torch's expand: a view
-        return grads_out(ns, COO(c.indices, gv, c.shape, flag))
+        return grads_out(ns, COO(c.indices, gv, c.shape, True))
 
 
 def _squeeze(g, dims):
@@ -260,8 +260,7 @@ class SumBackward0(SparseSumBackward0):
 
     def backward(self, ns, g):
         if not self.dense_grad:
-            r = SparseSumBackward0.backward(self, ns, g)[0]
-            return (with_flag(r._data, True) if ns.is_tensor_mode else with_flag(r, True)),
+            return SparseSumBackward0.backward(self, ns, g)
         g = grad_in(ns, g)
         return grads_out(ns, np.broadcast_to(g, self.coo.shape).astype(self.coo.dtype))
 
@@ -365,7 +364,7 @@ def _dense_softmax(v, axis, log):
 
 
 class SparseSoftmaxBackward0(Node):
-    __slots__ = ("coo", "dim", "log", "in_coalesced")
+    __slots__ = ("coo", "dim", "log")
 
     def backward(self, ns, g):
         y = self.coo
@@ -381,7 +380,7 @@ class SparseSoftmaxBackward0(Node):
         else:
             s = base.sum(axis=self.dim - y.sparse_dim + 1, keepdims=True)
         gx = gv - w * s if self.log else yv * (gv - s)
-        return grads_out(ns, COO(y.indices, gx.astype(yv.dtype, copy=False), y.shape, self.in_coalesced))
+        return grads_out(ns, COO(y.indices, gx.astype(yv.dtype, copy=False), y.shape, True))
 
 
 class SparseLogSoftmaxBackward0(SparseSoftmaxBackward0):
@@ -395,7 +394,7 @@ def _softmax(input, dim, dtype, log):
     if dtype is not None:
         v = v.astype(_dtype.to_dtype(dtype).np)
     if v.dtype.kind not in "fV":
-        raise RuntimeError(f"\"{'log_softmax' if log else 'softmax'}\" not implemented for "
+        raise NotImplementedError(f"\"{'log_softmax' if log else 'softmax'}\" not implemented for "
                            f"'{_dtype.c_name(v.dtype)}'")
     if d < c.sparse_dim:
         inv, ng = _groups(c, d)
@@ -405,7 +404,7 @@ def _softmax(input, dim, dtype, log):
     res = COO(c.indices, y, c.shape, True)
     if grad.enabled and input._rg:
         n = (SparseLogSoftmaxBackward0 if log else SparseSoftmaxBackward0)((edge(input),))
-        n.coo, n.dim, n.log, n.in_coalesced = res, d, log, input._data.coalesced
+        n.coo, n.dim, n.log = res, d, log
         return make_sparse(res, True, n)
     return make_sparse(res)
 
