@@ -180,6 +180,9 @@ OPS = {
     "resize": lambda T: sp(T).sparse_resize_((3, 4), 2, 0),
     "resize_and_clear": lambda T: sp(T).sparse_resize_and_clear_((3, 4), 2, 0),
     "resize_empty": lambda T: T.sparse_coo_tensor((2, 3)).sparse_resize_((4, 1, 2), 1, 2),
+    "sparse_mask_sparse": lambda T: sp(T).sparse_mask(sp(T)),
+    "spmm_dense": lambda T: T.spmm(T.ones(2, 3), T.ones(3, 2)),
+    "dsmm_dense": lambda T: T.dsmm(T.ones(2, 3), T.ones(3, 2)),
 }
 
 
@@ -415,6 +418,13 @@ ERRORS = {
     "resize_dense_dims": lambda T: sp(T).sparse_resize_((2, 3, 1), 2, 1),
     "resize_len": lambda T: sp(T).sparse_resize_((2, 3, 1), 2, 0),
     "t_hybrid": lambda T: hyb(T).t(),
+    "sparse.sum_dense": lambda T: T.sparse.sum(T.ones(2, 3)),
+    "sparse.sum_dense_dim": lambda T: T.sparse.sum(T.ones(2, 3), 1),
+    "sparse.softmax_dense": lambda T: T.sparse.softmax(T.ones(2, 3), 1),
+    "sparse.log_softmax_dense": lambda T: T.sparse.log_softmax(T.ones(2, 3), 1),
+    "hspmm_dense": lambda T: T.hspmm(T.ones(2, 3), T.ones(3, 2)),
+    "smm_dense": lambda T: T.smm(T.ones(2, 3), T.ones(3, 2)),
+    "sspaddmm_dense_mat1": lambda T: T.sspaddmm(T.zeros(2, 2).to_sparse(), T.ones(2, 3), T.ones(3, 2)),
 }
 
 
@@ -575,3 +585,12 @@ def test_gradient_coalesced_flags_match_torch():
                 return seen, leaf.grad.is_coalesced(), leaf.grad._nnz()
             t, g = both(run)
             assert t == g, (name, coalesced)
+
+
+def test_values_dtype_conversion_keeps_the_graph():
+    def run(T):
+        v = T.tensor(V, requires_grad=True)
+        s = T.sparse_coo_tensor(T.tensor(I), v, (2, 3), dtype=T.float64)
+        (s.to_dense() * T.tensor(W6, dtype=T.float64)).sum().backward()
+        return s, v.grad
+    same(*both(run))

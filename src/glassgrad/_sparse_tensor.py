@@ -291,7 +291,7 @@ class SparseTensor(Tensor):
         return _ops.sparse_ops.tensor_sum(self, dim, keepdim, dtype=dtype)
 
     def sparse_mask(self, mask):
-        raise not_on_sparse("sparse_mask")
+        return _ops.sparse_ops.sparse_mask(self, mask)
 
     def __getitem__(self, index):
         return _ops.sparse.getitem(self, index)

@@ -105,9 +105,9 @@ def sparse_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, devi
     if idx.dtype != np.int64:
         idx = idx.astype(np.int64)
     vt = values if isinstance(values, Tensor) else None
-    vals = _array_from_data(values, dt)
-    if vt is not None and dt is not None and vals.dtype != dt.np:
-        vals = vals.astype(dt.np)
+    if vt is not None and dt is not None and vt.dtype is not dt:
+        vt = vt.to(dt)          # differentiable, as torch's conversion of the values
+    vals = _array_from_data(values, dt) if vt is None else vt._data
     vals = vals if vals.ndim else vals.reshape(1)
     sd = idx.shape[0] if idx.ndim else 0
     dense = vals.shape[1:]

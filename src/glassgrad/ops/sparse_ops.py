@@ -168,11 +168,16 @@ def sparse_addmm(mat, mat1, mat2, *, beta=1, alpha=1):
 
 
 def spmm(input, mat2):
-    return mm(input, mat2)
+    return mm(input, mat2) if is_sparse(input) else _dense_mm(input, mat2)
 
 
 def dsmm(input, mat2):
-    return mm(input, mat2)
+    return spmm(input, mat2)
+
+
+def _on_cpu(name):
+    """torch's error for a sparse-only kernel given a dense tensor."""
+    return NotImplementedError(not_on_sparse(name).args[0].replace("'SparseCPU'", "'CPU'"))
 
 
 def _no_derivative(res, what, inputs):
@@ -185,6 +190,8 @@ def _no_derivative(res, what, inputs):
 
 def hspmm(mat1, mat2):
     """sparse @ dense as a hybrid sparse tensor (sparse rows, dense columns); no derivative."""
+    if not is_sparse(mat1):
+        raise _on_cpu("hspmm")
     _check_mm(mat1, mat2)
     c = _coalesce(mat1._data)
     rows = np.unique(c.indices[0])
@@ -198,6 +205,12 @@ hsmm = hspmm
 
 def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2), all sparse (the product on every column of mat1's rows)."""
+    if not is_sparse(input):
+        raise RuntimeError("self.is_sparse() INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/native/"
+                           "SparseTensorUtils.h\":28, please report a bug to PyTorch. _internal_get_SparseTensorImpl: "
+                           "not a sparse tensor")
+    if not is_sparse(mat1):
+        raise RuntimeError("sspaddmm: expected 'mat1' to have sparse layout, got 'mat1' with layout Strided")
     _check_mm(mat1, mat2)
     c, a = _coalesce(mat1._data), input._data
     rows = np.unique(c.indices[0])
@@ -215,6 +228,8 @@ def saddmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 def smm(input, mat2):
     """sparse @ dense as a sparse tensor (sspaddmm of an empty sparse tensor)."""
+    if not is_sparse(input):
+        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
     c = input._data
     zero = make_sparse(COO(np.zeros((2, 0), np.int64), np.zeros((0,), c.values.dtype),
                            (c.shape[0], mat2._data.shape[1] if mat2._data.ndim == 2 else 0), True))
@@ -291,6 +306,10 @@ def _dims(dim, ndim):
 def sparse_sum(input, dim=None, dtype=None, *, _cls=SparseSumBackward0, keepdim=False):
     """torch.sparse.sum: the full sum (a 0-d dense tensor), or over `dim` (sparse unless every sparse dim is
     summed)."""
+    if not is_sparse(input):
+        if dim is None:
+            raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+        raise _on_cpu("_indices")
     c = input._data
     vals = c.values if dtype is None else c.values.astype(_dtype.to_dtype(dtype).np)
     if dim is None:
@@ -388,6 +407,8 @@ class SparseLogSoftmaxBackward0(SparseSoftmaxBackward0):
 
 
 def _softmax(input, dim, dtype, log):
+    if not is_sparse(input):
+        raise _on_cpu("_sparse_log_softmax" if log else "_sparse_softmax")
     c = _coalesce(input._data)
     d = _dims(dim, c.ndim)[0]
     v = c.values
@@ -418,12 +439,25 @@ def sparse_log_softmax(input, dim, dtype=None):
 
 
 # -- sparse_mask ---------------------------------------------------------------------------------------------
+def _sparse_mask_sparse(input, mask):
+    a, c = input._data, mask._data
+    if a.shape != c.shape:
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(a.shape)} but mask "
+                           f"has size {list(c.shape)}")
+    vals = gather(_coalesce(a), c.indices, c.shape[:c.sparse_dim])
+    res, n = out(COO(c.indices, vals, c.shape, c.coalesced), SparseMaskBackward0, (input,))
+    if n is not None:
+        n.coo, n.in_shape = c, None
+    return res
+
 class SparseMaskBackward0(Node):
     __slots__ = ("coo", "in_shape")
 
     def backward(self, ns, g):
         c = self.coo        # torch scatters onto the mask's own pattern: duplicates count twice
         gv = gather(grad_in(ns, g), c.indices, c.shape[:c.sparse_dim])
+        if self.in_shape is None:       # a sparse input: a sparse gradient on the mask's pattern
+            return grads_out(ns, COO(c.indices, gv, c.shape, c.coalesced))
         return grads_out(ns, _dense(COO(c.indices, gv, self.in_shape, c.coalesced)))
 
 
@@ -431,6 +465,8 @@ def sparse_mask(input, mask):
     """dense.sparse_mask(sparse): the dense values at the mask's indices, on the mask's pattern."""
     if not is_sparse(mask):
         raise NotImplementedError(not_on_sparse("sparse_mask").args[0].replace("'SparseCPU'", "'CPU'"))
+    if is_sparse(input):
+        return _sparse_mask_sparse(input, mask)
     c, a = mask._data, input._data
     if a.shape != c.shape:
         raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(a.shape)} but mask "
