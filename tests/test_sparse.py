@@ -594,3 +594,85 @@ def test_values_dtype_conversion_keeps_the_graph():
         (s.to_dense() * T.tensor(W6, dtype=T.float64)).sum().backward()
         return s, v.grad
     same(*both(run))
+
+
+# -- CSR -------------------------------------------------------------------------------------------------------
+CROW, COL, CV = [0, 1, 3], [1, 0, 2], [1., 2., 3.]
+
+
+def csr(T, requires_grad=False, **kw):
+    return T.sparse_csr_tensor(CROW, COL, CV, (2, 3), requires_grad=requires_grad, **kw)
+
+
+CSR_CASES = {
+    "ctor": lambda T: csr(T),
+    "ctor_inferred": lambda T: T.sparse_csr_tensor(CROW, COL, CV),
+    "ctor_float64_rg": lambda T: csr(T, True, dtype=T.float64),
+    "ctor_int32": lambda T: T.sparse_csr_tensor(T.tensor(CROW, dtype=T.int32), T.tensor(COL, dtype=T.int32),
+                                                T.tensor(CV), (2, 3)),
+    "dense_to_csr": lambda T: T.tensor(D).to_sparse_csr(),
+    "zeros_to_csr": lambda T: T.zeros(2, 3).to_sparse_csr(),
+    "to_sparse_layout": lambda T: T.tensor(D).to_sparse(layout=T.sparse_csr),
+    "coo_to_csr": lambda T: sp(T).to_sparse_csr(),
+    "csr_to_dense": lambda T: csr(T).to_dense(),
+    "csr_to_coo": lambda T: csr(T).to_sparse(),
+    "csr_to_coo2": lambda T: csr(T).to_sparse_coo(),
+    "csr_accessors": lambda T: (csr(T).crow_indices(), csr(T).col_indices(), csr(T).values(), csr(T)._nnz(),
+                                csr(T).sparse_dim(), csr(T).dense_dim(), csr(T).is_sparse, csr(T).is_sparse_csr),
+    "csr_mm": lambda T: csr(T) @ _dense(T, 3, 2),
+    "csr_torch_mm": lambda T: T.mm(csr(T), _dense(T, 3, 2)),
+    "csr_mul": lambda T: csr(T) * 2,
+    "csr_add": lambda T: csr(T) + T.tensor([[1., 0., 0.], [0., 0., 4.]]).to_sparse_csr(),
+    "csr_double": lambda T: csr(T).double(),
+    "csr_clone": lambda T: csr(T).clone(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CSR_CASES))
+def test_csr(case):
+    t, g = both(CSR_CASES[case])
+    assert repr(g) == repr(t)
+    if not isinstance(t, tuple) and t.layout == torch.sparse_csr:
+        assert str(g.layout) == "torch.sparse_csr" and g.shape == t.shape and g._nnz() == t._nnz()
+
+
+def test_csr_gradients():
+    def run(T):
+        v = T.tensor(CV, requires_grad=True)
+        c = T.sparse_csr_tensor(CROW, COL, v, (2, 3))
+        x = _dense(T, 3, 2).requires_grad_()
+        leaf = csr(T, True)
+        d = T.tensor(D, requires_grad=True)
+        ((c.to_dense() * T.tensor(W6)).sum() + (c @ x).pow(2).sum() + (T.sparse.mm(leaf, x) ** 2).sum()
+         + (d.to_sparse_csr() @ x).sum() + (leaf * 3).to_dense().sum()).backward()
+        names = [type(n).__name__ if T is torch else n.name() for n in
+                 (c.grad_fn, (c @ x).grad_fn, d.to_sparse_csr().grad_fn, c.to_dense().grad_fn)]
+        return v.grad, x.grad, d.grad, leaf.grad, names
+    t, g = both(run)
+    same(t[:3], g[:3], 1e-5)
+    assert repr(g[3].to_dense()) == repr(t[3].to_dense()) and g[3].layout == gg.sparse_csr
+    assert t[4] == g[4]
+
+
+CSR_ERRORS = {
+    "crow_last": lambda T: T.sparse_csr_tensor([0, 1, 4], COL, CV, (2, 3), check_invariants=True),
+    "crow_first": lambda T: T.sparse_csr_tensor([1, 1, 3], COL, CV, (2, 3), check_invariants=True),
+    "col_sorted": lambda T: T.sparse_csr_tensor([0, 2, 3], COL, CV, (2, 3), check_invariants=True),
+    "col_range": lambda T: T.sparse_csr_tensor(CROW, [1, 0, 5], CV, (2, 3), check_invariants=True),
+    "indices": lambda T: csr(T).indices(),
+    "is_coalesced": lambda T: csr(T).is_coalesced(),
+    "_values": lambda T: csr(T)._values(),
+    "view": lambda T: csr(T).view(6),
+    "stride": lambda T: csr(T).stride(),
+    "is_contiguous": lambda T: csr(T).is_contiguous(),
+    "numpy": lambda T: csr(T).numpy(),
+    "to_sparse_dim": lambda T: csr(T).to_sparse(1),
+    "to_sparse_csr_dense_dim": lambda T: csr(T).to_sparse_csr(1),
+    "dense_crow": lambda T: T.ones(2).crow_indices(),
+    "mm_shape": lambda T: csr(T) @ T.ones(4, 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CSR_ERRORS))
+def test_csr_errors(case):
+    same_error(CSR_ERRORS[case])

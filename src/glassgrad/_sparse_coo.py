@@ -123,7 +123,7 @@ def steal(c):
     """A leaf's first sparse gradient, taken over as torch's AccumulateGrad does when its indices and values
     are contiguous: rebuilt by ``_sparse_coo_tensor_unsafe``, which flags it coalesced only for nnz < 2; else
     (a broadcast gradient, a sum of gradients, one sharing its indices: torch clones those) kept as is."""
-    if c.values.flags.c_contiguous and c.indices.flags.c_contiguous and not c.shared:
+    if c.__class__ is COO and c.values.flags.c_contiguous and c.indices.flags.c_contiguous and not c.shared:
         return with_flag(c, c.nnz < 2)
     return c
 
@@ -178,7 +178,7 @@ def add(a, b, alpha=1):
 
 def gather(g, indices, sparse_shape):
     """The values of the gradient `g` (a dense array or a COO) at the columns of `indices`: (nnz, *dense)."""
-    if g.__class__ is not COO:
+    if not isinstance(g, COO):
         return g[tuple(indices)]
     g = coalesce(g)
     lin = flat_index(indices, sparse_shape)
@@ -189,3 +189,59 @@ def gather(g, indices, sparse_shape):
         hit = glin[pos] == lin
         out[hit] = g.values[pos[hit]]
     return out
+
+
+class CSR(COO):
+    """Compressed sparse row storage of a 2-D tensor (``crow`` (nrows + 1,), ``col`` (nnz,), ``values`` (nnz,)).
+    It also reads as the (coalesced) COO it stands for -- ``indices`` is built from crow / col on first use --
+    so the COO kernels (products, to_dense, gather) run on it unchanged."""
+    __slots__ = ("crow", "col", "_idx")
+
+    def __init__(self, crow, col, values, shape):
+        self.crow, self.col, self._idx = crow, col, None
+        self.values = values
+        self.shape = tuple(shape)
+        self.coalesced = True
+        self.shared = False
+
+    @property
+    def indices(self):
+        if self._idx is None:
+            rows = np.repeat(np.arange(len(self.crow) - 1, dtype=np.int64), np.diff(self.crow))
+            self._idx = np.stack([rows, self.col.astype(np.int64)])
+        return self._idx
+
+    @property
+    def sparse_dim(self):
+        return 2
+
+    @property
+    def nnz(self):
+        return len(self.col)
+
+    def astype(self, dtype):
+        return CSR(self.crow, self.col, self.values.astype(dtype), self.shape)
+
+    def copy(self):
+        return CSR(self.crow.copy(), self.col.copy(), self.values.copy(), self.shape)
+
+    def __mul__(self, other):
+        return CSR(self.crow, self.col, self.values * other, self.shape)
+
+    __rmul__ = __mul__
+
+    def __add__(self, other):
+        if isinstance(other, COO):
+            return to_csr(coalesce(COO(np.concatenate([self.indices, other.indices], axis=1),
+                                       np.concatenate([self.values, other.values]), self.shape)))
+        return to_dense(self) + other
+
+    __radd__ = __add__
+
+
+def to_csr(c, index_dtype=np.int64):
+    """A 2-D COO (coalesced first) as CSR."""
+    c = coalesce(c)
+    crow = np.zeros(c.shape[0] + 1, dtype=index_dtype)
+    np.cumsum(np.bincount(c.indices[0], minlength=c.shape[0]), out=crow[1:])
+    return CSR(crow, c.indices[1].astype(index_dtype), c.values, c.shape)

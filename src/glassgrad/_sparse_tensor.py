@@ -11,10 +11,12 @@ of it in ``TORCH_FUNCTIONS`` (``dispatch``, called by the ``_args.tensor_first``
 from . import _layout
 from . import ops as _ops
 from ._device import cpu
+from ._sparse_coo import CSR
 from ._grad_state import state as _grad_state, record_trace
 from ._dtype import _default, int64, bool as _bool
 from ._tensor import Tensor, Size
-from ._tensor_str import _tensor_body
+from ._tensor_str import _tensor_body, _add_suffixes
+from ._dtype import float32 as _dtype_float32, float64 as _dtype_float64
 from ._tensor_methods import TensorMethods
 from ._tensor_linalg_methods import TensorLinalgMethods
 from ._tensor_protocol import TensorProtocol
@@ -23,25 +25,34 @@ _new = object.__new__
 TORCH_FUNCTIONS = {}      # torch.* name -> its version for a sparse first argument (filled by ops/sparse.py)
 
 
-def not_on_sparse(name):
+def not_on_sparse(name, backend="SparseCPU"):
     return NotImplementedError(
-        f"Could not run 'aten::{name}' with arguments from the 'SparseCPU' backend. This could be because the "
+        f"Could not run 'aten::{name}' with arguments from the '{backend}' backend. This could be because the "
         "operator doesn't exist for this backend, or was omitted during the selective/custom build process (if "
         "using custom build).")
 
 
-def dispatch(name):
-    """The sparse version of torch.<name> (the tensor_first wrappers call it for a sparse first argument)."""
+CSR_FUNCTIONS = {}        # the same for a sparse CSR first argument (filled by ops/sparse_csr.py)
+
+
+def dispatch(name, cls=None):
+    """The sparse version of torch.<name> for a first argument of class `cls` (the tensor_first wrappers call it
+    for a sparse first argument)."""
+    if cls is SparseCsrTensor:
+        fn = CSR_FUNCTIONS.get(name)
+        if fn is None:
+            raise not_on_sparse(name, "SparseCsrCPU")
+        return fn
     fn = TORCH_FUNCTIONS.get(name)
     if fn is None:
         raise not_on_sparse(name)
     return fn
 
 
-def register(**fns):
+def register(_table=TORCH_FUNCTIONS, **fns):
     """Register sparse versions of torch.* functions (they take the dense function's arguments; out= refused)."""
     for name, fn in fns.items():
-        TORCH_FUNCTIONS[name] = _no_out(fn)
+        _table[name] = _no_out(fn)
 
 
 def _no_out(fn):
@@ -52,9 +63,9 @@ def _no_out(fn):
     return call
 
 
-def make_sparse(coo, rg=False, fn=None):
-    """Wrap COO storage as a SparseTensor (the sparse `_tensor._make`)."""
-    t = _new(SparseTensor)
+def make_sparse(coo, rg=False, fn=None, cls=None):
+    """Wrap COO storage as a SparseTensor (CSR storage as a SparseCsrTensor): the sparse `_tensor._make`."""
+    t = _new(cls or (SparseCsrTensor if coo.__class__ is CSR else SparseTensor))
     t._data = coo
     t._rg = rg
     t._grad_fn = fn
@@ -201,6 +212,9 @@ class SparseTensor(Tensor):
 
     def to_sparse_coo(self):
         return _ops.sparse.to_sparse(self)
+
+    def to_sparse_csr(self, dense_dim=None):
+        return _ops.sparse_csr.to_sparse_csr(self, dense_dim)
 
     def sparse_resize_(self, size, sparse_dim, dense_dim):
         return _ops.sparse_ops.sparse_resize_(self, size, sparse_dim, dense_dim)
@@ -355,6 +369,12 @@ for _name in [n for c in (TensorMethods, TensorLinalgMethods) for n, f in vars(c
 del _name
 
 
+def _csr_layout_error(msg):
+    def method(self, *args, **kwargs):
+        raise RuntimeError(msg)
+    return method
+
+
 def _part(prefix, arr, indent):
     body = _tensor_body(arr, indent + len(prefix))
     if arr.size == 0:
@@ -391,3 +411,142 @@ def _add_suffixes_sparse(text, suffixes, indent):
             parts.append(", " + suffix)
             last += len(suffix) + 2
     return "".join(parts) + ")"
+
+
+class SparseCsrTensor(Tensor):
+    """A 2-D sparse CSR tensor (``_data``: ``_sparse_coo.CSR``); its ops are in ops/sparse_csr.py."""
+    __slots__ = ()
+    is_sparse = False
+    is_sparse_csr = True
+    layout = _layout.sparse_csr
+
+    @property
+    def device(self):
+        return cpu
+
+    def stride(self, dim=None):
+        raise RuntimeError("Sparse CSR tensors do not have strides")
+
+    def is_contiguous(self, memory_format=None):
+        raise RuntimeError("Sparse CSR tensors do not have is_contiguous")
+
+    def storage_offset(self):
+        return 0
+
+    def data_ptr(self):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    def numpy(self, *, force=False):
+        raise TypeError("can't convert SparseCsr layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    def cpu(self, memory_format=None):
+        return self
+
+    def __repr__(self, *, tensor_contents=None):
+        c, indent = self._data, 7
+        text = ("tensor(" + _part("crow_indices=tensor(", c.crow, indent) + ",\n" + " " * indent +
+                _part("col_indices=tensor(", c.col, indent) + ",\n" + " " * indent +
+                _part("values=tensor(", c.values, indent))
+        dt = self.dtype
+        suffixes = ["size=" + str(tuple(c.shape)), "nnz=" + str(c.nnz)]
+        if dt is not _default[0] and dt is not int64 and dt is not _bool:
+            suffixes.append("dtype=" + repr(dt))
+        suffixes.append("layout=torch.sparse_csr")
+        if self._grad_fn is not None:
+            suffixes.append("grad_fn=<" + self._grad_fn.name().rsplit("::", 1)[-1] + ">")
+        elif self._rg:
+            suffixes.append("requires_grad=True")
+        return _add_suffixes(text, suffixes, indent)
+
+    __str__ = __repr__
+
+    @property
+    def data(self):
+        return make_sparse(self._data)
+
+    def detach(self):
+        t = make_sparse(self._data)
+        t._vc = self._vc
+        return t
+
+    def crow_indices(self):
+        return _ops.sparse_csr.crow_indices(self)
+
+    def col_indices(self):
+        return _ops.sparse_csr.col_indices(self)
+
+    def values(self):
+        return _ops.sparse_csr.values(self)
+
+    def _nnz(self):
+        return self._data.nnz
+
+    def sparse_dim(self):
+        return 2
+
+    def dense_dim(self):
+        return 0
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return _ops.sparse_csr.to_dense(self, dtype)
+
+    def to_sparse(self, *args, **kwargs):
+        return _ops.sparse_csr.to_sparse(self, *args, **kwargs)
+
+    def to_sparse_coo(self):
+        return _ops.sparse_csr.to_sparse(self)
+
+    def to_sparse_csr(self, dense_dim=None):
+        return _ops.sparse_csr.to_sparse_csr(self, dense_dim)
+
+    def clone(self, *, memory_format=None):
+        return _ops.sparse_csr.clone(self)
+
+    def to(self, *args, **kwargs):
+        return _ops.sparse_csr.to(self, *args, **kwargs)
+
+    def double(self):
+        return _ops.sparse_csr.to(self, _dtype_float64)
+
+    def float(self):
+        return _ops.sparse_csr.to(self, _dtype_float32)
+
+    def mm(self, mat2):
+        return _ops.sparse_csr.mm(self, mat2)
+
+    def matmul(self, other):
+        return _ops.sparse_csr.mm(self, other)
+
+    __matmul__ = matmul
+
+    def mul(self, other):
+        return _ops.sparse_csr.mul(self, other)
+
+    __mul__ = __rmul__ = mul
+
+    def add(self, other, *, alpha=1):
+        return _ops.sparse_csr.add(self, other, alpha=alpha)
+
+    __add__ = add
+
+
+def _csr_unsupported(name):
+    def method(self, *args, **kwargs):
+        raise not_on_sparse(name, "SparseCsrCPU")
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+_OWN_CSR = set(vars(SparseCsrTensor)) | set(vars(Tensor))
+for _name in [n for c in (TensorMethods, TensorLinalgMethods) for n, f in vars(c).items()
+              if callable(f) and not n.startswith("__")] + [n for n in _PROTOCOL if hasattr(TensorProtocol, n)] + [
+              "indices", "_indices", "_values", "coalesce", "is_coalesced", "sparse_mask", "__radd__", "__sub__",
+              "__rsub__", "__truediv__", "__neg__", "__getitem__", "__rmatmul__", "__pow__"]:
+    if _name not in _OWN_CSR:
+        setattr(SparseCsrTensor, _name, _csr_unsupported(_name[2:-2] if _name.startswith("__") else _name))
+del _name
+for _name, _what in (("indices", "indices expected sparse coordinate tensor layout but got SparseCsr"),
+                     ("is_coalesced", "is_coalesced expected sparse coordinate tensor layout but got SparseCsr"),
+                     ("coalesce", "coalesce expected sparse coordinate tensor layout but got SparseCsr")):
+    setattr(SparseCsrTensor, _name, _csr_layout_error(_what))
+del _name, _what

@@ -6,8 +6,16 @@ from . import ops as _ops
 class TensorSparseMethods:
     __slots__ = ()
 
-    def to_sparse(self, *args, **kwargs):
-        return _ops.sparse.to_sparse(self, *args, **kwargs)
+    def to_sparse(self, *args, layout=None, **kwargs):
+        if layout is not None and repr(layout) == "torch.sparse_csr":
+            return _ops.sparse_csr.to_sparse_csr(self)
+        return _ops.sparse.to_sparse(self, *args, layout=layout, **kwargs)
+    def to_sparse_csr(self, dense_dim=None):
+        return _ops.sparse_csr.to_sparse_csr(self, dense_dim)
+    def crow_indices(self):
+        raise RuntimeError("crow_indices expected sparse row compressed tensor layout but got Strided")
+    def col_indices(self):
+        raise RuntimeError("col_indices expected sparse row compressed tensor layout but got Strided")
     def to_sparse_coo(self):
         return _ops.sparse.to_sparse(self)
     def to_dense(self, dtype=None, *, masked_grad=None):

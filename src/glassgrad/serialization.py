@@ -87,6 +87,8 @@ class _Saver:
             return obj
         if isinstance(obj, float):
             return obj if math.isfinite(obj) else {"$float": repr(obj)}
+        if isinstance(obj, self.Tensor) and obj.is_sparse_csr:
+            raise TypeError("glassgrad.save cannot store a sparse CSR tensor (convert it with to_sparse())")
         if isinstance(obj, self.Tensor) and obj.is_sparse:      # sparse COO: its indices and values
             from ._tensor import _make
             c = obj._data

@@ -36,7 +36,7 @@ from .grad_mode import state
 from .anomaly import run_with_anomaly
 from .._dtype import _FROM_NP
 from .._tensor import Tensor, _make
-from .._sparse_coo import COO as _COO, steal as _steal
+from .._sparse_coo import COO as _COO, CSR as _CSR, steal as _steal
 from .._sparse_tensor import make_sparse as _make_sparse
 
 _heappush, _heappop = heapq.heappush, heapq.heappop
@@ -368,7 +368,7 @@ def _retain(t, g, ns):
         g = ns.to_tensor(g)
         t._grad = g if t._grad is None else t._grad + g
     else:
-        wrap = _make_sparse if g.__class__ is _COO else _make
+        wrap = _make_sparse if isinstance(g, _COO) else _make
         t._grad = wrap(g.copy()) if t._grad is None else wrap(t._grad._data + g)
 
 
@@ -426,7 +426,7 @@ def _accumulate(var, g, create_graph, ns, adopt=False):
             var._grad = g
         else:
             var._grad = var._grad + g
-    elif g.__class__ is _COO:           # a sparse gradient (of a sparse leaf): .grad is sparse, as torch's
+    elif g.__class__ is _COO or g.__class__ is _CSR:    # a sparse gradient (of a sparse leaf): sparse .grad
         if g.dtype != var._data.dtype:
             g = g.astype(var._data.dtype)
         cur = var._grad

@@ -57,7 +57,7 @@ class ArrayNamespace:
 
     @staticmethod
     def to_tensor(g):
-        if g.__class__ is COO:
+        if isinstance(g, COO):
             return make_sparse(g)
         return None if g is None else _make(g)
 

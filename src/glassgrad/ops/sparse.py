@@ -42,7 +42,7 @@ def grad_in(ns, g):
 def grads_out(ns, *gs):
     if not ns.is_tensor_mode:
         return gs
-    return tuple(None if x is None else make_sparse(x) if x.__class__ is COO else make(x) for x in gs)
+    return tuple(None if x is None else make_sparse(x) if isinstance(x, COO) else make(x) for x in gs)
 
 
 def saved(node):

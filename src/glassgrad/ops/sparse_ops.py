@@ -11,8 +11,8 @@ torch.sparse.check_sparse_tensor_invariants.
 import numpy as np
 
 from .. import _dtype
-from .._sparse_coo import COO, coalesce as _coalesce, to_dense as _dense, gather, flat_index
-from .._sparse_tensor import register, not_on_sparse, make_sparse
+from .._sparse_coo import COO, CSR, to_csr, coalesce as _coalesce, to_dense as _dense, gather, flat_index
+from .._sparse_tensor import register, not_on_sparse, make_sparse, SparseCsrTensor
 from ._core import Node, NotImplementedNode, Tensor, make, edge, NO_EDGE, save_in, grad, sum_to
 from .addmm import addmm as _dense_addmm
 from .linalg import mm as _dense_mm
@@ -68,6 +68,8 @@ class MmBackward0(Node):
                 gs = d.T @ g
         if self.alpha != 1:
             gs, gd = (None if gs is None else gs * self.alpha), (None if gd is None else gd * self.alpha)
+        if gs is not None and gs.__class__ is COO and s.__class__ is CSR:
+            gs = to_csr(gs)             # a CSR operand's sparse gradient is CSR
         res = (gs, gd) if self.sparse_left else (gd, gs)
         return grads_out(ns, *res)
 
@@ -145,7 +147,7 @@ def sparse_mm(sparse, dense, reduce="sum"):
 
 def sparse_addmm(mat, mat1, mat2, *, beta=1, alpha=1):
     """torch.sparse.addmm: beta * mat + alpha * (mat1 @ mat2), dense; SparseAddmmBackward0."""
-    if not is_sparse(mat1):
+    if not is_sparse(mat1) and mat1.__class__ is not SparseCsrTensor:
         return _dense_mm(mat1, mat2) if mat is None else _dense_addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
     _check_mm(mat1, mat2)
     y = _spmm(mat1._data, mat2._data)
