@@ -676,3 +676,26 @@ CSR_ERRORS = {
 @pytest.mark.parametrize("case", sorted(CSR_ERRORS))
 def test_csr_errors(case):
     same_error(CSR_ERRORS[case])
+
+
+def test_double_backward_through_sparse_products():
+    """create_graph=True: the dense operand's gradient of sparse.addmm / mm is itself differentiable (a GCN's
+    gradient penalty); double backward into the sparse operand raises."""
+    def run(T):
+        rng = np.random.default_rng(0)
+        e = rng.integers(0, 6, size=(2, 12))
+        adj = T.sparse_coo_tensor(T.tensor(e), T.tensor(rng.random(12)), (6, 6)).coalesce()
+        x = T.tensor(rng.standard_normal((6, 4)))
+        W = T.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+        b = T.tensor(rng.standard_normal((6, 3)), requires_grad=True)
+        out = T.sparse.addmm(b, adj, (x @ W).tanh(), beta=0.5, alpha=2.0) + T.mm(adj, x @ W) \
+            + (T.tensor(rng.standard_normal((2, 6))) @ adj).sum()
+        gW, gb = T.autograd.grad((out ** 2).sum(), (W, b), create_graph=True)
+        (gW.pow(2).sum() + gb.pow(3).sum()).backward()
+        return W.grad / W.grad.abs().max(), b.grad / b.grad.abs().max()
+    same(*both(run), tol=1e-12)
+    with pytest.raises(RuntimeError, match="double backward into a sparse operand"):
+        s = sp(gg, requires_grad=True)
+        x = gg.ones(3, 2, requires_grad=True)
+        gx, = gg.autograd.grad((gg.sparse.mm(s, x) ** 2).sum(), x, create_graph=True)
+        gg.autograd.grad(gx.sum(), s)

@@ -6,7 +6,8 @@ number, -sparse, sparse + sparse, dense + sparse, select; torch.sparse.check_spa
 The products, sums and softmaxes are in sparse_ops.py.  A sparse tensor is a ``SparseTensor``
 (``_sparse_tensor.py``) holding ``_sparse_coo.COO`` storage; its gradients are COO storage too (sparse
 gradients, as torch's).  The nodes compute on arrays; with create_graph=True they take the gradient's data
-and give constant gradients, and refuse a gradient that itself requires grad (no double backward).
+and give constant gradients, and refuse a gradient that itself requires grad (no double backward; the
+products of sparse_ops.py record the dense operand's gradient instead).
 """
 import warnings
 

@@ -50,6 +50,8 @@ class MmBackward0(Node):
     __slots__ = ("sparse_left", "alpha", "beta", "in_shape")
 
     def backward(self, ns, g):
+        if ns.is_tensor_mode and g._rg:
+            return self._graph(g)
         g = grad_in(ns, g)
         g = _dense(g) if g.__class__ is COO else g
         s, d = saved(self)
@@ -74,11 +76,27 @@ class MmBackward0(Node):
         return grads_out(ns, *res)
 
 
+    def _graph(self, g):
+        """create_graph=True with a gradient that requires grad: the dense operand's gradient as a recorded
+        sparse product (differentiable in g, as torch's); the sparse operand's is not supported."""
+        s, _ = saved(self)
+        if self.next_functions[-2 if self.sparse_left else -1][0] is not None:
+            raise RuntimeError("glassgrad: double backward into a sparse operand is not supported")
+        st = make_sparse(COO(s.indices[::-1].copy(), s.values, s.shape[::-1]))
+        gd = mm(st, g) if self.sparse_left else dense_mm_sparse(g, st)
+        gd = gd if self.alpha == 1 else gd * self.alpha
+        return (None, gd) if self.sparse_left else (gd, None)
+
+
 class SparseAddmmBackward0(MmBackward0):
     __slots__ = ()
 
     def backward(self, ns, g):
         gi = None
+        if ns.is_tensor_mode and g._rg:
+            if self.next_functions[0][0] is not None:
+                gi = ns.sum_to(g if self.beta == 1 else g * self.beta, self.in_shape)
+            return (gi,) + self._graph(g)
         if self.next_functions[0][0] is not None:
             gi = grad_in(ns, g)
             gi = sum_to(gi if self.beta == 1 else gi * self.beta, self.in_shape)
