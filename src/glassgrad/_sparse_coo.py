@@ -5,15 +5,30 @@ array (nnz, *dense_dims), ``shape`` the tensor's size (sparse dims first, then t
 attributes the Tensor core reads from an array (``shape``, ``ndim``, ``size``, ``dtype``), so a sparse
 Tensor's metadata costs no branch on the dense path.  It is also the "array" a sparse gradient is in the
 backward's array mode: ``COO + COO`` concatenates (uncoalesced, as torch's sparse add of two gradients),
-``COO + ndarray`` is dense, ``COO * number`` scales the values.  NumPy refuses it (``__array_ufunc__ =
-None``, ``__array__`` raises), so a dense kernel handed one fails loudly instead of computing garbage.
+``COO + ndarray`` is dense, ``COO * number`` scales the values.  NumPy refuses it (``__array_ufunc__`` and
+``__array_function__`` raise a TypeError that says so, ``__array__`` raises), so a dense kernel handed one fails
+loudly instead of computing garbage.
 """
 import numpy as np
 
 
 class COO:
     __slots__ = ("indices", "values", "shape", "coalesced", "shared")
-    __array_ufunc__ = None
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if ufunc is np.add and method == "__call__" and not kwargs and len(inputs) == 2:
+            a, b = inputs       # ndarray + COO: dense (the engine's sum of a dense and a sparse gradient)
+            if tuple(a.shape) != tuple(b.shape):
+                raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                                   f"{list(a.shape)} while other has size {list(b.shape)} (FYI: "
+                                   "dense-sparse addition does not currently support broadcasting)")
+            return (to_dense(a) if isinstance(a, COO) else a) + (to_dense(b) if isinstance(b, COO) else b)
+        raise TypeError(f"glassgrad: a sparse tensor reached a dense kernel (NumPy's {ufunc.__name__}); this op "
+                        "does not take a sparse operand in this position (convert it with .to_dense())")
+
+    def __array_function__(self, func, types, args, kwargs):
+        raise TypeError(f"glassgrad: a sparse tensor reached a dense kernel (NumPy's {func.__name__}); this op "
+                        "does not take a sparse operand in this position (convert it with .to_dense())")
 
     def __init__(self, indices, values, shape, coalesced=False, shared=False):
         self.indices = indices
@@ -58,8 +73,8 @@ class COO:
         raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
 
     # -- array-like arithmetic (gradients in the backward's array mode) --------------------------
-    def astype(self, dtype):
-        return COO(self.indices, self.values.astype(dtype), self.shape, self.coalesced)
+    def astype(self, dtype, copy=True):
+        return COO(self.indices, self.values.astype(dtype, copy=copy), self.shape, self.coalesced)
 
     def copy(self):
         return COO(self.indices.copy(), self.values.copy(), self.shape, self.coalesced)
@@ -219,8 +234,8 @@ class CSR(COO):
     def nnz(self):
         return len(self.col)
 
-    def astype(self, dtype):
-        return CSR(self.crow, self.col, self.values.astype(dtype), self.shape)
+    def astype(self, dtype, copy=True):
+        return CSR(self.crow, self.col, self.values.astype(dtype, copy=copy), self.shape)
 
     def copy(self):
         return CSR(self.crow.copy(), self.col.copy(), self.values.copy(), self.shape)

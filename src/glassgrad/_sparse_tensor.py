@@ -299,6 +299,9 @@ class SparseTensor(Tensor):
     def sub(self, other, *, alpha=1):
         return _ops.sparse.add(self, other, alpha=-alpha)
 
+    def __rsub__(self, other):
+        return _ops.sparse.dense_add_sparse(other, self, alpha=-1)
+
     __sub__ = subtract = sub
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):
@@ -340,7 +343,7 @@ for _name in ("abs", "log1p", "relu", "frac", "deg2rad", "rad2deg", "sign", "flo
     setattr(SparseTensor, _name, _unary(_name))
 SparseTensor.arcsin, SparseTensor.arcsinh = SparseTensor.asin, SparseTensor.asinh
 SparseTensor.arctan, SparseTensor.arctanh = SparseTensor.atan, SparseTensor.atanh
-SparseTensor.absolute, SparseTensor.fix = SparseTensor.abs, SparseTensor.trunc
+SparseTensor.absolute, SparseTensor.fix, SparseTensor.__abs__ = SparseTensor.abs, SparseTensor.trunc, SparseTensor.abs
 
 
 def _pow(self, exponent):
@@ -359,7 +362,7 @@ def _unsupported(name):
 
 _OWN = set(vars(SparseTensor)) | set(vars(Tensor))
 _PROTOCOL = ("__rpow__", "__floordiv__", "__rfloordiv__", "__mod__", "__setitem__", "__and__", "__or__",
-             "__xor__", "__invert__", "__abs__", "__iadd__", "__imul__", "__isub__", "__itruediv__", "__rsub__",
+             "__xor__", "__invert__", "__abs__", "__iadd__", "__imul__", "__isub__", "__itruediv__",
              "__rtruediv__", "__rdiv__", "view", "view_as", "expand", "expand_as", "fill_", "copy_",
              "uniform_", "normal_", "new_ones", "new_full", "new_empty", "new_tensor")
 for _name in [n for c in (TensorMethods, TensorLinalgMethods) for n, f in vars(c).items()

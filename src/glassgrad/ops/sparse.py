@@ -547,17 +547,26 @@ def add(input, other, *, alpha=1):
     return res
 
 
+class SubBackward0(AddBackward0):
+    __slots__ = ()
+
+
 def dense_add_sparse(input, other, alpha=1):
-    """dense + sparse: a dense result."""
+    """dense + sparse (dense - sparse: alpha=-1, SubBackward0): a dense result."""
     if not isinstance(input, Tensor):
         input = make(np.asarray(input, dtype=other._data.dtype))
     a = input._data
+    if a.shape != other._data.shape:
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size {list(a.shape)} "
+                           f"while other has size {list(other._data.shape)} (FYI: dense-sparse addition does not "
+                           "currently support broadcasting)")
     b = _dense(other._data)
     y = a + (b if alpha == 1 else b * alpha)
     dt = _dtype.promote_types(input.dtype, other.dtype).np
     y = y.astype(dt, copy=False)
     if grad.enabled and (input._rg or other._rg):
-        n = AddBackward0((edge(input) if input._rg else NO_EDGE, edge(other) if other._rg else NO_EDGE))
+        n = (SubBackward0 if alpha == -1 else AddBackward0)((edge(input) if input._rg else NO_EDGE,
+                                                             edge(other) if other._rg else NO_EDGE))
         n.alpha, n.shapes = alpha, (a.shape, None)
         return make(y, True, n)
     return make(y)
