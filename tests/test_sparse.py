@@ -483,9 +483,9 @@ def test_check_sparse_tensor_invariants():
 
 def test_pickle_and_deepcopy():
     import copy
-    s = sp(gg, requires_grad=True)
-    for r in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s)):
-        assert repr(r) == repr(s) and r.is_sparse
+    for s in (sp(gg, requires_grad=True), csr(gg, True)):
+        for r in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s)):
+            assert repr(r) == repr(s) and r.layout is s.layout and r is not s
 
 
 def test_save_load(tmp_path):

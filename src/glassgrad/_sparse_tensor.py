@@ -472,6 +472,15 @@ class SparseCsrTensor(Tensor):
         t._vc = self._vc
         return t
 
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = make_sparse(self._data.copy(), self._rg)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, proto):
+        c = self._data
+        return (_ops.sparse_csr.rebuild_csr, (c.crow, c.col, c.values, Size(c.shape), self._rg))
+
     def crow_indices(self):
         return _ops.sparse_csr.crow_indices(self)
 

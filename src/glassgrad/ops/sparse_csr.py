@@ -94,6 +94,11 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     return make_sparse(csr)._set_requires_grad(requires_grad, _RG_MSG)
 
 
+def rebuild_csr(crow, col, values, size, requires_grad=False):
+    _check(crow, col, len(values), tuple(size))
+    return make_sparse(CSR(crow, col, values, tuple(size)), requires_grad)
+
+
 class ToSparseCsrBackward0(Node):
     __slots__ = ()
 
