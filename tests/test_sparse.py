@@ -9,7 +9,8 @@ import torch
 
 import glassgrad as gg
 
-pytestmark = pytest.mark.filterwarnings("ignore:Sparse invariant checks")
+pytestmark = [pytest.mark.filterwarnings("ignore:Sparse invariant checks"),
+              pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")]
 
 I = [[0, 1, 1, 0], [2, 0, 2, 2]]          # uncoalesced: (0, 2) twice
 V = [3., 4., 5., 1.]
@@ -707,3 +708,40 @@ def test_double_backward_through_sparse_products():
         x = gg.ones(3, 2, requires_grad=True)
         gx, = gg.autograd.grad((gg.sparse.mm(s, x) ** 2).sum(), x, create_graph=True)
         gg.autograd.grad(gx.sum(), s)
+
+
+def _random_sparse(T, seed, sd, dd, nnz):
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(s) for s in rng.integers(1, 4, sd + dd))
+    idx = np.stack([rng.integers(0, s, nnz) for s in shape[:sd]]) if sd else np.zeros((0, nnz), np.int64)
+    return T.sparse_coo_tensor(T.tensor(idx), T.tensor(rng.standard_normal((nnz,) + shape[sd:])), shape,
+                               requires_grad=True), shape
+
+
+FUZZ = {
+    "to_dense": lambda T, s, sh: s.to_dense(),
+    "coalesce": lambda T, s, sh: s.coalesce(),
+    "sum": lambda T, s, sh: T.sparse.sum(s),
+    "sum_last": lambda T, s, sh: T.sparse.sum(s, len(sh) - 1),
+    "softmax0": lambda T, s, sh: T.sparse.softmax(s, 0),
+    "log_softmax_last": lambda T, s, sh: T.sparse.log_softmax(s, len(sh) - 1),
+    "add": lambda T, s, sh: s + s.detach() * 2,
+    "select": lambda T, s, sh: s.select(0, 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUZZ))
+def test_random_sparse_tensors(name):
+    """Random shapes (1-3 sparse dims, 0-1 dense dims, duplicates, nnz 0-6): values, the gradient's layout,
+    pattern, flag and values, or torch's backward error."""
+    for seed in range(36):
+        def run(T):
+            s, sh = _random_sparse(T, seed, seed % 3 + 1, (seed // 3) % 2, seed % 7)
+            y = FUZZ[name](T, s, sh)
+            yd = y.to_dense() if y.is_sparse else y
+            try:
+                (yd * T.tensor(np.random.default_rng(seed + 1).standard_normal(tuple(yd.shape)))).sum().backward()
+            except (RuntimeError, NotImplementedError) as e:
+                return y, (type(e).__name__, str(e).split(" This could")[0])
+            return y, s.grad
+        same(*both(run), tol=1e-10)

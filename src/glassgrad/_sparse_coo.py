@@ -144,6 +144,8 @@ def steal(c):
 
 
 def to_dense(c):
+    if c.sparse_dim == 0:       # every entry is the whole (dense) tensor: their sum
+        return c.values.sum(0) if c.nnz else np.zeros(c.shape, dtype=c.values.dtype)
     out = np.zeros(c.shape, dtype=c.values.dtype)
     if c.nnz:
         if c.values.dtype == np.bool_:

@@ -397,11 +397,17 @@ def transpose(input, dim0, dim1):
 
 
 class SelectBackward0(Node):
-    """torch has no select_backward for a sparse gradient: backward raises its error."""
-    __slots__ = ()
+    """A dense gradient goes to its slice of a dense zero gradient; torch has no select_backward for a sparse
+    gradient: backward raises its error."""
+    __slots__ = ("dim", "index", "in_shape")
 
     def backward(self, ns, g):
-        raise not_on_sparse("select_backward")
+        g = grad_in(ns, g)
+        if isinstance(g, COO):
+            raise not_on_sparse("select_backward")
+        full = np.zeros(self.in_shape, dtype=g.dtype)
+        full[(slice(None),) * self.dim + (self.index,)] = g
+        return grads_out(ns, full)
 
 
 def select(input, dim, index):
@@ -416,13 +422,24 @@ def select(input, dim, index):
                          f"{dim}")
     i = index + size if index < 0 else index
     shape = c.shape[:d] + c.shape[d + 1:]
+    if d < c.sparse_dim and c.sparse_dim == 1:     # no sparse dim left: a dense result (the matches summed)
+        keep = c.indices[0] == i
+        y = c.values[keep].sum(0) if keep.any() else np.zeros(shape, c.values.dtype)
+        if grad.enabled and input._rg:
+            n = SelectBackward0((edge(input),))
+            n.dim, n.index, n.in_shape = d, i, c.shape
+            return make(y, True, n)
+        return make(y)
     if d < c.sparse_dim:
         keep = c.indices[d] == i
         res = COO(np.delete(c.indices[:, keep], d, axis=0), c.values[keep], shape,
                   c.coalesced or int(keep.sum()) <= 1)
     else:
         res = COO(c.indices, np.take(c.values, i, axis=d - c.sparse_dim + 1), shape, c.coalesced)
-    return out(res, SelectBackward0, (input,))[0]
+    r, n = out(res, SelectBackward0, (input,))
+    if n is not None:
+        n.dim, n.index, n.in_shape = d, i, c.shape
+    return r
 
 
 def getitem(input, index):

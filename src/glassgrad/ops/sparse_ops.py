@@ -276,6 +276,8 @@ class SparseSumBackward0(Node):
         for d in self.dense_summed:
             gv = np.expand_dims(gv, d - sd + 1)
         gv = np.broadcast_to(gv.astype(c.values.dtype, copy=False), c.values.shape)   # torch's expand: a view
+        if self.__class__ is not SumBackward0:
+            gv = np.ascontiguousarray(gv)       # torch materialises this one (its leaf may take it over)
         return grads_out(ns, COO(c.indices, gv, c.shape, True))
 
 
