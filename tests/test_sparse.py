@@ -1,69 +1,16 @@
 """Sparse COO tensors against torch: construction, reprs, conversions, products, sums, softmaxes, masks,
 gradients (sparse gradients of sparse leaves, grad_fn names), errors, and a GCN layer trained a few steps."""
 import pickle
-import warnings
 
 import numpy as np
 import pytest
 import torch
 
 import glassgrad as gg
+from _sparse_common import I, V, D, W6, sp, hyb, csr, both, same, same_error, _dense
 
 pytestmark = [pytest.mark.filterwarnings("ignore:Sparse invariant checks"),
               pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")]
-
-I = [[0, 1, 1, 0], [2, 0, 2, 2]]          # uncoalesced: (0, 2) twice
-V = [3., 4., 5., 1.]
-
-
-def sp(T, requires_grad=False, coalesced=False, dtype=None, values=V, size=(2, 3)):
-    s = T.sparse_coo_tensor(T.tensor(I), T.tensor(values, dtype=dtype), size, requires_grad=requires_grad)
-    return s.coalesce() if coalesced else s
-
-
-def hyb(T, requires_grad=False):
-    return T.sparse_coo_tensor(T.tensor(I), T.arange(8.).reshape(4, 2) - 3, (2, 3, 2), requires_grad=requires_grad)
-
-
-def both(f):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return f(torch), f(gg)
-
-
-def same(t, g, tol=1e-6):
-    """Same layout, shape, dtype, pattern and (within tol) values."""
-    if isinstance(t, (tuple, list)):
-        for a, b in zip(t, g, strict=True):
-            same(a, b, tol)
-        return
-    if not isinstance(t, torch.Tensor):
-        assert t == g
-        return
-    assert isinstance(g, gg.Tensor)
-    assert str(g.layout) == str(t.layout) and g.is_sparse == t.is_sparse
-    assert tuple(g.shape) == tuple(t.shape) and str(g.dtype) == str(t.dtype)
-    if t.is_sparse:
-        assert g.is_coalesced() == t.is_coalesced() and g._nnz() == t._nnz()
-        assert (g.sparse_dim(), g.dense_dim()) == (t.sparse_dim(), t.dense_dim())
-        np.testing.assert_array_equal(g._indices().numpy(), t._indices().numpy())
-        np.testing.assert_allclose(g._values().detach().numpy(), t._values().detach().numpy(), rtol=tol, atol=tol)
-    else:
-        np.testing.assert_allclose(g.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
-    tf, gf = t.grad_fn, g.grad_fn
-    assert (None if tf is None else type(tf).__name__) == (None if gf is None else gf.name().rsplit("::")[-1])
-
-
-def same_error(f):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(Exception) as te:
-            f(torch)
-        with pytest.raises(Exception) as ge:
-            f(gg)
-    assert type(ge.value) is type(te.value), (ge.value, te.value)
-    assert str(te.value).startswith(str(ge.value)), (str(ge.value), str(te.value))
-
 
 # -- layouts ------------------------------------------------------------------------------------------------
 def test_layout_objects():
@@ -141,7 +88,6 @@ def test_values_share_memory():
 
 
 # -- conversions and elementwise ------------------------------------------------------------------------------
-D = [[0., 1., 0.], [2., 0., 3.]]
 OPS = {
     "to_dense": lambda T: sp(T).to_dense(),
     "to_dense_hybrid": lambda T: hyb(T).to_dense(),
@@ -196,10 +142,6 @@ def test_ops(case):
 
 
 # -- products, sums, softmax -----------------------------------------------------------------------------------
-def _dense(T, *shape):
-    return T.tensor(np.random.default_rng(1).standard_normal(shape), dtype=T.float32)
-
-
 PRODUCTS = {
     "sparse.mm": lambda T: T.sparse.mm(sp(T), _dense(T, 3, 2)),
     "sparse.mm_dense_dense": lambda T: T.sparse.mm(T.ones(3, 3), _dense(T, 3, 2)),
@@ -246,7 +188,6 @@ def test_products_sums_softmax(case):
 
 
 # -- gradients ----------------------------------------------------------------------------------------------------
-W6 = [[1., -2., 3.], [0.5, 4., -1.]]
 GRADS = {
     "sparse.mm": lambda T, s: T.sparse.mm(s, _dense(T, 3, 2)).pow(2).sum(),
     "sparse.addmm": lambda T, s: T.sparse.addmm(T.ones(2, 2), s, _dense(T, 3, 2), beta=0.5, alpha=2).pow(2).sum(),
@@ -508,240 +449,3 @@ def test_load_rejects_bad_sparse(tmp_path):
         gg.save(bad, tmp_path / "bad.gg")
         with pytest.raises(CheckpointError):
             gg.load(tmp_path / "bad.gg")
-
-
-# -- unary ops, transpose, small protocol -------------------------------------------------------------------
-UNARY = ("abs", "sin", "sinh", "tan", "tanh", "asin", "asinh", "atan", "atanh", "sqrt", "expm1", "log1p", "relu",
-         "sign", "sgn", "floor", "ceil", "round", "trunc", "frac", "deg2rad", "rad2deg", "square", "erf", "erfinv",
-         "nan_to_num", "isnan", "isinf", "signbit", "isposinf", "isneginf")
-V_SMALL = [0.3, 0.4, -0.5, 0.1]
-
-
-@pytest.mark.parametrize("name", UNARY)
-def test_unary(name):
-    """Forward as torch (coalesced first, the dense op's dtype rules), then the gradient -- or torch's error,
-    where torch's sparse backward calls a dense-only kernel."""
-    def run(T):
-        leaf = sp(T, requires_grad=name not in ("isnan", "isinf", "signbit", "isposinf", "isneginf"), values=V_SMALL)
-        y = getattr(leaf, name)()
-        try:
-            ints = getattr(sp(T, values=[1, -2, 3, 4]), name)()
-        except (RuntimeError, NotImplementedError) as e:
-            ints = (type(e).__name__, str(e))
-        via_torch = getattr(T, name)(sp(T, values=V_SMALL))
-        if not y.requires_grad:
-            return y, ints, via_torch
-        try:
-            y.to_dense().sum().backward()
-            g = leaf.grad
-        except (RuntimeError, NotImplementedError) as e:
-            g = (type(e).__name__, str(e).split(" This could")[0])
-        return y, ints, via_torch, g
-    same(*both(run), tol=2e-6)
-
-
-def test_pow_and_relu_functional():
-    def run(T):
-        s = sp(T, requires_grad=True, values=V_SMALL)
-        y, y2 = s.pow(2), s ** 0.5
-        r = T.nn.functional.relu(s)
-        (y.to_dense().sum() + (y2.to_dense() * 0).sum()).backward()
-        return y, y2, r, s.grad
-    same(*both(run), tol=1e-6)
-    same_error(lambda T: sp(T).pow(T.tensor(2.)))
-
-
-def test_transpose():
-    same(*both(lambda T: sp(T).transpose(0, 1)), tol=0)
-    same(*both(lambda T: sp(T, coalesced=True).transpose(1, 0)), tol=0)
-    same_error(lambda T: hyb(T).transpose(1, 2))
-
-    def run(T):
-        s = sp(T, requires_grad=True)
-        (s.transpose(0, 1).to_dense() * T.tensor(W6).t()).sum().backward()
-        return s.grad
-    same(*both(run))
-
-
-def test_small_protocol():
-    one = lambda T: T.sparse_coo_tensor([[0]], [1.5], (1,))      # noqa: E731
-    same(*both(lambda T: (one(T).item(), bool(one(T)), sp(T).element_size(), len(sp(T)), sp(T).itemsize)))
-    same(*both(lambda T: (sp(T).new_zeros((2, 3), dtype=T.float64), T.zeros_like(hyb(T), dtype=T.int32))), tol=0)
-    for case in (lambda T: sp(T).item(), lambda T: bool(sp(T)), lambda T: sp(T).nbytes, lambda T: sp(T) == sp(T),
-                 lambda T: sp(T) < 1, lambda T: sp(T).contiguous(), lambda T: T.sparse.softmax(sp(T).long(), 1),
-                 lambda T: sp(T).long().requires_grad_(), lambda T: sp(T, requires_grad=True).long().requires_grad_()):
-        same_error(case)
-
-
-def test_gradient_coalesced_flags_match_torch():
-    """Gradients arrive coalesced (hooks see it); a leaf's .grad keeps the flag only where torch's
-    AccumulateGrad clones instead of stealing (a broadcast gradient, a sum of two, shared indices)."""
-    cases = {"sparse.mm": lambda T, s: T.sparse.mm(s, T.ones(3, 2)).sum(),
-             "to_dense": lambda T, s: (s.to_dense() * 2).sum(), "sum": lambda T, s: T.sparse.sum(s),
-             "softmax": lambda T, s: T.sparse.softmax(s, 1).to_dense().sum(),
-             "mul": lambda T, s: (s * 2).to_dense().sum(), "add": lambda T, s: (s + s).to_dense().sum(),
-             "values": lambda T, s: (s.coalesce().values() * T.tensor([1., 2., 3.])).sum(),
-             "abs": lambda T, s: s.abs().to_dense().sum(), "sign": lambda T, s: s.sign().to_dense().sum()}
-    for name, f in cases.items():
-        for coalesced in (False, True):
-            def run(T):
-                leaf = sp(T, requires_grad=True)
-                if coalesced:
-                    leaf = leaf.detach().coalesce().requires_grad_()
-                seen = []
-                leaf.register_hook(lambda g: seen.append((g.is_sparse, g.is_coalesced())))
-                f(T, leaf).backward()
-                return seen, leaf.grad.is_coalesced(), leaf.grad._nnz()
-            t, g = both(run)
-            assert t == g, (name, coalesced)
-
-
-def test_values_dtype_conversion_keeps_the_graph():
-    def run(T):
-        v = T.tensor(V, requires_grad=True)
-        s = T.sparse_coo_tensor(T.tensor(I), v, (2, 3), dtype=T.float64)
-        (s.to_dense() * T.tensor(W6, dtype=T.float64)).sum().backward()
-        return s, v.grad
-    same(*both(run))
-
-
-# -- CSR -------------------------------------------------------------------------------------------------------
-CROW, COL, CV = [0, 1, 3], [1, 0, 2], [1., 2., 3.]
-
-
-def csr(T, requires_grad=False, **kw):
-    return T.sparse_csr_tensor(CROW, COL, CV, (2, 3), requires_grad=requires_grad, **kw)
-
-
-CSR_CASES = {
-    "ctor": lambda T: csr(T),
-    "ctor_inferred": lambda T: T.sparse_csr_tensor(CROW, COL, CV),
-    "ctor_float64_rg": lambda T: csr(T, True, dtype=T.float64),
-    "ctor_int32": lambda T: T.sparse_csr_tensor(T.tensor(CROW, dtype=T.int32), T.tensor(COL, dtype=T.int32),
-                                                T.tensor(CV), (2, 3)),
-    "dense_to_csr": lambda T: T.tensor(D).to_sparse_csr(),
-    "zeros_to_csr": lambda T: T.zeros(2, 3).to_sparse_csr(),
-    "to_sparse_layout": lambda T: T.tensor(D).to_sparse(layout=T.sparse_csr),
-    "coo_to_csr": lambda T: sp(T).to_sparse_csr(),
-    "csr_to_dense": lambda T: csr(T).to_dense(),
-    "csr_to_coo": lambda T: csr(T).to_sparse(),
-    "csr_to_coo2": lambda T: csr(T).to_sparse_coo(),
-    "csr_accessors": lambda T: (csr(T).crow_indices(), csr(T).col_indices(), csr(T).values(), csr(T)._nnz(),
-                                csr(T).sparse_dim(), csr(T).dense_dim(), csr(T).is_sparse, csr(T).is_sparse_csr),
-    "csr_mm": lambda T: csr(T) @ _dense(T, 3, 2),
-    "csr_torch_mm": lambda T: T.mm(csr(T), _dense(T, 3, 2)),
-    "csr_mul": lambda T: csr(T) * 2,
-    "csr_add": lambda T: csr(T) + T.tensor([[1., 0., 0.], [0., 0., 4.]]).to_sparse_csr(),
-    "csr_double": lambda T: csr(T).double(),
-    "csr_clone": lambda T: csr(T).clone(),
-}
-
-
-@pytest.mark.parametrize("case", sorted(CSR_CASES))
-def test_csr(case):
-    t, g = both(CSR_CASES[case])
-    assert repr(g) == repr(t)
-    if not isinstance(t, tuple) and t.layout == torch.sparse_csr:
-        assert str(g.layout) == "torch.sparse_csr" and g.shape == t.shape and g._nnz() == t._nnz()
-
-
-def test_csr_gradients():
-    def run(T):
-        v = T.tensor(CV, requires_grad=True)
-        c = T.sparse_csr_tensor(CROW, COL, v, (2, 3))
-        x = _dense(T, 3, 2).requires_grad_()
-        leaf = csr(T, True)
-        d = T.tensor(D, requires_grad=True)
-        ((c.to_dense() * T.tensor(W6)).sum() + (c @ x).pow(2).sum() + (T.sparse.mm(leaf, x) ** 2).sum()
-         + (d.to_sparse_csr() @ x).sum() + (leaf * 3).to_dense().sum()).backward()
-        names = [type(n).__name__ if T is torch else n.name() for n in
-                 (c.grad_fn, (c @ x).grad_fn, d.to_sparse_csr().grad_fn, c.to_dense().grad_fn)]
-        return v.grad, x.grad, d.grad, leaf.grad, names
-    t, g = both(run)
-    same(t[:3], g[:3], 1e-5)
-    assert repr(g[3].to_dense()) == repr(t[3].to_dense()) and g[3].layout == gg.sparse_csr
-    assert t[4] == g[4]
-
-
-CSR_ERRORS = {
-    "crow_last": lambda T: T.sparse_csr_tensor([0, 1, 4], COL, CV, (2, 3), check_invariants=True),
-    "crow_first": lambda T: T.sparse_csr_tensor([1, 1, 3], COL, CV, (2, 3), check_invariants=True),
-    "col_sorted": lambda T: T.sparse_csr_tensor([0, 2, 3], COL, CV, (2, 3), check_invariants=True),
-    "col_range": lambda T: T.sparse_csr_tensor(CROW, [1, 0, 5], CV, (2, 3), check_invariants=True),
-    "indices": lambda T: csr(T).indices(),
-    "is_coalesced": lambda T: csr(T).is_coalesced(),
-    "_values": lambda T: csr(T)._values(),
-    "view": lambda T: csr(T).view(6),
-    "stride": lambda T: csr(T).stride(),
-    "is_contiguous": lambda T: csr(T).is_contiguous(),
-    "numpy": lambda T: csr(T).numpy(),
-    "to_sparse_dim": lambda T: csr(T).to_sparse(1),
-    "to_sparse_csr_dense_dim": lambda T: csr(T).to_sparse_csr(1),
-    "dense_crow": lambda T: T.ones(2).crow_indices(),
-    "mm_shape": lambda T: csr(T) @ T.ones(4, 2),
-}
-
-
-@pytest.mark.parametrize("case", sorted(CSR_ERRORS))
-def test_csr_errors(case):
-    same_error(CSR_ERRORS[case])
-
-
-def test_double_backward_through_sparse_products():
-    """create_graph=True: the dense operand's gradient of sparse.addmm / mm is itself differentiable (a GCN's
-    gradient penalty); double backward into the sparse operand raises."""
-    def run(T):
-        rng = np.random.default_rng(0)
-        e = rng.integers(0, 6, size=(2, 12))
-        adj = T.sparse_coo_tensor(T.tensor(e), T.tensor(rng.random(12)), (6, 6)).coalesce()
-        x = T.tensor(rng.standard_normal((6, 4)))
-        W = T.tensor(rng.standard_normal((4, 3)), requires_grad=True)
-        b = T.tensor(rng.standard_normal((6, 3)), requires_grad=True)
-        out = T.sparse.addmm(b, adj, (x @ W).tanh(), beta=0.5, alpha=2.0) + T.mm(adj, x @ W) \
-            + (T.tensor(rng.standard_normal((2, 6))) @ adj).sum()
-        gW, gb = T.autograd.grad((out ** 2).sum(), (W, b), create_graph=True)
-        (gW.pow(2).sum() + gb.pow(3).sum()).backward()
-        return W.grad / W.grad.abs().max(), b.grad / b.grad.abs().max()
-    same(*both(run), tol=1e-12)
-    with pytest.raises(RuntimeError, match="double backward into a sparse operand"):
-        s = sp(gg, requires_grad=True)
-        x = gg.ones(3, 2, requires_grad=True)
-        gx, = gg.autograd.grad((gg.sparse.mm(s, x) ** 2).sum(), x, create_graph=True)
-        gg.autograd.grad(gx.sum(), s)
-
-
-def _random_sparse(T, seed, sd, dd, nnz):
-    rng = np.random.default_rng(seed)
-    shape = tuple(int(s) for s in rng.integers(1, 4, sd + dd))
-    idx = np.stack([rng.integers(0, s, nnz) for s in shape[:sd]]) if sd else np.zeros((0, nnz), np.int64)
-    return T.sparse_coo_tensor(T.tensor(idx), T.tensor(rng.standard_normal((nnz,) + shape[sd:])), shape,
-                               requires_grad=True), shape
-
-
-FUZZ = {
-    "to_dense": lambda T, s, sh: s.to_dense(),
-    "coalesce": lambda T, s, sh: s.coalesce(),
-    "sum": lambda T, s, sh: T.sparse.sum(s),
-    "sum_last": lambda T, s, sh: T.sparse.sum(s, len(sh) - 1),
-    "softmax0": lambda T, s, sh: T.sparse.softmax(s, 0),
-    "log_softmax_last": lambda T, s, sh: T.sparse.log_softmax(s, len(sh) - 1),
-    "add": lambda T, s, sh: s + s.detach() * 2,
-    "select": lambda T, s, sh: s.select(0, 0),
-}
-
-
-@pytest.mark.parametrize("name", sorted(FUZZ))
-def test_random_sparse_tensors(name):
-    """Random shapes (1-3 sparse dims, 0-1 dense dims, duplicates, nnz 0-6): values, the gradient's layout,
-    pattern, flag and values, or torch's backward error."""
-    for seed in range(36):
-        def run(T):
-            s, sh = _random_sparse(T, seed, seed % 3 + 1, (seed // 3) % 2, seed % 7)
-            y = FUZZ[name](T, s, sh)
-            yd = y.to_dense() if y.is_sparse else y
-            try:
-                (yd * T.tensor(np.random.default_rng(seed + 1).standard_normal(tuple(yd.shape)))).sum().backward()
-            except (RuntimeError, NotImplementedError) as e:
-                return y, (type(e).__name__, str(e).split(" This could")[0])
-            return y, s.grad
-        same(*both(run), tol=1e-10)

@@ -7,16 +7,17 @@ works unchanged on COO storage.  A dense method that torch has no sparse kernel 
 ``Could not run 'aten::<name>' with arguments from the 'SparseCPU' backend`` (``_unsupported``), and so does
 a ``torch.*`` function whose first argument is sparse, unless ``ops/sparse.py`` registered a sparse version
 of it in ``TORCH_FUNCTIONS`` (``dispatch``, called by the ``_args.tensor_first`` wrappers).
+``SparseCsrTensor`` (at the end) is the same for 2-D CSR storage (``_sparse_coo.CSR``; ops/sparse_csr.py,
+``CSR_FUNCTIONS``), with torch's ``'SparseCsrCPU'`` errors.
 """
 from . import _layout
 from . import ops as _ops
 from ._device import cpu
 from ._sparse_coo import CSR
 from ._grad_state import state as _grad_state, record_trace
-from ._dtype import _default, int64, bool as _bool
+from ._dtype import _default, int64, bool as _bool, float32 as _dtype_float32, float64 as _dtype_float64
 from ._tensor import Tensor, Size
 from ._tensor_str import _tensor_body, _add_suffixes
-from ._dtype import float32 as _dtype_float32, float64 as _dtype_float64
 from ._tensor_methods import TensorMethods
 from ._tensor_linalg_methods import TensorLinalgMethods
 from ._tensor_protocol import TensorProtocol
