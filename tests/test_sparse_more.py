@@ -238,3 +238,29 @@ def test_random_sparse_tensors(name):
                 return y, (type(e).__name__, str(e).split(" This could")[0])
             return y, s.grad
         same(*both(run), tol=1e-10)
+
+
+# -- sparse @ sparse -------------------------------------------------------------------------------------------
+SPSP = {"sparse.mm": lambda T, a, b: T.sparse.mm(a, b), "mm": lambda T, a, b: T.mm(a, b),
+        "at": lambda T, a, b: a @ b, "matmul": lambda T, a, b: T.matmul(a, b)}
+
+
+@pytest.mark.parametrize("op", sorted(SPSP))
+def test_sparse_times_sparse(op):
+    """A coalesced sparse product (explicit zeros where sums cancel), SparseSparseMatmulBackward0 / MmBackward0,
+    sparse gradients (torch.sparse.mm's zeroed outside each operand's pattern), on random operands."""
+    for seed in range(25):
+        def run(T):
+            rng = np.random.default_rng(seed)
+            m, k, n = (int(v) for v in rng.integers(1, 5, 3))
+            nnz_a, nnz_b = (int(v) for v in rng.integers(0, 7, 2))
+            a = T.sparse_coo_tensor(T.tensor(np.stack([rng.integers(0, m, nnz_a), rng.integers(0, k, nnz_a)])),
+                                    T.tensor(rng.standard_normal(nnz_a)), (m, k), requires_grad=True)
+            b = T.sparse_coo_tensor(T.tensor(np.stack([rng.integers(0, k, nnz_b), rng.integers(0, n, nnz_b)])),
+                                    T.tensor(rng.standard_normal(nnz_b)), (k, n), requires_grad=True)
+            y = SPSP[op](T, a, b)
+            (y.to_dense() * T.tensor(rng.standard_normal((m, n)))).sum().backward()
+            return y, a.grad, b.grad
+        same(*both(run), tol=1e-12)
+    same_error(lambda T: T.sparse.mm(sp(T), T.sparse_coo_tensor([[0], [0]], [1.], (4, 2))))
+    same_error(lambda T: T.sparse.mm(sp(T), sp(T).t().double()))

@@ -16,6 +16,7 @@ from .._sparse_tensor import register, not_on_sparse, make_sparse, SparseCsrTens
 from ._core import Node, NotImplementedNode, Tensor, make, edge, NO_EDGE, save_in, grad, sum_to
 from .addmm import addmm as _dense_addmm
 from .linalg import mm as _dense_mm
+from . import sparse_matmul as _spsp
 from .sparse import grad_in, grads_out, saved, out, is_sparse, _INVARIANTS
 
 __all__ = ["spmm", "smm", "hspmm", "sspaddmm", "saddmm", "dsmm", "hsmm"]
@@ -133,6 +134,8 @@ def mm(input, mat2):
     """sparse @ dense (torch.mm / matmul / @ / spmm / dsmm): dense, MmBackward0."""
     if not is_sparse(input):
         return dense_mm_sparse(input, mat2)
+    if is_sparse(mat2):
+        return _spsp.mm(input, mat2)
     _check_mm(input, mat2)
     y = _spmm(input._data, mat2._data)
     if grad.enabled and (input._rg or mat2._rg):
@@ -159,7 +162,9 @@ def dense_mm_sparse(input, mat2):
 
 
 def sparse_mm(sparse, dense, reduce="sum"):
-    """torch.sparse.mm: SparseAddmmBackward0."""
+    """torch.sparse.mm: SparseAddmmBackward0 (of two sparse matrices: SparseSparseMatmulBackward0)."""
+    if is_sparse(sparse) and is_sparse(dense):
+        return _spsp.sparse_sparse_mm(sparse, dense)
     return sparse_addmm(None, sparse, dense)
 
 
