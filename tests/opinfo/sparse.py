@@ -44,6 +44,14 @@ def _errors_mm():
                         RuntimeError, "expected scalar type Float but found Double")]
 
 
+def _sparse_pair(rng, dt):
+    out = []
+    for k, (sa, sb) in enumerate((((3, 4), (4, 2)), ((2, 2), (2, 3)))):
+        out.append(Sample(arr(rng, sa, dt), NoGrad(_mask(rng, sa).astype(dt)), arr(rng, sb, dt),
+                          NoGrad(_mask(rng, sb).astype(dt)), name=f"s{k}"))
+    return out
+
+
 def _values_samples(rng, dt):
     return [Sample(arr(rng, (5,), dt), name="vector"), Sample(arr(rng, (5, 2), dt), name="hybrid")]
 
@@ -68,6 +76,8 @@ OPS = [
     OpInfo("sparse_coo_tensor", lambda T, v: T.sparse_coo_tensor(T.tensor(IDX), v, (3, 4) + tuple(v.shape[1:]),
                                                            check_invariants=False)
            .to_dense(), _values_samples, gradgrad=False),
+    OpInfo("sparse.mm[sparse@sparse]", lambda T, a, m, b, m2: T.sparse.mm(_sp(T, a, m), _sp(T, b, m2)).to_dense(),
+           _sparse_pair, gradgrad=False),
     OpInfo("Tensor.sparse_mask", lambda T, a, m: a.sparse_mask(m.to_sparse()).to_dense(),
            _samples(((3, 4), ())), gradgrad=False),
 ]
