@@ -264,3 +264,35 @@ def test_sparse_times_sparse(op):
         same(*both(run), tol=1e-12)
     same_error(lambda T: T.sparse.mm(sp(T), T.sparse_coo_tensor([[0], [0]], [1.], (4, 2))))
     same_error(lambda T: T.sparse.mm(sp(T), sp(T).t().double()))
+
+
+# -- index_select --------------------------------------------------------------------------------------------
+def _five(T, coalesced=False):
+    s = T.sparse_coo_tensor([[0, 1, 1, 0, 2], [2, 0, 2, 2, 1]], [3., 4., 5., 1., 7.], (3, 3), requires_grad=True)
+    return s.coalesce() if coalesced else s
+
+
+INDEX_SELECT = {
+    "rows_repeated": lambda T: _five(T).index_select(0, T.tensor([2, 0, 0])),
+    "torch_cols": lambda T: T.index_select(_five(T), 1, T.tensor([2])),
+    "coalesced_cols": lambda T: _five(T, True).index_select(1, T.tensor([0, 2])),
+    "one_row": lambda T: _five(T, True).index_select(0, T.tensor([2])),
+    "empty": lambda T: _five(T).index_select(0, T.tensor([], dtype=T.long)),
+    "negative_dim": lambda T: _five(T).index_select(-1, T.tensor([1])),
+    "dense_dim": lambda T: hyb(T).index_select(2, T.tensor([1, 1, 0])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INDEX_SELECT))
+def test_index_select(case):
+    t, g = both(INDEX_SELECT[case])
+    same(t, g, 0)
+    assert repr(g) == repr(t)
+
+
+@pytest.mark.parametrize("case", ["range", "2d", "float", "backward"])
+def test_index_select_errors(case):
+    same_error({"range": lambda T: _five(T).index_select(0, T.tensor([5])),
+                "2d": lambda T: _five(T).index_select(0, T.tensor([[0]])),
+                "float": lambda T: _five(T).index_select(0, T.tensor([0.])),
+                "backward": lambda T: _five(T).index_select(0, T.tensor([1])).to_dense().sum().backward()}[case])

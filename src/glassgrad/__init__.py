@@ -58,6 +58,7 @@ from .ops.sparse import *  # noqa: F401,F403  (sparse COO tensors: sparse_coo_te
 from .ops.sparse_ops import *  # noqa: F401,F403  (spmm smm hspmm sspaddmm saddmm dsmm hsmm)
 from .ops import sparse_unary as _sparse_unary  # noqa: F401,E402  (registers abs, sin, ... of sparse tensors)
 from .ops.sparse_csr import *  # noqa: F401,F403  (sparse CSR tensors: sparse_csr_tensor)
+from .ops import sparse_index as _sparse_index  # noqa: F401,E402  (registers index_select of sparse tensors)
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402

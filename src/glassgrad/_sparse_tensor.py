@@ -319,6 +319,9 @@ class SparseTensor(Tensor):
 
     swapaxes = swapdims = transpose
 
+    def index_select(self, dim, index):
+        return _ops.sparse_index.index_select(self, dim, index)
+
     def select(self, dim, index):
         return _ops.sparse.select(self, dim, index)
 
