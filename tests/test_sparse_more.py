@@ -296,3 +296,15 @@ def test_index_select_errors(case):
                 "2d": lambda T: _five(T).index_select(0, T.tensor([[0]])),
                 "float": lambda T: _five(T).index_select(0, T.tensor([0.])),
                 "backward": lambda T: _five(T).index_select(0, T.tensor([1])).to_dense().sum().backward()}[case])
+
+
+def test_sparse_grad_then_dense_grad_accumulates_dense():
+    """A sparse leaf's sparse .grad plus a later dense gradient (torch.mm's) is a dense .grad, as torch's."""
+    def run(T):
+        s = sp(T, requires_grad=True)
+        x = _dense(T, 3, 2)
+        T.sparse.mm(s, x).sum().backward()
+        first = s.grad
+        T.mm(s, x).pow(2).sum().backward()
+        return first, s.grad
+    same(*both(run), tol=1e-5)

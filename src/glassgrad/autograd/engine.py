@@ -442,10 +442,10 @@ def _accumulate(var, g, create_graph, ns, adopt=False):
             if not (adopt and g.flags.writeable and g.flags.c_contiguous):
                 g = g.copy()
             var._grad = _make(g)
-        elif cur._grad_fn is None:
+        elif cur._grad_fn is None and cur._data.__class__ is not _COO and cur._data.__class__ is not _CSR:
             cur._data += g
             cur._vc[0] += 1
-        else:
+        else:       # (a sparse .grad plus a dense gradient is dense, as torch's)
             var._grad = _make(cur._data + g)
     if extra is not None:
         post = extra.get("post_acc_hooks")
