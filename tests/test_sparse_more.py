@@ -308,3 +308,19 @@ def test_sparse_grad_then_dense_grad_accumulates_dense():
         T.mm(s, x).pow(2).sum().backward()
         return first, s.grad
     same(*both(run), tol=1e-5)
+
+
+def test_sparse_times_sparse_elementwise():
+    """Coalesced operands: their intersection (MulBackward0, gradients on it); uncoalesced ones raise (torch's
+    rule for them is not reproduced)."""
+    def run(T):
+        a = T.sparse_coo_tensor([[0, 1, 1, 0], [2, 0, 2, 2]], [3., 4., 5., 1.], (2, 3)).coalesce().requires_grad_()
+        b = T.sparse_coo_tensor([[1, 0, 0], [2, 2, 1]], [7., 8., 9.], (2, 3)).coalesce().requires_grad_()
+        y = a * b
+        (y.to_dense() * T.arange(6.).reshape(2, 3)).sum().backward()
+        h = hyb(T).coalesce()
+        return y, a.grad, b.grad, h * h, T.mul(a.detach(), b.detach().double())
+    same(*both(run), tol=0)
+    same_error(lambda T: sp(T, coalesced=True) * T.sparse_coo_tensor([[0], [0]], [1.], (1, 1)).coalesce())
+    with pytest.raises(RuntimeError, match="coalesced operands only"):
+        sp(gg) * sp(gg)

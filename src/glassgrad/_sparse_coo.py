@@ -136,9 +136,10 @@ def with_flag(c, coalesced):
 
 def steal(c):
     """A leaf's first sparse gradient, taken over as torch's AccumulateGrad does when its indices and values
-    are contiguous: rebuilt by ``_sparse_coo_tensor_unsafe``, which flags it coalesced only for nnz < 2; else
-    (a broadcast gradient, a sum of gradients, one sharing its indices: torch clones those) kept as is."""
-    if c.__class__ is COO and c.values.flags.c_contiguous and c.indices.flags.c_contiguous and not c.shared:
+    are contiguous (checked here on the values: our indices' layout is NumPy's choice): rebuilt by
+    ``_sparse_coo_tensor_unsafe``, which flags it coalesced only for nnz < 2; else (a broadcast gradient, a sum of
+    gradients, one sharing its indices: torch clones those) kept as is."""
+    if c.__class__ is COO and c.values.flags.c_contiguous and not c.shared:
         return with_flag(c, c.nnz < 2)
     return c
 

@@ -89,6 +89,7 @@ def _check_indices(idx, shape):
 
 
 _NO_VALUES = object()
+SPARSE_MUL = [None]     # sparse * sparse: sparse_matmul.py puts its function here
 _RG_MSG = "Only Tensors of floating point and complex dtype can require gradients"
 
 
@@ -480,7 +481,7 @@ def mul(input, other):
     c = input._data
     if isinstance(other, Tensor):
         if is_sparse(other):
-            raise RuntimeError("glassgrad: the product of two sparse tensors is not supported")
+            return SPARSE_MUL[0](input, other)     # sparse_matmul.sparse_mul
         o = other._data
         if o.ndim == 0:
             vals, ov = c.values * o, o

@@ -1,13 +1,16 @@
-"""sparse @ sparse (COO): torch.sparse.mm (``SparseSparseMatmulBackward0``) and torch.mm / matmul / @
+"""sparse @ sparse and sparse * sparse (COO).  sparse @ sparse: torch.sparse.mm (``SparseSparseMatmulBackward0``) and torch.mm / matmul / @
 (``MmBackward0``) of two sparse matrices; a coalesced sparse result, whose pattern is every (i, j) some k
 joins (sums that cancel stay as explicit zeros, as torch's).  The gradients are sparse products too:
 g @ B^T for A, A^T @ g for B (torch.sparse.mm's zeroed outside the operand's pattern).
+sparse * sparse (``MulBackward0``): of two coalesced operands, their intersection (torch's); torch's rule for
+uncoalesced operands (the pattern of one, chosen by their flags and sizes) is not reproduced: they raise.
 """
 import numpy as np
 
 from .. import _dtype
 from .._sparse_coo import COO, coalesce as _coalesce, to_dense as _dense, flat_index, gather
 from ._core import Node
+from . import sparse as _sparse
 from .sparse import grad_in, grads_out, saved, out
 
 __all__ = []
@@ -83,3 +86,41 @@ def sparse_sparse_mm(a, b, node_cls=SparseSparseMatmulBackward0):
 
 def mm(a, b):
     return sparse_sparse_mm(a, b, MmBackward0)
+
+
+def intersect(a, b):
+    """The entries of coalesced `a` and `b` at the indices both hold: the product of their values."""
+    la, lb = flat_index(a.indices, a.shape[:a.sparse_dim]), flat_index(b.indices, b.shape[:b.sparse_dim])
+    _, ia, ib = np.intersect1d(la, lb, assume_unique=True, return_indices=True)
+    vals = a.values[ia] * b.values[ib]
+    return COO(a.indices[:, ia], vals, a.shape, True)
+
+
+class MulBackward0(Node):
+    """sparse * sparse: g * other for each (the intersection again)."""
+    __slots__ = ()
+
+    def backward(self, ns, g):
+        g = grad_in(ns, g)
+        a, b = saved(self)
+        g = _coalesce(g) if isinstance(g, COO) else COO(np.array(np.nonzero(np.ones(g.shape, bool)), np.int64)
+                                                         .reshape(len(g.shape), -1), g.reshape(-1), g.shape, True)
+        ga = intersect(g, b) if self.next_functions[0][0] is not None else None
+        gb = intersect(g, a) if self.next_functions[1][0] is not None else None
+        return grads_out(ns, ga, gb)
+
+
+def sparse_mul(a, b):
+    ca, cb = a._data, b._data
+    if ca.shape != cb.shape or ca.sparse_dim != cb.sparse_dim:
+        raise RuntimeError("sparse_binary_op_intersection_cpu(): expects sparse inputs with equal dimensionality, "
+                           "number of sparse dimensions, and shape of sparse dimensions")
+    if not (ca.coalesced and cb.coalesced):
+        raise RuntimeError("glassgrad: sparse * sparse is supported for coalesced operands only (call .coalesce() "
+                           "on both: torch's rule for uncoalesced operands is not reproduced)")
+    dt = _dtype.promote_types(a.dtype, b.dtype).np
+    res = intersect(ca.astype(dt, copy=False), cb.astype(dt, copy=False))
+    return out(res, MulBackward0, (a, b), saves=(a, b))[0]
+
+
+_sparse.SPARSE_MUL[0] = sparse_mul
