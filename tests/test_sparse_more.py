@@ -324,3 +324,14 @@ def test_sparse_times_sparse_elementwise():
     same_error(lambda T: sp(T, coalesced=True) * T.sparse_coo_tensor([[0], [0]], [1.], (1, 1)).coalesce())
     with pytest.raises(RuntimeError, match="coalesced operands only"):
         sp(gg) * sp(gg)
+
+
+@pytest.mark.parametrize("op", ["div", "mul"])
+def test_zero_dim_tensor_operand_gets_its_gradient(op):
+    def run(T):
+        s = sp(T, requires_grad=True)
+        t = T.tensor(2., requires_grad=True)
+        y = s / t if op == "div" else s * t
+        (y.to_dense() * T.tensor(W6)).sum().backward()
+        return y, s.grad, t.grad
+    same(*both(run), tol=1e-6)

@@ -315,7 +315,7 @@ class SparseTensor(Tensor):
         return _ops.sparse.getitem(self, index)
 
     def transpose(self, dim0, dim1):
-        return _ops.sparse.transpose(self, dim0, dim1)
+        return _ops.sparse_index.transpose(self, dim0, dim1)
 
     swapaxes = swapdims = transpose
 

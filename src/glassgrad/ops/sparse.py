@@ -362,41 +362,6 @@ def t(input):
                (input,))[0]
 
 
-class TransposeBackward0(Node):
-    __slots__ = ("dims",)
-
-    def backward(self, ns, g):
-        g = grad_in(ns, g)
-        d0, d1 = self.dims
-        if g.__class__ is not COO:
-            return grads_out(ns, np.swapaxes(g, d0, d1))
-        idx = g.indices.copy()
-        idx[[d0, d1]] = idx[[d1, d0]]
-        shape = list(g.shape)
-        shape[d0], shape[d1] = shape[d1], shape[d0]
-        return grads_out(ns, COO(idx, g.values, shape, False))
-
-
-def transpose(input, dim0, dim1):
-    c = input._data
-    n = c.ndim
-    for d in (dim0, dim1):
-        if not -n <= d < n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-    d0, d1 = dim0 % n, dim1 % n
-    if d0 >= c.sparse_dim or d1 >= c.sparse_dim:
-        raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {c.sparse_dim}, "
-                           f"d0: {d0}, d1: {d1}")
-    idx = c.indices.copy()
-    idx[[d0, d1]] = idx[[d1, d0]]
-    shape = list(c.shape)
-    shape[d0], shape[d1] = shape[d1], shape[d0]
-    res, node = out(COO(idx, c.values, shape, c.coalesced and d0 == d1), TransposeBackward0, (input,))
-    if node is not None:
-        node.dims = (d0, d1)
-    return res
-
-
 class SelectBackward0(Node):
     """A dense gradient goes to its slice of a dense zero gradient; torch has no select_backward for a sparse
     gradient: backward raises its error."""
@@ -467,7 +432,7 @@ class MulBackward0(Node):
         o, c = self.other, self.coo
         gs = go = None
         if self.next_functions[0][0] is not None:
-            if o.__class__ is not np.ndarray or g.__class__ is not COO:
+            if o.__class__ is not np.ndarray or not o.ndim or g.__class__ is not COO:
                 gs = g * o
             else:       # a sparse gradient times the dense factor, on the gradient's pattern
                 gs = COO(g.indices, g.values * gather(o, g.indices, g.shape), g.shape, g.coalesced)
@@ -503,14 +468,20 @@ def mul(input, other):
 
 
 class DivBackward0(Node):
-    __slots__ = ("other",)
+    __slots__ = ("other", "coo")
 
     def backward(self, ns, g):
-        return grads_out(ns, grad_in(ns, g) / self.other)
+        g, o, c = grad_in(ns, g), self.other, self.coo
+        gs = g / o if self.next_functions[0][0] is not None else None
+        if len(self.next_functions) < 2 or self.next_functions[1][0] is None:
+            return grads_out(ns, gs)
+        go = -(gather(g, c.indices, c.shape[:c.sparse_dim]) * c.values).sum() / (o * o)     # a 0-d divisor
+        return grads_out(ns, gs, np.asarray(go, dtype=o.dtype))
 
 
 def div(input, other, *, rounding_mode=None):
-    if isinstance(other, Tensor):
+    divisor = other if isinstance(other, Tensor) else None
+    if divisor is not None:
         if other._data.ndim:
             raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
                                f"{list(other._data.shape)} for divisor)")
@@ -521,9 +492,10 @@ def div(input, other, *, rounding_mode=None):
         vals = np.floor(vals)
     elif rounding_mode == "trunc":
         vals = np.trunc(vals)
-    res, n = out(COO(c.indices, vals, c.shape, c.coalesced), DivBackward0, (input,))
+    res, n = out(COO(c.indices, vals, c.shape, c.coalesced), DivBackward0,
+                 (input,) if divisor is None or rounding_mode else (input, divisor))
     if n is not None:
-        n.other = other
+        n.other, n.coo = other, c
     return res
 
 
@@ -595,5 +567,4 @@ def _sub(input, other, *, alpha=1):
 
 
 register(t=t, clone=clone, mul=mul, multiply=mul, div=div, divide=div, true_divide=div, neg=neg, negative=neg, add=add,
-         sub=_sub, subtract=_sub, select=select, zeros_like=zeros_like, transpose=transpose, swapaxes=transpose,
-         swapdims=transpose)
+         sub=_sub, subtract=_sub, select=select, zeros_like=zeros_like,)

@@ -1,4 +1,4 @@
-"""index_select of a sparse COO tensor (torch.index_select / Tensor.index_select): for each position of
+"""transpose / swapaxes / swapdims of sparse dims, and index_select of a sparse COO tensor (torch.index_select / Tensor.index_select): for each position of
 `index`, in order, the entries whose index along `dim` matches, in their own order (a dense dim: the values'
 index_select).  ``IndexSelectBackward0`` raises torch's error (no sparse index_add_)."""
 import numpy as np
@@ -6,7 +6,7 @@ import numpy as np
 from .._sparse_coo import COO
 from .._sparse_tensor import register, not_on_sparse
 from ._core import Node, Tensor
-from .sparse import out
+from .sparse import out, grad_in, grads_out
 
 __all__ = []
 
@@ -47,4 +47,39 @@ def index_select(input, dim, index):
     return out(res, IndexSelectBackward0, (input,))[0]
 
 
-register(index_select=index_select)
+class TransposeBackward0(Node):
+    __slots__ = ("dims",)
+
+    def backward(self, ns, g):
+        g = grad_in(ns, g)
+        d0, d1 = self.dims
+        if g.__class__ is not COO:
+            return grads_out(ns, np.swapaxes(g, d0, d1))
+        idx = g.indices.copy()
+        idx[[d0, d1]] = idx[[d1, d0]]
+        shape = list(g.shape)
+        shape[d0], shape[d1] = shape[d1], shape[d0]
+        return grads_out(ns, COO(idx, g.values, shape, False))
+
+
+def transpose(input, dim0, dim1):
+    c = input._data
+    n = c.ndim
+    for d in (dim0, dim1):
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    d0, d1 = dim0 % n, dim1 % n
+    if d0 >= c.sparse_dim or d1 >= c.sparse_dim:
+        raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {c.sparse_dim}, "
+                           f"d0: {d0}, d1: {d1}")
+    idx = c.indices.copy()
+    idx[[d0, d1]] = idx[[d1, d0]]
+    shape = list(c.shape)
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    res, node = out(COO(idx, c.values, shape, c.coalesced and d0 == d1), TransposeBackward0, (input,))
+    if node is not None:
+        node.dims = (d0, d1)
+    return res
+
+
+register(index_select=index_select, transpose=transpose, swapaxes=transpose, swapdims=transpose)
