@@ -335,3 +335,18 @@ def test_zero_dim_tensor_operand_gets_its_gradient(op):
         (y.to_dense() * T.tensor(W6)).sum().backward()
         return y, s.grad, t.grad
     same(*both(run), tol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3,), (1, 3)])
+def test_sparse_times_dense_gives_the_dense_factor_its_gradient(shape):
+    """The dense factor's gradient is sparse, as torch's (g * self), summed over broadcast dims."""
+    def run(T):
+        s = sp(T, requires_grad=True)
+        d = T.tensor(np.random.default_rng(3).standard_normal(shape), dtype=T.float32, requires_grad=True)
+        y = s * d
+        try:
+            (y.to_dense() * T.tensor(W6)).sum().backward()
+        except NotImplementedError as e:        # torch cannot view a sparse gradient down to fewer dims
+            return y, str(e).split(" This could")[0]
+        return y, s.grad, d.grad
+    same(*both(run), tol=1e-6)

@@ -438,8 +438,24 @@ class MulBackward0(Node):
                 gs = COO(g.indices, g.values * gather(o, g.indices, g.shape), g.shape, g.coalesced)
         if len(self.next_functions) > 1 and self.next_functions[1][0] is not None:
             prod = COO(c.indices, gather(g, c.indices, c.shape[:c.sparse_dim]) * c.values, c.shape, c.coalesced)
-            go = sum_to(_dense(prod), self.oshape)
+            go = _to_factor_shape(prod, self.oshape)
         return grads_out(ns, gs, go) if go is not None else grads_out(ns, gs)
+
+
+def _to_factor_shape(prod, shape):
+    """The dense factor's gradient: sparse, as torch's (g * self), summed over its broadcast dims (kept);
+    torch cannot view a sparse gradient down to fewer dims, nor is a 0-d factor's gradient sparse."""
+    if not shape:
+        return np.asarray(prod.values.sum(), dtype=prod.values.dtype)
+    if len(shape) != prod.ndim:
+        raise not_on_sparse("view")
+    if tuple(shape) == prod.shape:
+        return prod
+    if prod.dense_dim:
+        return sum_to(_dense(prod), shape)
+    idx = prod.indices.copy()
+    idx[[d for d, n in enumerate(shape) if n == 1 and prod.shape[d] != 1]] = 0
+    return _coalesce(COO(idx, prod.values, shape))
 
 
 def mul(input, other):
