@@ -350,3 +350,10 @@ def test_sparse_times_dense_gives_the_dense_factor_its_gradient(shape):
             return y, str(e).split(" This could")[0]
         return y, s.grad, d.grad
     same(*both(run), tol=1e-6)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_unsqueeze(dim):
+    same(*both(lambda T: (sp(T, requires_grad=True).unsqueeze(dim), T.unsqueeze(hyb(T), dim))), tol=0)
+    same_error(lambda T: sp(T, requires_grad=True).unsqueeze(dim).to_dense().sum().backward())
+    same_error(lambda T: sp(T).unsqueeze(3))

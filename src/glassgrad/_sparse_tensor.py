@@ -319,6 +319,9 @@ class SparseTensor(Tensor):
 
     swapaxes = swapdims = transpose
 
+    def unsqueeze(self, dim):
+        return _ops.sparse_index.unsqueeze(self, dim)
+
     def index_select(self, dim, index):
         return _ops.sparse_index.index_select(self, dim, index)
 

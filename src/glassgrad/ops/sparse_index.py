@@ -1,4 +1,4 @@
-"""transpose / swapaxes / swapdims of sparse dims, and index_select of a sparse COO tensor (torch.index_select / Tensor.index_select): for each position of
+"""transpose / swapaxes / swapdims of sparse dims, unsqueeze, and index_select of a sparse COO tensor (torch.index_select / Tensor.index_select): for each position of
 `index`, in order, the entries whose index along `dim` matches, in their own order (a dense dim: the values'
 index_select).  ``IndexSelectBackward0`` raises torch's error (no sparse index_add_)."""
 import numpy as np
@@ -82,4 +82,26 @@ def transpose(input, dim0, dim1):
     return res
 
 
-register(index_select=index_select, transpose=transpose, swapaxes=transpose, swapdims=transpose)
+class UnsqueezeBackward0(Node):
+    """torch squeezes a sparse gradient through as_strided, which sparse tensors lack: backward raises."""
+    __slots__ = ()
+
+    def backward(self, ns, g):
+        raise not_on_sparse("as_strided")
+
+
+def unsqueeze(input, dim):
+    c = input._data
+    n = c.ndim + 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    d = dim % n
+    shape = c.shape[:d] + (1,) + c.shape[d:]
+    if d <= c.sparse_dim:
+        res = COO(np.insert(c.indices, d, 0, axis=0), c.values, shape, c.coalesced)
+    else:
+        res = COO(c.indices, np.expand_dims(c.values, d - c.sparse_dim + 1), shape, c.coalesced)
+    return out(res, UnsqueezeBackward0, (input,))[0]
+
+
+register(unsqueeze=unsqueeze, index_select=index_select, transpose=transpose, swapaxes=transpose, swapdims=transpose)
