@@ -69,13 +69,18 @@ from .ops.tensor_misc import *  # noqa: F401,F403
 from .ops.view_copies import *  # noqa: F401,F403
 from .ops.native import *  # noqa: F401,F403
 from ._sampling import poisson, binomial  # noqa: F401  (torch's samplers, distributions loaded on first call)
+from ._layout import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn  # noqa: F401
+from .ops.sparse import *  # noqa: F401,F403  (sparse COO tensors: sparse_coo_tensor)
+from .ops.sparse_ops import *  # noqa: F401,F403  (spmm smm hspmm sspaddmm saddmm dsmm hsmm)
+from .ops import sparse_unary as _sparse_unary  # noqa: F401,E402  (registers abs, sin, ... of sparse tensors)
+from .ops.sparse_csr import *  # noqa: F401,F403  (sparse CSR tensors: sparse_csr_tensor)
+from .ops import sparse_index as _sparse_index  # noqa: F401,E402  (registers index_select of sparse tensors)
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
 from ._malloc import keep_freed_arrays as _keep_freed_arrays  # noqa: E402
 _keep_freed_arrays()
 
-strided = "torch.strided"
 __version__ = "0.1.0"
 
 import math as _math  # noqa: E402
@@ -226,7 +231,7 @@ def get_device_module(device=None):  # noqa: F811  (the argument torch names dev
 
 
 _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
-               "overrides")
+               "overrides", "sparse")
 
 
 # torch.* names that are nn.functional's functions
@@ -264,13 +269,13 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 
 def _tensor_first_names():
     from .ops import (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics,
-                      scans, sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm,
+                      scans, sorting, views, slicing, strided as _strided, shape, indexing, gather_scatter, masked, linalg, addmm,
                       linalg_legacy, linalg_cholesky, linalg_deprecated, einsum, norm as _norm, embedding, dropout, view_copies,
-                      native)
+                      native, sparse_ops)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics, scans,
-              sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, linalg_deprecated, einsum, _norm,
-              embedding, dropout, view_copies, native):
+              sorting, views, slicing, _strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, linalg_deprecated, einsum, _norm,
+              embedding, dropout, view_copies, native, sparse_ops):
         names.update(m.__all__)
     for m in _more_families():
         names.update(m.__all__)

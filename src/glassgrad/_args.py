@@ -147,6 +147,7 @@ def tensor_first(fn, name=None, numbers_too=False, also=()):
     has fn's own signature (generated, so that the check costs one class test, not a generic
     ``*args, **kwargs`` call)."""
     from ._tensor import Tensor
+    from ._sparse_tensor import SparseTensor, SparseCsrTensor, dispatch
     name = name or fn.__name__
     params = list(inspect.signature(fn).parameters.values())
     first = params[0].name
@@ -173,7 +174,10 @@ def tensor_first(fn, name=None, numbers_too=False, also=()):
     if params[-1].kind is params[-1].POSITIONAL_ONLY:
         defs.append("/")
     ok = "isinstance(_x, _T)" + (" or isinstance(_x, _N) and not isinstance(_x, complex)" if numbers_too else "")
-    checks = [f"    _x = {first}\n    if _x.__class__ is not _T and not ({ok}):\n        _bad(_x, 0)\n"]
+    # a sparse first argument goes to the sparse version of the function (or torch's error), off the dense path
+    checks = [f"    _x = {first}\n    if _x.__class__ is not _T:\n        if _x.__class__ is _S or _x.__class__ is _C:\n"
+              f"            return _sparse({name!r}, _x.__class__)({', '.join(call)})\n"
+              f"        if not ({ok}):\n            _bad(_x, 0)\n"]
     for a in also:
         p = a.rstrip("?")
         none_ok = f"{p} is not None and " if a.endswith("?") else ""
@@ -186,7 +190,8 @@ def tensor_first(fn, name=None, numbers_too=False, also=()):
         pos = "" if params[k].kind is params[k].KEYWORD_ONLY else f" (position {k + 1})"
         raise TypeError(f"{name}(): argument '{arg}'{pos} must be Tensor, not {type_name(x)}")
 
-    ns = {"_T": Tensor, "_N": numbers.Number, "_f": fn, "_D": defaults, "_bad": bad}
+    ns = {"_T": Tensor, "_N": numbers.Number, "_f": fn, "_D": defaults, "_bad": bad, "_S": SparseTensor,
+          "_C": SparseCsrTensor, "_sparse": dispatch}
     # compiled as this file: frames of the wrapper count as glassgrad's own (explain skips them to find the user)
     exec(compile(src, __file__, "exec"), ns)       # noqa: S102  (source built from fn's own parameter names)
     w = ns[name]

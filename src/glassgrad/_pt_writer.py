@@ -61,6 +61,9 @@ class _Emitter:
             b = obj.encode("utf-8", "surrogatepass")
             self.w(b"X" + struct.pack("<I", len(b)) + b)
         elif isinstance(obj, Tensor):
+            if obj.is_sparse:
+                raise TypeError("glassgrad.save(format='torch') cannot store a sparse tensor (the glassgrad format "
+                                "can)")
             self.tensor(obj)
         elif isinstance(obj, tuple):
             if not obj:

@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from . import _dtype, _shm
+from ._layout import strided as _strided
 from ._dtype import _FROM_NP
 from ._args import bool_arg, int_arg
 from .backend import device_of, to_host
@@ -29,6 +30,7 @@ from ._tensor_methods import TensorMethods
 from ._tensor_linalg_methods import TensorLinalgMethods
 from ._tensor_more_methods import TensorMoreMethods
 from ._tensor_copy_methods import TensorCopyMethods
+from ._tensor_sparse_methods import TensorSparseMethods
 from ._tensor_protocol import TensorProtocol
 
 _ndarray = np.ndarray
@@ -92,7 +94,7 @@ _NONLEAF_GRAD_WARNING = (
     "more information. (Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
-class Tensor(TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMethods, TensorProtocol):
+class Tensor(TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMethods, TensorSparseMethods, TensorProtocol):
     __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_grad", "_vc", "_base", "_view_fn", "_acc",
                  "_extra", "_vbase_fn", "__weakref__", "__dict__")
     __array_priority__ = 1000
@@ -147,7 +149,7 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMe
     is_mkldnn = False
     is_nested = False
     is_complex = staticmethod(lambda: False)
-    layout = "torch.strided"
+    layout = _strided         # a SparseTensor (_sparse_tensor.py) has torch.sparse_coo
 
     def get_device(self):
         d = self.device

@@ -87,6 +87,13 @@ class _Saver:
             return obj
         if isinstance(obj, float):
             return obj if math.isfinite(obj) else {"$float": repr(obj)}
+        if isinstance(obj, self.Tensor) and obj.is_sparse_csr:
+            raise TypeError("glassgrad.save cannot store a sparse CSR tensor (convert it with to_sparse())")
+        if isinstance(obj, self.Tensor) and obj.is_sparse:      # sparse COO: its indices and values
+            from ._tensor import _make
+            c = obj._data
+            return {"$sparse_coo": [self.encode(_make(c.indices)), self.encode(_make(c.values))],
+                    "size": list(c.shape), "coalesced": bool(c.coalesced), "requires_grad": bool(obj._rg)}
         if isinstance(obj, self.Tensor):
             key, dtype, shape, strides, off = self.table.view(obj)
             return {"$tensor": key, "dtype": str(dtype), "shape": list(shape), "strides": list(strides),
@@ -313,6 +320,30 @@ class _Loader:
             return Parameter(t, requires_grad=rg)
         return t.requires_grad_(True) if rg else t
 
+    def sparse(self, x):
+        """A sparse COO tensor: its parts checked as torch's check_invariants does, and a claimed coalesced
+        flag verified (sorted, no duplicates)."""
+        from ._tensor import Tensor
+        from ._sparse_coo import flat_index
+        from .ops.sparse import sparse_coo_tensor
+        parts, size = self._list(x["$sparse_coo"]), x.get("size")
+        if len(parts) != 2 or not (isinstance(size, list) and all(type(s) is int and s >= 0 for s in size)):
+            raise _bad("malformed sparse tensor entry")
+        indices, values = (self.decode(p) for p in parts)
+        if not (isinstance(indices, Tensor) and isinstance(values, Tensor)) or str(indices.dtype) != "torch.int64" \
+                or indices.dim() != 2 or values.dim() < 1:
+            raise _bad("a sparse tensor needs int64 indices (sparse_dim, nnz) and values (nnz, ...)")
+        coalesced = self._flag(x, "coalesced")
+        try:
+            t = sparse_coo_tensor(indices, values, size, check_invariants=True, is_coalesced=coalesced)
+        except RuntimeError as e:
+            raise _bad(f"invalid sparse tensor: {e}") from None
+        c = t._data
+        if coalesced and c.nnz > 1 and not (np.diff(flat_index(c.indices, c.shape[:c.sparse_dim])) > 0).all():
+            raise _bad("a sparse tensor marked coalesced has unsorted or duplicate indices")
+        return t.requires_grad_(True) if requires_grad(x.get("requires_grad", False), values._data.dtype, _bad) \
+            else t
+
     def decode(self, x):
         if x is None or isinstance(x, (bool, str, int, float)):
             return x
@@ -322,6 +353,8 @@ class _Loader:
             raise _bad(f"unexpected {type(x).__name__}")
         if "$tensor" in x:
             return self.tensor(x)
+        if "$sparse_coo" in x:
+            return self.sparse(x)
         if "$tuple" in x:
             return tuple(self.decode(v) for v in self._list(x["$tuple"]))
         if "$float" in x:

@@ -36,6 +36,8 @@ from .grad_mode import state
 from .anomaly import run_with_anomaly
 from .._dtype import _FROM_NP
 from .._tensor import Tensor, _make
+from .._sparse_coo import COO as _COO, CSR as _CSR, steal as _steal
+from .._sparse_tensor import make_sparse as _make_sparse
 
 _heappush, _heappop = heapq.heappush, heapq.heappop
 
@@ -366,7 +368,8 @@ def _retain(t, g, ns):
         g = ns.to_tensor(g)
         t._grad = g if t._grad is None else t._grad + g
     else:
-        t._grad = _make(g.copy()) if t._grad is None else _make(t._grad._data + g)
+        wrap = _make_sparse if isinstance(g, _COO) else _make
+        t._grad = wrap(g.copy()) if t._grad is None else wrap(t._grad._data + g)
 
 
 class _Held:
@@ -424,6 +427,12 @@ def _accumulate(var, g, create_graph, ns, adopt=False):
             var._grad = g
         else:
             var._grad = var._grad + g
+    elif g.__class__ is _COO or g.__class__ is _CSR:    # a sparse gradient (of a sparse leaf): sparse .grad
+        if g.dtype != var._data.dtype:
+            g = g.astype(var._data.dtype)
+        cur = var._grad
+        var._grad = _make_sparse(_steal(g).copy()) if cur is None else (
+            _make_sparse(cur._data + g) if cur.is_sparse else _make(cur._data + g))
     else:
         if gdt is not None and g.dtype != gdt:
             g = g.astype(gdt)
@@ -434,10 +443,10 @@ def _accumulate(var, g, create_graph, ns, adopt=False):
             if not (adopt and g.flags.writeable and g.flags.c_contiguous):
                 g = g.copy()
             var._grad = _make(g)
-        elif cur._grad_fn is None:
+        elif cur._grad_fn is None and cur._data.__class__ is not _COO and cur._data.__class__ is not _CSR:
             cur._data += g
             cur._vc[0] += 1
-        else:
+        else:       # (a sparse .grad plus a dense gradient is dense, as torch's)
             var._grad = _make(cur._data + g)
     if extra is not None:
         post = extra.get("post_acc_hooks")

@@ -19,6 +19,8 @@ import numpy as np
 from ..autograd.graph import freed_error, check_saved as _check, use_namespaces
 from .._blas import matmul as gemm
 from .._tensor import Tensor, _make
+from .._sparse_coo import COO
+from .._sparse_tensor import make_sparse
 from ._core import sum_to
 from .scans import _cumsum
 from .unary import erfinv_array
@@ -55,6 +57,8 @@ class ArrayNamespace:
 
     @staticmethod
     def to_tensor(g):
+        if isinstance(g, COO):
+            return make_sparse(g)
         return None if g is None else _make(g)
 
     @staticmethod
