@@ -22,7 +22,7 @@ LAYER_MAP = {
     "_shm": 0,               # shared-memory buffers: Tensor.share_memory_ and glassgrad.multiprocessing
     "_grad_state": 0,        # the grad-mode flags Tensor reads (autograd.grad_mode is their public face)
     # 1 tensor: Tensor, its methods and repr, and torch's argument checks (which know Tensor)
-    "_tensor": 1, "_tensor_methods": 1, "_tensor_linalg_methods": 1, "_tensor_protocol": 1, "_tensor_str": 1, "_args": 1,
+    "_tensor": 1, "_tensor_methods": 1, "_tensor_linalg_methods": 1, "_tensor_complex_methods": 1, "_tensor_protocol": 1, "_tensor_str": 1, "_args": 1,
     # 2 autograd (functional is built on ops: the library layer)
     "autograd.*": 2, "autograd.functional": 4,
     # 3 ops
@@ -32,6 +32,7 @@ LAYER_MAP = {
     "serialization": 4, "safetensors": 4, "_pt_reader": 4, "_pt_pickle": 4, "_pt_writer": 4,
     "linalg.*": 4,           # torch.linalg: a namespace re-exporting ops (like nn.functional)
     "special": 4,            # torch.special: a namespace of ops under torch's names (as nn.functional)
+    "fft": 4,                # torch.fft: the same, over ops/fft.py
     "_legacy": 4,            # FloatTensor, LongTensor, ...: legacy constructors built on ops.creation
     # 5 top: the torch namespace, the glass box, the command
     "": 5, "__main__": 5, "explain.*": 5, "cli": 5, "_launch": 5, "demo": 5, "_torch_alias": 5,
@@ -43,6 +44,7 @@ ALLOWED = [
     ("_tensor_methods", "ops", "the one-line family methods name ops through the glassgrad.ops package, bound at call "
      "time: ops/__init__ is empty, so loading Tensor loads no op (test_tensor_layer_loads_no_op)"),
     ("_tensor_linalg_methods", "ops", "the linear-algebra methods name ops the same way"),
+    ("_tensor_complex_methods", "ops", "the complex-tensor methods name ops the same way"),
     ("_tensor_protocol", "ops", "the operators, conversions and constructors name ops the same way"),
     ("_tensor_protocol", "autograd", "Tensor.backward, the hooks and a view's grad_fn refresh import autograd when "
      "called (_autograd()): autograd imports _tensor at module level, so _tensor must not load it"),
@@ -205,7 +207,7 @@ def test_layer_map(name, layer):
 def test_tensor_layer_loads_no_op():
     """Tensor and its methods reach ops only through the glassgrad.ops package object, whose __init__ imports
     nothing: loading _tensor loads no op family (the op modules are named when a method runs)."""
-    for name in ("_tensor", "_tensor_methods", "_tensor_linalg_methods", "_tensor_protocol"):
+    for name in ("_tensor", "_tensor_methods", "_tensor_linalg_methods", "_tensor_complex_methods", "_tensor_protocol"):
         path, is_pkg = MODULES[name]
         with open(path, encoding="utf-8") as f:
             src = f.read()

@@ -11,7 +11,7 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"glassgrad\.
 from ._dtype import (dtype, float16, bfloat16, finfo, iinfo,  # noqa: E402
                      float32, float64, int8, int16, int32, int64, uint8, bool, half, float,
                      double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
-                     can_cast)
+                     can_cast, complex64, complex128, cfloat, cdouble)
 from ._device import device
 from ._tensor import Tensor, Size
 from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor, CharTensor,
@@ -53,6 +53,7 @@ from .ops.einsum import *  # noqa: F401,F403
 from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, ...: torch's signatures)
 from .ops.embedding import *  # noqa: F401,F403
 from .ops.dropout import *  # noqa: F401,F403
+from .ops.complex import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -135,11 +136,11 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 def _tensor_first_names():
     from .ops import (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics,
                       scans, sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm,
-                      linalg_legacy, linalg_cholesky, einsum, norm as _norm, embedding, dropout)
+                      linalg_legacy, linalg_cholesky, einsum, norm as _norm, embedding, dropout, complex as _cx)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics, scans,
               sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, einsum, _norm,
-              embedding, dropout):
+              embedding, dropout, _cx):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
 

@@ -27,6 +27,7 @@ from ._grad_state import state as _grad_state, record_trace
 from ._tensor_str import tensor_repr
 from ._tensor_methods import TensorMethods
 from ._tensor_linalg_methods import TensorLinalgMethods
+from ._tensor_complex_methods import TensorComplexMethods
 from ._tensor_protocol import TensorProtocol
 
 _ndarray = np.ndarray
@@ -90,7 +91,7 @@ _NONLEAF_GRAD_WARNING = (
     "more information. (Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
-class Tensor(TensorMethods, TensorLinalgMethods, TensorProtocol):
+class Tensor(TensorComplexMethods, TensorMethods, TensorLinalgMethods, TensorProtocol):
     __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_grad", "_vc", "_base", "_view_fn", "_acc",
                  "_extra", "_vbase_fn", "__weakref__", "__dict__")
     __array_priority__ = 1000
@@ -144,7 +145,6 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorProtocol):
     is_meta = is_xpu = is_mps = is_ipu = is_xla = is_maia = is_mtia = is_vulkan = False
     is_mkldnn = False
     is_nested = False
-    is_complex = staticmethod(lambda: False)
     layout = "torch.strided"
 
     def get_device(self):
@@ -212,7 +212,7 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorProtocol):
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
-        if requires_grad and self._data.dtype.kind not in "fV":
+        if requires_grad and self._data.dtype.kind not in "fVc":
             raise RuntimeError(int_msg)
         if requires_grad and self._extra is not None and self._extra.get("inference") \
                 and not _grad_state.inference:
@@ -305,7 +305,7 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorProtocol):
         fn = self._grad_fn
         return tensor_repr(
             to_host(self._data), dtype_name=repr(dt),
-            dtype_is_default=dt is _dtype._default[0] or dt is _dtype.int64 or dt is _dtype.bool,
+            dtype_is_default=dt is _dtype._default[0] or dt is _DEFAULT_COMPLEX.get(_dtype._default[0].name) or dt is _dtype.int64 or dt is _dtype.bool,
             device=None if dev.type == "cpu" else str(dev),
             grad_fn_name=None if fn is None else fn.name().rsplit("::", 1)[-1],
             requires_grad=self._rg,
@@ -336,7 +336,12 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorProtocol):
     def __float__(self):
         if _grad_state.watching is not None:    # explain.watch: log the cut
             _grad_state.watching.on_cut("float()", self)
-        return float(self._scalar())
+        v = self._scalar()
+        if isinstance(v, complex):
+            if v.imag != 0:
+                raise RuntimeError("value cannot be converted to type double without overflow")
+            v = v.real
+        return float(v)
 
     def __int__(self):
         if _grad_state.watching is not None:    # explain.watch: log the cut
@@ -426,6 +431,9 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorProtocol):
                 raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
                                 "to copy the tensor to host memory first.")
             return to_host(self._data)
+        if self._extra is not None and self._extra.get("conj"):
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj()."
+                               "numpy() instead.")
         if self._data.dtype.kind == "V":       # bfloat16: torch has no NumPy dtype for it
             raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data
@@ -448,3 +456,6 @@ def _addr(a):
     return a.__array_interface__["data"][0] if a.__class__ is _ndarray else a.data.ptr
 
 
+
+
+_DEFAULT_COMPLEX = {"float32": _dtype.complex64, "float64": _dtype.complex128}   # the default complex dtype

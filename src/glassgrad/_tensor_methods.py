@@ -500,7 +500,7 @@ class TensorMethods:
     def ravel(self):
         return _ops.views.ravel(self)
     def view_as_real(self):
-        return _ops.views.view_as_real(self)
+        return _ops.complex.view_as_real(self)
 
 
     # -- ops/shape.py -----------------------------------------------------------------

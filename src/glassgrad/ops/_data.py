@@ -141,5 +141,5 @@ def _array_from_data(data, dtype):
     if k == "b":
         return arr
     if k == "c":
-        raise TypeError("complex tensors are not supported by glassgrad")
+        return arr.astype(_dtype._default[0].to_complex().np)
     return arr.astype(_dtype._default[0].np)

@@ -133,11 +133,16 @@ class MulBackward0(_Binary):        # y = a * b; da = gy * b; db = gy * a
 
     def backward(self, ns, g):
         if self.bshape is None:                      # b is a Python number
-            return self._red(ns, g * self.other, None)
+            return self._red(ns, g * _cj(self.other), None)
         a, b = ns.unpack(self)
-        ga = None if self.next_functions[0][0] is None else g * b
-        gb = None if self.next_functions[1][0] is None else g * a
+        ga = None if self.next_functions[0][0] is None else g * ns.conj(b)     # complex: gy * conj(other)
+        gb = None if self.next_functions[1][0] is None else g * ns.conj(a)
         return self._red(ns, ga, gb)
+
+
+def _cj(v):
+    """The conjugate of a Python number (complex gradients: PyTorch's conjugate Wirtinger convention)."""
+    return v.conjugate() if v.__class__ is complex else v
 
 
 def _save_pair(n, a, bt):
@@ -168,10 +173,11 @@ class DivBackward0(_Binary):        # y = a / b; da = gy / b; db = -gy * a / b**
 
     def backward(self, ns, g):
         if self.bshape is None:
-            return self._red(ns, g / self.other, None)
+            return self._red(ns, g / _cj(self.other), None)
         a, b = ns.unpack(self)
+        b = ns.conj(b)
         ga = None if self.next_functions[0][0] is None else g / b
-        gb = None if self.next_functions[1][0] is None else -g * a / (b * b)
+        gb = None if self.next_functions[1][0] is None else -g * ns.conj(a) / (b * b)
         return self._red(ns, ga, gb)
 
 
@@ -225,6 +231,8 @@ def div(input, other, *, rounding_mode=None, out=None):
             return make(y, True, n)
         return make(y)
     ad, bd, bt = binary_operands(input, other)
+    if ad.dtype.kind == "c":
+        raise NotImplementedError(f'"div_{rounding_mode}_cpu" not implemented for \'{_dtype.c_name(ad.dtype)}\'')
     if rounding_mode == "trunc":
         if ad.dtype.kind in "iu":
             _int_zero_check(bd)
@@ -295,6 +303,8 @@ class PowBackward0(Node):           # y = x ** p (p a number); dx = gy * p * x *
         p = self.exponent
         if p == 0:
             return (g * 0,)
+        if ns.data(x).dtype.kind == "c" or p.__class__ is complex:
+            return (g * ns.conj(p * ns.pow(x, p - 1)),)
         return (g * (p * ns.pow(x, p - 1)),)
 
 
@@ -512,6 +522,8 @@ def _mod(fn, scalar_cls, tensor_cls):
         if not isinstance(input, Tensor):
             input = as_tensor_arg(input, other)
         ad, bd, bt = binary_operands(input, other)
+        if ad.dtype.kind == "c":
+            raise NotImplementedError(f'"{"remainder" if fn is _remainder_arr else "fmod"}_cpu" not implemented for \'{_dtype.c_name(ad.dtype)}\'')
         if ad.dtype.kind in "iu" and np.any(np.asarray(bd) == 0):
             raise RuntimeError("ZeroDivisionError")
         with np.errstate(all="ignore"):

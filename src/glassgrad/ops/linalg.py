@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from .._blas import matmul as gemm
-from ._core import Tensor, make, edge, save_in, grad, broadcast_error
+from ._core import Tensor, make, edge, save_in, grad, broadcast_error, holomorphic
 from ..autograd.graph import Node
 from .arithmetic import mul
 from .views import reshape
@@ -30,6 +30,7 @@ def _st(t):
 class _LinalgNode(Node):
     __slots__ = ("bw", "info")
 
+    @holomorphic
     def backward(self, ns, g):
         return self.bw(self, ns, g, *ns.unpack(self))
 
@@ -122,6 +123,7 @@ class MmBackward0(Node):            # y = a @ b; da = gy @ b.T; db = a.T @ gy
     stack_rule = "mm"
     _saved_names = ("self", "mat2")
 
+    @holomorphic
     def backward(self, ns, g):
         a, b = ns.unpack(self)
         ga = None if self.next_functions[0][0] is None else ns.matmul(g, ns.mT(b))

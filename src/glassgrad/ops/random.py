@@ -5,6 +5,8 @@ ops: Generator manual_seed seed initial_seed get_rng_state set_rng_state rand ra
      rand_like randn_like randint_like normal bernoulli multinomial; Tensor.uniform_ normal_ random_
      bernoulli_ exponential_ geometric_ log_normal_ cauchy_
 """
+import math
+
 import numpy as np
 
 from .. import _args, _dtype, _rng
@@ -94,7 +96,14 @@ def randn(*size_, size=None, generator=None, out=None, dtype=None, layout=None, 
           requires_grad=False):
     shape, dt, dev = _spec("randn", size_, dtype, device, requires_grad, size)
     g = _gen_arg(generator, "randn")
+    if dt.is_complex:        # PyTorch: normals of std 1/sqrt(2) into view_as_real of the result
+        return _finish(_new(lambda sh: _complex_randn(g, sh, dt), shape, dt), requires_grad, dev)
     return _finish(_new(lambda sh: _rng.randn(g, sh, dt.np), shape, dt), requires_grad, dev)
+
+
+def _complex_randn(g, shape, dt):
+    r = _rng.normal(g, tuple(shape) + (2,), 0.0, 1.0 / math.sqrt(2.0), dt.to_real().np)
+    return r.view(dt.np)[..., 0]
 
 
 def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,

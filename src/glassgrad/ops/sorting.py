@@ -170,10 +170,16 @@ def _take(a, idx, axis):
     return np.take_along_axis(a, idx, axis)
 
 
+def _no_complex(a, what):
+    if a.dtype.kind == "c":
+        raise RuntimeError(f" {what} does not support complex dtypes on CPU")
+
+
 def sort(input, dim=-1, descending=False, stable=None, *, out=None):
     if isinstance(dim, bool):            # sort(x, stable=..., ...) positional oddities
         dim, descending = -1, dim
     a = input._data
+    _no_complex(a, "Sort")
     d = _wrap_dim(dim, a.ndim)
     idx = _argsort(a, d, descending)
     vals = _take(a, idx, d)
@@ -184,6 +190,7 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
 
 def argsort(input, dim=-1, descending=False, stable=False):
     a = input._data
+    _no_complex(a, "Sort")
     d = _wrap_dim(dim, a.ndim)
     return make(_argsort(a, d, descending))
 
@@ -195,6 +202,7 @@ def msort(input, *, out=None):
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     k = _args.int_arg(k, "topk", "k", 2)
     a = input._data
+    _no_complex(a, "topk")
     d = _wrap_dim(dim, a.ndim)
     n = a.shape[d] if a.ndim else 1
     if k < 0 or k > n:

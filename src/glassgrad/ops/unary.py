@@ -38,7 +38,7 @@ _2_SQRTPI = 2.0 / math.sqrt(math.pi)
 def _float_input(x):
     """Integer inputs of a float function compute in the default float dtype."""
     a = x._data
-    return a if a.dtype.kind in "fV" else a.astype(_dtype._default[0].np)
+    return a if a.dtype.kind in "fVc" else a.astype(_dtype._default[0].np)
 
 
 class ExpBackward0(Node):           # y = exp(x); dx = gy * y
@@ -48,7 +48,7 @@ class ExpBackward0(Node):           # y = exp(x); dx = gy * y
 
     def backward(self, ns, g):
         y, = ns.unpack(self)
-        return (g * y,)
+        return (g * ns.conj(y),)
 
 
 def exp(input, *, out=None):
@@ -68,7 +68,7 @@ class LogBackward0(Node):           # y = log(x); dx = gy / x
 
     def backward(self, ns, g):
         x, = ns.unpack(self)
-        return (g / x,)
+        return (g / ns.conj(x),)
 
 
 def log(input, *, out=None):
@@ -87,7 +87,7 @@ class SqrtBackward0(Node):          # y = sqrt(x); dx = gy / (2 y)
 
     def backward(self, ns, g):
         y, = ns.unpack(self)
-        return (g / (2 * y),)
+        return (g / (2 * ns.conj(y)),)
 
 
 def sqrt(input, *, out=None):
@@ -120,6 +120,8 @@ class _Unary(Node):
 
     def backward(self, ns, g):
         v, = ns.unpack(self)
+        if self._holo and ns.data(v).dtype.kind == "c":     # holomorphic f: gx = gy * conj(f'(x)) (torch's
+            return (ns.conj(self._f(ns, ns.conj(g), v)),)   # conjugate Wirtinger convention)
         return (self._f(ns, g, v),)
 
 
@@ -132,7 +134,7 @@ class _NoSave(Node):
         return (self._f(ns, g, None),)
 
 
-def _node(name, bwd, save="self"):
+def _node(name, bwd, save="self", holo=True):
     """The backward node class `name` (PyTorch's grad_fn name) whose formula is bwd(ns, g, saved): saved is
     the input ("self"), the result ("result") or nothing (None).  Bound by assignment where the op is
     defined, so `grep "SinBackward0 ="` finds it."""
@@ -140,6 +142,7 @@ def _node(name, bwd, save="self"):
         __slots__ = ()
         _saved_names = () if save is None else (save,)
         _f = staticmethod(bwd)
+        _holo = holo            # f is holomorphic (its complex gradient is the conjugate of f')
     node.__name__ = node.__qualname__ = name
     return node
 
@@ -151,6 +154,9 @@ def _unary(name, cls, fwd, keep_int=False, inplace=True, reject=None):
     save = cls._saved_names[0] if cls._saved_names else None
 
     def fn(input, *, out=None):
+        if input._data.dtype.kind == "c" and name not in _COMPLEX_OK:
+            raise NotImplementedError(_COMPLEX_MSG.get(name, '"{}_cpu" not implemented for \'{}\'').format(
+                name, _dtype.c_name(input._data.dtype)))
         if reject is not None and input._data.dtype.kind in reject[0]:
             raise reject[1](reject[2].format(_dtype.from_numpy_dtype(input._data.dtype).name_c))
         a = input._data if keep_int else _float_input(input)
@@ -159,7 +165,7 @@ def _unary(name, cls, fwd, keep_int=False, inplace=True, reject=None):
         y = np.asarray(quiet(fwd, a))
         if y.dtype != a.dtype and a.dtype.kind in "fV":
             y = y.astype(a.dtype)
-        if input._rg and grad.enabled and y.dtype.kind in "fV":
+        if input._rg and grad.enabled and y.dtype.kind in "fVc":
             n = cls((edge(input),))
             res = make(y, True, n)
             if save == "self":
@@ -174,6 +180,18 @@ def _unary(name, cls, fwd, keep_int=False, inplace=True, reject=None):
         return _inplace(fn, x)
     fn_.__name__ = fn_.__qualname__ = name + "_"
     return fn, (fn_ if inplace else None)
+
+
+# the ops of this file that take complex inputs (the others raise torch's NotImplementedError)
+_COMPLEX_OK = {"abs", "sgn", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "sin", "cos", "tan", "asin",
+               "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "reciprocal"}
+
+
+_COMPLEX_MSG = {"floor": "{} is not supported for complex inputs", "ceil": "{} is not supported for complex inputs",
+                "trunc": "{} is not supported for complex inputs", "relu": "clamp is not supported for complex types",
+                "sign": "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn "
+                        "instead.", "erf": '"erf_vml_cpu" not implemented for \'{1}\'',
+                "erfc": '"erfc_vml_cpu" not implemented for \'{1}\'', "frac": '"frac_cpu" not implemented for \'{1}\''}
 
 
 # -- made by the factories: y = f(x) (the _unary line); dx = the formula given to _node -----------------
@@ -215,13 +233,22 @@ def _zero(ns, g, v):
     return g * 0
 
 
-AbsBackward0 = _node("AbsBackward0", lambda ns, g, x: g * ns.sign(x))
+AbsBackward0 = _node("AbsBackward0", lambda ns, g, x: g * ns.sgn(x), holo=False)
 abs, abs_ = _unary("abs", AbsBackward0, np.abs, keep_int=True,
                    reject=("b", NotImplementedError, '"abs_cpu" not implemented for \'{}\''))
 absolute, absolute_ = abs, abs_
 SignBackward0 = _node("SignBackward0", _zero, save=None)
 sign, sign_ = _unary("sign", SignBackward0, np.sign, keep_int="bool_copy")
-SgnBackward0 = _node("SgnBackward0", _zero, save=None)
+def _sgn_bwd(ns, g, x):
+    if ns.data(x).dtype.kind != "c":
+        return g * 0
+    a = ns.abs(x)                   # complex z: the part of gy orthogonal to sgn(z), over |z| (0 at z = 0)
+    s = ns.sgn(x)
+    r = (g - s * ns.real(ns.conj(s) * g)) / a
+    return ns.where(ns.const(ns.data(a) == 0, r), r * 0, r)
+
+
+SgnBackward0 = _node("SgnBackward0", _sgn_bwd, holo=False)
 sgn, sgn_ = _unary("sgn", SgnBackward0, np.sign, keep_int="bool_copy")
 Exp2Backward0 = _node("Exp2Backward0", lambda ns, g, y: g * (y * _LN2), save="result")
 exp2, exp2_ = _unary("exp2", Exp2Backward0, np.exp2)
@@ -258,7 +285,8 @@ TanhBackward0 = _node("TanhBackward0", lambda ns, g, y: g * (1 - y * y), save="r
 tanh, tanh_ = _unary("tanh", TanhBackward0, np.tanh)
 AsinhBackward0 = _node("AsinhBackward0", lambda ns, g, x: g / ns.sqrt(x * x + 1))
 asinh = _unary("asinh", AsinhBackward0, np.arcsinh, inplace=False)[0]
-AcoshBackward0 = _node("AcoshBackward0", lambda ns, g, x: g / ns.sqrt(x * x - 1))
+AcoshBackward0 = _node("AcoshBackward0", lambda ns, g, x: g / ns.sqrt(x * x - 1) if ns.data(x).dtype.kind != "c" else
+                       g / (ns.sqrt(x - 1) * ns.sqrt(x + 1)))     # complex: acosh's branch, not 1/sqrt(x^2 - 1)
 acosh = _unary("acosh", AcoshBackward0, np.arccosh, inplace=False)[0]
 AtanhBackward0 = _node("AtanhBackward0", lambda ns, g, x: g / (1 - x * x))
 atanh = _unary("atanh", AtanhBackward0, np.arctanh, inplace=False)[0]

@@ -464,6 +464,3 @@ def t_(x):
 def transpose_(x, dim0, dim1):
     return _inplace_meta(x, transpose(x, dim0, dim1), TransposeBackward1)
 
-
-def view_as_real(x):
-    raise RuntimeError("view_as_real is only supported for complex tensors")

@@ -1,0 +1,207 @@
+"""Complex tensors against torch: dtypes and promotion, creation and the random stream, repr, writable
+views of the parts, the conj bit, casts, errors, and gradcheck in complex128 (the op-table rows are
+tests/opinfo/complex.py)."""
+import hashlib
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+LIBS = (torch, gg)
+
+
+def both(f):
+    """f(T) for torch and glassgrad: (value or (exception type, message)) each."""
+    out = []
+    for T in LIBS:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out.append(f(T))
+        except Exception as e:          # noqa: BLE001  (the error itself is compared)
+            out.append((type(e).__name__, str(e)))
+    return out
+
+
+def same(f):
+    t, g = both(f)
+    assert str(g) == str(t)
+
+
+def test_dtype_attributes():
+    for n in ("complex64", "complex128", "cfloat", "cdouble"):
+        same(lambda T: (getattr(T, n), getattr(T, n).is_complex, getattr(T, n).is_floating_point,
+                        getattr(T, n).itemsize, getattr(T, n).to_real(), getattr(T, n).is_signed))
+    same(lambda T: (T.float32.to_complex(), T.float64.to_complex(), T.int32.to_real()))
+    same(lambda T: T.int64.to_complex())
+    same(lambda T: (T.finfo(T.complex64), T.finfo(T.complex128)))
+
+
+@pytest.mark.parametrize("a,b", [("complex64", "float64"), ("float16", "complex64"), ("int64", "complex64"),
+                                 ("bool", "complex128"), ("complex64", "complex128"), ("uint8", "complex64")])
+def test_promote_types(a, b):
+    same(lambda T: (T.promote_types(getattr(T, a), getattr(T, b)), T.can_cast(getattr(T, a), getattr(T, b))))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "bool", "uint8"])
+@pytest.mark.parametrize("scalar", [1j, 1 + 0j])
+def test_result_type_with_a_complex_number(dt, scalar):
+    same(lambda T: (T.result_type(T.ones(2, dtype=getattr(T, dt)), scalar), (T.ones(2, dtype=getattr(T, dt)) +
+                                                                            scalar).dtype))
+
+
+def test_result_type_of_complex_tensors():
+    same(lambda T: T.result_type(T.tensor(1.0, dtype=T.float64), T.ones(2, dtype=T.complex64)))
+    same(lambda T: T.result_type(T.tensor(1j), T.ones(2, dtype=T.float64)))
+    same(lambda T: (T.tensor(1j).dtype, T.tensor([1, 2j]).dtype, T.tensor([[1j]]).tolist(), T.tensor([1 + 2j]).item()))
+
+
+def test_default_complex_follows_the_default_dtype():
+    for T in LIBS:
+        T.set_default_dtype(T.float64)
+    try:
+        same(lambda T: (T.tensor(1j).dtype, repr(T.tensor([1j])), (T.ones(2, dtype=T.int64) * 1j).dtype))
+    finally:
+        for T in LIBS:
+            T.set_default_dtype(T.float32)
+
+
+CREATE = {
+    "zeros": lambda T: T.zeros(2, dtype=T.cfloat), "eye": lambda T: T.eye(2, dtype=T.cdouble),
+    "full": lambda T: T.full((2,), 1 + 1j), "full_real": lambda T: T.full((2,), 2.0, dtype=T.cfloat),
+    "full_bad": lambda T: T.full((2,), 1 + 1j, dtype=T.float32), "arange": lambda T: T.arange(3, dtype=T.cfloat),
+    "ones_like": lambda T: T.ones_like(T.zeros(2, dtype=T.cdouble)) * 2, "cfloat": lambda T: T.ones(2).cfloat(),
+    "cdouble": lambda T: T.ones(2, dtype=T.int64).cdouble(), "to": lambda T: T.tensor([1 + 2j]).to(T.complex128),
+    "type": lambda T: T.ones(2, dtype=T.cfloat).type(), "numpy": lambda T: T.tensor([1 + 1j, 2]).numpy().dtype,
+    "complex_": lambda T: complex(T.tensor([1 + 1j])), "float_": lambda T: float(T.tensor([1 + 1j])),
+}
+
+
+@pytest.mark.parametrize("key", CREATE)
+def test_creation(key):
+    same(lambda T: repr(r) if isinstance(r := CREATE[key](T), T.Tensor) else r)
+
+
+def test_complex_to_real_casts_warn_and_keep_the_real_part():
+    for T in LIBS:
+        x = T.tensor([1 + 2j, 3 - 4j])
+        with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
+            y = x.float()
+        assert y.tolist() == [1.0, 3.0]
+
+
+@pytest.mark.parametrize("n", [3, 8, 20, 33])
+@pytest.mark.parametrize("dt", ["cfloat", "cdouble"])
+def test_randn_complex_is_torchs_stream(n, dt):
+    t, g = both(lambda T: hashlib.md5(T.view_as_real(T.randn(n, dtype=getattr(T, dt),
+                                      generator=T.Generator().manual_seed(n))).numpy().tobytes()).hexdigest())
+    assert t == g
+
+
+REPRS = [[1 + 2j, 3 - 4j], [1e-5 + 2j, 1e8j], [0j], [1.5 + 0j, -2.25 - 1j], [complex(math.nan, 1),
+         complex(math.inf, -math.inf)], [1e-10 + 1e10j], [100 + 1j, 2j], [[1 + 1j, 2], [3, 4 - 1j]], 1 + 2j, [-0.0 + 0j]]
+
+
+@pytest.mark.parametrize("i", range(len(REPRS)))
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_repr(i, dt):
+    same(lambda T: repr(T.tensor(REPRS[i], dtype=getattr(T, dt))))
+
+
+def test_repr_long_empty_and_requires_grad():
+    same(lambda T: repr(T.arange(200, dtype=T.float32).to(T.cfloat) * (1 + 1j)))
+    same(lambda T: repr(T.randn(4, 3, dtype=T.cfloat, generator=T.Generator().manual_seed(1)) * 100))
+    same(lambda T: (repr(T.tensor([], dtype=T.cfloat)), repr(T.zeros(2, 0, dtype=T.cdouble))))
+    same(lambda T: repr(T.tensor([1 + 2j], requires_grad=True)))
+
+
+def test_parts_are_writable_views():
+    def f(T):
+        w = T.tensor([1 + 2j, 3 - 4j])
+        w.real.mul_(2)
+        w.imag = T.tensor([9.0, 9.0])
+        w.real[0] = 7
+        return repr(w), w.real.stride(), w.imag.storage_offset(), w.real._base is w if T is gg else True
+    same(f)
+
+
+def test_inplace_write_through_the_real_part_is_differentiated():
+    def f(T):
+        z = T.tensor([1 + 2j, -1 + 0.5j], dtype=T.cdouble, requires_grad=True)
+        y = z * 2
+        y.real.mul_(3)
+        y.abs().sum().backward()
+        return repr(y.detach()), y.grad_fn.name(), repr(z.grad)
+    same(f)
+
+
+def test_conj_bit():
+    same(lambda T: (T.tensor([1j]).conj().is_conj(), T.tensor([1j]).conj().resolve_conj().is_conj(),
+                    T.tensor([1j]).conj_physical().is_conj(), T.ones(2).conj().is_conj(),
+                    T.tensor([1j]).conj().imag.is_neg(), T.tensor([1j]).imag.is_neg(),
+                    T.tensor([1j]).conj().conj().is_conj(), T.ones(2, 2, dtype=T.cfloat).mH.is_conj()))
+    same(lambda T: T.tensor([1j]).conj().numpy())
+    same(lambda T: T.view_as_real(T.tensor([1j]).conj()))
+    same(lambda T: repr(T.tensor([1 + 1j]).conj_physical_()))
+
+
+ERRORS = {
+    "lt": lambda T: T.ones(2, dtype=T.cfloat) < 1, "max": lambda T: T.ones(2, dtype=T.cfloat).max(),
+    "max_dim": lambda T: T.ones(2, dtype=T.cfloat).max(0), "sort": lambda T: T.ones(2, dtype=T.cfloat).sort(),
+    "topk": lambda T: T.ones(2, dtype=T.cfloat).topk(1), "argmax": lambda T: T.ones(2, dtype=T.cfloat).argmax(),
+    "maximum": lambda T: T.maximum(T.ones(2, dtype=T.cfloat), T.ones(2, dtype=T.cfloat)),
+    "clamp": lambda T: T.ones(2, dtype=T.cfloat).clamp(0, 1), "floor": lambda T: T.ones(2, dtype=T.cfloat).floor(),
+    "sign": lambda T: T.ones(2, dtype=T.cfloat).sign(), "erf": lambda T: T.ones(2, dtype=T.cfloat).erf(),
+    "floor_divide": lambda T: T.ones(2, dtype=T.cfloat) // 2, "remainder": lambda T: T.ones(2, dtype=T.cfloat) % 2,
+    "imag_of_real": lambda T: T.ones(2).imag, "view_as_real_of_real": lambda T: T.view_as_real(T.ones(2)),
+    "backward": lambda T: T.ones(2, dtype=T.cfloat, requires_grad=True).sum().backward(),
+    "complex_dtypes": lambda T: T.complex(T.ones(2), T.ones(2, dtype=T.double)),
+}
+
+
+@pytest.mark.parametrize("key", ERRORS)
+def test_errors(key):
+    t, g = both(ERRORS[key])
+    assert isinstance(t, tuple) and g == t
+
+
+def _ab(T):
+    a = T.tensor([[1 + 1j, 2], [3j, 4]], dtype=T.cdouble, requires_grad=True)
+    b = T.tensor([[0.5 - 1j, 2j], [1, 1 + 1j]], dtype=T.cdouble, requires_grad=True)
+    return a, b
+
+
+@pytest.mark.parametrize("f", [lambda z, w: (z * w.conj()).abs().sum(), lambda z, w: z @ w,
+                               lambda z, w: (z / w).exp().real, lambda z, w: T_angle(z) * w.abs()])
+def test_gradcheck_complex128(f):
+    assert gg.autograd.gradcheck(f, _ab(gg))
+    a, b = _ab(gg)
+    ta, tb = _ab(torch)
+    out = f(a, b)
+    tout = f(ta, tb)
+    seed = np.ones(tuple(tout.shape), dtype=tout.detach().numpy().dtype)
+    gs = gg.autograd.grad(out, (a, b), gg.from_numpy(seed))
+    ts = torch.autograd.grad(tout, (ta, tb), torch.from_numpy(seed))
+    for x, y in zip(gs, ts):
+        np.testing.assert_allclose(x.numpy(), y.resolve_conj().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def T_angle(z):
+    return z.angle()
+
+
+def test_gradgradcheck_complex128():
+    assert gg.autograd.gradgradcheck(lambda z, w: (z * w).exp(), _ab(gg))
+
+
+def test_mixed_real_complex_gradient_is_the_real_part():
+    def f(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        y = x * (1 + 2j)
+        y.abs().sum().backward()
+        return y.grad_fn.name(), y.dtype, repr(x.grad)
+    same(f)
