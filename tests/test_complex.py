@@ -205,3 +205,26 @@ def test_mixed_real_complex_gradient_is_the_real_part():
         y.abs().sum().backward()
         return y.grad_fn.name(), y.dtype, repr(x.grad)
     same(f)
+
+
+def test_checkpoints_round_trip(tmp_path):
+    from glassgrad.safetensors import save_file, load_file
+    from safetensors.torch import load_file as torch_load_file
+    x = gg.tensor([[1 + 2j, 3 - 4j]])
+    y = gg.tensor([1j, -2], dtype=gg.complex128, requires_grad=True)
+    gg.save({"x": x, "y": y, "v": x.imag}, tmp_path / "a.pt")
+    back = gg.load(tmp_path / "a.pt")
+    assert repr(back["x"]) == repr(x) and repr(back["v"]) == repr(x.imag) and back["y"].requires_grad
+    assert back["y"].tolist() == y.tolist() and back["y"].dtype == gg.complex128
+    gg.save({"x": x, "y": y.detach()}, tmp_path / "b.pt", format="torch")
+    t = torch.load(tmp_path / "b.pt")
+    assert t["x"].dtype == torch.complex64 and t["y"].dtype == torch.complex128
+    assert t["x"].tolist() == x.tolist() and t["y"].tolist() == y.tolist()
+    torch.save({"x": torch.tensor([1 + 2j]), "y": torch.tensor([2j], dtype=torch.cdouble),
+                "r": torch.tensor([1 + 2j, 3j]).imag}, tmp_path / "c.pt")
+    c = gg.load(tmp_path / "c.pt")
+    assert (c["x"].dtype, c["y"].dtype, c["x"].tolist(), c["y"].tolist(), c["r"].tolist()) == \
+        (gg.complex64, gg.complex128, [1 + 2j], [2j], [2.0, 3.0])
+    save_file({"x": x}, tmp_path / "s.safetensors")
+    assert load_file(tmp_path / "s.safetensors")["x"].tolist() == x.tolist()
+    assert torch_load_file(str(tmp_path / "s.safetensors"))["x"].tolist() == x.tolist()

@@ -45,7 +45,8 @@ class _StorageType:
 
 _STORAGES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
              "LongStorage": np.int64, "IntStorage": np.int32, "ShortStorage": np.int16, "CharStorage": np.int8,
-             "ByteStorage": np.uint8, "BoolStorage": np.bool_, "BFloat16Storage": None}
+             "ByteStorage": np.uint8, "BoolStorage": np.bool_, "BFloat16Storage": None,
+             "ComplexFloatStorage": np.complex64, "ComplexDoubleStorage": np.complex128}
 
 
 class _Storage:
@@ -79,8 +80,7 @@ _ALLOWED.update({("torch", n): _StorageType(n, d) for n, d in _STORAGES.items()}
 _CALLABLE = (OrderedDict, _rebuild_tensor_v2, _rebuild_parameter)
 _CONTAINERS = frozenset((tuple, list, dict, OrderedDict))
 # torch's own tensor types that glassgrad has no dtype for: a plain error, not a refusal as unsafe
-_NO_DTYPE = {("torch", "ComplexFloatStorage"): "complex64",
-             ("torch", "ComplexDoubleStorage"): "complex128", ("torch", "QInt8Storage"): "quantized",
+_NO_DTYPE = {("torch", "QInt8Storage"): "quantized",
              ("torch", "QUInt8Storage"): "quantized", ("torch", "QInt32Storage"): "quantized",
              ("torch", "QUInt4x2Storage"): "quantized", ("torch", "QUInt2x4Storage"): "quantized",
              ("torch._utils", "_rebuild_tensor_v3"): "uint16/32/64 or float8",

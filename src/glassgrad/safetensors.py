@@ -25,7 +25,7 @@ from ._atomic import atomic_write
 __all__ = ["SafetensorError", "save", "save_file", "load", "load_file"]
 
 _DTYPES = {"BOOL": np.bool_, "U8": np.uint8, "I8": np.int8, "I16": np.int16, "I32": np.int32, "I64": np.int64,
-           "F16": np.float16, "F32": np.float32, "F64": np.float64}
+           "F16": np.float16, "F32": np.float32, "F64": np.float64, "C64": np.complex64}
 _NAMES = {np.dtype(v): k for k, v in _DTYPES.items()}
 
 
@@ -180,9 +180,9 @@ def _parse_header(size_bytes, read_header, total):
             raise SafetensorError(f"{name!r}: an entry needs dtype, shape and data_offsets")
         dt = _np_dtype(info["dtype"]) if isinstance(info["dtype"], str) else None
         if dt is None:
-            known = info["dtype"] in ("C64", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2")
+            known = info["dtype"] in ("U16", "U32", "U64", "F8_E4M3", "F8_E5M2")
             raise SafetensorError(f"{name!r}: unsupported dtype {info['dtype']!r}" + (
-                " (glassgrad has no complex, uint16/32/64 or float8 tensors; convert them first)"
+                " (glassgrad has no uint16/32/64 or float8 tensors; convert them first)"
                 if known else ""))
         shape, offs = info["shape"], info["data_offsets"]
         if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):
