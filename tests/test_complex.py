@@ -228,3 +228,80 @@ def test_checkpoints_round_trip(tmp_path):
     save_file({"x": x}, tmp_path / "s.safetensors")
     assert load_file(tmp_path / "s.safetensors")["x"].tolist() == x.tolist()
     assert torch_load_file(str(tmp_path / "s.safetensors"))["x"].tolist() == x.tolist()
+
+
+def _z(T, leaves, *shape, seed=0, rg=True):
+    rng = np.random.default_rng(seed)
+    t = T.from_numpy((rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex128))
+    if rg:
+        t.requires_grad_(True)
+        leaves.append(t)
+    return t
+
+
+OPS = {   # (T, z) -> tensor; z(*shape, seed=, rg=) makes a complex128 leaf
+    "pow_tt": lambda T, z: z(3) ** z(3, seed=1), "rpow": lambda T, z: 2 ** z(3),
+    "rpow_c": lambda T, z: (1 + 1j) ** z(3),
+    "pow_real_exp": lambda T, z: z(3) ** T.tensor([1.5, 2.0, 0.5], dtype=T.float64),
+    "var": lambda T, z: z(4).var(), "std": lambda T, z: z(2, 3).std(1), "norm": lambda T, z: z(4).norm(),
+    "norm1": lambda T, z: z(4).norm(p=1), "norm3": lambda T, z: z(4).norm(p=3),
+    "vector_norm_inf": lambda T, z: T.linalg.vector_norm(z(4), float("inf")),
+    "dot": lambda T, z: T.dot(z(3), z(3, seed=1)), "vdot": lambda T, z: T.vdot(z(3), z(3, seed=1)),
+    "einsum": lambda T, z: T.einsum("ij,jk->ik", z(2, 3), z(3, 2, seed=1)), "cumsum": lambda T, z: z(4).cumsum(0),
+    "cumprod": lambda T, z: z(4).cumprod(0), "flip": lambda T, z: z(4).flip(0) * 1, "roll": lambda T, z: z(4).roll(1),
+    "diag": lambda T, z: T.diag(z(3)), "trace": lambda T, z: z(3, 3).trace(), "tril": lambda T, z: z(3, 3).tril(),
+    "where": lambda T, z: T.where(T.tensor([True, False, True]), z(3), z(3, seed=1)),
+    "masked_fill": lambda T, z: z(3).masked_fill(T.tensor([True, False, True]), 2j),
+    "linear": lambda T, z: T.nn.functional.linear(z(2, 3), z(4, 3, seed=1)),
+    "mv": lambda T, z: T.mv(z(2, 3), z(3, seed=1)),
+    "outer": lambda T, z: T.outer(z(2), z(3, seed=1)), "mean_dim": lambda T, z: z(2, 3).mean(1, keepdim=True),
+    "div_scalar": lambda T, z: z(3) / (2 - 1j), "rdiv": lambda T, z: (1 + 2j) / z(3), "rsub": lambda T, z: (1 + 2j) - z(3),
+    "sub_alpha": lambda T, z: T.sub(z(3), z(3, seed=1), alpha=2j), "add_alpha": lambda T, z: T.add(z(3), z(3, seed=1), alpha=1j),
+    "addcmul": lambda T, z: T.addcmul(z(3), z(3, seed=1), z(3, seed=2), value=0.5),
+    "addcdiv": lambda T, z: T.addcdiv(z(3), z(3, seed=1), z(3, seed=2), value=0.5),
+    "lerp": lambda T, z: T.lerp(z(3), z(3, seed=1), 0.3), "gather": lambda T, z: z(4).gather(0, T.tensor([3, 0])),
+    "scatter_add": lambda T, z: T.zeros(4, dtype=T.cdouble).scatter_add(0, T.tensor([1, 1]), z(2)),
+    "pad": lambda T, z: T.nn.functional.pad(z(3), (1, 2)), "prod_dim": lambda T, z: z(2, 3).prod(1),
+    "kron": lambda T, z: T.kron(z(2), z(2, seed=1)), "tensordot": lambda T, z: T.tensordot(z(2, 3), z(3, 2, seed=1), dims=1),
+    "expand": lambda T, z: z(3, 1).expand(3, 2) * 1, "chunk": lambda T, z: T.cat(z(4).chunk(2)[::-1]),
+    "setitem": lambda T, z: (lambda t: (t.__setitem__(0, 5 - 1j), t)[1])(z(3, rg=False)),
+    "copy_into_real": lambda T, z: T.zeros(3).copy_(z(3, rg=False)),
+    "rand": lambda T, z: T.rand(3, dtype=T.cfloat, generator=T.Generator().manual_seed(0)),
+    "normal_": lambda T, z: z(3, rg=False).normal_(generator=T.Generator().manual_seed(1)),
+    "uniform_": lambda T, z: z(3, rg=False).uniform_(-1, 2, generator=T.Generator().manual_seed(1)),
+}
+
+
+@pytest.mark.parametrize("key", OPS)
+def test_ops_on_complex_tensors_match_torch(key):
+    res = []
+    for T in LIBS:
+        leaves = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = OPS[key](T, lambda *s, seed=0, rg=True: _z(T, leaves, *s, seed=seed, rg=rg))
+        grads = []
+        if y.requires_grad:
+            ((y.abs() ** 2).sum() if y.is_complex() else y.sum()).backward()
+            grads = [None if x.grad is None else x.grad.resolve_conj().numpy() for x in leaves]
+        res.append((str(y.dtype), tuple(y.shape), y.grad_fn.name() if y.grad_fn else None,
+                    y.detach().resolve_conj().numpy(), grads))
+    (tdt, tsh, tfn, ty, tg), (gdt, gsh, gfn, gy, g_) = res
+    assert (gdt, gsh, gfn) == (tdt, tsh, tfn)
+    np.testing.assert_allclose(gy, ty, rtol=1e-6, atol=1e-7)
+    assert len(g_) == len(tg)
+    for a, b in zip(g_, tg):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+MORE_ERRORS = {
+    "unique": lambda T: T.unique(T.tensor([1j, 1j])), "unique_dim": lambda T: T.unique(T.tensor([1j]), dim=0),
+    "abs_": lambda T: T.tensor([1j]).abs_(), "arange": lambda T: T.arange(3, dtype=T.cfloat),
+    "matmul_mixed": lambda T: T.ones(2, 3, dtype=T.cdouble) @ T.ones(3, 2, dtype=T.float64),
+}
+
+
+@pytest.mark.parametrize("key", MORE_ERRORS)
+def test_more_errors(key):
+    t, g = both(MORE_ERRORS[key])
+    assert isinstance(t, tuple) and g == t

@@ -31,7 +31,7 @@ class AddBackward0(_Binary):        # y = a + alpha * b; da = gy; db = alpha * g
     def backward(self, ns, g):
         gb = None
         if self.bshape is not None:
-            gb = g if self.alpha == 1 else g * self.alpha
+            gb = g if self.alpha == 1 else g * _cj(self.alpha)
         return self._red(ns, g, gb)
 
 
@@ -42,7 +42,7 @@ class SubBackward0(AddBackward0):   # y = a - alpha * b; da = gy; db = -alpha * 
     def backward(self, ns, g):
         gb = None
         if self.bshape is not None:
-            gb = -g if self.alpha == 1 else g * (-self.alpha)
+            gb = -g if self.alpha == 1 else g * (-_cj(self.alpha))
         return self._red(ns, g, gb)
 
 
@@ -63,7 +63,7 @@ class RsubBackward0(_Binary):       # y = b - alpha * a (b a tensor); da = -alph
 
 
 def _check_alpha(a_dtype_kind, alpha, fn="add"):
-    _args.number_arg(alpha, fn, "alpha")
+    _args.number_arg(alpha, fn, "alpha", complex_ok=a_dtype_kind == "c")
     if isinstance(alpha, float) and a_dtype_kind in "iub" and alpha != int(alpha):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
@@ -315,11 +315,25 @@ class PowBackward1(_Binary):        # y = a ** b; da = gy * b * a ** (b - 1); db
 
     def backward(self, ns, g):
         a, b, y = ns.unpack(self)
+        if ns.data(y).dtype.kind == "c":
+            return self._complex(ns, g, a, b, y)
         ga = gb = None
         if self.next_functions[0][0] is not None:
             ga = ns.where(ns.const(ns.data(b) == 0, g), g * 0, g * b * ns.pow(a, b - 1))
         if self.next_functions[1][0] is not None:
             gb = ns.where(ns.const((ns.data(a) == 0) & (ns.data(b) >= 0), g), g * 0, g * y * ns.log(a))
+        return self._red(ns, ga, gb)
+
+
+    def _complex(self, ns, g, a, b, y):       # PyTorch's pow_backward_self / _exponent with conjugates
+        ga = gb = None
+        bd, ad = ns.data(b), ns.data(a)
+        a = a if ad.dtype.kind == "c" else ns.cast(a, ns.data(y).dtype)     # computed in the complex type
+        if self.next_functions[0][0] is not None:
+            ga = ns.where(ns.const(bd == 0, g), g * 0, g * ns.conj(b * ns.pow(a, b - 1)))
+        if self.next_functions[1][0] is not None:
+            real_exp = (np.imag(bd) == 0) & (np.real(bd) >= 0)
+            gb = ns.where(ns.const((ad == 0) & real_exp, g), g * 0, g * ns.conj(y * ns.log(a)))
         return self._red(ns, ga, gb)
 
 
@@ -331,6 +345,8 @@ class PowBackward2(_Binary):        # y = s ** b (s a number); db = gy * y * log
     def backward(self, ns, g):
         b, y = ns.unpack(self)
         s = self.other
+        if ns.data(y).dtype.kind == "c":        # db = gy * conj(y log(s)), complex log
+            return (None, self._red(ns, None, g * ns.conj(y * complex(np.log(complex(s)))))[1])
         if s == 0:
             return (None, ns.where(ns.const(ns.data(b) >= 0, g), g * 0, g * y * float(np.log(s) if s > 0 else np.nan)))
         return (None, self._red(ns, None, g * y * float(np.log(s)))[1])
@@ -367,10 +383,13 @@ def rpow(input, other):
     """other ** input with `other` a number (what `2 ** x` calls)."""
     if isinstance(other, Tensor):
         return pow(other, input)
-    _args.number_arg(other, "pow", "self", 1)
+    _args.number_arg(other, "pow", "self", 1, complex_ok=True)
     ed = input._data
-    base = np.asarray(other, dtype=ed.dtype if ed.dtype.kind in "fV" or isinstance(other, int) else
-                      _dtype._default[0].np)
+    if isinstance(other, complex) or ed.dtype.kind == "c":
+        base = np.asarray(other, dtype=_dtype.result_type(input, other).np)
+    else:
+        base = np.asarray(other, dtype=ed.dtype if ed.dtype.kind in "fV" or isinstance(other, int) else
+                          _dtype._default[0].np)
     y = np.power(base, ed)
     if input._rg and grad.enabled:
         n = PowBackward2((NO_EDGE, edge(input)))
@@ -407,7 +426,7 @@ def _copy_from(x, src):
 
 def copy_(x, src, non_blocking=False):
     check_inplace(x)
-    if not isinstance(src, (Tensor, int, float, np.generic)):
+    if not isinstance(src, (Tensor, int, float, complex, np.generic)):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {_args.type_name(src)}")
     if not isinstance(src, Tensor):
         src = as_tensor_arg(src, x)

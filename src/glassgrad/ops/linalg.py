@@ -347,6 +347,10 @@ def _dot_bw(n, ns, g, a, b):
     return (g * b if n.need(0) else None, g * a if n.need(1) else None)
 
 
+def _vdot_bw(n, ns, g, a, b):       # y = sum(conj(a) b): da = conj(gy) b, db = gy a (through the conj of
+    return (ns.conj(g * b) if n.need(0) else None, g * ns.conj(a) if n.need(1) else None)   # _LinalgNode)
+
+
 def dot(input, tensor, *, out=None):
     _tensor_arg(tensor, "dot", 2, "tensor")
     _dot_checks(input, tensor)
@@ -359,8 +363,8 @@ def vdot(input, other, *, out=None):
     _tensor_arg(other, "vdot", 2, "other")
     _dot_checks(input, other)
     _no_bool("vdot", input)
-    y = np.asarray(np.dot(input._data, other._data), dtype=input._data.dtype)
-    return _wrap(y, VdotBackward0, (input, other), _dot_bw)
+    y = np.asarray(np.vdot(input._data, other._data), dtype=input._data.dtype)
+    return _wrap(y, VdotBackward0, (input, other), _vdot_bw)
 
 
 # -- outer / ger / kron -------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 """
 import numpy as np
 
-from .. import _args
+from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import make, edge, grad
 from ..autograd.graph import Node
@@ -254,10 +254,16 @@ def _unique_result(x, vals, inv, counts, return_inverse, return_counts, cls):
     return (out,) + extra if extra else out
 
 
+def _no_complex_unique(a, what):
+    if a.dtype.kind == "c":
+        raise NotImplementedError(f'"{what}" not implemented for \'{_dtype.c_name(a.dtype)}\'')
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """torch.unique: the distinct values (sorted; NaNs each their own), with the inverse (input's shape, or the
     length along dim) and the counts when asked for."""
     a = input._data
+    _no_complex_unique(a, "unique" if dim is None else "unique_dim")
     if dim is None:
         flat = a.reshape(-1)
         order = np.argsort(flat, kind="stable")
@@ -278,6 +284,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """torch.unique_consecutive: each run of equal consecutive values (slices along dim) kept once."""
     a = input._data
+    _no_complex_unique(a, "unique" if dim is None else "unique_dim")
     d = None if dim is None else _wrap_dim(dim, a.ndim)
     m = a.reshape(-1) if d is None else np.moveaxis(a, d, 0)
     n = m.shape[0]

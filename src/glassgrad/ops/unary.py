@@ -234,8 +234,16 @@ def _zero(ns, g, v):
 
 
 AbsBackward0 = _node("AbsBackward0", lambda ns, g, x: g * ns.sgn(x), holo=False)
-abs, abs_ = _unary("abs", AbsBackward0, np.abs, keep_int=True,
-                   reject=("b", NotImplementedError, '"abs_cpu" not implemented for \'{}\''))
+abs, _abs_ = _unary("abs", AbsBackward0, np.abs, keep_int=True,
+                    reject=("b", NotImplementedError, '"abs_cpu" not implemented for \'{}\''))
+
+
+def abs_(x):
+    if x._data.dtype.kind == "c":
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_(x)
+
+
 absolute, absolute_ = abs, abs_
 SignBackward0 = _node("SignBackward0", _zero, save=None)
 sign, sign_ = _unary("sign", SignBackward0, np.sign, keep_int="bool_copy")
