@@ -143,3 +143,22 @@ OPS += [
     OpInfo("complex.floor", lambda T, a: a.floor(), _unary(), dtypes=(), errors=lambda: [
         ErrorSample(Sample(np.ones(2, np.complex64)), NotImplementedError, "floor is not supported for complex inputs")]),
 ]
+
+
+def _square(rng, dt):
+    return [Sample(arr(rng, (3, 3), dt), name="3x3"), Sample(arr(rng, (2, 4, 4), dt), name="batched")]
+
+
+def _csquare(rng, dt):
+    return [Sample(_carr(rng, (3, 3), dt), name="3x3"), Sample(_carr(rng, (2, 2, 2), dt), name="batched")]
+
+
+OPS += [
+    OpInfo("linalg.eigvals", lambda T, a: T.linalg.eigvals(a), _square, **TOL),
+    OpInfo("linalg.eigvals_complex", lambda T, a: T.linalg.eigvals(a), _csquare, dtypes=C, **TOL),
+    OpInfo("linalg.eig", lambda T, a: T.linalg.eig(a)[0], _square, **TOL),
+    OpInfo("linalg.eig_vectors", lambda T, a: T.linalg.eig(a)[1].abs(), _square, **TOL),     # phase-invariant
+    OpInfo("linalg.eig_vectors_complex", lambda T, a: T.linalg.eig(a)[1].abs(), _csquare, dtypes=C, **TOL,
+           errors=lambda: [ErrorSample(Sample(np.ones((2, 3))), RuntimeError,
+                                       "linalg.eig: A must be batches of square matrices, but they are 2 by 3")]),
+]

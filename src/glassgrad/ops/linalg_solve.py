@@ -159,13 +159,13 @@ def perm_from_pivots(piv, m):
 
 
 # -- inv --------------------------------------------------------------------------------------------------------
-class LinalgInvExBackward0(_LaNode):     # X = A^-1; gA = -X^T gX X^T
+class LinalgInvExBackward0(_LaNode):     # X = A^-1; gA = -X^H gX X^H (X^T for real X)
     __slots__ = ()
     _saved_names = ("inverse",)
 
     @staticmethod
     def formula(g, X):
-        Xt = X.mT
+        Xt = X.mH
         return (-(Xt @ (g @ Xt)),)
 
 
@@ -218,8 +218,8 @@ def solve_backward(node, g, A, X):
         g, X = g.unsqueeze(-1), X.unsqueeze(-1)
     if not left:
         A, g, X = A.mT, g.mT, X.mT
-    gB = solve(A.mT, g)
-    gA = -(gB @ X.mT) if node.need(0) else None
+    gB = solve(A.mH, g)                 # A^H, X^H: the conjugate transposes (complex tensors)
+    gA = -(gB @ X.mH) if node.need(0) else None
     if not left:
         gB = gB.mT
         gA = None if gA is None else gA.mT
@@ -314,10 +314,10 @@ class LinalgSolveTriangularBackward0(_LaNode):   # gB = A^-T gX (triangular); gA
 
 def _tri_backward(node, g, A, X):
     upper, left, unit, a_shape, b_shape = node.info
-    gB = solve_triangular(A.mT, g, upper=not upper, left=left, unitriangular=unit)
+    gB = solve_triangular(A.mH, g, upper=not upper, left=left, unitriangular=unit)
     gA = None
     if node.need(0):
-        gA = -(gB @ X.mT) if left else -(X.mT @ gB)
+        gA = -(gB @ X.mH) if left else -(X.mH @ gB)
         gA = gA.triu(int(unit)) if upper else gA.tril(-int(unit))
     return (_sum_to(gA, a_shape), _sum_to(gB, b_shape) if node.need(1) else None)
 
