@@ -54,6 +54,7 @@ from .ops.norm import *  # noqa: F401,F403  (torch.batch_norm, layer_norm, ...: 
 from .ops.embedding import *  # noqa: F401,F403
 from .ops.dropout import *  # noqa: F401,F403
 from .ops.complex import *  # noqa: F401,F403
+from .ops.stft import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -137,11 +138,11 @@ _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
 def _tensor_first_names():
     from .ops import (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics,
                       scans, sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm,
-                      linalg_legacy, linalg_cholesky, einsum, norm as _norm, embedding, dropout, complex as _cx)
+                      linalg_legacy, linalg_cholesky, einsum, norm as _norm, embedding, dropout, complex as _cx, stft as _stft)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics, scans,
               sorting, views, slicing, strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, einsum, _norm,
-              embedding, dropout, _cx):
+              embedding, dropout, _cx, _stft):
         names.update(m.__all__)
     return sorted(names - _NOT_TENSOR_FIRST)
 

@@ -40,6 +40,14 @@ class TensorComplexMethods:
         return _ops.complex.resolve_neg(self)
     def angle(self):
         return _ops.complex.angle(self)
+    def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+             normalized=False, onesided=None, return_complex=None, align_to_window=None):
+        return _ops.stft.stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+                              return_complex, align_to_window)
+    def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+              onesided=None, length=None, return_complex=False):
+        return _ops.stft.istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+                               return_complex)
     def cfloat(self, memory_format=None):
         return self.to(_ops.complex._dtype.complex64)
     def cdouble(self, memory_format=None):

@@ -1,7 +1,7 @@
 """Op table rows: torch.fft (ops/fft.py), in real and complex dtypes, with n / s / dim / norm."""
 import numpy as np
 
-from .core import OpInfo, Sample, ErrorSample, arr, noncontig
+from .core import OpInfo, Sample, ErrorSample, NoGrad, arr, noncontig
 
 ALL = ("float32", "float64", "complex64", "complex128")
 REAL = ("float32", "float64")
@@ -48,3 +48,24 @@ OPS = [_row("fft", ALL), _row("ifft", ALL), _row("rfft", REAL), _row("irfft", AL
            ErrorSample(Sample(np.ones(4, np.complex64)), RuntimeError, "rfftn expects a real-valued input tensor"),
            ErrorSample(Sample(np.ones((2, 3)), dim=(0, 0)), RuntimeError, "FFT dims must be unique"),
            ErrorSample(Sample(np.ones(4), s=(2, 2)), RuntimeError, "Got shape with 2 values but input tensor only has 1")])]
+
+
+def _stft_samples(rng, dt):
+    w = NoGrad(np.hanning(10)[1:-1].astype(dt))
+    return [Sample(arr(rng, (2, 30), dt), 8, window=w, return_complex=True, name="2d"),
+            Sample(arr(rng, (30,), dt), 8, hop_length=3, window=w, return_complex=True, name="1d"),
+            Sample(arr(rng, (2, 30), dt), 8, window=w, onesided=False, normalized=True, return_complex=True,
+                   name="twosided"),
+            Sample(arr(rng, (2, 30), dt), 8, window=w, return_complex=False, center=False, name="real_out")]
+
+
+def _istft_samples(rng, dt):
+    w = NoGrad(np.hanning(10)[1:-1].astype(np.float32 if dt == "complex64" else np.float64))
+    return [Sample(arr(rng, (2, 5, 9), dt), 8, window=w, name="batched"),
+            Sample(arr(rng, (5, 9), dt), 8, hop_length=3, window=w, length=25, name="1d_length"),
+            Sample(arr(rng, (2, 8, 9), dt), 8, window=w, onesided=False, return_complex=True, name="complex")]
+
+
+OPS += [OpInfo("stft", lambda T, a, *r, **k: T.stft(a, *r, **k), _stft_samples, dtypes=REAL, **TOL),
+        OpInfo("istft", lambda T, a, *r, **k: T.istft(a, *r, **k), _istft_samples, dtypes=("complex64", "complex128"),
+               **TOL)]
