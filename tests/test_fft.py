@@ -9,8 +9,8 @@ import torch
 import glassgrad as gg
 
 NAMES = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
-         "hfft", "ihfft"]
-REAL_ONLY = {"rfft", "rfft2", "rfftn", "ihfft"}
+         "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn"]
+REAL_ONLY = {"rfft", "rfft2", "rfftn", "ihfft", "ihfft2", "ihfftn"}
 
 
 def _np(t):
@@ -99,6 +99,8 @@ ERRORS = {
     "half": lambda T: T.fft.fft(T.ones(3, dtype=T.float16)), "n_neg": lambda T: T.fft.fft(T.arange(6.0), n=-1),
     "fft2_1d": lambda T: T.fft.fft2(T.arange(6.0)), "empty": lambda T: T.fft.fft(T.ones(0)),
     "fftfreq_long": lambda T: T.fft.fftfreq(5, dtype=T.long),
+    "ihfftn_complex": lambda T: T.fft.ihfftn(T.ones(2, 3, dtype=T.cfloat)),
+    "hfftn_no_axis": lambda T: T.fft.hfftn(T.ones(2, 3), dim=()), "ihfftn_no_axis": lambda T: T.fft.ihfftn(T.ones(2, 3), dim=()),
     "rfftfreq_complex": lambda T: T.fft.rfftfreq(8, 0.3, dtype=T.cfloat),
 }
 

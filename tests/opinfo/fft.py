@@ -34,6 +34,7 @@ def _row(name, dtypes, gen=None):
 OPS = [_row("fft", ALL), _row("ifft", ALL), _row("rfft", REAL), _row("irfft", ALL), _row("hfft", ALL),
        _row("ihfft", REAL), _row("fft2", ALL, _nd2), _row("ifft2", ALL, _nd2), _row("fftn", ALL), _row("ifftn", ALL),
        _row("rfft2", REAL, _nd2), _row("irfft2", ALL, _nd2), _row("rfftn", REAL), _row("irfftn", ALL),
+       _row("hfft2", ALL, _nd2), _row("ihfft2", REAL, _nd2), _row("hfftn", ALL), _row("ihfftn", REAL),
        OpInfo("fft.fftshift", lambda T, a, **k: T.fft.fftshift(a, **k), lambda rng, dt: [
            Sample(arr(rng, (3, 4), dt), name="all"), Sample(arr(rng, (3, 5), dt), dim=1, name="dim")], dtypes=ALL),
        OpInfo("fft.ifftshift", lambda T, a, **k: T.fft.ifftshift(a, **k), lambda rng, dt: [

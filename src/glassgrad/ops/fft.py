@@ -19,7 +19,7 @@ from .. import _args, _dtype
 from ._core import make, edge, grad
 from ..autograd.graph import Node
 from .conversion import to_dtype
-from .complex import conj
+from .complex import conj, conj_physical
 from .slicing import slice_dim
 from .pad import constant_pad_nd
 from .shape import roll, cat
@@ -310,18 +310,55 @@ def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
-    shape, dims = shape_and_dims(input, s, dim)
-    if not dims:
-        raise RuntimeError("irfftn must transform at least one axis")
-    last = 2 * (input.shape[dims[-1]] - 1) if s is None or list(s)[-1] == -1 else shape[-1]
-    check_points(last)
-    shape[-1] = last // 2 + 1
+    shape, dims, last = _c2r_desc("irfftn", input, s, dim)
     x = promote(input, True)
     return fft_c2r(resize(x, dims, shape), dims, norm_from_string(norm, False), last)
 
 
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     return irfftn(input, s, dim, norm)
+
+
+def _c2r_desc(fname, x, s, dim):
+    """canonicalize_fft_c2r_shape_and_dim_args: (dims, input sizes, output size of the last dim)."""
+    shape, dims = shape_and_dims(x, s, dim)
+    if not dims:
+        raise RuntimeError(f"{fname} must transform at least one axis")
+    last = 2 * (x.shape[dims[-1]] - 1) if s is None or list(s)[-1] == -1 else shape[-1]
+    check_points(last)
+    shape[-1] = last // 2 + 1
+    return shape, dims, last
+
+
+def hfftn(input, s=None, dim=None, norm=None, *, out=None):
+    shape, dims, last = _c2r_desc("hfftn", input, s, dim)
+    x = resize(promote(input, True), dims, shape)
+    nm = norm_from_string(norm, True)
+    if len(dims) > 1:
+        x = fft_c2c(x, dims[:-1], nm, True)
+    return fft_c2r(conj(x), (dims[-1],), nm, last)
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    return hfftn(input, s, dim, norm)
+
+
+def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
+    shape, dims = shape_and_dims(input, s, dim)
+    if not dims:
+        raise RuntimeError("ihfftn must transform at least one axis")
+    if input.dtype.is_complex:
+        raise RuntimeError(f"Only supports floating-point dtypes, but found: {input.dtype.name_c}")
+    x = resize(promote(input), dims, shape)
+    nm = norm_from_string(norm, False)
+    y = fft_r2c(x, (dims[-1],), nm, True)
+    if len(dims) == 1:
+        return conj(y)
+    return fft_c2c(conj_physical(y), dims[:-1], nm, False)
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    return ihfftn(input, s, dim, norm)
 
 
 def _freq_dtype(dtype):
