@@ -336,7 +336,7 @@ class iinfo:
             raise TypeError(f"iinfo(): argument 'type' (position 1) must be torch.dtype, not {type.__class__.__name__}")
         if type is bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
-        if type.is_floating_point:
+        if type.is_floating_point or type.is_complex:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         ii = np.iinfo(type.np)
         self.bits, self.min, self.max, self.dtype = ii.bits, _pyint(ii.min), _pyint(ii.max), type.name

@@ -255,6 +255,12 @@ def _binary_node(cls, a, b, bt):
     return n
 
 
+def no_complex(x, name, fmt='"{}_cpu" not implemented for \'{}\'', exc=NotImplementedError):
+    """PyTorch's error for an op without complex kernels (`fmt` gets the op name and the C++ dtype name)."""
+    if x._data.dtype.kind == "c":
+        raise exc(fmt.format(name, _dtype.c_name(x._data.dtype)))
+
+
 def holomorphic(bw):
     """Decorate the backward of a node whose formula is written for real numbers and whose op is holomorphic
     (products, matrix products): on a complex gradient it runs as conj(bw(conj(gy))), which is PyTorch's

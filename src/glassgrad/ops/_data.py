@@ -131,6 +131,9 @@ def _array_from_data(data, dtype):
     if arr.dtype == np.uint64 and (dtype is None or not dtype.is_floating_point):
         raise ValueError("Overflow when unpacking long long")
     if dtype is not None:
+        if arr.dtype.kind == "c" and dtype.np.kind != "c":     # Python complex numbers for a real dtype
+            raise TypeError("must be real number, not complex" if dtype.is_floating_point else
+                            "'complex' object cannot be interpreted as an integer")
         _check_fits(arr, dtype)
         return arr.astype(dtype.np)
     k = arr.dtype.kind

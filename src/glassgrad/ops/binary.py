@@ -282,6 +282,8 @@ def _float_binary(name, fn, cls, save_result=False):
     def op(input, other, *, out=None):
         _need_tensor(name, other)
         ad, bd, bt = binary_operands(input, other)
+        if ad.dtype.kind == "c":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype.c_name(ad.dtype)}\'')
         ad, bd = _floatify(ad, bd, bt)
         with np.errstate(all="ignore"):
             y = _bcast(fn, ad, bd, input, other)

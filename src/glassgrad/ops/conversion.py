@@ -32,7 +32,9 @@ def to_dtype(x, dtype, copy=False):
     a = x._data
     if a.dtype == npdt and not copy:
         return x
-    if a.dtype.kind == "c" and npdt.kind != "c":
+    if a.dtype.kind == "c" and npdt == np.bool_:
+        arr = a != 0
+    elif a.dtype.kind == "c" and npdt.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         arr = a.real.astype(npdt)
     else:

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap_dim
-from ._core import Tensor, make, edge, save_in, save_out, grad, quiet, holomorphic
+from ._core import Tensor, make, edge, save_in, save_out, grad, quiet, holomorphic, no_complex
 from ..autograd.graph import Node
 from .arithmetic import div
 from .binary import maximum, minimum
@@ -222,6 +222,7 @@ class NansumBackward0(_MaskScale):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    no_complex(input, "", "nansum on CPU does not support complex inputs", RuntimeError)
     a = input._data
     dt = _sum_dtype(a, dtype)
     if dt is not None:

@@ -15,7 +15,7 @@ from ..autograd.graph import Node
 from .reduction import (_dims, _expand_back, _keep, _count, _even_weights, _mask_node, _MaskScale,
                         _check_nonempty, _name_c)
 from .sorting import named, selected, _SelectNode
-from ._core import NotImplementedNode
+from ._core import NotImplementedNode, no_complex
 
 __all__ = ["var", "std", "norm", "logsumexp", "median", "nanmedian", "mode", "kthvalue", "histc", "bincount", "histogram"]
 
@@ -311,12 +311,14 @@ def _select_pos(name, cls, input, dim, keepdim, posfn):
 
 
 def median(input, dim=None, keepdim=False, *, out=None):
+    no_complex(input, "median")
     if dim is None:
         return _full_median("median", MedianBackward0, input, False)
     return _select_pos("median", MedianBackward1, input, dim, keepdim, lambda s: _median_pos(s, False))
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    no_complex(input, "median")
     if dim is None:
         return _full_median("nanmedian", NanmedianBackward0, input, True)
     return _select_pos("nanmedian", NanmedianBackward1, input, dim, keepdim, lambda s: _median_pos(s, True))
@@ -324,6 +326,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     k = _args.int_arg(k, "kthvalue", "k", 2)
+    no_complex(input, "kthvalue")
     a = input._data
     d = _wrap_dim(dim, a.ndim)
 
@@ -336,6 +339,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
 
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
+    no_complex(input, "mode")
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     _check_nonempty("mode", a, (d,))
@@ -370,6 +374,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     NaNs are not counted; the last bin includes its right edge.  Computed as torch's CPU kernel does (bin =
     trunc((x - min) * bins / (max - min)) in the input's dtype), so the counts match at bin edges too.
     Not differentiable: the result never requires grad."""
+    no_complex(input, "aminmax")
     bins = _args.int_arg(bins, "histc", "bins", 2)
     lo = float(_args.number_arg(min, "histc", "min", 3))
     hi = float(_args.number_arg(max, "histc", "max", 4))

@@ -184,7 +184,7 @@ def _unary(name, cls, fwd, keep_int=False, inplace=True, reject=None):
 
 # the ops of this file that take complex inputs (the others raise torch's NotImplementedError)
 _COMPLEX_OK = {"abs", "sgn", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "sin", "cos", "tan", "asin",
-               "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "reciprocal"}
+               "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "reciprocal", "sinc"}
 
 
 _COMPLEX_MSG = {"floor": "{} is not supported for complex inputs", "ceil": "{} is not supported for complex inputs",
@@ -412,6 +412,8 @@ class LogitBackward0(Node):         # y = log(x / (1 - x)); dx = gy / (x (1 - x)
 
 
 def logit(input, eps=None, *, out=None):
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError(f'"logit_cpu" not implemented for \'{_dtype.c_name(input._data.dtype)}\'')
     a = _float_input(input)
     z = a if eps is None else np.clip(a, eps, 1 - eps)
     with np.errstate(all="ignore"):
@@ -442,7 +444,14 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         if v is not None:
             _args.number_arg(v, "nan_to_num", name)
     a = input._data
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind == "c" and input._rg and grad.enabled:
+        raise RuntimeError("nan_to_num does not support automatic differentiation for outputs with complex dtype.")
+    if a.dtype.kind == "c":         # the real and imaginary parts each, as PyTorch
+        fi = _dtype.np_finfo(a.real.dtype)
+        f = (lambda p: np.nan_to_num(p, nan=0.0 if nan is None else nan, posinf=fi.max if posinf is None else posinf,
+                                     neginf=fi.min if neginf is None else neginf))
+        y = (f(a.real) + 1j * f(a.imag)).astype(a.dtype)
+    elif a.dtype.kind not in "fV":
         y = a.copy()
     else:
         fi = _dtype.np_finfo(a.dtype)
