@@ -315,3 +315,9 @@ MORE_ERRORS = {
 def test_more_errors(key):
     t, g = both(MORE_ERRORS[key])
     assert isinstance(t, tuple) and g == t
+
+
+def test_adjoint_H_mH_conjugate():
+    same(lambda T: [repr(f(T.tensor([[1 + 1j, 2], [3j, 4]], requires_grad=True)))
+                    for f in (T.adjoint, lambda z: z.adjoint(), lambda z: z.H, lambda z: z.mH)])
+    same(lambda T: T.adjoint(T.ones(2, 2, requires_grad=True)).grad_fn.name())

@@ -18,11 +18,11 @@ import numpy as np
 from .. import _dtype, backend
 from ._core import make, edge, save_in, save_out, grad, _inplace
 from ..autograd.graph import Node
-from .views import _view_op, _ViewNode
+from .views import _view_op, _ViewNode, mT
 from .slicing import select
 
 __all__ = ["view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical", "conj_physical_",
-           "resolve_conj", "resolve_neg", "is_conj", "is_neg", "angle", "polar", "complex", "is_complex"]
+           "resolve_conj", "resolve_neg", "is_conj", "is_neg", "angle", "polar", "complex", "is_complex", "adjoint"]
 
 
 def _name(a):
@@ -150,6 +150,11 @@ def conj(input):
     out = _conj(input, ConjBackward0)
     out._extra_dict()["conj"] = True
     return out
+
+
+def adjoint(input):
+    """torch.adjoint: the conjugate transpose of the last two dims (replaces ops/views.py's in the namespace)."""
+    return conj(mT(input))
 
 
 def conj_physical(input):
