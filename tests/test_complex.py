@@ -321,3 +321,36 @@ def test_adjoint_H_mH_conjugate():
     same(lambda T: [repr(f(T.tensor([[1 + 1j, 2], [3j, 4]], requires_grad=True)))
                     for f in (T.adjoint, lambda z: z.adjoint(), lambda z: z.H, lambda z: z.mH)])
     same(lambda T: T.adjoint(T.ones(2, 2, requires_grad=True)).grad_fn.name())
+
+
+OPTIMS = [("SGD", dict(lr=0.1, momentum=0.9, nesterov=True)), ("Adam", dict(lr=0.1, amsgrad=True, weight_decay=0.1)),
+          ("AdamW", dict(lr=0.1)), ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True)), ("Adagrad", dict(lr=0.1, initial_accumulator_value=0.3)),
+          ("Adamax", dict(lr=0.1)), ("NAdam", dict(lr=0.1)), ("RAdam", dict(lr=0.1)), ("ASGD", dict(lr=0.1)),
+          ("Rprop", dict(lr=0.1)), ("Adadelta", dict(lr=1.0, maximize=True))]
+
+
+@pytest.mark.parametrize("name,kw", OPTIMS, ids=[o[0] for o in OPTIMS])
+def test_optimizers_step_complex_parameters_as_torch(name, kw):
+    res = []
+    for T in LIBS:
+        p = T.nn.Parameter(T.tensor([[1 + 2j, -0.5 + 0.3j], [0.2j, 1.5]], dtype=T.cdouble))
+        opt = getattr(T.optim, name)([p], **kw)
+        for _ in range(4):
+            opt.zero_grad()
+            ((p * T.tensor([2 - 1j, 0.5j], dtype=T.cdouble)).abs() ** 2).sum().backward()
+            opt.step()
+        st = opt.state_dict()["state"].get(0, {})
+        res.append((p.detach().numpy(), sorted((k, str(v.dtype)) for k, v in st.items() if hasattr(v, "dtype"))))
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-10, atol=1e-12)
+    assert res[1][1] == res[0][1]
+
+
+@pytest.mark.parametrize("name", ["Adafactor", "Muon"])
+def test_optimizers_without_complex_support(name):
+    def f(T):
+        p = T.nn.Parameter(T.ones(2, 2, dtype=T.cfloat))
+        o = getattr(T.optim, name)([p], lr=0.1)
+        p.grad = T.ones(2, 2, dtype=T.cfloat)
+        o.step()
+    t, g = both(f)
+    assert isinstance(t, tuple) and g == t
