@@ -271,6 +271,16 @@ OPS = {   # (T, z) -> tensor; z(*shape, seed=, rg=) makes a complex128 leaf
     "uniform_": lambda T, z: z(3, rg=False).uniform_(-1, 2, generator=T.Generator().manual_seed(1)),
     "sinc": lambda T, z: T.sinc(z(4)), "nan_to_num": lambda T, z: T.nan_to_num(z(3, rg=False) * T.tensor([float("nan"), 1, 1])),
     "bool": lambda T, z: T.tensor([1 + 2j, -3j, 0j]).bool(),
+    "addmm": lambda T, z: T.addmm(z(2, 2), z(2, 3, seed=1), z(3, 2, seed=2), beta=0.5j, alpha=1 + 1j),
+    "linear_bias": lambda T, z: T.nn.functional.linear(z(4, 3), z(2, 3, seed=1), z(2, seed=2)),
+    "baddbmm": lambda T, z: T.baddbmm(z(2, 2, 2), z(2, 2, 3, seed=1), z(2, 3, 2, seed=2)),
+    "addmv": lambda T, z: T.addmv(z(2), z(2, 3, seed=1), z(3, seed=2)),
+    "matmul_bcast": lambda T, z: z(2, 1, 2, 3) @ z(4, 3, 2, seed=1), "matmul_1d2d": lambda T, z: z(3) @ z(3, 2, seed=1),
+    "cross": lambda T, z: T.linalg.cross(z(2, 3), z(2, 3, seed=1)), "det": lambda T, z: T.linalg.det(z(3, 3)),
+    "inv": lambda T, z: T.linalg.inv(z(3, 3)), "solve": lambda T, z: T.linalg.solve(z(3, 3), z(3, 2, seed=1)),
+    "index_put": lambda T, z: z(4).index_put((T.tensor([0, 2]),), z(2, seed=1)),
+    "masked_scatter": lambda T, z: z(4).masked_scatter(T.tensor([True, False, True, False]), z(4, seed=1)),
+    "matrix_norm": lambda T, z: T.linalg.matrix_norm(z(3, 3)),
 }
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtype
 from ._core import make, grad, broadcast_shape
 from .shape import cat
+from .complex import conj
 from .ternary import where
 from .linalg_solve import (_LaNode, wrap, named, check_float, check_matrix, check_square, square_float,
                            solve_triangular, solve, lu_arrays, perm_from_pivots, _tri_solve)
@@ -87,14 +88,20 @@ class LinalgDetBackward0(_LaNode):     # gA = g det A^-T; the adjugate through t
     _saved_names = ("A", "result")
 
     @staticmethod
-    def formula(g, A, det):
+    def formula(g, A, det):         # complex: conj of the real formula at conj(g), i.e. g conj(det) A^-H
+        if A.is_complex():
+            return (conj(_det_backward(conj(g), A, det)),)
         return (_det_backward(g, A, det),)
 
     def backward(self, ns, g):
         if ns.is_tensor_mode:
             return _LaNode.backward(self, ns, g)
         A, d = ns.unpack(self)
-        return (np.zeros_like(A) if A.size == 0 else _det_backward_first(g, A, d, self.info),)
+        if A.size == 0:
+            return (np.zeros_like(A),)
+        if A.dtype.kind == "c":
+            return (np.conj(_det_backward_first(np.conj(g), A, d, self.info)),)
+        return (_det_backward_first(g, A, d, self.info),)
 
 
 def _det_backward_first(g, A, det, use_at):
@@ -465,8 +472,8 @@ class LinalgCrossBackward0(_LaNode):     # ga = b x g; gb = g x a
 
     def formula(self, g, a, b):
         dim, sa, sb = self.info
-        ga = cross(b, g, dim=dim) if self.need(0) else None
-        gb = cross(g, a, dim=dim) if self.need(1) else None
+        ga = cross(conj(b), g, dim=dim) if self.need(0) else None      # conj: no-op for real tensors
+        gb = cross(g, conj(a), dim=dim) if self.need(1) else None
         ga = ga if ga is None or tuple(ga.shape) == sa else ga.sum_to_size(sa)
         gb = gb if gb is None or tuple(gb.shape) == sb else gb.sum_to_size(sb)
         return (ga, gb)
