@@ -379,11 +379,11 @@ class LinalgCholeskyExBackward0(_LaNode):   # gA = L^-T Phi(L^T gL) L^-1 (Murray
 
 
 def _chol_backward(gL, L, upper):
-    if upper:
-        L, gL = L.mT, gL.mT
-    gA = (L.mT @ gL).tril()
-    gA = 0.5 * (gA + gA.tril(-1).mT)
-    gA = solve_triangular(L.mT, gA, upper=True, left=True)
+    if upper:                   # mH: conjugate transposes (mT for real tensors), as PyTorch's cholesky_backward
+        L, gL = L.mH, gL.mH
+    gA = (L.mH @ gL).tril()
+    gA = 0.5 * (gA + gA.tril(-1).mH)
+    gA = solve_triangular(L.mH, gA, upper=True, left=True)
     return solve_triangular(L, gA, upper=False, left=False)
 
 
@@ -418,8 +418,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     L, info = _chol_arrays(a)
     if check_errors and info.any():
         _chol_error(info)
-    if upper:
-        L = np.swapaxes(L, -1, -2).copy()
+    if upper:                       # U = L^H
+        L = np.conj(np.swapaxes(L, -1, -2)).copy()
     Lt, = wrap((L,), LinalgCholeskyExBackward0, (A,), saved_out=(0,), info=upper)
     return named("linalg_cholesky_ex", ("L", "info"), (Lt, make(info)))
 
