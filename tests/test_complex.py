@@ -281,6 +281,8 @@ OPS = {   # (T, z) -> tensor; z(*shape, seed=, rg=) makes a complex128 leaf
     "index_put": lambda T, z: z(4).index_put((T.tensor([0, 2]),), z(2, seed=1)),
     "masked_scatter": lambda T, z: z(4).masked_scatter(T.tensor([True, False, True, False]), z(4, seed=1)),
     "matrix_norm": lambda T, z: T.linalg.matrix_norm(z(3, 3)),
+    "reciprocal_zero": lambda T, z: T.tensor([0j, 1j, 2 - 1j]).reciprocal(), "rdiv_zero": lambda T, z: 1 / T.tensor([0j, 1j]),
+    "pow_zero_zero": lambda T, z: T.tensor([0j, 0j, 0j, 1j]) ** T.tensor([0j, 1 + 0j, 2 + 1j, 0j]),
 }
 
 

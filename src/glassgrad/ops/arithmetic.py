@@ -371,6 +371,8 @@ def pow(input, exponent, *, out=None):
         y = np.where(bd < 0, np.where(ad == 1, 1, np.where(ad == -1, 1 - 2 * (bd % 2), 0)), y).astype(y.dtype)
     else:
         y = _bcast(np.power, ad, bd, input, exponent)
+    if y.dtype.kind == "c":         # PyTorch's complex pow (exp(b log a)): 0 ** 0 is nan + nanj
+        y = np.where((ad == 0) & (bd == 0), y.dtype.type(complex(np.nan, np.nan)), y)
     if _needs_grad(input, bt):
         n = _binary_node(PowBackward1, input, exponent, bt)
         out = make(y, True, n)

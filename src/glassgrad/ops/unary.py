@@ -330,7 +330,13 @@ ErfinvBackward0 = _node("ErfinvBackward0",
                         lambda ns, g, x: g * (ns.exp(ns.square(ns.erfinv(x))) * (0.5 * math.sqrt(math.pi))))
 erfinv, erfinv_ = _unary("erfinv", ErfinvBackward0, erfinv_array)
 ReciprocalBackward0 = _node("ReciprocalBackward0", lambda ns, g, y: g * -(y * y), save="result")
-reciprocal, reciprocal_ = _unary("reciprocal", ReciprocalBackward0, np.reciprocal)
+def _reciprocal_arr(a):
+    if a.dtype.kind != "c":
+        return np.reciprocal(a)
+    return np.where(a == 0, a.dtype.type(complex(np.inf, np.nan)), np.reciprocal(a))    # PyTorch: 1 / 0j = inf + nanj
+
+
+reciprocal, reciprocal_ = _unary("reciprocal", ReciprocalBackward0, _reciprocal_arr)
 Deg2RadBackward0 = _node("Deg2RadBackward0", lambda ns, g, v: g * (math.pi / 180), save=None)
 deg2rad, deg2rad_ = _unary("deg2rad", Deg2RadBackward0, np.deg2rad)
 Rad2DegBackward0 = _node("Rad2DegBackward0", lambda ns, g, v: g * (180 / math.pi), save=None)
