@@ -68,3 +68,26 @@ def test_svd_gradcheck_complex128(shape):
     assert gg.autograd.gradcheck(lambda X: gg.linalg.svdvals(X), (A,))
     assert gg.autograd.gradcheck(lambda X: gg.linalg.svd(X, full_matrices=False)[0].abs(), (A,))
     assert gg.autograd.gradcheck(lambda X: (lambda U, S, Vh: U @ Vh)(*gg.linalg.svd(X, full_matrices=False)), (A,))
+
+
+def test_lu_solve_complex_matches_torch():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+    b = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
+    for kw in ({}, {"adjoint": True}, {"left": False}):
+        res = []
+        for T in (torch, gg):
+            A, B = T.from_numpy(a).requires_grad_(True), T.from_numpy(b).requires_grad_(True)
+            LU, piv = T.linalg.lu_factor(A)
+            X = T.linalg.lu_solve(LU, piv, B if kw.get("left", True) else B.mT, **kw)
+            (X.abs() ** 2).sum().backward()
+            res.append([t.detach().resolve_conj().numpy() for t in (X, A.grad, B.grad)])
+        for x, y in zip(res[1], res[0]):
+            np.testing.assert_allclose(x, y, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("f", [lambda T, a: T.linalg.ldl_factor(a + a.mH),
+                               lambda T, a: T.linalg.householder_product(a, T.ones(2, dtype=T.cdouble))])
+def test_complex_input_refused_where_glassgrad_computes_real_only(f):
+    with pytest.raises(NotImplementedError, match="complex tensors are not supported by glassgrad"):
+        f(gg, gg.ones(3, 3, dtype=gg.cdouble))

@@ -261,6 +261,14 @@ def no_complex(x, name, fmt='"{}_cpu" not implemented for \'{}\'', exc=NotImplem
         raise exc(fmt.format(name, _dtype.c_name(x._data.dtype)))
 
 
+def real_only(fname, *tensors):
+    """The linear-algebra ops glassgrad computes for real tensors only: a clear error for complex ones (never a
+    silently wrong answer)."""
+    for t in tensors:
+        if t._data.dtype.kind == "c":
+            raise NotImplementedError(f"{fname}: complex tensors are not supported by glassgrad (real dtypes only)")
+
+
 def holomorphic(bw):
     """Decorate the backward of a node whose formula is written for real numbers and whose op is holomorphic
     (products, matrix products): on a complex gradient it runs as conj(bw(conj(gy))), which is PyTorch's

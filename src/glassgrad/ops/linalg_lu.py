@@ -6,7 +6,7 @@ ops: lu_factor lu_factor_ex lu lu_solve lstsq householder_product
 import numpy as np
 
 from .. import _dtype
-from ._core import make, edge, save_out, grad
+from ._core import make, edge, save_out, grad, real_only
 from .shape import cat, stack
 from .linalg_solve import (_LaNode, wrap, named, check_float, check_matrix, check_square, lu_arrays, perm_from_pivots,
                            _tri_solve, solve_triangular, batch_prefix)
@@ -155,12 +155,12 @@ class LinalgLuSolveBackward0(_LaNode):   # gB = lu_solve(LU, gX, adjoint flipped
         gB = lu_solve(LU, pv, g, left=left, adjoint=not adjoint)
         gLU = None
         if self.need(0):
-            gM = -(gB @ X.mT) if left else -(X.mT @ gB)       # the gradient of op(A) (A or A^T)
-            gA = gM.mT if adjoint else gM
+            gM = -(gB @ X.mH) if left else -(X.mH @ gB)       # the gradient of op(A) (A or A^H; mH: mT if real)
+            gA = gM.mH if adjoint else gM
             P = make(perm_from_pivots(piv, lu_shape[-1]).astype(LU._data.dtype))
             L, U = _tril1(LU), LU.triu()
             PtgA = P.mT @ gA
-            gLU = (PtgA @ U.mT).tril(-1) + (L.mT @ PtgA).triu()
+            gLU = (PtgA @ U.mH).tril(-1) + (L.mH @ PtgA).triu()
             gLU = gLU if tuple(gLU.shape) == lu_shape else gLU.sum_to_size(lu_shape)
         gB = (gB if tuple(gB.shape) == b_shape else gB.sum_to_size(b_shape)) if self.need(1) else None
         return (gLU, gB)
@@ -168,6 +168,8 @@ class LinalgLuSolveBackward0(_LaNode):   # gB = lu_solve(LU, gX, adjoint flipped
 
 def _lu_solve_arrays(LU, piv, B, left, adjoint):
     P, L, U = _unpack(LU, piv)
+    if adjoint and LU.dtype.kind == "c":     # A^H: conj(A) = P conj(L) conj(U), then the transposed solves
+        L, U = np.conj(L), np.conj(U)
     b = B if left else np.swapaxes(B, -1, -2)
     transposed = adjoint == left        # solve A^T Y = b (left adjoint, or right non-adjoint)
     with np.errstate(all="ignore"):
@@ -324,6 +326,7 @@ def householder_backward(g, A, tau):
 
 def householder_product(A, tau, *, out=None):
     check_matrix("torch.linalg.householder_product", A, "input")
+    real_only("torch.linalg.householder_product", A, tau)
     a, t = A._data, tau._data
     m, n = a.shape[-2:]
     if m < n:
