@@ -1376,9 +1376,6 @@ case("nn.Linear(3, 2).to('cuda')", lambda T: T.nn.Linear(3, 2).to("cuda"))
 # ---------------------------------------------------------------------------------------------------
 # Cases where matching torch is impossible or wrong: label -> reason.
 ALLOWED = {
-    "from_numpy(complex array)": "glassgrad has no complex dtypes (a documented limitation); it refuses the "
-                                 "array with a TypeError naming the dtypes it has",
-    "x + 1j": "glassgrad has no complex dtypes; a complex operand is a TypeError instead of a complex result",
     "take_along_dim(x, idx 5, 1)": "torch's CPU take_along_dim does not check the index range and reads out of "
                                    "bounds (undefined behaviour: its value depends on memory layout); glassgrad "
                                    "raises gather's RuntimeError for an index out of range instead",

@@ -25,7 +25,7 @@ LAYER_MAP = {
     "_grad_state": 0,        # the grad-mode flags Tensor reads (autograd.grad_mode is their public face)
     "_layout": 0, "_sparse_coo": 0,   # torch.layout objects; sparse COO storage (NumPy)
     # 1 tensor: Tensor, its methods and repr, and torch's argument checks (which know Tensor)
-    "_tensor": 1, "_tensor_methods": 1, "_tensor_linalg_methods": 1, "_tensor_more_methods": 1, "_tensor_copy_methods": 1, "_tensor_protocol": 1, "_tensor_str": 1, "_args": 1,
+    "_tensor": 1, "_tensor_methods": 1, "_tensor_linalg_methods": 1, "_tensor_complex_methods": 1, "_tensor_more_methods": 1, "_tensor_copy_methods": 1, "_tensor_protocol": 1, "_tensor_str": 1, "_args": 1,
     "_tensor_sparse_methods": 1, "_sparse_tensor": 1,     # sparse family methods; SparseTensor (sparse COO)
     # 2 autograd (functional is built on ops: the library layer)
     "autograd.*": 2, "autograd.functional": 4,
@@ -39,6 +39,7 @@ LAYER_MAP = {
     "special": 4,            # torch.special: a namespace of ops under torch's names (as nn.functional)
     "overrides": 4,          # torch.overrides: the __torch_function__ helpers (nn.functional re-exports them)
     "_torch_nn": 4,          # torch.kl_div, torch.lstm_cell, ...: nn.functional under ATen's signatures
+    "fft": 4,                # torch.fft: the same, over ops/fft.py
     "_legacy": 4,            # FloatTensor, LongTensor, ...: legacy constructors built on ops.creation
     "_sampling": 4,          # torch.poisson / torch.binomial: distributions' samplers with ops/sampling.py's graph
     # 5 top: the torch namespace, the glass box, the command
@@ -53,6 +54,7 @@ ALLOWED = [
     ("_tensor_linalg_methods", "ops", "the linear-algebra methods name ops the same way"),
     ("_tensor_more_methods", "ops", "the later families' methods name ops the same way"),
     ("_tensor_copy_methods", "ops", "the view-copy and scatter methods name ops the same way"),
+    ("_tensor_complex_methods", "ops", "the complex-tensor methods name ops the same way"),
     ("_tensor_protocol", "ops", "the operators, conversions and constructors name ops the same way"),
     ("_tensor_sparse_methods", "ops", "the dense Tensor's sparse-family methods name ops the same way"),
     ("_sparse_tensor", "ops", "SparseTensor's methods name ops the same way"),
@@ -217,7 +219,7 @@ def test_layer_map(name, layer):
 def test_tensor_layer_loads_no_op():
     """Tensor and its methods reach ops only through the glassgrad.ops package object, whose __init__ imports
     nothing: loading _tensor loads no op family (the op modules are named when a method runs)."""
-    for name in ("_tensor", "_tensor_methods", "_tensor_linalg_methods", "_tensor_more_methods", "_tensor_copy_methods", "_tensor_protocol",
+    for name in ("_tensor", "_tensor_methods", "_tensor_linalg_methods", "_tensor_complex_methods", "_tensor_more_methods", "_tensor_copy_methods", "_tensor_protocol",
                  "_tensor_sparse_methods", "_sparse_tensor"):
         path, is_pkg = MODULES[name]
         with open(path, encoding="utf-8") as f:

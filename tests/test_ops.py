@@ -56,7 +56,7 @@ def _build(T, arg, diff, bf=False):
         return out, rg
     if isinstance(arg, np.ndarray):
         t = _bf(T, _from_np(T, arg), bf)
-        if diff and arg.dtype.kind == "f":
+        if diff and arg.dtype.kind in "fc":
             t.requires_grad_(True)
             return t, [t]
         return t, []
@@ -95,6 +95,8 @@ def _flat(out):
 
 
 def _np(t):
+    if isinstance(t, (gg.Tensor, torch.Tensor)) and t.is_conj():     # a lazy conjugate (torch's conj bit)
+        t = t.resolve_conj()
     if isinstance(t, gg.Tensor):
         return t.detach().float().numpy() if t.dtype == gg.bfloat16 else t.detach().numpy()
     if isinstance(t, torch.Tensor):
@@ -116,7 +118,7 @@ def _assert_close(a, b, atol, rtol, what):
     a, b = _np(a), _np(b)
     assert a.shape == b.shape, f"{what}: shape {a.shape} != torch {b.shape}"
     assert a.dtype == b.dtype, f"{what}: dtype {a.dtype} != torch {b.dtype}"
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fc":
         np.testing.assert_allclose(a, b, atol=atol, rtol=rtol, equal_nan=True, err_msg=what)
     else:
         np.testing.assert_array_equal(a, b, err_msg=what)
@@ -143,7 +145,13 @@ def test_values_and_grad_fn(op, dt):
 
 
 def _cotangents(outs, rng):
-    return [rng.standard_normal(_np(o).shape).astype(_np(o).dtype) for o in outs]
+    return [_normal(rng, _np(o).shape, _np(o).dtype) for o in outs]
+
+
+def _normal(rng, shape, dt):
+    if np.dtype(dt).kind == "c":        # complex outputs: a complex cotangent
+        return np.asarray(rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+    return rng.standard_normal(shape).astype(dt)
 
 
 DIFF = [c for c in CASES if c.values[0].differentiable]
@@ -174,7 +182,7 @@ def test_grads_match_torch(op, dt):
             _assert_close(a, b, *_tols(op, dt, True), f"{op.name}[{s.name}] grad {i}")
 
 
-GC = [c for c in DIFF if c.values[0].gradcheck and c.values[1] == "float64"]
+GC = [c for c in DIFF if c.values[0].gradcheck and c.values[1] in ("float64", "complex128")]
 
 
 @pytest.mark.parametrize("op,dt", GC)
@@ -191,25 +199,27 @@ def test_gradcheck_finite_differences(op, dt):
         cts = _cotangents(outs, rng)
         ana = gg.autograd.grad(outs, leaves, [gg.from_numpy(c) for c in cts], allow_unused=True)
 
-        def f():
+        def f():       # the real loss whose gradient the vjp is: sum Re(conj(ct) * out) (torch's convention)
             o2, _ = _run_with(op, s, leaves)
-            return sum(float((_np(o) * c).sum()) for o, c in zip(
-                [o for o in _flat(o2) if isinstance(o, gg.Tensor) and o.dtype.is_floating_point], cts))
+            return sum(float(np.real(np.conj(c) * _np(o)).sum()) for o, c in zip(
+                [o for o in _flat(o2) if isinstance(o, gg.Tensor) and (o.dtype.is_floating_point or o.is_complex())],
+                cts))
         for leaf, a in zip(leaves, ana):
             data = leaf.detach().numpy()
             flat = data.reshape(-1) if data.flags.c_contiguous else None
-            num = np.zeros(data.size)
+            num = np.zeros(data.size, data.dtype)
             for k in range(min(data.size, 30)):
                 idx = np.unravel_index(k, data.shape)
                 old = data[idx]
-                data[idx] = old + eps
-                fp = f()
-                data[idx] = old - eps
-                fm = f()
-                data[idx] = old
-                num[k] = (fp - fm) / (2 * eps)
+                for step in ((1, 1j) if data.dtype.kind == "c" else (1,)):   # complex: d/dRe + i d/dIm
+                    data[idx] = old + eps * step
+                    fp = f()
+                    data[idx] = old - eps * step
+                    fm = f()
+                    data[idx] = old
+                    num[k] += step * (fp - fm) / (2 * eps)
             n = min(data.size, 30)
-            av = np.zeros(data.size) if a is None else _np(a).reshape(-1)
+            av = np.zeros(data.size, data.dtype) if a is None else _np(a).reshape(-1)
             np.testing.assert_allclose(av[:n], num[:n], atol=1e-5, rtol=1e-3,
                                        err_msg=f"{op.name}[{s.name}] finite differences")
             del flat
@@ -221,7 +231,7 @@ def _run_with(op, s, leaves):
     args = []
 
     def sub(a):
-        if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+        if isinstance(a, np.ndarray) and a.dtype.kind in "fc":
             return next(it)
         if isinstance(a, TList):
             return [sub(x) for x in a.arrs]
@@ -232,7 +242,7 @@ def _run_with(op, s, leaves):
         return op.op(gg, *args, **kwargs), None
 
 
-GG = [c for c in DIFF if c.values[0].gradgrad and c.values[1] == "float64"]
+GG = [c for c in DIFF if c.values[0].gradgrad and c.values[1] in ("float64", "complex128")]
 
 
 @pytest.mark.parametrize("op,dt", GG)
@@ -250,12 +260,12 @@ def test_second_derivatives_match_torch(op, dt):
             r = np.random.default_rng(3)
             cts = [T.from_numpy(c) for c in _cotangents(outs, r)]
             g1 = T.autograd.grad(outs, leaves, cts, create_graph=True, allow_unused=True)
-            pairs = [(g, T.from_numpy(np.random.default_rng(4 + i).standard_normal(tuple(g.shape)).astype(dt)))
+            pairs = [(g, T.from_numpy(_normal(np.random.default_rng(4 + i), tuple(g.shape), _np(g).dtype)))
                      for i, g in enumerate(g1) if g is not None and g.requires_grad]
             if not pairs:
                 res.append(None)
                 continue
-            z = sum((g * v).sum() for g, v in pairs)
+            z = sum((g * v.conj()).real.sum() if g.is_complex() else (g * v).sum() for g, v in pairs)
             g2 = T.autograd.grad(z, leaves, allow_unused=True)
             res.append([None if x is None else _np(x) for x in g2])
         if res[0] is None:

@@ -99,7 +99,7 @@ HOSTILE = {
     "not_utf8": (_file(None, raw_header=b'{"a\xff": 1}'), "not valid UTF-8"),
     "not_json": (_file(None, raw_header=b"{not json"), "not valid JSON"),
     "not_object": (_file([1, 2]), "not a JSON object"),
-    "unknown_dtype": (_file({"a": _entry(dtype="C64")}, b"\0" * 8), "unsupported dtype"),
+    "unknown_dtype": (_file({"a": _entry(dtype="C32")}, b"\0" * 8), "unsupported dtype"),
     "missing_key": (_file({"a": {"dtype": "F32", "shape": [2]}}, b"\0" * 8), "needs dtype, shape and data_offsets"),
     "negative_shape": (_file({"a": _entry(shape=(-2,))}, b"\0" * 8), "non-negative"),
     "float_shape": (_file({"a": _entry(shape=(2.0,))}, b"\0" * 8), "non-negative integers"),

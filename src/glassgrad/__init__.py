@@ -11,7 +11,8 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"glassgrad\.
 from ._dtype import (dtype, float16, bfloat16, finfo, iinfo,  # noqa: E402
                      float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, half, float,
                      double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
-                     can_cast, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+                     can_cast, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu,
+                     complex64, complex128, cfloat, cdouble)
 from ._device import device, set_default_device, get_default_device
 from ._globals import *  # noqa: F401,F403
 from .storage import (UntypedStorage, TypedStorage, is_storage, DoubleStorage, FloatStorage, HalfStorage,  # noqa: F401
@@ -75,6 +76,8 @@ from .ops.sparse_ops import *  # noqa: F401,F403  (spmm smm hspmm sspaddmm saddm
 from .ops import sparse_unary as _sparse_unary  # noqa: F401,E402  (registers abs, sin, ... of sparse tensors)
 from .ops.sparse_csr import *  # noqa: F401,F403  (sparse CSR tensors: sparse_csr_tensor)
 from .ops import sparse_index as _sparse_index  # noqa: F401,E402  (registers index_select of sparse tensors)
+from .ops.complex import *  # noqa: F401,F403
+from .ops.stft import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
@@ -231,7 +234,7 @@ def get_device_module(device=None):  # noqa: F811  (the argument torch names dev
 
 
 _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
-               "overrides", "sparse")
+               "overrides", "sparse", "fft")
 
 
 # torch.* names that are nn.functional's functions
@@ -271,11 +274,11 @@ def _tensor_first_names():
     from .ops import (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics,
                       scans, sorting, views, slicing, strided as _strided, shape, indexing, gather_scatter, masked, linalg, addmm,
                       linalg_legacy, linalg_cholesky, linalg_deprecated, einsum, norm as _norm, embedding, dropout, view_copies,
-                      native, sparse_ops)
+                      native, sparse_ops, complex as _cx, stft as _stft)
     names = {"clone", "is_floating_point", "numel"}
     for m in (creation, random, arithmetic, unary, special, special_binary, binary, ternary, softmax, compare, reduction, statistics, scans,
               sorting, views, slicing, _strided, shape, indexing, gather_scatter, masked, linalg, addmm, linalg_legacy, linalg_cholesky, linalg_deprecated, einsum, _norm,
-              embedding, dropout, view_copies, native, sparse_ops):
+              embedding, dropout, view_copies, native, sparse_ops, _cx, _stft):
         names.update(m.__all__)
     for m in _more_families():
         names.update(m.__all__)

@@ -109,9 +109,10 @@ def sizes(args, fn, arg="size"):
     return tuple(args)
 
 
-def number_arg(v, fn=None, arg="other", pos=None):
-    """A ``Scalar`` argument: a Python/NumPy number (bool included) or a 0-d tensor (its item)."""
-    if isinstance(v, numbers.Number) and not isinstance(v, complex):
+def number_arg(v, fn=None, arg="other", pos=None, complex_ok=False):
+    """A ``Scalar`` argument: a Python/NumPy number (bool included) or a 0-d tensor (its item); complex
+    numbers only where `complex_ok` (the arguments that take them)."""
+    if isinstance(v, numbers.Number) and (complex_ok or not isinstance(v, complex)):
         return v
     if _is_tensor(v) and v._data.ndim == 0:
         return v._data.item()

@@ -6,7 +6,7 @@ with ``import glassgrad as torch`` print what PyTorch prints.
 import numpy as np
 
 __all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
-           "uint8", "uint16", "uint32", "uint64", "bool", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+           "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
            "float8_e5m2fnuz", "float8_e8m0fnu", "get_default_dtype", "set_default_dtype", "promote_types",
            "result_type", "can_cast", "finfo"]
 
@@ -23,10 +23,12 @@ class dtype:
         self.is_floating_point = cat == 2
         self.is_signed = name not in ("uint8", "uint16", "uint32", "uint64", "bool", "float8_e8m0fnu")
         self.itemsize = self.np.itemsize if itemsize is None else itemsize
-        self._cat = cat          # 0 bool, 1 integer, 2 floating
+        self._cat = cat          # 0 bool, 1 integer, 2 floating, 3 complex
         self._legacy = legacy    # legacy tensor type name, e.g. FloatTensor
 
-    is_complex = False
+    @property
+    def is_complex(self):
+        return self._cat == 3
 
     def __getattr__(self, name):
         # reached only while a slot is unset: bfloat16's (a float8's) .np before ml_dtypes is loaded
@@ -50,10 +52,18 @@ class dtype:
         return (_by_name, (self.name,))
 
     def to_real(self):
-        return self
+        return _TO_REAL.get(self.name, self)
 
     def to_complex(self):
-        raise RuntimeError("complex dtypes are not supported by glassgrad")
+        if self._cat == 3:
+            return self
+        try:
+            return _TO_COMPLEX[self.name]
+        except KeyError:
+            if self._cat == 2:       # float16's complex32 (chalf)
+                raise TypeError(f"glassgrad has no complex type for {self}: complex32 (chalf) tensors are not "
+                                "supported") from None
+            raise RuntimeError(f"Unknown Complex ScalarType for {self.name_c}") from None
 
 
 float16 = dtype("float16", np.float16, 2, "HalfTensor")
@@ -81,18 +91,24 @@ float8_e5m2fnuz = dtype("float8_e5m2fnuz", None, 2, "Float8_e5m2fnuzTensor", ite
 float8_e8m0fnu = dtype("float8_e8m0fnu", None, 2, "Float8_e8m0fnuTensor", itemsize=1)
 _FLOAT8 = {d.name: d for d in (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)}
 
+complex64 = dtype("complex64", np.complex64, 3, "ComplexFloatTensor")
+complex128 = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor")
+_TO_REAL = {"complex64": float32, "complex128": float64}
+_TO_COMPLEX = {"float32": complex64, "float64": complex128}    # complex32 (float16's) is not in glassgrad
+
 _C_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
             "int32": "Int", "int64": "Long", "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32",
             "uint64": "UInt64", "bool": "Bool", "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2",
             "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2fnuz": "Float8_e5m2fnuz",
-            "float8_e8m0fnu": "Float8_e8m0fnu"}
+            "float8_e8m0fnu": "Float8_e8m0fnu", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 
 # the C++ types some of PyTorch's messages print instead (CPU kernels' template arguments)
 _CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double", "int8": "signed char",
               "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
-              "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int", "bool": "bool"}
+              "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int", "bool": "bool",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def c_name(np_dtype):
@@ -114,8 +130,9 @@ def _np_name(d):
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
+cfloat, cdouble = complex64, complex128
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool)
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128)
 _LIMITED = (uint16, uint32, uint64)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME["bfloat16"] = bfloat16
@@ -203,8 +220,8 @@ def from_numpy_dtype(npdt, user=False):
     try:
         if user and (_FROM_NP[npdt] is bfloat16 or _FROM_NP[npdt].name in _FLOAT8):
             raise TypeError(f"can't convert np.ndarray of type ml_dtypes.{_FROM_NP[npdt].name}. The only supported "
-                            "types are: "
-                            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+                            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+                            "uint64, uint32, uint16, uint8, and bool.")
         return _FROM_NP[npdt]
     except KeyError:
         pass
@@ -221,8 +238,8 @@ def from_numpy_dtype(npdt, user=False):
             return _FROM_NP[np.dtype(npdt)]
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(npdt).type.__name__}. The only supported types "
-            "are: float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool "
-            "(glassgrad has no complex tensors)."
+            "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, "
+            "uint8, and bool."
         ) from None
 
 
@@ -276,6 +293,8 @@ def promote_types(a, b):
     if (a in _LIMITED or b in _LIMITED) and a._cat != 2 and b._cat != 2:
         raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
                            f"{a.name_c} and {b.name_c}")
+    if a._cat == 3 or b._cat == 3:      # complex: the complex type of the promoted real parts
+        return promote_types(a.to_real(), b.to_real()).to_complex()
     if a._cat == 2 or b._cat == 2:
         if a._cat == 2 and b._cat == 2:
             if a.itemsize == b.itemsize:        # float16 with bfloat16: neither holds the other
@@ -291,6 +310,10 @@ def _combine(higher, lower):
         return lower
     if lower is None:
         return higher
+    if higher._cat == 3:
+        return higher
+    if lower._cat == 3:      # a complex operand of lower priority: the complex type of a floating `higher`
+        return higher.to_complex() if higher._cat == 2 else lower
     if higher._cat == 2:
         return higher
     if higher is bool or lower._cat == 2:
@@ -313,6 +336,8 @@ def scalar_dtype(x):
         return int64
     if isinstance(x, np.floating):
         return _default[0]
+    if t is complex or isinstance(x, np.complexfloating):
+        return _default[0].to_complex()
     raise TypeError(f"unsupported scalar type {t.__name__}")
 
 
@@ -352,6 +377,8 @@ class finfo:
 
     def __init__(self, type=None):
         d = _default[0] if type is None else type
+        if d.__class__ is dtype and d._cat == 3:
+            d = d.to_real()         # torch: a complex dtype's limits are those of its real parts
         if d.__class__ is not dtype or not d.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
         if d.name == "bfloat16":         # 8 exponent bits as float32, 8 significand bits (7 stored)
@@ -388,7 +415,7 @@ class iinfo:
             raise TypeError(f"iinfo(): argument 'type' (position 1) must be torch.dtype, not {type.__class__.__name__}")
         if type is bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
-        if type.is_floating_point:
+        if type.is_floating_point or type.is_complex:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         ii = np.iinfo(type.np)
         self.bits, self.min, self.max, self.dtype = ii.bits, _pyint(ii.min), _pyint(ii.max), type.name

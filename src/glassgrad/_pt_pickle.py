@@ -46,7 +46,8 @@ class _StorageType:
 
 _STORAGES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
              "LongStorage": np.int64, "IntStorage": np.int32, "ShortStorage": np.int16, "CharStorage": np.int8,
-             "ByteStorage": np.uint8, "BoolStorage": np.bool_, "BFloat16Storage": None}
+             "ByteStorage": np.uint8, "BoolStorage": np.bool_, "BFloat16Storage": None,
+             "ComplexFloatStorage": np.complex64, "ComplexDoubleStorage": np.complex128}
 
 
 class _Storage:
@@ -104,11 +105,12 @@ _ALLOWED.update({("torch", n): getattr(_dtype, n) for n in _V3_DTYPES})     # th
 _CALLABLE = (OrderedDict, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter)
 _CONTAINERS = frozenset((tuple, list, dict, OrderedDict))
 # torch's own tensor types that glassgrad has no dtype for: a plain error, not a refusal as unsafe
-_NO_DTYPE = {("torch", "ComplexFloatStorage"): "complex64",
-             ("torch", "ComplexDoubleStorage"): "complex128", ("torch", "QInt8Storage"): "quantized",
+_NO_DTYPE = {("torch", "QInt8Storage"): "quantized",
              ("torch", "QUInt8Storage"): "quantized", ("torch", "QInt32Storage"): "quantized",
              ("torch", "QUInt4x2Storage"): "quantized", ("torch", "QUInt2x4Storage"): "quantized",
-             ("torch._utils", "_rebuild_qtensor"): "quantized"}
+             ("torch._utils", "_rebuild_qtensor"): "quantized", ("torch", "qint8"): "quantized",
+             ("torch", "quint8"): "quantized", ("torch", "qint32"): "quantized",
+             ("torch", "complex32"): "complex32", ("torch", "ComplexHalfStorage"): "complex32"}
 
 
 class _Machine:
@@ -152,8 +154,8 @@ class _Machine:
         obj = _ALLOWED.get((module, name))
         if obj is None and (module, name) in _NO_DTYPE:
             raise CheckpointError(f"torch checkpoint: it holds {_NO_DTYPE[module, name]} tensors ({module}.{name}), "
-                                  "which glassgrad does not have (its dtypes: float16/32/64, bfloat16, float8, int8/16/32/64, "
-                                  "uint8/16/32/64, bool); convert them in torch first, e.g. with .float()")
+                                  "which glassgrad does not have (its dtypes: float16/32/64, bfloat16, float8, complex64/128, "
+                                  "int8/16/32/64, uint8/16/32/64, bool); convert them in torch first, e.g. with .float()")
         if obj is None:
             raise UnsafeCheckpointError(f"torch checkpoint: refusing global {module}.{name} (not needed to load "
                                         "tensors or state_dicts)")

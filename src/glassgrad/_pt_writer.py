@@ -16,7 +16,8 @@ _STORAGE_OF = {np.dtype(np.float32): "FloatStorage", np.dtype(np.float64): "Doub
                np.dtype(np.float16): "HalfStorage", np.dtype(np.int64): "LongStorage",
                np.dtype(np.int32): "IntStorage", np.dtype(np.int16): "ShortStorage",
                np.dtype(np.int8): "CharStorage", np.dtype(np.uint8): "ByteStorage",
-               np.dtype(np.bool_): "BoolStorage"}
+               np.dtype(np.bool_): "BoolStorage", np.dtype(np.complex64): "ComplexFloatStorage",
+               np.dtype(np.complex128): "ComplexDoubleStorage"}
 
 
 _V3_DTYPES = ("uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",

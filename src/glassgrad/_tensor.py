@@ -31,6 +31,7 @@ from ._tensor_linalg_methods import TensorLinalgMethods
 from ._tensor_more_methods import TensorMoreMethods
 from ._tensor_copy_methods import TensorCopyMethods
 from ._tensor_sparse_methods import TensorSparseMethods
+from ._tensor_complex_methods import TensorComplexMethods
 from ._tensor_protocol import TensorProtocol
 
 _ndarray = np.ndarray
@@ -94,7 +95,8 @@ _NONLEAF_GRAD_WARNING = (
     "more information. (Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
-class Tensor(TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMethods, TensorSparseMethods, TensorProtocol):
+class Tensor(TensorComplexMethods, TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMethods,
+             TensorSparseMethods, TensorProtocol):
     __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_grad", "_vc", "_base", "_view_fn", "_acc",
                  "_extra", "_vbase_fn", "__weakref__", "__dict__")
     __array_priority__ = 1000
@@ -148,7 +150,6 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMe
     is_meta = is_xpu = is_mps = is_ipu = is_xla = is_maia = is_mtia = is_vulkan = False
     is_mkldnn = False
     is_nested = False
-    is_complex = staticmethod(lambda: False)
     layout = _strided         # a SparseTensor (_sparse_tensor.py) has torch.sparse_coo
 
     def get_device(self):
@@ -216,7 +217,7 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMe
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
-        if requires_grad and self._data.dtype.kind not in "fV":
+        if requires_grad and self._data.dtype.kind not in "fVc":
             raise RuntimeError(int_msg)
         if requires_grad and self._extra is not None and self._extra.get("inference") \
                 and not _grad_state.inference:
@@ -309,7 +310,7 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMe
         fn = self._grad_fn
         return tensor_repr(
             to_host(self._data), dtype_name=repr(dt),
-            dtype_is_default=dt is _dtype._default[0] or dt is _dtype.int64 or dt is _dtype.bool,
+            dtype_is_default=dt is _dtype._default[0] or dt is _DEFAULT_COMPLEX.get(_dtype._default[0].name) or dt is _dtype.int64 or dt is _dtype.bool,
             device=None if dev.type == "cpu" else str(dev),
             grad_fn_name=None if fn is None else fn.name().rsplit("::", 1)[-1],
             requires_grad=self._rg,
@@ -340,7 +341,12 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMe
     def __float__(self):
         if _grad_state.watching is not None:    # explain.watch: log the cut
             _grad_state.watching.on_cut("float()", self)
-        return float(self._scalar())
+        v = self._scalar()
+        if isinstance(v, complex):
+            if v.imag != 0:
+                raise RuntimeError("value cannot be converted to type double without overflow")
+            v = v.real
+        return float(v)
 
     def __int__(self):
         if _grad_state.watching is not None:    # explain.watch: log the cut
@@ -430,6 +436,9 @@ class Tensor(TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMe
                 raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
                                 "to copy the tensor to host memory first.")
             return to_host(self._data)
+        if self._extra is not None and self._extra.get("conj"):
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj()."
+                               "numpy() instead.")
         if self._data.dtype.kind == "V" or self._data.dtype.itemsize == 1 and self._data.dtype.kind == "f":
             # bfloat16, the float8s (ml_dtypes calls float8_e5m2's kind 'f'): torch has no NumPy dtype for them
             raise TypeError(f"Got unsupported ScalarType {self.dtype.name_c}")
@@ -453,3 +462,6 @@ def _addr(a):
     return a.__array_interface__["data"][0] if a.__class__ is _ndarray else a.data.ptr
 
 
+
+
+_DEFAULT_COMPLEX = {"float32": _dtype.complex64, "float64": _dtype.complex128}   # the default complex dtype

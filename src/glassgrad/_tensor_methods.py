@@ -21,7 +21,7 @@ _IN_PLACE = {   # the in-place forms (and aliases) torch's Tensor has, one line 
     "compare": "bitwise_left_shift_ bitwise_right_shift_ greater_=gt_ greater_equal_=ge_ less_=lt_ less_equal_=le_ "
                "not_equal_=ne_",
     "arithmetic": "divide_=div_ multiply_=mul_ subtract_=sub_ negative_ float_power_",
-    "views": "swapaxes_=transpose_ swapdims_=transpose_ adjoint", "activation": "hardshrink", "masked": "put",
+    "views": "swapaxes_=transpose_ swapdims_=transpose_", "activation": "hardshrink", "masked": "put",
     "scans": "cumprod_", "gather_scatter": "scatter_reduce_", "statistics": "bincount histogram",
     "sorting": "unique unique_consecutive",
 }
@@ -500,7 +500,7 @@ class TensorMethods:
     def ravel(self):
         return _ops.views.ravel(self)
     def view_as_real(self):
-        return _ops.views.view_as_real(self)
+        return _ops.complex.view_as_real(self)
 
 
     # -- ops/shape.py -----------------------------------------------------------------

@@ -386,14 +386,6 @@ class TensorProtocol:
     def mT(self):
         return _ops.views.mT(self)
 
-    @property
-    def H(self):
-        return _ops.views.T(self)
-
-    @property
-    def mH(self):
-        return _ops.views.mT(self)
-
 
 _REINFORCE_REMOVED = """reinforce() was removed.
 Use torch.distributions instead.

@@ -26,7 +26,7 @@ __all__ = ["SafetensorError", "save", "save_file", "load", "load_file"]
 
 _DTYPES = {"BOOL": np.bool_, "U8": np.uint8, "I8": np.int8, "I16": np.int16, "I32": np.int32, "I64": np.int64,
            "F16": np.float16, "F32": np.float32, "F64": np.float64, "U16": np.uint16, "U32": np.uint32,
-           "U64": np.uint64}
+           "U64": np.uint64, "C64": np.complex64}
 _NAMES = {np.dtype(v): k for k, v in _DTYPES.items()}
 # ml_dtypes' types (an optional package: loading one without it names pip install glassgrad[bf16])
 _ML = {"BF16": "bfloat16", "F8_E4M3": "float8_e4m3fn", "F8_E4M3FNUZ": "float8_e4m3fnuz", "F8_E5M2": "float8_e5m2",
@@ -187,9 +187,9 @@ def _parse_header(size_bytes, read_header, total):
             raise SafetensorError(f"{name!r}: an entry needs dtype, shape and data_offsets")
         dt = _np_dtype(info["dtype"]) if isinstance(info["dtype"], str) else None
         if dt is None:
-            known = info["dtype"] in ("C64",)
+            known = info["dtype"] in ("F8_E8M0",)
             raise SafetensorError(f"{name!r}: unsupported dtype {info['dtype']!r}" + (
-                " (glassgrad has no complex tensors; convert them first)"
+                " (glassgrad's safetensors have no float8_e8m0fnu; convert it first)"
                 if known else ""))
         shape, offs = info["shape"], info["data_offsets"]
         if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):

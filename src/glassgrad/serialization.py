@@ -149,7 +149,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         doc["locations"] = located
     structure = json.dumps(doc, separators=(",", ":"), allow_nan=False)
     from ._tensor import _make
-    tensors = {key: _make(own.reshape(-1)) for key, own, _ in s.table.storages()}
+    # safetensors has no complex128: such a storage is written as its float64 (real, imag) pairs
+    tensors = {key: _make(own.reshape(-1).view(np.float64) if own.dtype == np.complex128 else own.reshape(-1))
+               for key, own, _ in s.table.storages()}
     meta = {_KEY: structure}
     if hasattr(f, "write"):
         f.write(_st.save(tensors, meta))
@@ -194,7 +196,7 @@ def requires_grad(flag, dtype, bad):
     """A loaded tensor's requires_grad `flag`, checked: a bool, and True only for a floating point dtype."""
     if type(flag) is not bool:
         raise bad(f"requires_grad must be a bool, not {type(flag).__name__}")
-    if flag and dtype.kind not in "fV":
+    if flag and dtype.kind not in "fVc":
         raise bad(f"a {dtype} tensor cannot require gradients (only floating point tensors can)")
     return flag
 
@@ -309,6 +311,8 @@ class _Loader:
         if not isinstance(key, str):
             raise _bad(f"a tensor's storage key must be a string, not {type(key).__name__}")
         own = self.storage(key)
+        if d.get("dtype") == "complex128" and own.dtype == np.float64 and own.ndim == 1 and own.size % 2 == 0:
+            own = own.view(np.complex128)       # written as float64 pairs (safetensors has no complex128)
         if d.get("dtype") != str(own.dtype):
             raise _bad(f"tensor dtype does not match its storage ({own.dtype})")
         shape, strides = d.get("shape"), d.get("strides")

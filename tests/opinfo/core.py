@@ -91,6 +91,8 @@ def arr(rng, shape, dtype, low=-2.0, high=2.0):
     """Random array of `shape` in [low, high)."""
     if np.dtype(dtype).kind == "f":
         return rng.uniform(low, high, size=shape).astype(dtype)
+    if np.dtype(dtype).kind == "c":     # real and imaginary parts each in [low, high)
+        return np.asarray(rng.uniform(low, high, size=shape) + 1j * rng.uniform(low, high, size=shape)).astype(dtype)
     if np.dtype(dtype) == np.bool_:
         return rng.integers(0, 2, size=shape).astype(bool)
     return rng.integers(int(low), int(high) + 1, size=shape).astype(dtype)

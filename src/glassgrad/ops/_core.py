@@ -106,7 +106,7 @@ def sum_to(g, shape):
         g = g.reshape(shape)
     return g
 
-_scalar_types = (int, float, bool)
+_scalar_types = (int, float, bool, complex)
 
 
 def as_tensor_arg(x, like):
@@ -133,17 +133,20 @@ def binary_operands(a, b):
         return _tensor_operands(a, ad, b)
     t = b.__class__
     if t is float:
-        if ad.dtype.kind in "fV":
+        if ad.dtype.kind in "fVc":
             return ad, b, None
         return ad.astype(_dtype._default[0].np), b, None
     if t is int:
-        if ad.dtype.kind in "fiuV":
+        if ad.dtype.kind in "fiuVc":
             if ad.dtype.kind == "u" and b < 0 or ad.dtype.kind in "iu" and not _fits(b, ad.dtype):
                 return ad, np.array(b).astype(ad.dtype)[()], None
             return ad, b, None
         return ad.astype(np.int64), b, None   # bool tensor + int -> int64
     if t is bool:
         return ad, b, None
+    if t is complex:         # a complex number: the tensor's complex type (PyTorch's result_type)
+        rt = _dtype.result_type(a, b).np
+        return (ad if ad.dtype == rt else ad.astype(rt)), b, None
     if isinstance(b, Tensor):
         return _tensor_operands(a, ad, b)  # subclass (Parameter)
     if isinstance(b, (np.ndarray, np.generic)):
@@ -155,7 +158,7 @@ def binary_operands(a, b):
 def is_operand(b):
     """Whether `b` can be the other operand of a Tensor operator (else the operator returns NotImplemented,
     as torch's do: x == 'a' is False, x < None a TypeError)."""
-    return isinstance(b, (Tensor, int, float, np.ndarray, np.generic))
+    return isinstance(b, (Tensor, int, float, complex, np.ndarray, np.generic))
 
 
 def _tensor_operands(a, ad, b):
@@ -252,6 +255,32 @@ def _binary_node(cls, a, b, bt):
     n.ashape = a._data.shape
     n.adt = a._data.dtype
     return n
+
+
+def no_complex(x, name, fmt='"{}_cpu" not implemented for \'{}\'', exc=NotImplementedError):
+    """PyTorch's error for an op without complex kernels (`fmt` gets the op name and the C++ dtype name)."""
+    if x._data.dtype.kind == "c":
+        raise exc(fmt.format(name, _dtype.c_name(x._data.dtype)))
+
+
+def real_only(fname, *tensors):
+    """The linear-algebra ops glassgrad computes for real tensors only: a clear error for complex ones (never a
+    silently wrong answer)."""
+    for t in tensors:
+        if t._data.dtype.kind == "c":
+            raise NotImplementedError(f"{fname}: complex tensors are not supported by glassgrad (real dtypes only)")
+
+
+def holomorphic(bw):
+    """Decorate the backward of a node whose formula is written for real numbers and whose op is holomorphic
+    (products, matrix products): on a complex gradient it runs as conj(bw(conj(gy))), which is PyTorch's
+    conjugate Wirtinger gradient gy * conj(f'(x))."""
+    def backward(self, ns, g):
+        if ns.data(g).dtype.kind != "c":
+            return bw(self, ns, g)
+        return tuple(None if r is None else ns.conj(r) for r in bw(self, ns, ns.conj(g)))
+    backward.__name__ = bw.__name__
+    return backward
 
 
 def _needs_grad(a, bt):

@@ -157,6 +157,9 @@ def _array_from_data(data, dtype):
     if arr.dtype == np.uint64 and (dtype is None or not dtype.is_floating_point):
         raise ValueError("Overflow when unpacking long long")
     if dtype is not None:
+        if arr.dtype.kind == "c" and dtype.np.kind != "c":     # Python complex numbers for a real dtype
+            raise TypeError("must be real number, not complex" if dtype.is_floating_point else
+                            "'complex' object cannot be interpreted as an integer")
         _check_fits(arr, dtype)
         return _dtype.cast(arr, dtype.np)
     k = arr.dtype.kind
@@ -167,5 +170,5 @@ def _array_from_data(data, dtype):
     if k == "b":
         return arr
     if k == "c":
-        raise TypeError("complex tensors are not supported by glassgrad")
+        return arr.astype(_dtype._default[0].to_complex().np)
     return arr.astype(_dtype._default[0].np)

@@ -31,7 +31,7 @@ class AddBackward0(_Binary):        # y = a + alpha * b; da = gy; db = alpha * g
     def backward(self, ns, g):
         gb = None
         if self.bshape is not None:
-            gb = g if self.alpha == 1 else g * self.alpha
+            gb = g if self.alpha == 1 else g * _cj(self.alpha)
         return self._red(ns, g, gb)
 
 
@@ -42,7 +42,7 @@ class SubBackward0(AddBackward0):   # y = a - alpha * b; da = gy; db = -alpha * 
     def backward(self, ns, g):
         gb = None
         if self.bshape is not None:
-            gb = -g if self.alpha == 1 else g * (-self.alpha)
+            gb = -g if self.alpha == 1 else g * (-_cj(self.alpha))
         return self._red(ns, g, gb)
 
 
@@ -63,7 +63,7 @@ class RsubBackward0(_Binary):       # y = b - alpha * a (b a tensor); da = -alph
 
 
 def _check_alpha(a_dtype_kind, alpha, fn="add"):
-    _args.number_arg(alpha, fn, "alpha")
+    _args.number_arg(alpha, fn, "alpha", complex_ok=a_dtype_kind == "c")
     if isinstance(alpha, float) and a_dtype_kind in "iub" and alpha != int(alpha):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
@@ -133,11 +133,16 @@ class MulBackward0(_Binary):        # y = a * b; da = gy * b; db = gy * a
 
     def backward(self, ns, g):
         if self.bshape is None:                      # b is a Python number
-            return self._red(ns, g * self.other, None)
+            return self._red(ns, g * _cj(self.other), None)
         a, b = ns.unpack(self)
-        ga = None if self.next_functions[0][0] is None else g * b
-        gb = None if self.next_functions[1][0] is None else g * a
+        ga = None if self.next_functions[0][0] is None else g * ns.conj(b)     # complex: gy * conj(other)
+        gb = None if self.next_functions[1][0] is None else g * ns.conj(a)
         return self._red(ns, ga, gb)
+
+
+def _cj(v):
+    """The conjugate of a Python number (complex gradients: PyTorch's conjugate Wirtinger convention)."""
+    return v.conjugate() if v.__class__ is complex else v
 
 
 def _save_pair(n, a, bt):
@@ -168,10 +173,11 @@ class DivBackward0(_Binary):        # y = a / b; da = gy / b; db = -gy * a / b**
 
     def backward(self, ns, g):
         if self.bshape is None:
-            return self._red(ns, g / self.other, None)
+            return self._red(ns, g / _cj(self.other), None)
         a, b = ns.unpack(self)
+        b = ns.conj(b)
         ga = None if self.next_functions[0][0] is None else g / b
-        gb = None if self.next_functions[1][0] is None else -g * a / (b * b)
+        gb = None if self.next_functions[1][0] is None else -g * ns.conj(a) / (b * b)
         return self._red(ns, ga, gb)
 
 
@@ -225,6 +231,8 @@ def div(input, other, *, rounding_mode=None, out=None):
             return make(y, True, n)
         return make(y)
     ad, bd, bt = binary_operands(input, other)
+    if ad.dtype.kind == "c":
+        raise NotImplementedError(f'"div_{rounding_mode}_cpu" not implemented for \'{_dtype.c_name(ad.dtype)}\'')
     if rounding_mode == "trunc":
         if ad.dtype.kind in "iu":
             _int_zero_check(bd)
@@ -295,6 +303,8 @@ class PowBackward0(Node):           # y = x ** p (p a number); dx = gy * p * x *
         p = self.exponent
         if p == 0:
             return (ns.zeros_like(g),)        # torch: zeros_like(self), whatever the gradient (NaN included)
+        if ns.data(x).dtype.kind == "c" or p.__class__ is complex:
+            return (g * ns.conj(p * ns.pow(x, p - 1)),)
         return (g * (p * ns.pow(x, p - 1)),)
 
 
@@ -305,11 +315,25 @@ class PowBackward1(_Binary):        # y = a ** b; da = gy * b * a ** (b - 1); db
 
     def backward(self, ns, g):
         a, b, y = ns.unpack(self)
+        if ns.data(y).dtype.kind == "c":
+            return self._complex(ns, g, a, b, y)
         ga = gb = None
         if self.next_functions[0][0] is not None:
             ga = ns.where(ns.const(ns.data(b) == 0, g), ns.zeros_like(g), g * b * ns.pow(a, b - 1))  # torch: 0, NaN grad too
         if self.next_functions[1][0] is not None:
             gb = ns.where(ns.const((ns.data(a) == 0) & (ns.data(b) >= 0), g), g * 0, g * y * ns.log(a))
+        return self._red(ns, ga, gb)
+
+
+    def _complex(self, ns, g, a, b, y):       # PyTorch's pow_backward_self / _exponent with conjugates
+        ga = gb = None
+        bd, ad = ns.data(b), ns.data(a)
+        a = a if ad.dtype.kind == "c" else ns.cast(a, ns.data(y).dtype)     # computed in the complex type
+        if self.next_functions[0][0] is not None:
+            ga = ns.where(ns.const(bd == 0, g), g * 0, g * ns.conj(b * ns.pow(a, b - 1)))
+        if self.next_functions[1][0] is not None:
+            real_exp = (np.imag(bd) == 0) & (np.real(bd) >= 0)
+            gb = ns.where(ns.const((ad == 0) & real_exp, g), g * 0, g * ns.conj(y * ns.log(a)))
         return self._red(ns, ga, gb)
 
 
@@ -321,6 +345,8 @@ class PowBackward2(_Binary):        # y = s ** b (s a number); db = gy * y * log
     def backward(self, ns, g):
         b, y = ns.unpack(self)
         s = self.other
+        if ns.data(y).dtype.kind == "c":        # db = gy * conj(y log(s)), complex log
+            return (None, self._red(ns, None, g * ns.conj(y * complex(np.log(complex(s)))))[1])
         if s == 0:
             return (None, ns.where(ns.const(ns.data(b) >= 0, g), g * 0, g * y * float(np.log(s) if s > 0 else np.nan)))
         return (None, self._red(ns, None, g * y * float(np.log(s)))[1])
@@ -345,6 +371,8 @@ def pow(input, exponent, *, out=None):
         y = np.where(bd < 0, np.where(ad == 1, 1, np.where(ad == -1, 1 - 2 * (bd % 2), 0)), y).astype(y.dtype)
     else:
         y = _bcast(np.power, ad, bd, input, exponent)
+    if y.dtype.kind == "c":         # PyTorch's complex pow (exp(b log a)): 0 ** 0 is nan + nanj
+        y = np.where((ad == 0) & (bd == 0), y.dtype.type(complex(np.nan, np.nan)), y)
     if _needs_grad(input, bt):
         n = _binary_node(PowBackward1, input, exponent, bt)
         out = make(y, True, n)
@@ -357,10 +385,13 @@ def rpow(input, other):
     """other ** input with `other` a number (what `2 ** x` calls)."""
     if isinstance(other, Tensor):
         return pow(other, input)
-    _args.number_arg(other, "pow", "self", 1)
+    _args.number_arg(other, "pow", "self", 1, complex_ok=True)
     ed = input._data
-    base = np.asarray(other, dtype=ed.dtype if ed.dtype.kind in "fV" or isinstance(other, int) else
-                      _dtype._default[0].np)
+    if isinstance(other, complex) or ed.dtype.kind == "c":
+        base = np.asarray(other, dtype=_dtype.result_type(input, other).np)
+    else:
+        base = np.asarray(other, dtype=ed.dtype if ed.dtype.kind in "fV" or isinstance(other, int) else
+                          _dtype._default[0].np)
     y = np.power(base, ed)
     if input._rg and grad.enabled:
         n = PowBackward2((NO_EDGE, edge(input)))
@@ -397,7 +428,7 @@ def _copy_from(x, src):
 
 def copy_(x, src, non_blocking=False):
     check_inplace(x)
-    if not isinstance(src, (Tensor, int, float, np.generic)):
+    if not isinstance(src, (Tensor, int, float, complex, np.generic)):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {_args.type_name(src)}")
     if not isinstance(src, Tensor):
         src = as_tensor_arg(src, x)
@@ -512,6 +543,8 @@ def _mod(fn, scalar_cls, tensor_cls):
         if not isinstance(input, Tensor):
             input = as_tensor_arg(input, other)
         ad, bd, bt = binary_operands(input, other)
+        if ad.dtype.kind == "c":
+            raise NotImplementedError(f'"{"remainder" if fn is _remainder_arr else "fmod"}_cpu" not implemented for \'{_dtype.c_name(ad.dtype)}\'')
         if ad.dtype.kind in "iu" and np.any(np.asarray(bd) == 0):
             raise RuntimeError("ZeroDivisionError")
         with np.errstate(all="ignore"):

@@ -70,6 +70,8 @@ class ClampBackward0(Node):         # tensor bounds: gy goes to the one of x, mi
 
 
 def clamp(input, min=None, max=None, *, out=None):
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -237,6 +239,8 @@ def _minmax(name, fn, cls):
     def op(input, other, *, out=None):
         _need_tensor(name, other)
         ad, bd, bt = binary_operands(input, other)
+        if ad.dtype.kind == "c":
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
         y = _bcast(fn, ad, bd, input, other)
         if _needs_grad(input, bt):
             n = _binary_node(cls, input, other, bt)
@@ -278,6 +282,8 @@ def _float_binary(name, fn, cls, save_result=False):
     def op(input, other, *, out=None):
         _need_tensor(name, other)
         ad, bd, bt = binary_operands(input, other)
+        if ad.dtype.kind == "c":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype.c_name(ad.dtype)}\'')
         ad, bd = _floatify(ad, bd, bt)
         with np.errstate(all="ignore"):
             y = _bcast(fn, ad, bd, input, other)

@@ -35,20 +35,29 @@ def ne(input, other, *, out=None):
     return _cmp(np.not_equal, input, other)
 
 
+def _order(fn, name, a, b):
+    """An ordering comparison: PyTorch refuses complex operands."""
+    for x in (a, b):
+        if isinstance(x, Tensor) and x._data.dtype.kind == "c" or isinstance(x, complex):
+            c = x._data.dtype if isinstance(x, Tensor) else np.dtype(np.complex128)
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype.c_name(c)}\'')
+    return _cmp(fn, a, b)
+
+
 def lt(input, other, *, out=None):
-    return _cmp(np.less, input, other)
+    return _order(np.less, "lt", input, other)
 
 
 def le(input, other, *, out=None):
-    return _cmp(np.less_equal, input, other)
+    return _order(np.less_equal, "le", input, other)
 
 
 def gt(input, other, *, out=None):
-    return _cmp(np.greater, input, other)
+    return _order(np.greater, "gt", input, other)
 
 
 def ge(input, other, *, out=None):
-    return _cmp(np.greater_equal, input, other)
+    return _order(np.greater_equal, "ge", input, other)
 
 
 greater = gt

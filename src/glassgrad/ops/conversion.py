@@ -3,6 +3,8 @@
 ops: to (dtype / device / other tensor), type, float/double/long/... (via to_dtype), clone,
      contiguous (via clone), cpu/cuda (via to_device), view(dtype)
 """
+import warnings
+
 import numpy as np
 
 from .. import _args, _dtype, backend
@@ -30,8 +32,14 @@ def to_dtype(x, dtype, copy=False):
     a = x._data
     if a.dtype == npdt and not copy:
         return x
-    arr = _dtype.cast(a, npdt)
-    if x._rg and grad.enabled and dtype.is_floating_point:
+    if a.dtype.kind == "c" and npdt == np.bool_:
+        arr = a != 0
+    elif a.dtype.kind == "c" and npdt.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        arr = a.real.astype(npdt)
+    else:
+        arr = _dtype.cast(a, npdt)
+    if x._rg and grad.enabled and (dtype.is_floating_point or dtype.is_complex):
         n = ToCopyBackward0((edge(x),))
         n.in_dtype = a.dtype
         return make(arr, True, n)

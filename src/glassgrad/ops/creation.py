@@ -240,7 +240,12 @@ def _fill_value(v, dt, fn, arg="fill_value", pos=2):
     """A fill value (torch's Scalar) as a NumPy scalar of dtype `dt`, with torch's errors for an int out of
     every range (OverflowError) and for a value `dt` cannot hold (RuntimeError); negative values wrap into
     unsigned types, as in torch."""
-    v = _args.number_arg(v, fn, arg, pos)
+    v = v if isinstance(v, complex) else _args.number_arg(v, fn, arg, pos)
+    if isinstance(v, complex) and dt.np.kind != "c":
+        if v.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {dt.np.name if dt.np.kind != 'f' else _C_REAL[dt.name]} "
+                               "without overflow")
+        v = v.real
     if isinstance(v, int) and not isinstance(v, bool) and not -2 ** 63 <= v < 2 ** 64:
         raise OverflowError("int too big to convert")
     if dt.np.kind in "iu" and not isinstance(v, bool):
@@ -250,12 +255,15 @@ def _fill_value(v, dt, fn, arg="fill_value", pos=2):
     return _dtype.cast(np.array(v), dt.np)[()]
 
 
+_C_REAL = {"float16": "c10::Half", "float32": "float", "float64": "double", "bfloat16": "c10::BFloat16"}
+
+
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
          requires_grad=False):
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {_args.type_name(size)}")
     shape = _size((size,), "full")
-    fv = _args.number_arg(fill_value, "full", "fill_value", 2)
+    fv = fill_value if isinstance(fill_value, complex) else _args.number_arg(fill_value, "full", "fill_value", 2)
     dt = _dtype.scalar_dtype(fv) if dtype is None else _dtype.to_dtype(dtype, "full")
     fv = _fill_value(fv, dt, "full")
     _args.bool_arg(requires_grad, "full", "requires_grad")
@@ -330,7 +338,7 @@ def _range(fn, start, end, step, dtype, float_default):
     """The values of arange / range: start + i * step, computed in double for floating dtypes (as torch)."""
     isf = any(isinstance(v, float) for v in (start, end, step))
     dt = _dt(dtype, (_dtype._default[0] if isf or float_default else _dtype.int64), fn)
-    if dt is _dtype.bool or dt in _dtype._LIMITED:
+    if dt is _dtype.bool or dt in _dtype._LIMITED or dt.is_complex:
         raise NotImplementedError(f'"{fn}_cpu" not implemented for \'{dt.name_c}\'')
     if not dt.is_floating_point:
         if isf and step != 0 and int(step) == 0:

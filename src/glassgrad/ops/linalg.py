@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from .._blas import matmul as gemm
-from ._core import Tensor, make, edge, save_in, grad, broadcast_error
+from ._core import Tensor, make, edge, save_in, grad, broadcast_error, holomorphic
 from ..autograd.graph import Node
 from .arithmetic import mul
 from .views import reshape
@@ -30,6 +30,7 @@ def _st(t):
 class _LinalgNode(Node):
     __slots__ = ("bw", "info")
 
+    @holomorphic
     def backward(self, ns, g):
         return self.bw(self, ns, g, *ns.unpack(self))
 
@@ -122,6 +123,7 @@ class MmBackward0(Node):            # y = a @ b; da = gy @ b.T; db = a.T @ gy
     stack_rule = "mm"
     _saved_names = ("self", "mat2")
 
+    @holomorphic
     def backward(self, ns, g):
         a, b = ns.unpack(self)
         ga = None if self.next_functions[0][0] is None else ns.matmul(g, ns.mT(b))
@@ -345,6 +347,10 @@ def _dot_bw(n, ns, g, a, b):
     return (g * b if n.need(0) else None, g * a if n.need(1) else None)
 
 
+def _vdot_bw(n, ns, g, a, b):       # y = sum(conj(a) b): da = conj(gy) b, db = gy a (through the conj of
+    return (ns.conj(g * b) if n.need(0) else None, g * ns.conj(a) if n.need(1) else None)   # _LinalgNode)
+
+
 def dot(input, tensor, *, out=None):
     _tensor_arg(tensor, "dot", 2, "tensor")
     _dot_checks(input, tensor)
@@ -357,8 +363,8 @@ def vdot(input, other, *, out=None):
     _tensor_arg(other, "vdot", 2, "other")
     _dot_checks(input, other)
     _no_bool("vdot", input)
-    y = np.asarray(np.dot(input._data, other._data), dtype=input._data.dtype)
-    return _wrap(y, VdotBackward0, (input, other), _dot_bw)
+    y = np.asarray(np.vdot(input._data, other._data), dtype=input._data.dtype)
+    return _wrap(y, VdotBackward0, (input, other), _vdot_bw)
 
 
 # -- outer / ger / kron -------------------------------------------------------------------------

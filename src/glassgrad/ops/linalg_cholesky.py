@@ -48,10 +48,10 @@ def _sizes_match(op, a, b):
 
 
 def _chol_solve_arrays(b, L, upper):
-    """X with (L L^T) X = b (upper: U^T U), by two triangular substitutions."""
-    Lo = np.swapaxes(L, -1, -2) if upper else L
+    """X with (L L^H) X = b (upper: U^H U), by two triangular substitutions (^H: ^T for real tensors)."""
+    Lo = np.conj(np.swapaxes(L, -1, -2)) if upper else L
     y = _tri_solve(np.tril(Lo), b, False)
-    return _tri_solve(np.triu(np.swapaxes(Lo, -1, -2)), y, True)
+    return _tri_solve(np.triu(np.conj(np.swapaxes(Lo, -1, -2))), y, True)
 
 
 class CholeskySolveBackward0(_LaNode):   # gB = cholesky_solve(gX, L); gL = -(C L) or -(L C), C = gB X^T + X gB^T
@@ -61,8 +61,8 @@ class CholeskySolveBackward0(_LaNode):   # gB = cholesky_solve(gX, L); gL = -(C 
     def formula(self, g, L, X):
         upper, b_shape = self.info
         gB = cholesky_solve(g, L, upper)
-        C = gB @ X.mT
-        C = C + C.mT
+        C = gB @ X.mH
+        C = C + C.mH
         gL = -(L @ C) if upper else -(C @ L)
         return _sum_to(gB, b_shape), _sum_to(gL, L.shape)
 
@@ -83,7 +83,7 @@ class CholeskyInverseBackward0(_LaNode):   # C = inv (g + g^T) inv; gL = -(C L) 
     _saved_names = ("self", "result")
 
     def formula(self, g, L, inv):
-        C = inv @ ((g + g.mT) @ inv)
+        C = inv @ ((g + g.mH) @ inv)
         return (-(L @ C) if self.info else -(C @ L),)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtype
 from ._core import make, grad, broadcast_shape
 from .shape import cat
+from .complex import conj, imag
 from .ternary import where
 from .linalg_solve import (_LaNode, wrap, named, check_float, lapack_dtype, low_kernel, check_matrix, check_square, square_float,
                            solve_triangular, solve, lu_arrays, perm_from_pivots, _tri_solve)
@@ -32,9 +33,9 @@ class LinalgEighBackward0(_LaNode):   # gA = V (skew(V^T gV) / E + diag(gL)) V^T
         if gV is None:
             if gL is None:
                 return (None,)
-            return ((V * gL.unsqueeze(-2)) @ V.mT,)
-        VhgV = V.mT @ gV
-        VhgV = 0.5 * (VhgV - VhgV.mT)
+            return ((V * gL.unsqueeze(-2)) @ V.mH,)
+        VhgV = V.mH @ gV                    # mH: the conjugate transpose (mT for real tensors)
+        VhgV = 0.5 * (VhgV - VhgV.mH)
         n = L.shape[-1]
         eye = np.eye(n, dtype=bool)
         E = L.unsqueeze(-2) - L.unsqueeze(-1) + make(eye.astype(L._data.dtype))
@@ -43,7 +44,7 @@ class LinalgEighBackward0(_LaNode):   # gA = V (skew(V^T gV) / E + diag(gL)) V^T
             ret = where(make(eye), gL.diag_embed(), ret)
         else:
             ret = ret * make((~eye).astype(L._data.dtype))
-        return (V @ (ret @ V.mT),)
+        return (V @ (ret @ V.mH),)
 
 
 def _uplo(UPLO):
@@ -68,7 +69,7 @@ def eigh(A, UPLO="L", *, out=None):
         L, V = np.linalg.eigh(a, UPLO=uplo)
     else:
         L, V = np.zeros(a.shape[:-1], a.dtype), np.zeros(a.shape, a.dtype)
-    Lt, Vt = wrap((L.astype(a.dtype), V.astype(a.dtype)), LinalgEighBackward0, (A,), saved_out=(0, 1))
+    Lt, Vt = wrap((L.astype(a.real.dtype), V.astype(a.dtype)), LinalgEighBackward0, (A,), saved_out=(0, 1))
     return named("linalg_eigh", ("eigenvalues", "eigenvectors"), (Lt, Vt))
 
 
@@ -79,7 +80,7 @@ def eigvalsh(A, UPLO="L", *, out=None):
     a = _eigh_arrays(A, "linalg.eigh")
     uplo = _uplo(UPLO)
     L = np.linalg.eigvalsh(a, UPLO=uplo) if a.size else np.zeros(a.shape[:-1], a.dtype)
-    return make(L.astype(a.dtype))
+    return make(L.astype(a.real.dtype))        # Hermitian: real eigenvalues
 
 
 # -- det / slogdet ----------------------------------------------------------------------------------------------
@@ -88,14 +89,20 @@ class LinalgDetBackward0(_LaNode):     # gA = g det A^-T; the adjugate through t
     _saved_names = ("A", "result")
 
     @staticmethod
-    def formula(g, A, det):
+    def formula(g, A, det):         # complex: conj of the real formula at conj(g), i.e. g conj(det) A^-H
+        if A.is_complex():
+            return (conj(_det_backward(conj(g), A, det)),)
         return (_det_backward(g, A, det),)
 
     def backward(self, ns, g):
         if ns.is_tensor_mode:
             return _LaNode.backward(self, ns, g)
         A, d = ns.unpack(self)
-        return (np.zeros_like(A) if A.size == 0 else _det_backward_first(g, A, d, self.info),)
+        if A.size == 0:
+            return (np.zeros_like(A),)
+        if A.dtype.kind == "c":
+            return (np.conj(_det_backward_first(np.conj(g), A, d, self.info)),)
+        return (_det_backward_first(g, A, d, self.info),)
 
 
 def _det_backward_first(g, A, det, use_at):
@@ -180,25 +187,29 @@ def det(A, *, out=None):
     return d
 
 
-class LinalgSlogdetBackward0(_LaNode):     # gA = g_logabsdet A^-T (the sign is locally constant)
+class LinalgSlogdetBackward0(_LaNode):     # gA = g A^-H, g = g_logabsdet (- i Im(g_sign conj(sign)) if complex)
     __slots__ = ()
     n_outputs = 2
-    _saved_names = ("A",)
+    _saved_names = ("A", "sign")
 
     @staticmethod
-    def formula(grads, A):
-        g = grads[1]
+    def formula(grads, A, sign):
+        gs, g = grads
+        if A.is_complex() and gs is not None:       # the sign moves with the phase of det (real: constant)
+            t = imag(gs * conj(sign)) * -1j
+            g = t if g is None else g + t
         if g is None:
             return (None,)
         n = A.shape[-1]
-        return (solve(A.mT, g.unsqueeze(-1).unsqueeze(-1) * _eye_like(A).expand(tuple(A.shape[:-2]) + (n, n))),)
+        return (solve(A.mH, g.unsqueeze(-1).unsqueeze(-1) * _eye_like(A).expand(tuple(A.shape[:-2]) + (n, n))),)
 
 
 def slogdet(A, *, out=None):
     a = square_float("linalg.slogdet", A)
     with np.errstate(all="ignore"):
         s, l_ = np.linalg.slogdet(np.swapaxes(a, -1, -2) if _lapack_transposed(a) else a) if a.size else (np.ones(a.shape[:-2]), np.zeros(a.shape[:-2]))
-    s, l_ = wrap((np.asarray(s, a.dtype), np.asarray(l_, a.dtype)), LinalgSlogdetBackward0, (A,), saved_in=(0,))
+    s, l_ = wrap((np.asarray(s, a.dtype), np.asarray(l_, a.real.dtype)), LinalgSlogdetBackward0, (A,), saved_in=(0,),
+                 saved_out=(0,))
     return named("linalg_slogdet", ("sign", "logabsdet"), (s, l_))
 
 
@@ -224,8 +235,8 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
     m, n = U.shape[-2], Vh.shape[-1]
     if gU is None and gVh is None:
         return U @ (gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)) @ Vh
-    UhgU = None if gU is None else _skew(U.mT @ gU)
-    VhgV = None if gVh is None else _skew(Vh @ gVh.mT)
+    UhgU = None if gU is None else _skew(U.mH @ gU)      # mH: conjugate transposes (mT for real tensors)
+    VhgV = None if gVh is None else _skew(Vh @ gVh.mH)
     S2 = S * S
     k = S.shape[-1]
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + make(np.eye(k, dtype=S._data.dtype))
@@ -237,21 +248,23 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
         gA = S.unsqueeze(-1) * (VhgV / E)
     if gS is not None:
         gA = gA + gS.diag_embed()
+    if U.is_complex() and gU is not None:      # the phase term: i Im(diag(U^H gU)) / S
+        gA = gA + (imag((U.mH @ gU).diagonal(0, -2, -1)) / S * 1j).diag_embed()
     if m > n and gU is not None:
         gA = U @ gA
         gUSinv = gU / S.unsqueeze(-2)
-        gA = gA + gUSinv - U @ (U.mT @ gUSinv)
+        gA = gA + gUSinv - U @ (U.mH @ gUSinv)
         return gA @ Vh
     if m < n and gVh is not None:
         gA = gA @ Vh
         SinvgVh = gVh / S.unsqueeze(-1)
-        gA = gA + SinvgVh - (SinvgVh @ Vh.mT) @ Vh
+        gA = gA + SinvgVh - (SinvgVh @ Vh.mH) @ Vh
         return U @ gA
     return U @ (gA @ Vh) if m >= n else (U @ gA) @ Vh
 
 
 def _skew(X):
-    return X - X.mT
+    return X - X.mH
 
 
 def _svd_arrays(A, full_matrices):
@@ -264,9 +277,9 @@ def _svd_arrays(A, full_matrices):
         um, vn = (m, n) if full_matrices else (k, k)
         eye_u = np.broadcast_to(np.eye(m, um, dtype=a.dtype), a.shape[:-2] + (m, um)).copy()
         eye_v = np.broadcast_to(np.eye(vn, n, dtype=a.dtype), a.shape[:-2] + (vn, n)).copy()
-        return eye_u, np.zeros(a.shape[:-2] + (k,), a.dtype), eye_v
+        return eye_u, np.zeros(a.shape[:-2] + (k,), a.real.dtype), eye_v
     U, S, Vh = np.linalg.svd(a, full_matrices=full_matrices)
-    return U.astype(a.dtype), S.astype(a.dtype), Vh.astype(a.dtype)
+    return U.astype(a.dtype), S.astype(a.real.dtype), Vh.astype(a.dtype)
 
 
 def _no_driver(driver):
@@ -292,7 +305,7 @@ def svdvals(A, *, driver=None, out=None):
     check_float("linalg.svd", A, kernel="linalg_svd_cpu")
     a = A._data
     S = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]),), a.dtype)
-    return make(S.astype(a.dtype))
+    return make(S.astype(a.real.dtype))        # singular values are real
 
 
 # -- qr ---------------------------------------------------------------------------------------------------------
@@ -314,20 +327,23 @@ def qr_backward(gQ, gR, Q, R, mode):
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
     if gQ is None and gR is None:
         return None
-    if gQ is not None:
-        gA = gR @ R.mT - Q.mT @ gQ if gR is not None else -(Q.mT @ gQ)
+    if gQ is not None:          # mH: conjugate transposes (mT for real tensors), as PyTorch's linalg_qr_backward
+        gA = gR @ R.mH - Q.mH @ gQ if gR is not None else -(Q.mH @ gQ)
     else:
-        gA = gR @ R.mT
+        gA = gR @ R.mH
     if m >= n:
         X = gA.triu()
-        sym = X + X.mT
+        sym = X + X.mH
         sym = sym - 0.5 * sym.diagonal(0, -2, -1).diag_embed()
         gA = Q @ sym
         if gQ is not None:
             gA = gA + gQ
-        return solve_triangular(R.mT, gA, upper=False, left=False)
-    gA = Q @ (-gA - (-gA).mT).tril()
-    gA = solve_triangular(R.narrow(-1, 0, m).mT, gA, upper=False, left=False)
+        return solve_triangular(R.mH, gA, upper=False, left=False)
+    skew = (-gA - (-gA).mH).tril()
+    if skew.is_complex():       # its diagonal is 2i Im(.): halved, as PyTorch
+        skew = skew - 0.5 * skew.diagonal(0, -2, -1).diag_embed()
+    gA = Q @ skew
+    gA = solve_triangular(R.narrow(-1, 0, m).mH, gA, upper=False, left=False)
     gA = cat([gA, make(np.zeros(tuple(R.shape[:-1]) + (n - m,), R._data.dtype))], -1)
     if gR is not None:
         gA = gA + Q @ gR
@@ -367,15 +383,15 @@ class LinalgPinvBackward0(_LaNode):    # PyTorch's pinv_backward
 
 def pinv_backward(g, pinvA, A):
     m, n = A.shape[-2], A.shape[-1]
-    pinvAh = pinvA.mT
-    gh = g.mT
+    pinvAh = pinvA.mH                   # PyTorch's pinv_backward, with conjugate transposes
+    gh = g.mH
     if m <= n:
         K = gh @ pinvA
         KpinvAh = K @ pinvAh
-        return -(pinvA @ K).mT + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gh - K @ A)
+        return -(pinvA @ K).mH + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gh - K @ A)
     K = pinvA @ gh
     pinvAhK = pinvAh @ K
-    return -(K @ pinvA).mT + ((gh - A @ K) @ pinvA) @ pinvAh + pinvAhK - (pinvAhK @ pinvA) @ A
+    return -(K @ pinvA).mH + ((gh - A @ K) @ pinvA) @ pinvAh + pinvAhK - (pinvAhK @ pinvA) @ A
 
 
 def _tol(v):
@@ -397,7 +413,8 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
         cut = _cutoff(S, atol, rtol, m, n, a.dtype)
         with np.errstate(all="ignore"):
             Sinv = np.where(S > cut, 1 / S, 0)
-        y = np.matmul(np.swapaxes(Vh, -1, -2) * Sinv[..., None, :], np.swapaxes(U, -1, -2)).astype(a.dtype)
+        y = np.matmul(np.conj(np.swapaxes(Vh, -1, -2)) * Sinv[..., None, :],
+                      np.conj(np.swapaxes(U, -1, -2))).astype(a.dtype)      # V S^+ U^H
     P, = wrap((y,), LinalgPinvBackward0, (A,), saved_in=(0,), saved_out=(0,))
     return P
 
@@ -419,7 +436,7 @@ class LinalgMatrixExpBackward0(_LaNode):   # gA = the top-right block of exp([[A
 
     @staticmethod
     def formula(g, A):
-        At = A.mT
+        At = A.mH
         n = A.shape[-1]
         Z = make(np.zeros(tuple(A.shape), A._data.dtype))
         M = cat([cat([At, g], -1), cat([Z, At], -1)], -2)
@@ -433,7 +450,7 @@ _PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796
 def _expm(a):
     """exp of square matrices `a` (..., n, n): scaling and squaring with the [13/13] Pade approximant (Higham
     2005), in float64."""
-    x = a.astype(np.float64)
+    x = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     n = x.shape[-1]
     norm1 = np.abs(x).sum(-2).max(-1) if x.size else np.zeros(x.shape[:-2])
     s = np.maximum(0, np.ceil(np.log2(np.maximum(norm1, 1e-300) / 5.371920351148152))).astype(int)
@@ -466,8 +483,8 @@ class LinalgCrossBackward0(_LaNode):     # ga = b x g; gb = g x a
 
     def formula(self, g, a, b):
         dim, sa, sb = self.info
-        ga = cross(b, g, dim=dim) if self.need(0) else None
-        gb = cross(g, a, dim=dim) if self.need(1) else None
+        ga = cross(conj(b), g, dim=dim) if self.need(0) else None      # conj: no-op for real tensors
+        gb = cross(g, conj(a), dim=dim) if self.need(1) else None
         ga = ga if ga is None or tuple(ga.shape) == sa else ga.sum_to_size(sa)
         gb = gb if gb is None or tuple(gb.shape) == sb else gb.sum_to_size(sb)
         return (ga, gb)

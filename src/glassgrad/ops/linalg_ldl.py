@@ -9,7 +9,7 @@ no derivative (its node is `NotImplemented`); ldl_solve is not differentiable ei
 import numpy as np
 
 from .. import _dtype
-from ._core import make, edge, grad
+from ._core import make, edge, grad, real_only
 from .linalg_solve import named, check_matrix, lapack_dtype, low_kernel
 from ._core import NotImplementedNode
 
@@ -148,6 +148,7 @@ def _ldl_checks(fname, A):
 
 
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    real_only("torch.linalg.ldl_factor_ex", A)
     a = _ldl_checks("torch.linalg.ldl_factor_ex", A)
     n = a.shape[-1]
     res = [_sytf2(x) for x in a.reshape((-1, n, n))] if a.size else []
@@ -174,6 +175,7 @@ def ldl_factor(A, *, hermitian=False, out=None):
 
 
 def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    real_only("torch.linalg.ldl_solve", LD, B)
     ld, b = LD._data, B._data
     check_matrix("torch.linalg.ldl_solve", LD, "LD")
     check_matrix("torch.linalg.ldl_solve", B, "B")

@@ -6,7 +6,7 @@ ops: lu_factor lu_factor_ex lu lu_solve lstsq householder_product
 import numpy as np
 
 from .. import _dtype
-from ._core import make, edge, save_out, grad
+from ._core import make, edge, save_out, grad, real_only
 from .shape import cat, stack
 from .linalg_solve import (_LaNode, wrap, named, check_float, lapack_dtype, low_kernel, check_matrix, check_square, lu_arrays, perm_from_pivots,
                            _tri_solve, solve_triangular, batch_prefix)
@@ -37,33 +37,33 @@ def lu_backward(gL, gU, P, L, U):
     m, n = L.shape[-2], U.shape[-1]
     k = min(m, n)
     if m == n:
-        gA = L.mT @ gL if gL is not None else None
+        gA = L.mH @ gL if gL is not None else None
         gA = None if gA is None else gA.tril(-1)
         if gU is not None:
-            t = (gU @ U.mT).triu()
+            t = (gU @ U.mH).triu()
             gA = t if gA is None else gA + t
-        gA = solve_triangular(U.mT, gA, upper=False, left=False)
-        return P @ solve_triangular(L.mT, gA, upper=True, left=True, unitriangular=True)
+        gA = solve_triangular(U.mH, gA, upper=False, left=False)
+        return P @ solve_triangular(L.mH, gA, upper=True, left=True, unitriangular=True)
     if m < n:
-        gA = L.mT @ gL if gL is not None else None
+        gA = L.mH @ gL if gL is not None else None
         if gU is not None:
-            t = gU.triu() @ U.mT
+            t = gU.triu() @ U.mH
             gA = -t if gA is None else gA - t
-        gA = solve_triangular(U.narrow(-1, 0, k).mT, gA.tril(-1), upper=False, left=False)
+        gA = solve_triangular(U.narrow(-1, 0, k).mH, gA.tril(-1), upper=False, left=False)
         if gU is not None:
             gA = cat([gA + gU.narrow(-1, 0, k).triu(), gU.narrow(-1, k, n - k)], -1)
-        gA = solve_triangular(L.mT, gA, upper=True, left=True, unitriangular=True)
+        gA = solve_triangular(L.mH, gA, upper=True, left=True, unitriangular=True)
         if gU is None:
             gA = cat([gA, make(np.zeros(tuple(U.shape[:-1]) + (n - k,), U._data.dtype))], -1)
         return P @ gA
-    gA = gU @ U.mT if gU is not None else None
+    gA = gU @ U.mH if gU is not None else None
     if gL is not None:
-        t = L.mT @ gL.tril(-1)
+        t = L.mH @ gL.tril(-1)
         gA = -t if gA is None else gA - t
-    gA = solve_triangular(L.narrow(-2, 0, k).mT, gA.triu(), upper=True, left=True, unitriangular=True)
+    gA = solve_triangular(L.narrow(-2, 0, k).mH, gA.triu(), upper=True, left=True, unitriangular=True)
     if gL is not None:
         gA = cat([gA + gL.narrow(-2, 0, k).tril(-1), gL.narrow(-2, k, m - k)], -2)
-    gA = solve_triangular(U.mT, gA, upper=False, left=False)
+    gA = solve_triangular(U.mH, gA, upper=False, left=False)
     if gL is None:
         gA = cat([gA, make(np.zeros(tuple(L.shape[:-2]) + (m - k, k), L._data.dtype))], -2)
     return P @ gA
@@ -156,12 +156,12 @@ class LinalgLuSolveBackward0(_LaNode):   # gB = lu_solve(LU, gX, adjoint flipped
         gB = lu_solve(LU, pv, g, left=left, adjoint=not adjoint)
         gLU = None
         if self.need(0):
-            gM = -(gB @ X.mT) if left else -(X.mT @ gB)       # the gradient of op(A) (A or A^T)
-            gA = gM.mT if adjoint else gM
+            gM = -(gB @ X.mH) if left else -(X.mH @ gB)       # the gradient of op(A) (A or A^H; mH: mT if real)
+            gA = gM.mH if adjoint else gM
             P = make(perm_from_pivots(piv, lu_shape[-1]).astype(LU._data.dtype))
             L, U = _tril1(LU), LU.triu()
             PtgA = P.mT @ gA
-            gLU = (PtgA @ U.mT).tril(-1) + (L.mT @ PtgA).triu()
+            gLU = (PtgA @ U.mH).tril(-1) + (L.mH @ PtgA).triu()
             gLU = gLU if tuple(gLU.shape) == lu_shape else gLU.sum_to_size(lu_shape)
         gB = (gB if tuple(gB.shape) == b_shape else gB.sum_to_size(b_shape)) if self.need(1) else None
         return (gLU, gB)
@@ -169,6 +169,8 @@ class LinalgLuSolveBackward0(_LaNode):   # gB = lu_solve(LU, gX, adjoint flipped
 
 def _lu_solve_arrays(LU, piv, B, left, adjoint):
     P, L, U = _unpack(LU, piv)
+    if adjoint and LU.dtype.kind == "c":     # A^H: conj(A) = P conj(L) conj(U), then the transposed solves
+        L, U = np.conj(L), np.conj(U)
     b = B if left else np.swapaxes(B, -1, -2)
     transposed = adjoint == left        # solve A^T Y = b (left adjoint, or right non-adjoint)
     with np.errstate(all="ignore"):
@@ -218,13 +220,13 @@ class LinalgLstsqBackward0(_LaNode):     # PyTorch's linalg_lstsq_backward (thro
         gA = gB = None
         if gX is not None:
             pinvA = pinv(A)
-            gA = pinv_backward(gX @ B.mT, pinvA, A) if self.need(0) else None
-            gB = pinvA.mT @ gX if self.need(1) else None
+            gA = pinv_backward(gX @ B.mH, pinvA, A) if self.need(0) else None     # mH: mT for real tensors
+            gB = pinvA.mH @ gX if self.need(1) else None
         if gL is not None and gL.numel():
             r = A @ X - B
             gl = gL.unsqueeze(-2)
             if self.need(0):
-                t = 2 * (gl * r) @ X.mT
+                t = 2 * (gl * r) @ X.mH
                 gA = t if gA is None else gA + t
             if self.need(1):
                 t = -2 * gl * r
@@ -258,17 +260,18 @@ def lstsq(A, B, rcond=None, *, driver=None):
     keep = S > rc * S[..., :1]
     with np.errstate(all="ignore"):
         Sinv = np.where(keep, 1 / S, 0)
-    x = np.matmul(np.swapaxes(Vh, -1, -2) * Sinv[..., None, :], np.matmul(np.swapaxes(U, -1, -2), b2))
+    x = np.matmul(np.conj(np.swapaxes(Vh, -1, -2)) * Sinv[..., None, :],
+                  np.matmul(np.conj(np.swapaxes(U, -1, -2)), b2))          # V S^+ U^H b
     rank = keep.sum(-1).astype(np.int64)
     full = bool(np.all(rank == min(m, n)))
     if m > n and driver != "gelsy" and full:
-        res = np.sum((np.matmul(a, x) - b2) ** 2, -2).astype(a.dtype)
+        res = np.sum(np.abs(np.matmul(a, x) - b2) ** 2, -2).astype(a.real.dtype)
     else:
-        res = np.zeros((0,), a.dtype)
+        res = np.zeros((0,), a.real.dtype)
     x = (x[..., 0] if vector else x).astype(a.dtype)
     sol, rt = wrap((x, res), LinalgLstsqBackward0, (A, B), saved_in=(0, 1), saved_out=(0,), info=vector)
     rank_t = make(rank if driver != "gels" else np.zeros((0,), np.int64))
-    sv = make(S.astype(a.dtype) if driver in ("gelsd", "gelss") else np.zeros((0,), a.dtype))
+    sv = make(S.astype(a.real.dtype) if driver in ("gelsd", "gelss") else np.zeros((0,), a.real.dtype))
     return named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"), (sol, rt, rank_t, sv))
 
 
@@ -324,6 +327,7 @@ def householder_backward(g, A, tau):
 
 def householder_product(A, tau, *, out=None):
     check_matrix("torch.linalg.householder_product", A, "input")
+    real_only("torch.linalg.householder_product", A, tau)
     a, t = A._data, tau._data
     m, n = a.shape[-2:]
     if m < n:

@@ -13,6 +13,7 @@ from ._core import make
 from .shape import cat
 from .ternary import where
 from .linalg import matmul, mm
+from . import linalg as _linalg
 from .linalg_solve import check_float, lapack_dtype, check_matrix, check_square, inv, inv_ex, solve
 from .linalg_decomp import svdvals, _cutoff
 from .statistics import norm as _vnorm
@@ -258,7 +259,9 @@ def vander(x, *, N=None):
 
 
 def vecdot(x, y, *, dim=-1, out=None):
-    return (x * y).sum(dim)
+    if x.ndim == 1 and y.ndim == 1:     # PyTorch: vdot (conjugating x) for two vectors
+        return _linalg.vdot(x, y)
+    return (x.conj() * y).sum(dim)      # conj: no-op for real tensors
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):

@@ -184,13 +184,13 @@ def perm_from_pivots(piv, m):
 
 
 # -- inv --------------------------------------------------------------------------------------------------------
-class LinalgInvExBackward0(_LaNode):     # X = A^-1; gA = -X^T gX X^T
+class LinalgInvExBackward0(_LaNode):     # X = A^-1; gA = -X^H gX X^H (X^T for real X)
     __slots__ = ()
     _saved_names = ("inverse",)
 
     @staticmethod
     def formula(g, X):
-        Xt = X.mT
+        Xt = X.mH
         return (-(Xt @ (g @ Xt)),)
 
 
@@ -243,8 +243,8 @@ def solve_backward(node, g, A, X):
         g, X = g.unsqueeze(-1), X.unsqueeze(-1)
     if not left:
         A, g, X = A.mT, g.mT, X.mT
-    gB = solve(A.mT, g)
-    gA = -(gB @ X.mT) if node.need(0) else None
+    gB = solve(A.mH, g)                 # A^H, X^H: the conjugate transposes (complex tensors)
+    gA = -(gB @ X.mH) if node.need(0) else None
     if not left:
         gB = gB.mT
         gA = None if gA is None else gA.mT
@@ -339,10 +339,10 @@ class LinalgSolveTriangularBackward0(_LaNode):   # gB = A^-T gX (triangular); gA
 
 def _tri_backward(node, g, A, X):
     upper, left, unit, a_shape, b_shape = node.info
-    gB = solve_triangular(A.mT, g, upper=not upper, left=left, unitriangular=unit)
+    gB = solve_triangular(A.mH, g, upper=not upper, left=left, unitriangular=unit)
     gA = None
     if node.need(0):
-        gA = -(gB @ X.mT) if left else -(X.mT @ gB)
+        gA = -(gB @ X.mH) if left else -(X.mH @ gB)
         gA = gA.triu(int(unit)) if upper else gA.tril(-int(unit))
     return (_sum_to(gA, a_shape), _sum_to(gB, b_shape) if node.need(1) else None)
 
@@ -404,11 +404,11 @@ class LinalgCholeskyExBackward0(_LaNode):   # gA = L^-T Phi(L^T gL) L^-1 (Murray
 
 
 def _chol_backward(gL, L, upper):
-    if upper:
-        L, gL = L.mT, gL.mT
-    gA = (L.mT @ gL).tril()
-    gA = 0.5 * (gA + gA.tril(-1).mT)
-    gA = solve_triangular(L.mT, gA, upper=True, left=True)
+    if upper:                   # mH: conjugate transposes (mT for real tensors), as PyTorch's cholesky_backward
+        L, gL = L.mH, gL.mH
+    gA = (L.mH @ gL).tril()
+    gA = 0.5 * (gA + gA.tril(-1).mH)
+    gA = solve_triangular(L.mH, gA, upper=True, left=True)
     return solve_triangular(L, gA, upper=False, left=False)
 
 
@@ -443,8 +443,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     L, info = _chol_arrays(a)
     if check_errors and info.any():
         _chol_error(info)
-    if upper:
-        L = np.swapaxes(L, -1, -2).copy()
+    if upper:                       # U = L^H
+        L = np.conj(np.swapaxes(L, -1, -2)).copy()
     Lt, = wrap((L,), LinalgCholeskyExBackward0, (A,), saved_out=(0,), info=upper)
     return named("linalg_cholesky_ex", ("L", "info"), (Lt, make(info)))
 

@@ -63,7 +63,7 @@ def masked_fill(input, mask, value):
     if vt and value._data.ndim != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value._data.ndim} dimension(s).")
-    v = value._data if vt else _args.number_arg(value, "masked_fill", "value", 3)
+    v = value._data if vt else _args.number_arg(value, "masked_fill", "value", 3, complex_ok=True)
     y = np.where(mb, np.asarray(v).astype(a.dtype), a)
     if _needs(input, value if vt else None):
         if vt:
@@ -299,7 +299,7 @@ def index_put_(x, indices, values, accumulate=False):
 def setitem(x, index, value):
     if isinstance(index, Tensor) and index._data.dtype == np.uint8:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
-    if not isinstance(value, (Tensor, int, float, np.generic)):
+    if not isinstance(value, (Tensor, int, float, complex, np.generic)):
         raise TypeError(f"can't assign a {_args.type_name(value)} to a torch.{x.dtype._legacy}")
     idx = normalize_index(index, x._data.ndim)
     index = idx if isinstance(index, tuple) or len(idx) != 1 else idx[0]

@@ -30,6 +30,7 @@ from . import arithmetic as A, unary as U, ternary as T
 from . import reduction as R, views as V, linalg as L, conversion as C, indexing as I
 from . import einsum as ES
 from . import special as SP, special_binary as SB
+from . import complex as CX
 
 
 _UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
@@ -108,7 +109,39 @@ class ArrayNamespace:
 
     @staticmethod
     def cast(g, npdtype):
-        return g if g.dtype == npdtype else g.astype(npdtype)
+        if g.dtype == npdtype:
+            return g
+        if g.dtype.kind == "c" and np.dtype(npdtype).kind != "c":     # a real input's gradient: the real part
+            g = g.real
+        return g.astype(npdtype)
+
+    # -- complex (ops/complex.py) ----------------------------------------------------------------
+    @staticmethod
+    def conj(x):
+        dt = getattr(x, "dtype", None)
+        if dt is None:
+            return x.conjugate() if isinstance(x, complex) else x
+        return np.conj(x) if dt.kind == "c" else x
+
+    @staticmethod
+    def sgn(x):
+        return U.sign_array(x)
+
+    @staticmethod
+    def real(x):
+        return np.real(x)
+
+    @staticmethod
+    def imag(x):
+        return np.imag(x)
+
+    @staticmethod
+    def view_as_real(g):
+        return np.stack([g.real, g.imag], -1)
+
+    @staticmethod
+    def view_as_complex(g):
+        return g[..., 0] + 1j * g[..., 1] if g.dtype == np.float64 else (g[..., 0] + 1j * g[..., 1]).astype(np.complex64)
 
     # -- values ----------------------------------------------------------------------
     @staticmethod
@@ -324,7 +357,36 @@ class _TensorNS:
 
     @staticmethod
     def cast(g, npdtype):
-        return g if g._data.dtype == npdtype else C.to_dtype(g, C.dtype_of_np(npdtype))
+        if g._data.dtype == npdtype:
+            return g
+        if g._data.dtype.kind == "c" and np.dtype(npdtype).kind != "c":     # a real input's gradient: the real part
+            g = CX.real(g)
+        return C.to_dtype(g, C.dtype_of_np(npdtype))
+
+    # -- complex (ops/complex.py) ----------------------------------------------------------------
+    @staticmethod
+    def conj(x):
+        return CX.conj(x) if isinstance(x, Tensor) and x._data.dtype.kind == "c" else x
+
+    @staticmethod
+    def sgn(x):
+        return U.sgn(x)
+
+    @staticmethod
+    def real(x):
+        return CX.real(x)
+
+    @staticmethod
+    def imag(x):
+        return CX.imag(x)
+
+    @staticmethod
+    def view_as_real(g):
+        return CX.view_as_real(CX.resolve_conj(g.contiguous()))
+
+    @staticmethod
+    def view_as_complex(g):
+        return CX.complex(g[..., 0], g[..., 1])
 
     @staticmethod
     def zeros(shape, like):

@@ -5,6 +5,8 @@ ops: Generator manual_seed seed initial_seed get_rng_state set_rng_state rand ra
      rand_like randn_like randint_like normal bernoulli multinomial; Tensor.uniform_ normal_ random_
      bernoulli_ exponential_ geometric_ log_normal_ cauchy_
 """
+import math
+
 import numpy as np
 
 from .. import _args, _dtype, _rng
@@ -87,14 +89,30 @@ def rand(*size_, size=None, generator=None, out=None, dtype=None, layout=None, d
          requires_grad=False):
     shape, dt, dev = _spec("rand", size_, dtype, device, requires_grad, size)
     g = _gen_arg(generator, "rand")
-    return _finish(_new(lambda sh: _rng.rand(g, sh, dt.np), shape, dt), requires_grad, dev)
+    return _finish(_new(lambda sh: _pairs(lambda s2, rt: _rng.rand(g, s2, rt), sh, dt.np), shape, dt),
+                   requires_grad, dev)
+
+
+def _pairs(draw, shape, npdt):
+    """draw(shape, dtype) for a real dtype; for a complex one, PyTorch draws into view_as_real of the result."""
+    if npdt.kind != "c":
+        return draw(shape, npdt)
+    r = draw(tuple(shape) + (2,), np.float32 if npdt == np.complex64 else np.float64)
+    return r.view(npdt)[..., 0]
 
 
 def randn(*size_, size=None, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
           requires_grad=False):
     shape, dt, dev = _spec("randn", size_, dtype, device, requires_grad, size)
     g = _gen_arg(generator, "randn")
+    if dt.is_complex:        # PyTorch: normals of std 1/sqrt(2) into view_as_real of the result
+        return _finish(_new(lambda sh: _complex_randn(g, sh, dt), shape, dt), requires_grad, dev)
     return _finish(_new(lambda sh: _rng.randn(g, sh, dt.np), shape, dt), requires_grad, dev)
+
+
+def _complex_randn(g, shape, dt):
+    r = _rng.normal(g, tuple(shape) + (2,), 0.0, 1.0 / math.sqrt(2.0), dt.to_real().np)
+    return r.view(dt.np)[..., 0]
 
 
 def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -209,7 +227,8 @@ def _float_arg(v, fn, arg, pos):
 
 def uniform_(x, a=0, b=1, *, generator=None):
     a, b = _float_arg(a, "uniform_", "from", 1), _float_arg(b, "uniform_", "to", 2)
-    return _fill_inplace(x, _rng.uniform(_gen_arg(generator, "uniform_"), x._data.shape, a, b, x._data.dtype),
+    g = _gen_arg(generator, "uniform_")
+    return _fill_inplace(x, _pairs(lambda s, dt: _rng.uniform(g, s, a, b, dt), x._data.shape, x._data.dtype),
                          "UniformBackward0")
 
 
@@ -217,7 +236,10 @@ def normal_(x, mean=0, std=1, *, generator=None):
     mean, std = _float_arg(mean, "normal_", "mean", 1), _float_arg(std, "normal_", "std", 2)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _fill_inplace(x, _rng.normal(_gen_arg(generator, "normal_"), x._data.shape, mean, std, x._data.dtype),
+    g = _gen_arg(generator, "normal_")
+    if x._data.dtype.kind == "c":       # PyTorch: std / sqrt(2) for each of the two parts
+        std = std / math.sqrt(2.0)
+    return _fill_inplace(x, _pairs(lambda s, dt: _rng.normal(g, s, mean, std, dt), x._data.shape, x._data.dtype),
                          "NormalBackward0")
 
 

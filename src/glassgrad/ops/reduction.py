@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap_dim
-from ._core import Tensor, make, edge, save_in, save_out, grad, quiet, ordered
+from ._core import Tensor, make, edge, save_in, save_out, grad, quiet, ordered, holomorphic, no_complex
 from ..autograd.graph import Node
 from .arithmetic import div
 from .binary import maximum, minimum
@@ -132,7 +132,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     a = input._data
     if dtype is not None:
         a = a.astype(_dtype.to_dtype(dtype).np)
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in "fVc":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_dtype.from_numpy_dtype(a.dtype).name_c}")
     axes = _dims(dim, a.ndim)
@@ -222,6 +222,7 @@ class NansumBackward0(_MaskScale):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    no_complex(input, "", "nansum on CPU does not support complex inputs", RuntimeError)
     a = input._data
     dt = _sum_dtype(a, dtype)
     if dt is not None:
@@ -267,6 +268,7 @@ class ProdBackward0(Node):          # y = prod(x); dx = gy * y / x (exact produc
     __slots__ = ("in_shape", "axes", "keepdim", "others")
     _saved_names = ("self", "result")
 
+    @holomorphic
     def backward(self, ns, g):
         x, y = ns.unpack(self)
         if self.others is None:
@@ -372,6 +374,7 @@ def _dim_extreme(name, argfn, input, dim, keepdim):
 def max(input, dim=None, keepdim=False, *, out=None):
     if isinstance(dim, Tensor):
         return maximum(input, dim)
+    _real_only(input, "max", dim is None)
     if dim is None:
         return _full_extreme("max", np.max, MaxBackward1, input)
     return _dim_extreme("max", np.argmax, input, dim, keepdim)
@@ -380,13 +383,22 @@ def max(input, dim=None, keepdim=False, *, out=None):
 def min(input, dim=None, keepdim=False, *, out=None):
     if isinstance(dim, Tensor):
         return minimum(input, dim)
+    _real_only(input, "min", dim is None)
     if dim is None:
         return _full_extreme("min", np.min, MinBackward1, input)
     return _dim_extreme("min", np.argmin, input, dim, keepdim)
 
 
+def _real_only(input, name, full=True):
+    """PyTorch's errors for the extremes of a complex tensor."""
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError(f'"{name}_all" not implemented for \'{_dtype.c_name(input._data.dtype)}\'') \
+            if full else RuntimeError(f"{name}(): does not support complex input")
+
+
 def _amax_like(name, fn, cls, input, dim, keepdim):
     a = input._data
+    _real_only(input, name, False)
     axes = _dims(dim, a.ndim)
     if a.size == 0 and (dim is None or dim == () or dim == []):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -423,6 +435,7 @@ class AminmaxBackward0(Node):
 
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     a = input._data
+    _real_only(input, "aminmax", False)
     axes = _dims(dim, a.ndim)
     if a.size == 0 and (dim is None or (a.ndim and a.shape[axes[0]] == 0)):
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
@@ -442,6 +455,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 
 def _arg(name, fn, input, dim, keepdim):
     a = input._data
+    _real_only(input, name, False)
     if dim is None:
         if a.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")

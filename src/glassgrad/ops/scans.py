@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap_dim
-from ._core import make, edge, save_in, save_out, grad, _inplace
+from ._core import make, edge, save_in, save_out, grad, _inplace, holomorphic, no_complex
 from ..autograd.graph import Node
 from .sorting import named, selected, _SelectNode, select_backward
 
@@ -68,6 +68,7 @@ class CumprodBackward0(Node):       # y = cumprod(x); dx = revcumsum(gy * y) / x
     __slots__ = ("dim", "W")
     _saved_names = ("self", "result")
 
+    @holomorphic
     def backward(self, ns, g):
         x, y = ns.unpack(self)
         if g.ndim == 0:
@@ -145,6 +146,7 @@ class CumminBackward0(CummaxBackward0):
 
 
 def _cum_extreme(name, cls, input, dim, better):
+    no_complex(input, name)
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     if a.ndim == 0:

@@ -376,7 +376,7 @@ def trace(input):
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
     if a.dtype == np.bool_:
         raise NotImplementedError('"trace" not implemented for \'Bool\'')
-    y = np.asarray(np.trace(a), dtype=a.dtype if a.dtype.kind in "fV" else np.int64)
+    y = np.asarray(np.trace(a), dtype=a.dtype if a.dtype.kind in "fVc" else np.int64)
     return _unary(input, y, TraceBackward0, shape=a.shape)
 
 

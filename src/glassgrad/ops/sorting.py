@@ -3,7 +3,7 @@
 """
 import numpy as np
 
-from .. import _args
+from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import make, edge, grad, ordered
 from ..autograd.graph import Node
@@ -171,10 +171,16 @@ def _take(a, idx, axis):
     return np.take_along_axis(a, idx, axis)
 
 
+def _no_complex(a, what):
+    if a.dtype.kind == "c":
+        raise RuntimeError(f" {what} does not support complex dtypes on CPU")
+
+
 def sort(input, dim=-1, descending=False, stable=None, *, out=None):
     if isinstance(dim, bool):            # sort(x, stable=..., ...) positional oddities
         dim, descending = -1, dim
     a = input._data
+    _no_complex(a, "Sort")
     d = _wrap_dim(dim, a.ndim)
     idx = _argsort(a, d, descending)
     vals = _take(a, idx, d)
@@ -185,6 +191,7 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
 
 def argsort(input, dim=-1, descending=False, stable=False):
     a = input._data
+    _no_complex(a, "Sort")
     d = _wrap_dim(dim, a.ndim)
     return make(_argsort(a, d, descending))
 
@@ -196,6 +203,7 @@ def msort(input, *, out=None):
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     k = _args.int_arg(k, "topk", "k", 2)
     a = input._data
+    _no_complex(a, "topk")
     d = _wrap_dim(dim, a.ndim)
     n = a.shape[d] if a.ndim else 1
     if k < 0 or k > n:
@@ -247,10 +255,16 @@ def _unique_result(x, vals, inv, counts, return_inverse, return_counts, cls):
     return (out,) + extra if extra else out
 
 
+def _no_complex_unique(a, what):
+    if a.dtype.kind == "c":
+        raise NotImplementedError(f'"{what}" not implemented for \'{_dtype.c_name(a.dtype)}\'')
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """torch.unique: the distinct values (sorted; NaNs each their own), with the inverse (input's shape, or the
     length along dim) and the counts when asked for."""
     a = input._data
+    _no_complex_unique(a, "unique" if dim is None else "unique_dim")
     if dim is None:
         flat = ordered(a).reshape(-1)
         order = np.argsort(flat, kind="stable")
@@ -272,6 +286,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """torch.unique_consecutive: each run of equal consecutive values (slices along dim) kept once."""
     a = input._data
+    _no_complex_unique(a, "unique" if dim is None else "unique_dim")
     d = None if dim is None else _wrap_dim(dim, a.ndim)
     m = a.reshape(-1) if d is None else np.moveaxis(a, d, 0)
     n = m.shape[0]

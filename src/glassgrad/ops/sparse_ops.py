@@ -174,8 +174,7 @@ def sparse_addmm(mat, mat1, mat2, *, beta=1, alpha=1):
         return _dense_mm(mat1, mat2) if mat is None else _dense_addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
     _check_mm(mat1, mat2)
     y = _spmm(mat1._data, mat2._data)
-    if alpha != 1:
-        y = y * alpha
+    y = y * alpha if alpha != 1 else y
     if mat is not None:
         m = mat._data
         try:

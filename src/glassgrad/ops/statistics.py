@@ -15,7 +15,7 @@ from ..autograd.graph import Node
 from .reduction import (_dims, _expand_back, _keep, _count, _even_weights, _mask_node, _MaskScale,
                         _check_nonempty, _name_c)
 from .sorting import named, selected, _SelectNode
-from ._core import NotImplementedNode
+from ._core import NotImplementedNode, no_complex
 
 __all__ = ["var", "std", "norm", "logsumexp", "median", "nanmedian", "mode", "kthvalue", "histc", "bincount", "histogram"]
 
@@ -73,7 +73,7 @@ class StdBackward0(Node):           # y = sqrt(var); dx = gy (x - mean) / ((n - 
 
 
 def _var_out(cls, input, a, y, axes, keepdim, corr, n, save_result):
-    y = np.asarray(y, a.dtype)
+    y = np.asarray(y, a.real.dtype)
     if input._rg and grad.enabled:
         nd = cls((edge(input),))
         nd.in_shape = a.shape
@@ -90,8 +90,10 @@ def _var_out(cls, input, a, y, axes, keepdim, corr, n, save_result):
 def _var_values(a, axes, c, n, keepdim):
     with np.errstate(all="ignore"):
         m = np.mean(a, axis=axes, keepdims=True) if n else 0
-        ss = np.sum((a - m) ** 2, axis=axes, keepdims=keepdim)
-        return np.asarray(ss / np.asarray(n - c, a.dtype) if n - c != 0 else ss / 0.0, a.dtype)
+        d = a - m
+        ss = np.sum(d.real ** 2 + d.imag ** 2 if a.dtype.kind == "c" else d ** 2, axis=axes, keepdims=keepdim)
+        rt = a.real.dtype           # complex input: a real variance
+        return np.asarray(ss / np.asarray(n - c, rt) if n - c != 0 else ss / 0.0, rt)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
@@ -120,17 +122,17 @@ class LinalgVectorNormBackward0(Node):
             if p == 0:
                 return (gk * ns.const(np.zeros(sh, ns.data(x).dtype), g),)
             if p == 1:
-                return (ns.sign(x) * gk,)
+                return (ns.sgn(x) * gk,)
             ydat = np.broadcast_to(_keep(ns.data(y), sh, ax, kd), sh)
             yk = _expand_back(ns, y, sh, ax, kd)
             if p == 2:
                 return (x * ns.mask(ydat != 0, gk / yk),)
             if p in (float("inf"), float("-inf")):
                 w = _even_weights(np.abs(ns.data(x)), _keep(ns.data(y), sh, ax, kd), ax)
-                return (ns.sign(x) * gk * ns.const(w, g),)
+                return (ns.sgn(x) * gk * ns.const(w, g),)
             xd = ns.data(x)
             if p < 1:
-                sx = ns.mask(xd != 0, ns.sign(x) * ns.pow(ns.abs(x), p - 1))
+                sx = ns.mask(xd != 0, ns.sgn(x) * ns.pow(ns.abs(x), p - 1))
                 return (sx * gk * ns.pow(yk, 1 - p),)
             sx = x * ns.pow(ns.abs(x), p - 2) if p != 2 else x
             return (sx * ns.mask(ydat != 0, gk / ns.pow(yk, p - 1)),)
@@ -148,7 +150,7 @@ def _vector_norm(a, p, axes, keepdim):
     if p == 1:
         return np.add.reduce(ab, axis=axes, keepdims=keepdim)
     if p == 0:
-        return np.sum(ab != 0, axis=axes, keepdims=keepdim).astype(a.dtype)
+        return np.sum(ab != 0, axis=axes, keepdims=keepdim).astype(ab.dtype)
     if p == float("inf"):
         return np.max(ab, axis=axes, keepdims=keepdim)
     if p == float("-inf"):
@@ -186,7 +188,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
             if a.shape[ax] == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on the dimension {ax}"
                                    "because this dimension is empty and the operation does not have an identity")
-    y = np.asarray(_vector_norm(a, p, axes, keepdim), a.dtype)
+    y = np.asarray(_vector_norm(a, p, axes, keepdim), a.real.dtype)       # complex input: a real norm
     if input._rg and grad.enabled:
         n = LinalgVectorNormBackward0((edge(input),))
         n.in_shape = a.shape
@@ -310,12 +312,14 @@ def _select_pos(name, cls, input, dim, keepdim, posfn):
 
 
 def median(input, dim=None, keepdim=False, *, out=None):
+    no_complex(input, "median")
     if dim is None:
         return _full_median("median", MedianBackward0, input, False)
     return _select_pos("median", MedianBackward1, input, dim, keepdim, lambda s: _median_pos(s, False))
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    no_complex(input, "median")
     if dim is None:
         return _full_median("nanmedian", NanmedianBackward0, input, True)
     return _select_pos("nanmedian", NanmedianBackward1, input, dim, keepdim, lambda s: _median_pos(s, True))
@@ -323,6 +327,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     k = _args.int_arg(k, "kthvalue", "k", 2)
+    no_complex(input, "kthvalue")
     a = input._data
     d = _wrap_dim(dim, a.ndim)
 
@@ -335,6 +340,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
 
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
+    no_complex(input, "mode")
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     _check_nonempty("mode", a, (d,))
@@ -369,6 +375,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     NaNs are not counted; the last bin includes its right edge.  Computed as torch's CPU kernel does (bin =
     trunc((x - min) * bins / (max - min)) in the input's dtype), so the counts match at bin edges too.
     Not differentiable: the result never requires grad."""
+    no_complex(input, "aminmax")
     bins = _args.int_arg(bins, "histc", "bins", 2)
     lo = float(_args.number_arg(min, "histc", "min", 3))
     hi = float(_args.number_arg(max, "histc", "max", 4))

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from .. import _args, _dtype
-from ._core import (Tensor, make, edge, save_in, grad, as_tensor_arg, broadcast_error, broadcast_shape, _red_n,
+from ._core import (holomorphic, Tensor, make, edge, save_in, grad, as_tensor_arg, broadcast_error, broadcast_shape, _red_n,
                     _want, _inplace)
 from ..autograd.graph import Node
 from .indexing import nonzero
@@ -98,8 +98,9 @@ class LerpBackward1(Node):          # w a tensor: ds = gy (1 - w); de = gy w; dw
 
     def backward(self, ns, g):
         s, e, w = ns.unpack(self)
-        return _red_n(ns, [g * (1 - w) if _want(self, 0) else None, g * w if _want(self, 1) else None,
-                          g * (e - s) if _want(self, 2) else None], self.shapes, self.dts)
+        cj = ns.conj        # complex: the conjugate Wirtinger gradients (no-ops for real tensors)
+        return _red_n(ns, [g * cj(1 - w) if _want(self, 0) else None, g * cj(w) if _want(self, 1) else None,
+                          g * cj(e - s) if _want(self, 2) else None], self.shapes, self.dts)
 
 
 def lerp(input, end, weight, *, out=None):
@@ -108,7 +109,7 @@ def lerp(input, end, weight, *, out=None):
     wt = isinstance(weight, Tensor)
     if not wt:
         weight = _args.number_arg(weight, "lerp", "weight", 3)
-        if s.dtype.kind not in "fV":
+        if s.dtype.kind not in "fVc":
             raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for '
                                       f'\'{_dtype.from_numpy_dtype(s.dtype).name_c}\'')
     for nm, t in (("end", end), ("weight", weight if wt else None)):
@@ -147,6 +148,7 @@ class AddcmulBackward0(Node):       # y = s + v t1 t2; ds = gy; dt1 = gy v t2; d
     __slots__ = ("value", "shapes", "dts")
     _saved_names = ("tensor1", "tensor2")
 
+    @holomorphic
     def backward(self, ns, g):
         t1, t2 = ns.unpack(self)
         v = self.value
@@ -157,6 +159,7 @@ class AddcmulBackward0(Node):       # y = s + v t1 t2; ds = gy; dt1 = gy v t2; d
 class AddcdivBackward0(AddcmulBackward0):   # y = s + v t1 / t2; ds = gy; dt1 = gy v / t2; dt2 = -gy v t1 / t2^2
     __slots__ = ()
 
+    @holomorphic
     def backward(self, ns, g):
         t1, t2 = ns.unpack(self)
         v = self.value

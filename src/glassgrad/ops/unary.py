@@ -38,7 +38,7 @@ _2_SQRTPI = 2.0 / math.sqrt(math.pi)
 def _float_input(x):
     """Integer inputs of a float function compute in the default float dtype."""
     a = x._data
-    return a if a.dtype.kind in "fV" else a.astype(_dtype._default[0].np)
+    return a if a.dtype.kind in "fVc" else a.astype(_dtype._default[0].np)
 
 
 class ExpBackward0(Node):           # y = exp(x); dx = gy * y
@@ -48,7 +48,7 @@ class ExpBackward0(Node):           # y = exp(x); dx = gy * y
 
     def backward(self, ns, g):
         y, = ns.unpack(self)
-        return (g * y,)
+        return (g * ns.conj(y),)
 
 
 def exp(input, *, out=None):
@@ -68,7 +68,7 @@ class LogBackward0(Node):           # y = log(x); dx = gy / x
 
     def backward(self, ns, g):
         x, = ns.unpack(self)
-        return (g / x,)
+        return (g / ns.conj(x),)
 
 
 def log(input, *, out=None):
@@ -87,7 +87,7 @@ class SqrtBackward0(Node):          # y = sqrt(x); dx = gy / (2 y)
 
     def backward(self, ns, g):
         y, = ns.unpack(self)
-        return (g / (2 * y),)
+        return (g / (2 * ns.conj(y)),)
 
 
 def sqrt(input, *, out=None):
@@ -120,6 +120,8 @@ class _Unary(Node):
 
     def backward(self, ns, g):
         v, = ns.unpack(self)
+        if self._holo and ns.data(v).dtype.kind == "c":     # holomorphic f: gx = gy * conj(f'(x)) (torch's
+            return (ns.conj(self._f(ns, ns.conj(g), v)),)   # conjugate Wirtinger convention)
         return (self._f(ns, g, v),)
 
 
@@ -132,7 +134,7 @@ class _NoSave(Node):
         return (self._f(ns, g, None),)
 
 
-def _node(name, bwd, save="self"):
+def _node(name, bwd, save="self", holo=True):
     """The backward node class `name` (PyTorch's grad_fn name) whose formula is bwd(ns, g, saved): saved is
     the input ("self"), the result ("result") or nothing (None).  Bound by assignment where the op is
     defined, so `grep "SinBackward0 ="` finds it."""
@@ -140,6 +142,7 @@ def _node(name, bwd, save="self"):
         __slots__ = ()
         _saved_names = () if save is None else (save,)
         _f = staticmethod(bwd)
+        _holo = holo            # f is holomorphic (its complex gradient is the conjugate of f')
     node.__name__ = node.__qualname__ = name
     return node
 
@@ -151,6 +154,9 @@ def _unary(name, cls, fwd, keep_int=False, inplace=True, reject=None):
     save = cls._saved_names[0] if cls._saved_names else None
 
     def fn(input, *, out=None):
+        if input._data.dtype.kind == "c" and name not in _COMPLEX_OK:
+            raise NotImplementedError(_COMPLEX_MSG.get(name, '"{}_cpu" not implemented for \'{}\'').format(
+                name, _dtype.c_name(input._data.dtype)))
         if reject is not None and input._data.dtype.kind in reject[0]:
             raise reject[1](reject[2].format(_dtype.from_numpy_dtype(input._data.dtype).name_c))
         a = input._data if keep_int else _float_input(input)
@@ -159,7 +165,7 @@ def _unary(name, cls, fwd, keep_int=False, inplace=True, reject=None):
         y = np.asarray(quiet(fwd, a))
         if y.dtype != a.dtype and a.dtype.kind in "fV":
             y = y.astype(a.dtype)
-        if input._rg and grad.enabled and y.dtype.kind in "fV":
+        if input._rg and grad.enabled and y.dtype.kind in "fVc":
             n = cls((edge(input),))
             res = make(y, True, n)
             if save == "self":
@@ -174,6 +180,18 @@ def _unary(name, cls, fwd, keep_int=False, inplace=True, reject=None):
         return _inplace(fn, x)
     fn_.__name__ = fn_.__qualname__ = name + "_"
     return fn, (fn_ if inplace else None)
+
+
+# the ops of this file that take complex inputs (the others raise torch's NotImplementedError)
+_COMPLEX_OK = {"abs", "sgn", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "sin", "cos", "tan", "asin",
+               "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "reciprocal", "sinc"}
+
+
+_COMPLEX_MSG = {"floor": "{} is not supported for complex inputs", "ceil": "{} is not supported for complex inputs",
+                "trunc": "{} is not supported for complex inputs", "relu": "clamp is not supported for complex types",
+                "sign": "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn "
+                        "instead.", "erf": '"erf_vml_cpu" not implemented for \'{1}\'',
+                "erfc": '"erfc_vml_cpu" not implemented for \'{1}\'', "frac": '"frac_cpu" not implemented for \'{1}\''}
 
 
 # -- made by the factories: y = f(x) (the _unary line); dx = the formula given to _node -----------------
@@ -216,9 +234,17 @@ def _zero(ns, g, v):
     return ns.zeros_like(g)
 
 
-AbsBackward0 = _node("AbsBackward0", lambda ns, g, x: g * ns.sign(x))
-abs, abs_ = _unary("abs", AbsBackward0, np.abs, keep_int=True,
-                   reject=("b", NotImplementedError, '"abs_cpu" not implemented for \'{}\''))
+AbsBackward0 = _node("AbsBackward0", lambda ns, g, x: g * ns.sgn(x), holo=False)
+abs, _abs_ = _unary("abs", AbsBackward0, np.abs, keep_int=True,
+                    reject=("b", NotImplementedError, '"abs_cpu" not implemented for \'{}\''))
+
+
+def abs_(x):
+    if x._data.dtype.kind == "c":
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_(x)
+
+
 absolute, absolute_ = abs, abs_
 def sign_array(a):
     """torch's sign, (0 < a) - (a < 0): 0 for NaN and +0 for -0.0, where NumPy's np.sign gives NaN and -0.0 (so
@@ -230,7 +256,16 @@ def sign_array(a):
 
 SignBackward0 = _node("SignBackward0", _zero, save=None)
 sign, sign_ = _unary("sign", SignBackward0, sign_array, keep_int="bool_copy")
-SgnBackward0 = _node("SgnBackward0", _zero, save=None)
+def _sgn_bwd(ns, g, x):
+    if ns.data(x).dtype.kind != "c":
+        return ns.zeros_like(g)          # torch's zeros, also for a NaN gradient
+    a = ns.abs(x)                   # complex z: the part of gy orthogonal to sgn(z), over |z| (0 at z = 0)
+    s = ns.sgn(x)
+    r = (g - s * ns.real(ns.conj(s) * g)) / a
+    return ns.where(ns.const(ns.data(a) == 0, r), r * 0, r)
+
+
+SgnBackward0 = _node("SgnBackward0", _sgn_bwd, holo=False)
 sgn, sgn_ = _unary("sgn", SgnBackward0, sign_array, keep_int="bool_copy")
 Exp2Backward0 = _node("Exp2Backward0", lambda ns, g, y: g * (y * _LN2), save="result")
 exp2, exp2_ = _unary("exp2", Exp2Backward0, np.exp2)
@@ -267,7 +302,8 @@ TanhBackward0 = _node("TanhBackward0", lambda ns, g, y: g * (1 - y * y), save="r
 tanh, tanh_ = _unary("tanh", TanhBackward0, np.tanh)
 AsinhBackward0 = _node("AsinhBackward0", lambda ns, g, x: g / ns.sqrt(x * x + 1))
 asinh = _unary("asinh", AsinhBackward0, np.arcsinh, inplace=False)[0]
-AcoshBackward0 = _node("AcoshBackward0", lambda ns, g, x: g / ns.sqrt(x * x - 1))
+AcoshBackward0 = _node("AcoshBackward0", lambda ns, g, x: g / ns.sqrt(x * x - 1) if ns.data(x).dtype.kind != "c" else
+                       g / (ns.sqrt(x - 1) * ns.sqrt(x + 1)))     # complex: acosh's branch, not 1/sqrt(x^2 - 1)
 acosh = _unary("acosh", AcoshBackward0, np.arccosh, inplace=False)[0]
 AtanhBackward0 = _node("AtanhBackward0", lambda ns, g, x: g / (1 - x * x))
 atanh = _unary("atanh", AtanhBackward0, np.arctanh, inplace=False)[0]
@@ -303,7 +339,13 @@ ErfinvBackward0 = _node("ErfinvBackward0",
                         lambda ns, g, x: g * (ns.exp(ns.square(ns.erfinv(x))) * (0.5 * math.sqrt(math.pi))))
 erfinv, erfinv_ = _unary("erfinv", ErfinvBackward0, erfinv_array)
 ReciprocalBackward0 = _node("ReciprocalBackward0", lambda ns, g, y: g * -(y * y), save="result")
-reciprocal, reciprocal_ = _unary("reciprocal", ReciprocalBackward0, np.reciprocal)
+def _reciprocal_arr(a):
+    if a.dtype.kind != "c":
+        return np.reciprocal(a)
+    return np.where(a == 0, a.dtype.type(complex(np.inf, np.nan)), np.reciprocal(a))    # PyTorch: 1 / 0j = inf + nanj
+
+
+reciprocal, reciprocal_ = _unary("reciprocal", ReciprocalBackward0, _reciprocal_arr)
 Deg2RadBackward0 = _node("Deg2RadBackward0", lambda ns, g, v: g * (math.pi / 180), save=None)
 deg2rad, deg2rad_ = _unary("deg2rad", Deg2RadBackward0, np.deg2rad)
 Rad2DegBackward0 = _node("Rad2DegBackward0", lambda ns, g, v: g * (180 / math.pi), save=None)
@@ -385,6 +427,8 @@ class LogitBackward0(Node):         # y = log(x / (1 - x)); dx = gy / (x (1 - x)
 
 
 def logit(input, eps=None, *, out=None):
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError(f'"logit_cpu" not implemented for \'{_dtype.c_name(input._data.dtype)}\'')
     a = _float_input(input)
     z = a if eps is None else np.clip(a, eps, 1 - eps)
     with np.errstate(all="ignore"):
@@ -415,7 +459,14 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         if v is not None:
             _args.number_arg(v, "nan_to_num", name)
     a = input._data
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind == "c" and input._rg and grad.enabled:
+        raise RuntimeError("nan_to_num does not support automatic differentiation for outputs with complex dtype.")
+    if a.dtype.kind == "c":         # the real and imaginary parts each, as PyTorch
+        fi = _dtype.np_finfo(a.real.dtype)
+        f = (lambda p: np.nan_to_num(p, nan=0.0 if nan is None else nan, posinf=fi.max if posinf is None else posinf,
+                                     neginf=fi.min if neginf is None else neginf))
+        y = (f(a.real) + 1j * f(a.imag)).astype(a.dtype)
+    elif a.dtype.kind not in "fV":
         y = a.copy()
     else:
         fi = _dtype.np_finfo(a.dtype)

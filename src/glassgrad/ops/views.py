@@ -1,7 +1,7 @@
 """View ops: results share memory with their input, as in PyTorch.
 
 ops: view reshape view_as reshape_as flatten unflatten permute movedim moveaxis transpose
-     swapaxes swapdims t T mT adjoint expand expand_as broadcast_to squeeze unsqueeze
+     swapaxes swapdims t T mT expand expand_as broadcast_to squeeze unsqueeze
      squeeze_ unsqueeze_ t_ transpose_ ravel sum_to_size
      (views that take part of a tensor -- slice narrow select diagonal unfold split chunk unbind
      tensor_split: ops/slicing.py; as_strided: ops/strided.py; CopySlices and ViewFromBase, the graph
@@ -24,7 +24,7 @@ from .reduction import _dims
 
 __all__ = ["view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "permute", "movedim",
            "moveaxis", "transpose", "swapaxes", "swapdims", "t", "expand", "expand_as", "broadcast_to",
-           "squeeze", "unsqueeze", "ravel", "sum_to_size", "adjoint"]
+           "squeeze", "unsqueeze", "ravel", "sum_to_size"]
 
 
 def _make_view(x, arr, node, view_fn):
@@ -273,10 +273,6 @@ def mT(x):
     return transpose(x, -2, -1)
 
 
-def adjoint(x):
-    return mT(x)
-
-
 # -- expand ---------------------------------------------------------------------------------
 class ExpandBackward0(_ViewNode):    # y = x.expand(s); dx = sum of gy over expanded dims
     __slots__ = ()
@@ -464,6 +460,3 @@ def t_(x):
 def transpose_(x, dim0, dim1):
     return _inplace_meta(x, transpose(x, dim0, dim1), TransposeBackward1)
 
-
-def view_as_real(x):
-    raise RuntimeError("view_as_real is only supported for complex tensors")

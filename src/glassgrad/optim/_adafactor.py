@@ -14,6 +14,7 @@ def _norm(a):
 
 
 class Adafactor(Optimizer):
+    _complex_as_real = False     # PyTorch: 'does not support complex parameters'
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0, weight_decay=0.0, *,
                  foreach=None, maximize=False):
         check_args(lr, lr_text="Learning rate should be >= 0 but is: {}")

@@ -61,6 +61,7 @@ def _adjust_lr(lr, adjust_lr_fn, shape):
 
 
 class Muon(Optimizer):
+    _complex_as_real = False     # PyTorch: 'does not support complex parameters'
     def __init__(self, params, lr=1e-3, weight_decay=0.1, momentum=0.95, nesterov=True,
                  ns_coefficients=(DEFAULT_A, DEFAULT_B, DEFAULT_C), eps=EPS, ns_steps=DEFAULT_NS_STEPS,
                  adjust_lr_fn=None):

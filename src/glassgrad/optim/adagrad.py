@@ -26,7 +26,8 @@ class Adagrad(Optimizer):
 
     def _init_state(self, st, p, group):
         st["step"] = step_tensor()
-        st["sum"] = _make(np.full_like(p._data, self.defaults["initial_accumulator_value"]))
+        v = self.defaults["initial_accumulator_value"]
+        st["sum"] = _make(np.full_like(p._data, complex(v, v) if p._data.dtype.kind == "c" else v))   # as PyTorch
 
     def share_memory(self):
         for group in self.param_groups:

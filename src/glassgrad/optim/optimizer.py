@@ -233,6 +233,31 @@ def step_tensor(v=0.0):
     return _make(np.array(v, dtype=_scalar_dtype()))
 
 
+def _real_array(a):
+    """view_as_real of a complex array: (..., 2) real numbers sharing its memory."""
+    r = a.real
+    return np.lib.stride_tricks.as_strided(r, a.shape + (2,), r.strides + (r.itemsize,), writeable=True)
+
+
+def _as_real(t):
+    """A tensor over view_as_real of complex tensor t's memory, sharing its version counter (PyTorch's optimizers
+    update complex parameters and state through view_as_real)."""
+    r = _make(_real_array(t._data))
+    r._vc = t._vc
+    return r
+
+
+def _as_complex(t):
+    a = np.ascontiguousarray(t._data)
+    return _make(a.view(np.complex64 if a.dtype == np.float32 else np.complex128)[..., 0])
+
+
+def _real_state(st):
+    if st is None:
+        return None
+    return {k: _as_real(v) if isinstance(v, Tensor) and v._data.dtype.kind == "c" else v for k, v in st.items()}
+
+
 def grad_array(p, maximize):
     g = p.grad._data
     return -g if maximize else g
@@ -490,6 +515,8 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     # -- helpers for subclasses -----------------------------------------------------------------------
+    _complex_as_real = True     # step complex parameters (and their state) as view_as_real, as PyTorch
+
     def _eval_closure(self, closure):
         if closure is None:
             return None
@@ -511,7 +538,23 @@ class Optimizer:
                     st = self.state[p]
                     if not st:
                         init(st, p, group)
+                if p._data.dtype.kind == "c" and init is not None:     # (SGD, stateless here, is linear in p)
+                    yield from self._complex_step(p, grad_array(p, maximize), st, group)
+                    continue
                 yield p, grad_array(p, maximize), st, group
+
+    def _complex_step(self, p, g, st, group):
+        """Yield a complex parameter as PyTorch's optimizers step it: its view_as_real, with its gradient and state
+        viewed the same way; state entries the step adds (SGD's momentum buffer) are stored back as complex."""
+        if not self._complex_as_real:
+            raise RuntimeError(f"{type(self).__name__} does not support complex parameters")
+        rs = _real_state(st)
+        seen = dict(rs) if rs is not None else {}
+        yield _as_real(p), _real_array(g), rs, group
+        if rs is not None:
+            for k, v in rs.items():
+                if seen.get(k) is not v:
+                    st[k] = _as_complex(v) if isinstance(v, Tensor) and v._data.shape == p._data.shape + (2,) else v
 
     def _fix_state(self):
         """__setstate__ helper: fill the class's group defaults and turn plain-number scalar state (the step count

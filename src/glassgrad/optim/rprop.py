@@ -23,7 +23,9 @@ class Rprop(Optimizer):
     @staticmethod
     def _init_state(st, p, group):
         new_state(st, p, "prev")
-        st["step_size"] = _make(np.full_like(p.grad._data, _to_scalar(group["lr"])))
+        lr = _to_scalar(group["lr"])
+        g = p.grad._data      # complex: lr for the imaginary part too (PyTorch)
+        st["step_size"] = _make(np.full_like(g, complex(lr, lr) if g.dtype.kind == "c" else lr))
 
     def step(self, closure=None):
         loss = self._eval_closure(closure)
