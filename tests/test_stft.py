@@ -87,8 +87,8 @@ WARNS = {"no_window": (lambda T, x: T.stft(x, 16, return_complex=True), "A windo
 @pytest.mark.parametrize("key", WARNS)
 def test_warnings(key):
     f, msg = WARNS[key]
-    from glassgrad.ops import _core
-    _core._WARNED_ONCE.clear()          # (torch warns once per process; this test runs after others that warned)
+    from glassgrad import _globals
+    _globals._warned.clear()          # (torch warns once per process; this test runs after others that warned)
     with pytest.warns(UserWarning, match=msg):
         f(gg, _sig(gg, rg=False))
 

@@ -19,11 +19,11 @@ The pattern of an op (see unary.py):
             y, = ns.unpack(self)
             return (gy * y,)
 """
-import warnings
 
 import numpy as np
 
 from .. import _dtype, backend
+from .._globals import warn_once  # noqa: F401  (torch's TORCH_WARN_ONCE, re-exported to the op families)
 from .._tensor import Tensor, _make
 from ..autograd.graph import edge, NO_EDGE, save_in, save_out   # the graph primitives (re-exported to ops)
 from ..autograd.graph import Node
@@ -443,14 +443,3 @@ def full_precision(kernel, dt):
     losses and 3-d pooling), raised for NumPy dtype `dt` when it is one of those."""
     if dt.itemsize == 2 and dt.kind in "fV":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.c_name(dt)}'")
-
-
-_WARNED_ONCE = set()
-
-
-def warn_once(message, category=UserWarning, stacklevel=3):
-    """torch's TORCH_WARN_ONCE: `message` is issued the first time only, whatever Python's warning filters say
-    (the function and its Tensor-method spelling share one message, so one warning per process)."""
-    if message not in _WARNED_ONCE:
-        _WARNED_ONCE.add(message)
-        warnings.warn(message, category, stacklevel=stacklevel)

@@ -3,13 +3,12 @@ index_reduce_backward written on Tensors) and fill_diagonal_ (torch's fill_ of a
 
 ops: index_reduce index_reduce_ fill_diagonal_
 """
-import warnings
 
 import numpy as np
 
 from .. import _args, _dtype
 from .._tensor import _wrap_dim
-from ._core import _inplace, make, edge, grad
+from ._core import _inplace, make, edge, grad, warn_once
 from ..autograd.graph import Node
 from .linalg_solve import _LaNode, wrap
 
@@ -94,7 +93,6 @@ def _error_wrap(t, msg):
     return make(t._data, True, n)
 
 
-_WARNED = []
 
 
 class IndexReduceBackward0(_LaNode):
@@ -134,9 +132,7 @@ class IndexReduceBackward0(_LaNode):
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
-    if not _WARNED:
-        _WARNED.append(True)
-        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)
+    warn_once("index_reduce() is in beta and the API may change at any time.", stacklevel=3)
     d = _checks(input, dim, index, source, reduce)
     y = _reduce_arr(input._data, d, index._data, source._data, reduce, bool(include_self))
     return wrap((y,), IndexReduceBackward0, (input, index, source), (0, 1, 2), (0,), (d, reduce, bool(include_self)))[0]

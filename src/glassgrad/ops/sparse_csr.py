@@ -13,7 +13,7 @@ from .._sparse_coo import COO, CSR, to_csr, to_dense as _dense, gather
 from .._sparse_tensor import SparseCsrTensor, make_sparse, register, CSR_FUNCTIONS
 import warnings
 
-from ._core import Node, Tensor, make, edge, grad
+from ._core import Node, Tensor, make, edge, grad, warn_once
 from ._data import _array_from_data
 from .sparse import grad_in, grads_out, out, _RG_MSG, _INVARIANTS, _WARN_IMPLICIT
 from .sparse_ops import _check_mm, _spmm, _node, MmBackward0, SparseAddmmBackward0
@@ -56,7 +56,6 @@ def _check(crow, col, nnz, shape):
 _BETA = ("Sparse CSR tensor support is in beta state. If you miss a functionality in the sparse tensor support, "
          "please submit a feature request to https://github.com/pytorch/pytorch/issues. (Triggered internally at "
          "/__w/pytorch/pytorch/aten/src/ATen/SparseCsrTensorImpl.cpp:49.)")
-_WARNED = {"beta": False}
 
 
 def _warn_once(check_invariants):
@@ -65,9 +64,7 @@ def _warn_once(check_invariants):
     if check_invariants is None and not _INVARIANTS["explicit"] and not _INVARIANTS["warned"]:
         _INVARIANTS["warned"] = True
         warnings.warn(_WARN_IMPLICIT, UserWarning, stacklevel=3)
-    if not _WARNED["beta"]:
-        _WARNED["beta"] = True
-        warnings.warn(_BETA, UserWarning, stacklevel=3)
+    warn_once(_BETA, stacklevel=4)
 
 
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
