@@ -81,21 +81,14 @@ def make_sparse(coo, rg=False, fn=None, cls=None):
     return t
 
 
-class SparseTensor(Tensor):
+class _Sparse(Tensor):
+    """What sparse COO and CSR tensors share: no storage of their own on the CPU, and their `_data` rewrapped by
+    make_sparse for .data / detach / deepcopy."""
     __slots__ = ()
-    is_sparse = True
-    layout = _layout.sparse_coo
 
-    # -- metadata -------------------------------------------------------------------------
     @property
     def device(self):
         return cpu
-
-    def stride(self, dim=None):
-        return (0,) * self._data.ndim if dim is None else 0
-
-    def is_contiguous(self, memory_format=None):
-        return False
 
     def storage_offset(self):
         return 0
@@ -105,6 +98,33 @@ class SparseTensor(Tensor):
 
     def cpu(self, memory_format=None):
         return self
+
+    @property
+    def data(self):
+        return make_sparse(self._data)
+
+    def detach(self):
+        t = make_sparse(self._data)
+        t._vc = self._vc
+        return t
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = make_sparse(self._data.copy(), self._rg)
+        return memo[id(self)]
+
+
+class SparseTensor(_Sparse):
+    __slots__ = ()
+    is_sparse = True
+    layout = _layout.sparse_coo
+
+    # -- metadata -------------------------------------------------------------------------
+    def stride(self, dim=None):
+        return (0,) * self._data.ndim if dim is None else 0
+
+    def is_contiguous(self, memory_format=None):
+        return False
 
     def numpy(self, *, force=False):
         raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
@@ -158,20 +178,6 @@ class SparseTensor(Tensor):
         return _repr(self)
 
     __str__ = __repr__
-
-    @property
-    def data(self):
-        return make_sparse(self._data)
-
-    def detach(self):
-        t = make_sparse(self._data)
-        t._vc = self._vc
-        return t
-
-    def __deepcopy__(self, memo):
-        if id(self) not in memo:
-            memo[id(self)] = make_sparse(self._data.copy(), self._rg)
-        return memo[id(self)]
 
     def __reduce_ex__(self, proto):
         return (_ops.sparse.rebuild_sparse, (self._data.indices, self._data.values, Size(self._data.shape),
@@ -423,16 +429,12 @@ def _add_suffixes_sparse(text, suffixes, indent):
     return "".join(parts) + ")"
 
 
-class SparseCsrTensor(Tensor):
+class SparseCsrTensor(_Sparse):
     """A 2-D sparse CSR tensor (``_data``: ``_sparse_coo.CSR``); its ops are in ops/sparse_csr.py."""
     __slots__ = ()
     is_sparse = False
     is_sparse_csr = True
     layout = _layout.sparse_csr
-
-    @property
-    def device(self):
-        return cpu
 
     def stride(self, dim=None):
         raise RuntimeError("Sparse CSR tensors do not have strides")
@@ -440,17 +442,8 @@ class SparseCsrTensor(Tensor):
     def is_contiguous(self, memory_format=None):
         raise RuntimeError("Sparse CSR tensors do not have is_contiguous")
 
-    def storage_offset(self):
-        return 0
-
-    def data_ptr(self):
-        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
-
     def numpy(self, *, force=False):
         raise TypeError("can't convert SparseCsr layout tensor to numpy. Use Tensor.to_dense() first.")
-
-    def cpu(self, memory_format=None):
-        return self
 
     def __repr__(self, *, tensor_contents=None):
         c, indent = self._data, 7
@@ -469,20 +462,6 @@ class SparseCsrTensor(Tensor):
         return _add_suffixes(text, suffixes, indent)
 
     __str__ = __repr__
-
-    @property
-    def data(self):
-        return make_sparse(self._data)
-
-    def detach(self):
-        t = make_sparse(self._data)
-        t._vc = self._vc
-        return t
-
-    def __deepcopy__(self, memo):
-        if id(self) not in memo:
-            memo[id(self)] = make_sparse(self._data.copy(), self._rg)
-        return memo[id(self)]
 
     def __reduce_ex__(self, proto):
         c = self._data
