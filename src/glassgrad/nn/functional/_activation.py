@@ -13,7 +13,7 @@ from ... import _dtype
 from ...ops import activation as A, gelu as _gelu_op
 from ...ops._core import make, broadcast_error
 from ...ops._core import _inplace
-from ...ops import unary as _U, softmax as _sm
+from ...ops import unary as _U, softmax as _sm, tensor_misc as _tensor_misc
 from ...ops.statistics import LinalgVectorNormBackward0, NormBackward1, norm as _norm
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "elu", "elu_", "selu", "selu_",
@@ -48,19 +48,7 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 def prelu(input, weight):
-    if weight.dim() > 1:
-        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
-    nw = weight.numel()
-    if nw != 1:
-        ch = input.shape[1] if input.dim() >= 2 else 1
-        if nw != ch:
-            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-                               f"{nw} and channel size = {ch}.")
-    shape = [1] * input.dim()
-    if nw != 1:
-        shape[1] = nw
-    w = weight if tuple(weight.shape) == tuple(shape) else weight.reshape(shape)
-    return A.prelu(input, w)
+    return _tensor_misc.prelu(input, weight)      # (the checks and dim-1 broadcast of Tensor.prelu)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
