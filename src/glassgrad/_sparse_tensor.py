@@ -196,23 +196,7 @@ class SparseTensor(_Sparse):
     def dense_dim(self):
         return self._data.dense_dim
 
-    def coalesce(self):
-        return _ops.sparse.coalesce(self)
-
-    def to_dense(self, dtype=None, *, masked_grad=None):
-        return _ops.sparse.to_dense(self, dtype)
-
-    def indices(self):
-        return _ops.sparse.indices(self)
-
-    def values(self):
-        return _ops.sparse.values(self)
-
-    def _indices(self):
-        return _ops.sparse._indices(self)
-
-    def _values(self):
-        return _ops.sparse._values(self)
+    # (coalesce, to_dense, indices, values, _indices, _values: Tensor's, _tensor_sparse_methods.py)
 
     def to_sparse(self, *args, **kwargs):
         return _ops.sparse.to_sparse(self, *args, **kwargs)
