@@ -340,6 +340,10 @@ def _detached_overwrite(x, arr, name="FillBackward2"):
     """Overwrite a non-leaf with constants: its values no longer depend on its history, so the node
     (`name`, one of the classes below) passes a zero gradient back."""
     e = edge(x)
+    if x._base is not None:     # a view: its base's graph is rewritten as for any in-place op (CopySlices)
+        out = make(np.array(np.broadcast_to(arr, x._data.shape), dtype=x._data.dtype), True,
+                   _OVERWRITE_NODES[name]((e,)))
+        return commit_inplace(x, out)
     backend.shared_writable(x._data)[...] = arr
     x._vc[0] += 1
     x._grad_fn = _OVERWRITE_NODES[name]((e,))
