@@ -13,6 +13,7 @@ Python functions; the checks here give them the same errors:
                                    the ``torch`` namespace and of ``nn.functional`` whose torch counterpart
                                    takes a Tensor (see ``wrap_namespace``)
 """
+import functools
 import inspect
 import numbers
 
@@ -142,7 +143,7 @@ def bool_arg(v, fn=None, arg="requires_grad", pos=None):
 
 
 # -- the first argument of torch.* / nn.functional.* functions ---------------------------------------
-def tensor_first(fn, name=None, numbers_too=False, also=()):
+def tensor_first(fn, name=None, numbers_too=False, also=(), out_writer=None):
     """`fn` with torch's check that its first argument is a Tensor (``numbers_too``: or a number, which the
     op itself handles), and so are the parameters named in `also` (a trailing '?': or None).  The wrapper
     has fn's own signature (generated, so that the check costs one class test, not a generic
@@ -184,6 +185,9 @@ def tensor_first(fn, name=None, numbers_too=False, also=()):
         none_ok = f"{p} is not None and " if a.endswith("?") else ""
         checks.append(f"    if {none_ok}{p}.__class__ is not _T and not isinstance({p}, _T):\n"
                       f"        _bad({p}, {names.index(p)})\n")
+    if out_writer is not None and "out=out" in call:      # torch's out=: computed as usual, written into out
+        plain = ", ".join("out=None" if c == "out=out" else c for c in call)
+        checks.append(f"    if out is not None:\n        return _out({name!r}, _f({plain}), out)\n")
     src = (f"def {name}({', '.join(defs)}):\n" + "".join(checks) + f"    return _f({', '.join(call)})\n")
 
     def bad(x, k):
@@ -192,7 +196,7 @@ def tensor_first(fn, name=None, numbers_too=False, also=()):
         raise TypeError(f"{name}(): argument '{arg}'{pos} must be Tensor, not {type_name(x)}")
 
     ns = {"_T": Tensor, "_N": numbers.Number, "_f": fn, "_D": defaults, "_bad": bad, "_S": SparseTensor,
-          "_C": SparseCsrTensor, "_sparse": dispatch}
+          "_C": SparseCsrTensor, "_sparse": dispatch, "_out": out_writer}
     # compiled as this file: frames of the wrapper count as glassgrad's own (explain skips them to find the user)
     exec(compile(src, __file__, "exec"), ns)       # noqa: S102  (source built from fn's own parameter names)
     w = ns[name]
@@ -201,10 +205,21 @@ def tensor_first(fn, name=None, numbers_too=False, also=()):
     return w
 
 
-def wrap_namespace(ns, names, numbers_too=(), also=None):
+def wrap_namespace(ns, names, numbers_too=(), also=None, out_writer=None):
     """Replace each function `names` in dict `ns` by its tensor_first wrapper (`also`: {name: more tensor
-    parameters})."""
+    parameters}; `out_writer`: what writes the result of a call with out= into out, ops/out.py's)."""
     for n in names:
         f = ns.get(n)
         if inspect.isfunction(f) and not getattr(f, "_tensor_first", False) and inspect.signature(f).parameters:
-            ns[n] = tensor_first(f, n, n in numbers_too, (also or {}).get(n, ()))
+            ns[n] = tensor_first(f, n, n in numbers_too, (also or {}).get(n, ()), out_writer)
+
+
+def with_out(fn, name, out_writer):
+    """`fn` (a torch.* function whose first argument is not a tensor: cat, stack, zeros, arange, ...) honouring
+    torch's out= through `out_writer`."""
+    @functools.wraps(fn)
+    def wrapper(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        return out_writer(name, fn(*args, **kwargs), out)
+    return wrapper
