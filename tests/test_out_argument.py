@@ -91,3 +91,18 @@ def test_out_identity_resize_warning_cast_and_errors_as_torch():
         v, i = T.empty(0), T.empty(0, dtype=T.long)
         res = T.max(T.tensor([[1.0, 3.0], [2.0, 0.0]]), 1, out=(v, i))
         assert res.values is v and res.indices is i and type(res).__name__ == "max_out"
+
+
+def test_out_in_linalg_special_fft_as_torch():
+    got = []
+    for T in (torch, glassgrad):
+        A = T.tensor([[2.0, 1.0], [1.0, 3.0]])
+        o1, o2, o3 = T.empty(0), T.empty(0), T.empty(0, dtype=T.complex64)
+        L, Q = T.empty(0), T.empty(0)
+        rs = (T.linalg.inv(A, out=o1), T.special.expit(A, out=o2), T.fft.fft(A, out=o3), T.linalg.eigh(A, out=(L, Q)))
+        assert rs[0] is o1 and rs[1] is o2 and rs[2] is o3 and rs[3].eigenvalues is L and rs[3].eigenvectors is Q
+        got.append([o1.tolist(), o2.tolist(), o3.real.tolist(), L.tolist(), type(rs[3]).__name__])
+    t, g = got
+    assert t[4] == g[4] == "linalg_eigh_out"
+    for a, b in zip(t[:4], g[:4]):
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6, atol=1e-6)

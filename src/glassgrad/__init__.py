@@ -298,22 +298,12 @@ def _more_families():
     return (stats_extra, distance, shape_extra, search, intmath, index_reduce, linalg_extra, windows, tensor_misc)
 
 
-from ._args import wrap_namespace as _wrap_namespace, with_out as _with_out  # noqa: E402
+from ._args import wrap_namespace as _wrap_namespace, honour_out as _honour_out  # noqa: E402
 from .ops.out import write_out as _write_out  # noqa: E402
 _wrap_namespace(globals(), _tensor_first_names(), _NUMBER_FIRST, out_writer=_write_out)
 
 
-def _honour_out():
-    """The other torch.* functions that take out= (cat, stack, zeros, arange, ...) write into it too."""
-    import inspect
-    g = globals()
-    for n, f in list(g.items()):
-        if (inspect.isfunction(f) and not n.startswith("_") and not getattr(f, "_tensor_first", False)
-                and (f.__module__ or "").startswith("glassgrad.ops") and "out" in inspect.signature(f).parameters):
-            g[n] = _with_out(f, n, _write_out)
-
-
-_honour_out()
+_honour_out(globals(), _write_out, ("glassgrad.ops",))     # cat, stack, zeros, arange, ...: out= too
 
 
 def __getattr__(name):

@@ -214,6 +214,16 @@ def wrap_namespace(ns, names, numbers_too=(), also=None, out_writer=None):
             ns[n] = tensor_first(f, n, n in numbers_too, (also or {}).get(n, ()), out_writer)
 
 
+def honour_out(ns, out_writer, modules=("glassgrad.",)):
+    """Wrap every public function of namespace dict `ns` that takes out= (and is not a tensor_first wrapper,
+    which handles it) with `with_out`; `modules`: only functions defined under these module prefixes."""
+    for n, f in list(ns.items()):
+        if (inspect.isfunction(f) and not n.startswith("_") and not getattr(f, "_tensor_first", False)
+                and not getattr(f, "_with_out", False) and (f.__module__ or "").startswith(modules)
+                and "out" in inspect.signature(f).parameters):
+            ns[n] = with_out(f, n, out_writer)
+
+
 def with_out(fn, name, out_writer):
     """`fn` (a torch.* function whose first argument is not a tensor: cat, stack, zeros, arange, ...) honouring
     torch's out= through `out_writer`."""
@@ -222,4 +232,5 @@ def with_out(fn, name, out_writer):
         if out is None:
             return fn(*args, **kwargs)
         return out_writer(name, fn(*args, **kwargs), out)
+    wrapper._with_out = True
     return wrapper

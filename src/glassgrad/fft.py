@@ -7,3 +7,8 @@ from .ops.fft import (fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfft2, i
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
            "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift", "Tensor"]
+
+
+from ._args import honour_out as _honour_out  # noqa: E402
+from .ops.out import write_out as _write_out  # noqa: E402
+_honour_out(globals(), _write_out, ("glassgrad.ops",))     # torch's out= on every function that takes it

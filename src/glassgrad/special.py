@@ -49,3 +49,8 @@ def softmax(input, dim, *, dtype=None):
 
 def log_softmax(input, dim, *, dtype=None):
     return _softmax.log_softmax(input, dim, dtype)
+
+
+from ._args import honour_out as _honour_out  # noqa: E402
+from .ops.out import write_out as _write_out  # noqa: E402
+_honour_out(globals(), _write_out, ("glassgrad.",))     # torch's out= on every function that takes it

@@ -19,3 +19,8 @@ __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "di
            "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
            "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
            "vector_norm"]
+
+
+from .._args import honour_out as _honour_out  # noqa: E402
+from ..ops.out import write_out as _write_out  # noqa: E402
+_honour_out(globals(), _write_out, ("glassgrad.ops",))     # torch's out= on every function that takes it
