@@ -63,3 +63,12 @@ def test_volatile_warns_and_reinforce_raises_as_torch():
             x.reinforce(np.float32(1.0))
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1] and msgs[0].startswith("reinforce() was removed.")
+
+
+def test_strides_of_empty_tensors_as_torch():
+    """NumPy gives a fresh empty array zero strides; torch reports its contiguous strides (empty sizes as 1)."""
+    makers = [lambda T: T.zeros(0), lambda T: T.zeros(0, 3), lambda T: T.zeros(3, 0), lambda T: T.zeros(2, 0, 4),
+              lambda T: T.ones(3, 4)[:, :0], lambda T: T.ones(3, 4).t()[:0], lambda T: T.empty(1, 0),
+              lambda T: T.randn(0, 2, 2).contiguous(), lambda T: T.ones(4, 3)[2:2]]
+    for make in makers:
+        assert make(glassgrad).stride() == make(torch).stride()

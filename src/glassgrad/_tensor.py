@@ -95,6 +95,19 @@ _NONLEAF_GRAD_WARNING = (
     "more information. (Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
+def element_strides(a):
+    """torch's strides (in elements) of the tensor whose data is array `a`.  NumPy gives a fresh empty array zero
+    strides, where torch reports its contiguous ones (sizes 0 counted as 1)."""
+    if a.size == 0 and not any(a.strides):
+        st, n = [], 1
+        for size in reversed(a.shape):
+            st.append(n)
+            n *= max(size, 1)
+        return tuple(reversed(st))
+    isz = a.itemsize
+    return tuple(s // isz for s in a.strides)
+
+
 class Tensor(TensorComplexMethods, TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMethods,
              TensorSparseMethods, TensorProtocol):
     __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_grad", "_vc", "_base", "_view_fn", "_acc",
@@ -174,8 +187,7 @@ class Tensor(TensorComplexMethods, TensorMethods, TensorLinalgMethods, TensorMor
         return self._data.nbytes
 
     def stride(self, dim=None):
-        isz = self._data.itemsize
-        st = tuple(s // isz for s in self._data.strides)
+        st = element_strides(self._data)
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self):

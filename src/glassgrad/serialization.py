@@ -25,6 +25,7 @@ import numpy as np
 
 from . import safetensors as _st
 from ._atomic import atomic_write
+from ._tensor import element_strides
 
 __all__ = ["save", "load", "CheckpointError", "LocationError", "Placement"]
 
@@ -63,7 +64,7 @@ class StorageTable:
             self.entries.append((key, backend.to_host(own), str(backend.device_of(own)), own))
         it = a.itemsize
         off = (backend.data_ptr(a) - backend.data_ptr(own)) // it if a is not own and a.size else 0
-        return key, a.dtype, a.shape, tuple(s // it for s in a.strides), off
+        return key, a.dtype, a.shape, element_strides(a), off
 
     def storage(self, key):
         """(host array, location) of storage `key`."""
