@@ -3,6 +3,7 @@
 import numpy as np
 
 from .core import OpInfo, Sample, ErrorSample, NoGrad, arr, noncontig
+from .views import _many
 
 
 def _e(*items):
@@ -10,20 +11,6 @@ def _e(*items):
 
 
 Z = np.zeros
-
-
-def _many(*specs):
-    """specs: (shape, extra args tuple[, nc])"""
-    def gen(rng, dt):
-        out = []
-        for sp in specs:
-            shape, extra = sp[0], sp[1]
-            a = arr(rng, shape, dt)
-            if len(sp) > 2 and sp[2]:
-                a = noncontig(a)
-            out.append(Sample(a, *extra, name=f"{shape}{extra}"))
-        return out
-    return gen
 
 
 def _fn(name):
