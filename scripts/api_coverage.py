@@ -31,6 +31,11 @@ NAMESPACES = [
     ("torch.special", "torch.special", "glassgrad.special", 0.85),
     ("torch.distributions", "torch.distributions", "glassgrad.distributions", 0.80),
     ("torch.sparse", "torch.sparse", "glassgrad.sparse", None),
+    # issue 16's namespaces (its floors: amp 70%, func 70%, testing 75%)
+    ("torch.backends", "torch.backends", "glassgrad.backends", None),
+    ("torch.amp", "torch.amp", "glassgrad.amp", None),
+    ("torch.func", "torch.func", "glassgrad.func", None),
+    ("torch.testing", "torch.testing", "glassgrad.testing", None),
 ]
 
 

@@ -84,7 +84,7 @@ from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, ge
 from ._malloc import keep_freed_arrays as _keep_freed_arrays  # noqa: E402
 _keep_freed_arrays()
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402
 
 import math as _math  # noqa: E402
 e, pi, inf, nan, newaxis = _math.e, _math.pi, _math.inf, _math.nan, None
@@ -234,7 +234,7 @@ def get_device_module(device=None):  # noqa: F811  (the argument torch names dev
 
 
 _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
-               "overrides", "sparse", "fft")
+               "overrides", "sparse", "fft", "backends", "version")
 
 
 # torch.* names that are nn.functional's functions
