@@ -234,7 +234,8 @@ def get_device_module(device=None):  # noqa: F811  (the argument torch names dev
 
 
 _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
-               "overrides", "sparse", "fft", "backends", "version")
+               "overrides", "sparse", "fft", "backends", "version",
+               "testing")
 
 
 # torch.* names that are nn.functional's functions
