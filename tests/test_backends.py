@@ -82,3 +82,22 @@ def test_version_module():
     assert v.hip is None and (v.cuda is None) == (not glassgrad.backends.cuda.is_built())
     # a script's usual gate runs unchanged
     assert isinstance(glassgrad.version.cuda, (str, type(None)))
+
+
+def test_a_script_setting_backends_runs_unchanged_through_glassgrad_run(tmp_path):
+    """The lines that head many training scripts, run by `glassgrad run` (torch served by glassgrad) and by
+    python with torch: the same output."""
+    import subprocess
+    import sys
+    script = tmp_path / "train_head.py"
+    script.write_text(
+        "import torch\nimport torch.backends.cudnn as cudnn\nfrom torch.testing import assert_close\n"
+        "cudnn.benchmark = True\ncudnn.deterministic = False\ntorch.backends.cuda.matmul.allow_tf32 = True\n"
+        "print(cudnn.benchmark, torch.backends.mps.is_available(), torch.version.cuda)\n"
+        "x = torch.arange(3.0)\nassert_close(x * 1, x)\nprint('ok')\n")
+    outs = []
+    for cmd in ([sys.executable, "-m", "glassgrad", "run", str(script)], [sys.executable, str(script)]):
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1] == "True False None\nok\n"

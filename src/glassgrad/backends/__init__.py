@@ -9,6 +9,7 @@ with torch's errors) for the programs that set them (``torch.backends.cudnn.benc
     opt_einsum  is_available() enabled strategy
 """
 import contextlib
+import importlib.machinery
 import sys
 import types
 
@@ -37,6 +38,8 @@ class _Backend(types.ModuleType):
     def __init__(self, name, state):
         super().__init__(f"{__name__}.{name}")
         object.__setattr__(self, "_state", dict(state))
+        # a spec, so that `import torch.backends.cudnn` finds it through glassgrad's torch alias too
+        object.__setattr__(self, "__spec__", importlib.machinery.ModuleSpec(self.__name__, None))
 
 
 class _Cudnn(_Backend):
