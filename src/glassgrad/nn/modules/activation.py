@@ -333,3 +333,11 @@ class PairwiseDistance(Module):
 
     def forward(self, x1, x2):
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+def __getattr__(name):
+    """torch's module path of MultiheadAttention (defined in attention.py, which imports this module)."""
+    if name == "MultiheadAttention":
+        from .attention import MultiheadAttention
+        return MultiheadAttention
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

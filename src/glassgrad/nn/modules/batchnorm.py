@@ -197,3 +197,12 @@ class SyncBatchNorm(_BatchNorm):
         for name, child in module.named_children():
             out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         return out
+
+
+def __getattr__(name):
+    """torch's module path of the lazy forms (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d), defined in lazy.py (which imports this
+    module, so they resolve on first use)."""
+    if name in ('LazyBatchNorm1d', 'LazyBatchNorm2d', 'LazyBatchNorm3d'):
+        from . import lazy
+        return getattr(lazy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

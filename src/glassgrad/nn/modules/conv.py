@@ -187,3 +187,12 @@ class ConvTranspose2d(_ConvT):
 
 class ConvTranspose3d(_ConvT):
     _nd, _fn = 3, staticmethod(F.conv_transpose3d)
+
+
+def __getattr__(name):
+    """torch's module path of the lazy forms (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d), defined in lazy.py (which imports this
+    module, so they resolve on first use)."""
+    if name in ('LazyConv1d', 'LazyConv2d', 'LazyConv3d', 'LazyConvTranspose1d', 'LazyConvTranspose2d', 'LazyConvTranspose3d'):
+        from . import lazy
+        return getattr(lazy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -76,3 +76,12 @@ class InstanceNorm2d(_InstanceNorm):
 class InstanceNorm3d(_InstanceNorm):
     _no_batch_dim = 4
     _dims = (4, 5)
+
+
+def __getattr__(name):
+    """torch's module path of the lazy forms (LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d), defined in lazy.py (which imports this
+    module, so they resolve on first use)."""
+    if name in ('LazyInstanceNorm1d', 'LazyInstanceNorm2d', 'LazyInstanceNorm3d'):
+        from . import lazy
+        return getattr(lazy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -79,3 +79,12 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+def __getattr__(name):
+    """torch's module path of the lazy forms (LazyLinear), defined in lazy.py (which imports this
+    module, so they resolve on first use)."""
+    if name in ('LazyLinear',):
+        from . import lazy
+        return getattr(lazy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
