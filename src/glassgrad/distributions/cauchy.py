@@ -1,11 +1,10 @@
 """torch.distributions.Cauchy.  rsample: loc + ``new(shape).cauchy_()`` * scale (torch's numbers)."""
 import math
-import numbers
 
 from . import _ops as T
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import broadcast_all, params_batch_shape
 
 __all__ = ["Cauchy"]
 
@@ -17,8 +16,7 @@ class Cauchy(Distribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(T.Size() if scalar else self.loc.size(), validate_args=validate_args)
+        super().__init__(params_batch_shape(self.loc, loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Cauchy, batch_shape, _instance, ("loc", "scale"))

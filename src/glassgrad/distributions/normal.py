@@ -1,12 +1,11 @@
 """torch.distributions.Normal.  sample: torch.normal(loc, scale) expanded; rsample: loc + eps * scale with eps
 from ``empty(shape).normal_()`` -- the same calls as torch, so the same seed gives torch's numbers."""
 import math
-import numbers
 
 from . import _ops as T
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _standard_normal, broadcast_all
+from .utils import _standard_normal, broadcast_all, params_batch_shape
 
 __all__ = ["Normal"]
 
@@ -35,8 +34,7 @@ class Normal(ExponentialFamily):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(T.Size() if scalar else self.loc.size(), validate_args=validate_args)
+        super().__init__(params_batch_shape(self.loc, loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Normal, batch_shape, _instance, ("loc", "scale"))

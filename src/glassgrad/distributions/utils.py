@@ -10,6 +10,12 @@ __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
            "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 
+def params_batch_shape(broadcast, *raw):
+    """A distribution's batch shape from its parameters as given (`raw`): Size() when all are Python numbers,
+    else the shape of `broadcast`, one of them after broadcast_all (torch's Normal / Laplace / Cauchy rule)."""
+    return T.Size() if all(isinstance(v, numbers.Number) for v in raw) else broadcast.size()
+
+
 def broadcast_all(*values):
     """Broadcast tensors and numbers together; numbers take the first tensor's dtype (else the default)."""
     if not all(isinstance(v, (T.Tensor, numbers.Number)) for v in values):
