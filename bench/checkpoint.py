@@ -1,5 +1,5 @@
-"""Checkpoint throughput: save and load a ~100 MB state_dict with glassgrad (its safe default format, and
-reading torch's zip format) next to torch.save / torch.load(weights_only=True), in one process per
+"""Checkpoint throughput: save and load a ~100 MB state_dict with glassgrad (its default, torch's zip format, and
+reading a file torch.save wrote) next to torch.save / torch.load(weights_only=True), in one process per
 library, best of N.  Prints MB/s.
 
     python bench/checkpoint.py [--mb 100] [--repeat 5] [--dir /tmp]

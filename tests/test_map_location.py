@@ -31,7 +31,7 @@ def _bytes(fmt):
     b = io.BytesIO()
     if fmt == "glassgrad":
         base = glassgrad.arange(12.0).reshape(3, 4)
-        glassgrad.save({"w": base, "v": base[1:].t(), "n": glassgrad.tensor([1, 2]), "k": 3}, b)
+        glassgrad.save({"w": base, "v": base[1:].t(), "n": glassgrad.tensor([1, 2]), "k": 3}, b, format="glassgrad")
     else:
         torch.save(_torch_obj(), b, _use_new_zipfile_serialization=(fmt == "torch_zip"))
     return b.getvalue()

@@ -7,7 +7,8 @@ import pytest
 import torch
 
 import glassgrad
-from _ckpt import assert_same
+
+from _ckpt import assert_same, error_of
 
 
 _same = assert_same
@@ -81,7 +82,7 @@ def test_a_glassgrad_trained_model_runs_in_torch(tmp_path):
 
 
 def test_errors():
-    with pytest.raises(TypeError, match="cannot store a function"):
+    with pytest.raises(type(error_of(lambda: torch.save({"f": lambda: 0}, io.BytesIO())))):   # pickle's own error
         glassgrad.save({"f": lambda: 0}, io.BytesIO(), format="torch")
     with pytest.raises(ValueError, match="unknown format"):
         glassgrad.save({}, io.BytesIO(), format="pickle")

@@ -434,18 +434,28 @@ def test_save_load(tmp_path):
     s = sp(gg, requires_grad=True)
     c = sp(gg, coalesced=True).double()
     h = hyb(gg)
-    gg.save({"s": s, "c": c, "h": [h]}, tmp_path / "a.gg")
+    gg.save({"s": s, "c": c, "h": [h]}, tmp_path / "a.gg", format="glassgrad")
     back = gg.load(tmp_path / "a.gg")
     for a, b in ((s, back["s"]), (c, back["c"]), (h, back["h"][0])):
         assert repr(a) == repr(b) and b.is_sparse and b.is_coalesced() == a.is_coalesced()
-    with pytest.raises(TypeError, match="cannot store a sparse tensor"):
-        gg.save(s, tmp_path / "b.pt", format="torch")
+    for name in ("b.pt", "b.safetensors"):       # torch's format (the default) and glassgrad's
+        gg.save({"s": s, "c": c, "h": [h]}, tmp_path / name)
+        back = gg.load(tmp_path / name)
+        for a, b in ((s, back["s"]), (c, back["c"]), (h, back["h"][0])):
+            assert repr(a.detach()) == repr(b.detach()) and b.is_sparse and b.is_coalesced() == a.is_coalesced()
+    theirs = torch.load(tmp_path / "b.pt")                     # torch reads glassgrad's sparse tensors
+    for a, b in ((s, theirs["s"]), (c, theirs["c"]), (h, theirs["h"][0])):
+        assert b.is_sparse and b.is_coalesced() == a.is_coalesced()
+        assert np.array_equal(b.to_dense().numpy(), a.detach().to_dense().numpy())
+    with pytest.raises(TypeError, match="sparse CSR"):
+        gg.save(s.detach().to_dense().to_sparse_csr(), tmp_path / "x.pt")
 
 
 def test_load_rejects_bad_sparse(tmp_path):
     from glassgrad.serialization import CheckpointError
     for bad in (gg.sparse_coo_tensor(gg.tensor(I), gg.tensor(V), (1, 3), check_invariants=False),   # out of range
                 gg.sparse_coo_tensor(gg.tensor(I), gg.tensor(V), (2, 3), is_coalesced=True)):       # false flag
-        gg.save(bad, tmp_path / "bad.gg")
-        with pytest.raises(CheckpointError):
-            gg.load(tmp_path / "bad.gg")
+        for fmt in ("glassgrad", "torch"):
+            gg.save(bad, tmp_path / "bad.gg", format=fmt)
+            with pytest.raises(CheckpointError):
+                gg.load(tmp_path / "bad.gg")

@@ -10,6 +10,7 @@ _Machine.run reads one opcode at a time and hands it to the handler of its kind:
 numbers, None, booleans), container (MARK, tuples, lists, dicts), memo_op, object_op (globals, REDUCE,
 BUILD, storages).
 """
+import pickle
 import struct
 from collections import OrderedDict
 
@@ -22,8 +23,9 @@ from .serialization import CheckpointError, checked_view, requires_grad, set_key
 __all__ = ["UnsafeCheckpointError"]
 
 
-class UnsafeCheckpointError(CheckpointError):
-    """The pickle asks for something a state_dict never needs (a global outside the allowed table)."""
+class UnsafeCheckpointError(CheckpointError, pickle.UnpicklingError):
+    """The pickle asks for something a state_dict never needs (a global outside the allowed table and the
+    user's allow-list) -- a pickle.UnpicklingError, as torch.load(weights_only=True) raises."""
 
 
 def _bad(msg):
@@ -102,7 +104,45 @@ _ALLOWED = {("collections", "OrderedDict"): OrderedDict,
             ("torch.storage", "UntypedStorage"): _StorageType("UntypedStorage", np.uint8)}
 _ALLOWED.update({("torch", n): _StorageType(n, d) for n, d in _STORAGES.items()})
 _ALLOWED.update({("torch", n): getattr(_dtype, n) for n in _V3_DTYPES})     # the dtype objects themselves
-_CALLABLE = (OrderedDict, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter)
+
+
+def _size(*args):
+    from ._tensor import Size
+    return Size(*args)
+
+
+def _device(*args):
+    from ._device import device
+    return device(*args)
+
+
+def _get_layout(name):
+    from ._layout import sparse_coo
+    if name != "torch.sparse_coo":
+        raise _bad(f"tensors of layout {name} are not supported (glassgrad reads sparse COO)")
+    return sparse_coo
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """torch's rebuild of a sparse COO tensor: (indices, values, size[, coalesced]), checked as on load."""
+    from ._layout import sparse_coo
+    from .serialization import build_sparse_coo
+    if layout is not sparse_coo or not isinstance(data, tuple) or len(data) not in (3, 4):
+        raise _bad("malformed sparse tensor")
+    indices, values, size = data[:3]
+    coalesced = data[3] if len(data) == 4 else None
+    if not (isinstance(size, tuple) and all(type(n) is int and n >= 0 for n in size)) \
+            or coalesced not in (None, True, False):
+        raise _bad("malformed sparse tensor")
+    return build_sparse_coo(indices, values, list(size), coalesced, _bad)
+
+
+_ALLOWED.update({("torch._utils", "_rebuild_sparse_tensor"): _rebuild_sparse_tensor,
+                 ("torch.serialization", "_get_layout"): _get_layout})
+_ALLOWED.update({("builtins", "set"): set, ("__builtin__", "set"): set, ("torch", "Size"): _size,
+                 ("torch", "device"): _device})
+_CALLABLE = (OrderedDict, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, set, _size, _device,
+             _rebuild_sparse_tensor, _get_layout)
 _CONTAINERS = frozenset((tuple, list, dict, OrderedDict))
 # torch's own tensor types that glassgrad has no dtype for: a plain error, not a refusal as unsafe
 _NO_DTYPE = {("torch", "QInt8Storage"): "quantized",
@@ -121,6 +161,9 @@ class _Machine:
         self.data, self.pos, self.storage, self.dry = data, pos, storage, dry
         self.stack, self.marks, self.memo = [], [], {}
         self.depth, self.counts = {}, {}    # id(container) -> how deep it nests / (dicts) its keys' hash counts
+        from ._pt_objects import user_allowed
+        self.user = user_allowed()          # add_safe_globals / safe_globals: "module.name" -> object
+        self.user_objs = {id(v) for v in self.user.values()}
 
     def read(self, n):
         if n < 0 or self.pos + n > len(self.data):
@@ -157,8 +200,15 @@ class _Machine:
                                   "which glassgrad does not have (its dtypes: float16/32/64, bfloat16, float8, complex64/128, "
                                   "int8/16/32/64, uint8/16/32/64, bool); convert them in torch first, e.g. with .float()")
         if obj is None:
-            raise UnsafeCheckpointError(f"torch checkpoint: refusing global {module}.{name} (not needed to load "
-                                        "tensors or state_dicts)")
+            obj = self.user.get(f"{module}.{name}")
+        if obj is None:
+            full = f"{module}.{name}"
+            raise UnsafeCheckpointError(
+                f"torch checkpoint: refusing global {full} (not needed to load tensors or state_dicts). Weights only "
+                "load failed: load(..., weights_only=False) will likely succeed, but it can run arbitrary code -- do "
+                "it only if you trust the source of the checkpoint. Or allowlist this global with "
+                f"`torch.serialization.add_safe_globals([{full}])` or the `torch.serialization.safe_globals("
+                f"[{full}])` context manager if you trust this class/function.")
         return obj
 
     def made(self, obj, items=()):
@@ -303,8 +353,8 @@ class _Machine:
             st.append(self.memo[key])
 
     def object_op(self, op):
-        """Globals (only those in _ALLOWED), REDUCE (only _CALLABLE), BUILD (only a state_dict's _metadata)
-        and storages (BINPERSID)."""
+        """Globals (only those in _ALLOWED or the user's allow-list), REDUCE (only _CALLABLE or user-allowed),
+        NEWOBJ and BUILD (a state_dict's _metadata, or objects of user-allowed classes) and storages (BINPERSID)."""
         st = self.stack
         if op == b"c":                                          # GLOBAL
             st.append(self.global_(self.line(), self.line()))
@@ -315,19 +365,48 @@ class _Machine:
             st.append(self.global_(module, name))
         elif op == b"R":                                        # REDUCE
             self.reduce()
-        elif op == b"b":                                        # BUILD: only a state_dict's _metadata
-            state = self.pop()
-            if not (st and isinstance(st[-1], OrderedDict) and isinstance(state, dict)
-                    and set(state) <= {"_metadata"}):
-                raise _bad("BUILD on something other than an OrderedDict's _metadata")
-            if "_metadata" in state:
-                st[-1]._metadata = state["_metadata"]
+        elif op == b"b":                                        # BUILD
+            self.build(self.pop())
+        elif op == b"\x81":                                     # NEWOBJ: only a user-allowed class
+            args, cls = self.pop(), self.pop()
+            if id(cls) not in self.user_objs or not isinstance(cls, type) or not isinstance(args, tuple):
+                raise UnsafeCheckpointError(f"torch checkpoint: can only create objects of classes allowlisted with "
+                                            f"add_safe_globals, not {cls!r}")
+            st.append(cls.__new__(cls, *args))
         else:                                                   # b"Q": BINPERSID
             st.append(self.storage(self.pop()))
+
+    def build(self, state):
+        """BUILD: a state_dict's _metadata, or the state of an object of a user-allowed class (as torch's
+        weights-only unpickler: __setstate__, else the instance dict and slots)."""
+        st = self.stack
+        if not st:
+            raise _bad("pickle stack underflow")
+        inst = st[-1]
+        if type(inst) is OrderedDict and isinstance(state, dict) and set(state) <= {"_metadata"}:
+            if "_metadata" in state:
+                inst._metadata = state["_metadata"]
+        elif id(type(inst)) in self.user_objs and not self.dry:
+            if hasattr(inst, "__setstate__"):
+                inst.__setstate__(state)
+                return
+            slots = None
+            if isinstance(state, tuple) and len(state) == 2:
+                state, slots = state
+            if state:
+                inst.__dict__.update(state)
+            for k, v in (slots or {}).items():
+                setattr(inst, k, v)
+        elif not self.dry:
+            raise _bad(f"BUILD on a {type(inst).__name__} (only an OrderedDict's _metadata, or an object of a class "
+                       "allowlisted with add_safe_globals)")
 
     def reduce(self):
         st = self.stack
         args, fn = self.pop(), self.pop()
+        if id(fn) in self.user_objs and isinstance(args, tuple):
+            st.append(None if self.dry else fn(*args))
+            return
         if not (any(fn is f for f in _CALLABLE) and isinstance(args, tuple)):
             raise _bad(f"REDUCE of {type(fn).__name__}")
         if fn is OrderedDict:
@@ -340,7 +419,7 @@ class _Machine:
             return
         try:
             st.append(fn(*args))
-        except TypeError as e:
+        except (TypeError, ValueError, RuntimeError) as e:
             raise _bad(f"bad arguments: {e}") from None
 
 
@@ -349,7 +428,7 @@ _VALUE_OPS = frozenset((b"X", b"\x8c", b"J", b"K", b"M", b"\x8a", b"G", b"N", b"
 _CONTAINER_OPS = frozenset((b"}", b"]", b")", b"(", b"t", b"\x85", b"\x86", b"\x87", b"l", b"a", b"e", b"d", b"s",
                             b"u"))
 _MEMO_OPS = frozenset((b"q", b"r", b"\x94", b"h", b"j"))
-_OBJECT_OPS = frozenset((b"c", b"\x93", b"R", b"b", b"Q"))
+_OBJECT_OPS = frozenset((b"c", b"\x93", b"R", b"b", b"Q", b"\x81"))
 
 
 def _check_pid(pid, n):

@@ -10,6 +10,7 @@ and count checked against the file (and at most _MAX_ENTRIES entries, refused fr
 anything is parsed), names must be unique, and entries are stored (or, but for storages, deflated --
 inflated no further than their declared size); bzip2 and lzma, which torch does not read, are refused.
 """
+import io
 import struct
 import zlib
 from collections import namedtuple
@@ -173,10 +174,12 @@ def _inflate(raw, size, name):
     return out
 
 
-def load_torch_zip(f, place=None, mmap=False):
+def load_torch_zip(f, place=None, mmap=False, full=None):
     """The object a ``torch.save`` zip archive holds (path or binary file object); `place(array, location)`
     puts each storage where map_location says (serialization.Placement; default: where it was saved).
-    With `mmap` (a path only) storages map the file copy-on-write instead of being read."""
+    With `mmap` (a path only) storages map the file copy-on-write instead of being read.  `full` (a dict of
+    pickle.load's arguments, only for load(weights_only=False)) unpickles with Python's pickle instead of
+    the restricted machine."""
     place = place or Placement()
     if hasattr(f, "seek"):
         size = f.seek(0, 2)
@@ -186,12 +189,12 @@ def load_torch_zip(f, place=None, mmap=False):
         size = os.path.getsize(f)
     archive = _Archive(f, size, mmap)
     try:
-        return _load_zip(archive, place)
+        return _load_zip(archive, place, full)
     finally:
         archive.close()
 
 
-def _load_zip(archive, place):
+def _load_zip(archive, place, full=None):
     """load_torch_zip on the opened `archive`."""
     entries = archive.directory()
     for n in entries:
@@ -230,6 +233,9 @@ def _load_zip(archive, place):
         return s
 
     data = archive.read(pkl[0])
+    if full is not None:
+        from ._pt_objects import FullUnpickler
+        return FullUnpickler(io.BytesIO(data), storage, **full).load()
     try:
         return _Machine(data, storage).run()
     except RecursionError:

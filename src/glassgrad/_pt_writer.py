@@ -62,10 +62,16 @@ class _Emitter:
             b = obj.encode("utf-8", "surrogatepass")
             self.w(b"X" + struct.pack("<I", len(b)) + b)
         elif isinstance(obj, Tensor):
+            if obj.is_sparse_csr:
+                raise TypeError("glassgrad.save cannot store a sparse CSR tensor (convert it with to_sparse())")
             if obj.is_sparse:
-                raise TypeError("glassgrad.save(format='torch') cannot store a sparse tensor (the glassgrad format "
-                                "can)")
-            self.tensor(obj)
+                self.sparse(obj)
+            else:
+                self.tensor(obj)
+        elif isinstance(obj, tuple) and type(obj).__name__ == "Size" and type(obj).__module__ == "glassgrad._tensor":
+            self.global_("torch", "Size")            # torch.Size((2, 3)), as torch pickles it
+            self.emit((tuple(obj),))
+            self.w(b"R")
         elif isinstance(obj, tuple):
             if not obj:
                 self.w(b")")
@@ -103,18 +109,28 @@ class _Emitter:
         elif type(obj).__name__ == "dtype" and type(obj).__module__ == "glassgrad._dtype":
             self.global_("torch", obj.name)          # a dtype value (torch pickles it as the global torch.<name>)
         else:
-            from .serialization import unstorable
-            raise unstorable(obj, "glassgrad.save(format='torch')")
+            raise _NotPlain(type(obj).__name__)
+
+    def sparse(self, t):
+        """A sparse COO tensor as torch pickles it: _rebuild_sparse_tensor(layout, (indices, values, size,
+        coalesced))."""
+        from ._tensor import _make
+        c = t._data
+        self.global_("torch._utils", "_rebuild_sparse_tensor")
+        self.global_("torch.serialization", "_get_layout")
+        self.emit(("torch.sparse_coo",))
+        self.w(b"R(")
+        self.emit(_make(c.indices))
+        self.emit(_make(c.values))
+        self.global_("torch", "Size")
+        self.emit((tuple(int(n) for n in c.shape),))
+        self.w(b"R")
+        self.emit(bool(c.coalesced))
+        self.w(b"t\x86R")
 
     def tensor(self, t):
         from .nn.parameter import Parameter
-        if t.dtype.name == "bfloat16":
-            _STORAGE_OF.setdefault(t.dtype.np, "BFloat16Storage")     # ml_dtypes' dtype, known once it is used
-        v3 = t.dtype.np not in _STORAGE_OF      # uint16/32/64, float8: torch's v3 form on an untyped storage
-        if v3 and t.dtype.name not in _V3_DTYPES:
-            raise TypeError(f"glassgrad.save(format='torch'): dtype {t.dtype.np} has no torch storage")
-        key, dtype, shape, strides, off = self.table.view(t)
-        own, location = self.table.storage(key)
+        pid, v3, off, shape, strides = storage_id(self.table, t)
         if isinstance(t, Parameter):
             self.global_("torch._utils", "_rebuild_parameter")
             self.w(b"(")
@@ -124,14 +140,13 @@ class _Emitter:
         if v3:
             self.global_("torch.storage", "UntypedStorage")
         else:
-            self.global_("torch", _STORAGE_OF[dtype])
-        self.emit(key)
-        self.emit(location)
-        self.emit(int(own.nbytes if v3 else own.size))
+            self.global_("torch", pid[1].name)
+        for v in pid[2:]:
+            self.emit(v)
         self.w(b"tQ")
-        self.emit(int(off))
-        self.emit(tuple(int(s) for s in shape))
-        self.emit(tuple(int(s) for s in strides))
+        self.emit(off)
+        self.emit(shape)
+        self.emit(strides)
         self.emit(bool(t._rg) and not isinstance(t, Parameter))
         self.ordered_dict_empty()
         if v3:
@@ -143,15 +158,44 @@ class _Emitter:
             self.w(b"tR")
 
 
-def write_torch_zip(obj, f, name="archive"):
-    """Write `obj` as a torch.save zip archive to the binary file object `f`."""
+class _NotPlain(Exception):
+    """The object holds something only a pickle can express (a module, any class instance)."""
+
+
+def storage_id(table, t):
+    """(persistent id, v3?, offset, shape, strides) of tensor `t`, its storage registered in `table`.  The id is
+    ('storage', storage type (a _pt_objects._Global), key, location, numel) as torch.save writes it."""
+    from ._pt_objects import _Global
+    if t.dtype.name == "bfloat16":
+        _STORAGE_OF.setdefault(t.dtype.np, "BFloat16Storage")     # ml_dtypes' dtype, known once it is used
+    v3 = t.dtype.np not in _STORAGE_OF      # uint16/32/64, float8: torch's v3 form on an untyped storage
+    if v3 and t.dtype.name not in _V3_DTYPES:
+        raise TypeError(f"glassgrad.save(format='torch'): dtype {t.dtype.np} has no torch storage")
+    key, dtype, shape, strides, off = table.view(t)
+    own, location = table.storage(key)
+    stype = _Global("torch.storage", "UntypedStorage") if v3 else _Global("torch", _STORAGE_OF[dtype])
+    pid = ("storage", stype, key, location, int(own.nbytes if v3 else own.size))
+    return pid, v3, int(off), tuple(int(s) for s in shape), tuple(int(s) for s in strides)
+
+
+def write_torch_zip(obj, f, name="archive", protocol=2):
+    """Write `obj` as a torch.save zip archive to the binary file object `f`: state_dicts and plain data by
+    the emitter above (what torch.load(weights_only=True) reads), anything else by Python's pickler with
+    torch's conventions (_pt_objects.py: what torch.load(weights_only=False) reads)."""
     e = _Emitter()
-    e.emit(obj)
-    e.w(b".")
+    try:
+        e.emit(obj)
+        e.w(b".")
+        pkl, table = b"".join(e.out), e.table
+    except _NotPlain:
+        from ._pt_objects import pickle_object
+        from .serialization import StorageTable
+        table = StorageTable()
+        pkl = pickle_object(obj, table, protocol)      # pickle's own errors, as torch.save raises them
     with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
-        z.writestr(f"{name}/data.pkl", b"".join(e.out))
+        z.writestr(f"{name}/data.pkl", pkl)
         z.writestr(f"{name}/byteorder", "little")
-        for key, own, _ in e.table.storages():
+        for key, own, _ in table.storages():
             little = own.astype(own.dtype.newbyteorder("<"), copy=False).reshape(-1)
             with z.open(f"{name}/data/{key}", "w", force_zip64=little.nbytes >= 2 ** 31) as w:
                 w.write(memoryview(little.view(np.uint8)))           # straight from the array, no bytes copy

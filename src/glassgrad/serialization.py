@@ -27,7 +27,12 @@ from . import safetensors as _st
 from ._atomic import atomic_write
 from ._tensor import element_strides
 
-__all__ = ["save", "load", "CheckpointError", "LocationError", "Placement"]
+from ._pt_objects import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
+
+__all__ = ["save", "load", "CheckpointError", "LocationError", "Placement", "add_safe_globals", "clear_safe_globals",
+           "get_safe_globals", "safe_globals", "get_unsafe_globals_in_checkpoint", "DEFAULT_PROTOCOL"]
+
+DEFAULT_PROTOCOL = 2
 
 _KEY = "glassgrad"
 _VERSION = 1
@@ -125,24 +130,30 @@ def unstorable(obj, who):
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False, *, format="glassgrad"):
-    """Save `obj` (tensors, state_dicts, nested dicts/lists/tuples of them and plain values) to `f`, a path
-    (written atomically) or a binary file object.  ``format="torch"`` writes torch.save's zip archive
-    instead, for torch.load(weights_only=True).  torch.save's pickle arguments are accepted and change
-    nothing (glassgrad writes no pickled objects); its legacy format is not written."""
+         _disable_byteorder_record=False, *, format=None):
+    """Save `obj` to `f`, a path (written atomically) or a binary file object, as torch.save does: torch's zip
+    archive, which torch.load reads.  State_dicts, tensors and plain data are written for
+    torch.load(weights_only=True); any other picklable object (a whole module, an optimizer) is pickled with
+    `pickle_protocol`, as torch.save does, and needs load(..., weights_only=False) (_pt_objects.py).
+    A path ending in ``.safetensors``, or ``format="glassgrad"`` (alias ``"safetensors"``), writes glassgrad's
+    own format instead: a safetensors file with the structure in its metadata (module docstring), which holds
+    data only.  torch's legacy (pre-1.6) format is not written."""
+    import os
     if not _use_new_zipfile_serialization:
         raise ValueError("glassgrad.save does not write torch's legacy (pre-1.6) format; glassgrad.load reads it")
+    if format is None:
+        path = None if hasattr(f, "write") else os.fspath(f)
+        format = "glassgrad" if isinstance(path, str) and path.endswith(".safetensors") else "torch"
     if format == "torch":
         from ._pt_writer import write_torch_zip
         if hasattr(f, "write"):
-            write_torch_zip(obj, f)
+            write_torch_zip(obj, f, protocol=pickle_protocol)
         else:
-            import os
             stem = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
-            atomic_write(f, lambda fh: write_torch_zip(obj, fh, stem))
+            atomic_write(f, lambda fh: write_torch_zip(obj, fh, stem, pickle_protocol))
         return
-    if format != "glassgrad":
-        raise ValueError(f"glassgrad.save: unknown format {format!r} (glassgrad or torch)")
+    if format not in ("glassgrad", "safetensors"):
+        raise ValueError(f"glassgrad.save: unknown format {format!r} (torch, or glassgrad / safetensors)")
     s = _Saver()
     doc = {"version": _VERSION, "root": s.encode(obj)}
     located = {key: loc for key, _, loc in s.table.storages() if loc != "cpu"}
@@ -291,6 +302,25 @@ def _bad(msg):
     return CheckpointError(f"glassgrad.load: {msg}")
 
 
+def build_sparse_coo(indices, values, size, coalesced, bad):
+    """The sparse COO tensor of a checkpoint's parts, checked as torch's check_invariants does, a claimed
+    coalesced flag verified (sorted, no duplicates); `bad(msg)` makes the error."""
+    from ._tensor import Tensor
+    from ._sparse_coo import flat_index
+    from .ops.sparse import sparse_coo_tensor
+    if not (isinstance(indices, Tensor) and isinstance(values, Tensor)) or str(indices.dtype) != "torch.int64" \
+            or indices.dim() != 2 or values.dim() < 1:
+        raise bad("a sparse tensor needs int64 indices (sparse_dim, nnz) and values (nnz, ...)")
+    try:
+        t = sparse_coo_tensor(indices, values, size, check_invariants=True, is_coalesced=coalesced)
+    except RuntimeError as e:
+        raise bad(f"invalid sparse tensor: {e}") from None
+    c = t._data
+    if coalesced and c.nnz > 1 and not (np.diff(flat_index(c.indices, c.shape[:c.sparse_dim])) > 0).all():
+        raise bad("a sparse tensor marked coalesced has unsorted or duplicate indices")
+    return t
+
+
 class _Loader:
     def __init__(self, storages, locations, place):
         self.storages, self.locations, self.place = storages, locations, place
@@ -328,24 +358,11 @@ class _Loader:
     def sparse(self, x):
         """A sparse COO tensor: its parts checked as torch's check_invariants does, and a claimed coalesced
         flag verified (sorted, no duplicates)."""
-        from ._tensor import Tensor
-        from ._sparse_coo import flat_index
-        from .ops.sparse import sparse_coo_tensor
         parts, size = self._list(x["$sparse_coo"]), x.get("size")
         if len(parts) != 2 or not (isinstance(size, list) and all(type(s) is int and s >= 0 for s in size)):
             raise _bad("malformed sparse tensor entry")
         indices, values = (self.decode(p) for p in parts)
-        if not (isinstance(indices, Tensor) and isinstance(values, Tensor)) or str(indices.dtype) != "torch.int64" \
-                or indices.dim() != 2 or values.dim() < 1:
-            raise _bad("a sparse tensor needs int64 indices (sparse_dim, nnz) and values (nnz, ...)")
-        coalesced = self._flag(x, "coalesced")
-        try:
-            t = sparse_coo_tensor(indices, values, size, check_invariants=True, is_coalesced=coalesced)
-        except RuntimeError as e:
-            raise _bad(f"invalid sparse tensor: {e}") from None
-        c = t._data
-        if coalesced and c.nnz > 1 and not (np.diff(flat_index(c.indices, c.shape[:c.sparse_dim])) > 0).all():
-            raise _bad("a sparse tensor marked coalesced has unsorted or duplicate indices")
+        t = build_sparse_coo(indices, values, size, self._flag(x, "coalesced"), _bad)
         return t.requires_grad_(True) if requires_grad(x.get("requires_grad", False), values._data.dtype, _bad) \
             else t
 
@@ -399,24 +416,34 @@ class _Loader:
 _PICKLE_ARGS = {"encoding", "errors", "fix_imports"}
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
-    """Load what glassgrad.save (or torch.save) wrote, from a path or a binary file object.  Nothing in the
-    file can run code: glassgrad never unpickles, so `pickle_module`, `weights_only` and pickle's own
-    arguments are accepted for PyTorch compatibility and change nothing.  `map_location` is torch.load's
-    (see Placement); `mmap=True` maps the file's tensors copy-on-write instead of reading them (a path
-    only, not the legacy torch format -- as in torch)."""
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
+    """Load what glassgrad.save or torch.save wrote, from a path or a binary file object, as torch.load.
+    Safe by default (``weights_only=True``, or None without a `pickle_module`): tensors, state_dicts and plain
+    data through glassgrad's restricted reader, which imports and calls nothing outside its table and the
+    allow-list of add_safe_globals / safe_globals.  Only ``weights_only=False`` unpickles torch's format
+    with Python's pickle -- which can run any code the file names; do it only for files you trust.
+    `map_location` is torch.load's (see Placement); `mmap=True` maps the file's tensors copy-on-write instead
+    of reading them (a path only, not the legacy torch format -- as in torch)."""
     import os
+    import warnings
     from . import _pt_reader
     extra = set(pickle_load_args) - _PICKLE_ARGS
     if extra:
         raise TypeError(f"load() got an unexpected keyword argument {sorted(extra)[0]!r}")
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.")
+    full = None if weights_only else pickle_load_args
     place = Placement(map_location)
     if mmap and not isinstance(f, (str, os.PathLike)):
         raise ValueError("f must be a file path in order to use the mmap argument")
     if hasattr(f, "read"):
         data = f.read()
         if _pt_reader.is_torch_zip(data[:4]):
-            return _pt_reader.load_torch_zip(io.BytesIO(data), place)
+            return _pt_reader.load_torch_zip(io.BytesIO(data), place, full=full)
         if _pt_reader.is_torch_legacy(data[:4]):
             return _pt_reader.load_torch_legacy(data, place)
         tensors, meta = _container(_st.read_bytes, data)
@@ -431,9 +458,37 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
                 fh.seek(0)
                 return _pt_reader.load_torch_legacy(fh.read(), place)
         if _pt_reader.is_torch_zip(head):
-            return _pt_reader.load_torch_zip(f, place, mmap=bool(mmap))
+            return _pt_reader.load_torch_zip(f, place, mmap=bool(mmap), full=full)
         tensors, meta = _container(_st.read_file, f, mmap=bool(mmap))
     return _finish(tensors, meta or {}, place)
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The "module.name" of every global in a torch.save archive (`f`: path or binary file) that a
+    weights_only load would refuse -- read statically from its data.pkl, as torch's (nothing is run)."""
+    import pickletools
+    import zipfile
+    from ._pt_objects import user_allowed
+    from ._pt_pickle import _ALLOWED
+    allowed = {f"{m}.{n}".replace("__builtin__.", "builtins.") for m, n in _ALLOWED} | set(user_allowed())
+    with zipfile.ZipFile(f) as z:
+        pkl = [n for n in z.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
+        if len(pkl) != 1:
+            raise _bad("archive has no single <name>/data.pkl")
+        data = z.read(pkl[0])
+    found, strings = [], []
+    for op, arg, _ in pickletools.genops(data):
+        if op.name == "GLOBAL":
+            name = arg.replace(" ", ".").replace("__builtin__.", "builtins.")
+        elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+            name = f"{strings[-2]}.{strings[-1]}"
+        else:
+            if isinstance(arg, str):
+                strings.append(arg)
+            continue
+        if name not in allowed and name not in found:
+            found.append(name)
+    return found
 
 
 def _container(read, *args, **kwargs):

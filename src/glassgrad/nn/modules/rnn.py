@@ -98,6 +98,15 @@ class RNNBase(Module):
     def _flat_weights(self):
         return [getattr(self, n, None) for n in self._flat_weights_names]
 
+    def __getstate__(self):             # torch's RNNs keep the weight list in their pickled state
+        state = super().__getstate__()
+        state["_flat_weights"] = self._flat_weights
+        return state
+
+    def __setstate__(self, state):      # (here it is a property over _flat_weights_names)
+        state = {k: v for k, v in state.items() if k not in ("_flat_weights", "_flat_weight_refs")}
+        super().__setstate__(state)
+
     @property
     def all_weights(self):
         return [[getattr(self, w) for w in ws] for ws in self._all_weights]
