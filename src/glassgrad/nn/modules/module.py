@@ -16,8 +16,20 @@ from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _grad_state
 from ..parameter import Parameter, Buffer
 from ._module_state_dict import StateDictMethods
+from . import _hooks
+from ._hooks import (register_module_forward_pre_hook, register_module_forward_hook,  # noqa: F401
+                     register_module_full_backward_pre_hook, register_module_backward_hook,
+                     register_module_full_backward_hook, register_module_buffer_registration_hook,
+                     register_module_module_registration_hook, register_module_parameter_registration_hook)
 
-__all__ = ["Module"]
+# the global hook dicts (never rebound), for _call_impl's one check
+_GFP, _GF, _GB, _GBP = (_hooks._global_forward_pre_hooks, _hooks._global_forward_hooks, _hooks._global_backward_hooks,
+                        _hooks._global_backward_pre_hooks)
+
+__all__ = ["register_module_forward_pre_hook", "register_module_forward_hook", "register_module_full_backward_pre_hook",
+           "register_module_backward_hook", "register_module_full_backward_hook",
+           "register_module_buffer_registration_hook", "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook", "Module"]
 
 
 def _tname(v):
@@ -92,6 +104,8 @@ class Module(StateDictMethods):
         if isinstance(tensor, Buffer):
             persistent = tensor.persistent
             tensor = tensor.detach() if not tensor._rg else tensor
+        if _hooks._global_buffer_registration_hooks:
+            tensor = _hooks.registered(_hooks._global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -119,6 +133,8 @@ class Module(StateDictMethods):
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
                              f"created explicitly. To express '{name}' as a function of another Tensor, compute "
                              "the value in the forward() method.")
+        if _hooks._global_parameter_registration_hooks:
+            param = _hooks.registered(_hooks._global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def add_module(self, name, module):
@@ -132,6 +148,8 @@ class Module(StateDictMethods):
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
+        if _hooks._global_module_registration_hooks:
+            module = _hooks.registered(_hooks._global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     register_module = add_module
@@ -207,13 +225,13 @@ class Module(StateDictMethods):
                 raise AttributeError("cannot assign module before Module.__init__() call")
             d.pop(name, None)
             drop("_parameters", "_buffers", "_non_persistent_buffers_set")
-            modules[name] = value
+            modules[name] = _hooks.registered(_hooks._global_module_registration_hooks, self, name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_tname(value)}' as child module "
                                 f"'{name}' (torch.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _hooks.registered(_hooks._global_module_registration_hooks, self, name, value)
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
@@ -463,11 +481,10 @@ class Module(StateDictMethods):
         return _handle(self._backward_hooks, hook, False)
 
     def _call_impl(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
+                or _GFP or _GF or _GB or _GBP):
             return self.forward(*args, **kwargs)
-        from ._hooks import call_with_hooks
-        return call_with_hooks(self, args, kwargs)
+        return _hooks.call_with_hooks(self, args, kwargs)
 
     __call__ = _call_impl
 
