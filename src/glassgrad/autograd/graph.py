@@ -99,12 +99,12 @@ _CPP_NODES = frozenset(("AccumulateGrad", "CopySlices", "GraphRoot", "Error", "D
 
 class RemovableHandle:
     """Handle returned by every register_*hook; ``remove()`` unregisters the hook."""
-    __slots__ = ("_store", "_key", "id")
+    __slots__ = ("_store", "_extra", "id")
     _ids = itertools.count()
 
-    def __init__(self, store, key=None):
+    def __init__(self, store, *, extra_dict=None):
         self._store = store
-        self._key = key
+        self._extra = (extra_dict,) if isinstance(extra_dict, dict) else tuple(extra_dict or ())
         self.id = next(RemovableHandle._ids)
 
     def remove(self):
@@ -112,6 +112,8 @@ class RemovableHandle:
         if store is not None:
             store.pop(self.id, None)
             self._store = None
+        for d in self._extra:           # torch's extra_dict: flags kept beside the hook
+            d.pop(self.id, None)
 
     def __enter__(self):
         return self

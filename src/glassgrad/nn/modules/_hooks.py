@@ -38,7 +38,9 @@ def register_module_forward_pre_hook(hook):
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     """A forward hook run before every module's own: hook(module, args, output) -> None or new output."""
-    h = _register(_global_forward_hooks, hook)
+    h = RemovableHandle(_global_forward_hooks, extra_dict=[_global_forward_hooks_with_kwargs,
+                                                           _global_forward_hooks_always_called])
+    _global_forward_hooks[h.id] = hook
     if with_kwargs:
         _global_forward_hooks_with_kwargs[h.id] = True
     if always_call:

@@ -47,9 +47,10 @@ def _addindent(s, n):
     return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
 
 
-def _handle(store, hook, prepend, key=None):
-    """Register `hook` in the ordered dict `store`, first or last; return its handle."""
-    h = RemovableHandle(store)
+def _handle(store, hook, prepend, extra=None):
+    """Register `hook` in the ordered dict `store`, first or last; return its handle (which also removes the
+    hook's flags in the dicts `extra`)."""
+    h = RemovableHandle(store, extra_dict=extra)
     store[h.id] = hook
     if prepend:
         store.move_to_end(h.id, last=False)
@@ -454,18 +455,19 @@ class Module(StateDictMethods):
 
     # -- hooks and calling ---------------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        h = _handle(self._forward_pre_hooks, hook, prepend)
+        h = _handle(self._forward_pre_hooks, hook, prepend, [self._forward_pre_hooks_with_kwargs])
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[h.id] = True
-        return _MultiHandle(h, self._forward_pre_hooks_with_kwargs)
+        return h
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
-        h = _handle(self._forward_hooks, hook, prepend)
+        h = _handle(self._forward_hooks, hook, prepend,
+                    [self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
         if with_kwargs:
             self._forward_hooks_with_kwargs[h.id] = True
         if always_call:
             self._forward_hooks_always_called[h.id] = True
-        return _MultiHandle(h, self._forward_hooks_with_kwargs, self._forward_hooks_always_called)
+        return h
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         return _handle(self._backward_pre_hooks, hook, prepend)
@@ -510,20 +512,3 @@ class Module(StateDictMethods):
 
     def __getstate__(self):
         return self.__dict__.copy()
-
-
-class _MultiHandle(RemovableHandle):
-    """A handle that also removes the hook's flags (with_kwargs, always_call)."""
-    __slots__ = ("_inner", "_flags")
-
-    def __init__(self, inner, *flags):
-        self._inner = inner
-        self._flags = flags
-        self._store = inner._store
-        self._key = None
-        self.id = inner.id
-
-    def remove(self):
-        self._inner.remove()
-        for f in self._flags:
-            f.pop(self.id, None)
