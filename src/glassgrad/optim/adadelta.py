@@ -3,8 +3,9 @@ import numpy as np
 
 from ._common import check_args, count_step, new_state, weight_decay
 from .optimizer import Optimizer, _to_scalar, add_alpha, addcmul, setv
+from ._functional import adadelta  # noqa: F401  (torch.optim.adadelta.adadelta)
 
-__all__ = ["Adadelta"]
+__all__ = ["Adadelta", "adadelta"]
 
 
 class Adadelta(Optimizer):

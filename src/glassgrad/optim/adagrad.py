@@ -4,8 +4,9 @@ import numpy as np
 from .._tensor import _make
 from ._common import check_args, check_fused, count_step, version_bumps, weight_decay
 from .optimizer import Optimizer, _to_scalar, addcdiv, addcmul, setv, step_tensor
+from ._functional import adagrad  # noqa: F401  (torch.optim.adagrad.adagrad)
 
-__all__ = ["Adagrad"]
+__all__ = ["Adagrad", "adagrad"]
 
 
 class Adagrad(Optimizer):

@@ -4,8 +4,9 @@ import numpy as np
 from .._tensor import Tensor
 from ._common import check_args, check_fused, count_step, new_state, version_bumps, weight_decay
 from .optimizer import Optimizer, _to_scalar, addcmul, blockwise, lerp, setv, zeros_state
+from ._functional import adam, adamw  # noqa: F401  (torch.optim.adam.adam)
 
-__all__ = ["Adam", "AdamW"]
+__all__ = ["Adam", "AdamW", "adam", "adamw"]
 
 
 def _adam_update(o, x, m, v, bc2, eps, value):

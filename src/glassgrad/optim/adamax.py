@@ -3,8 +3,9 @@ import numpy as np
 
 from ._common import check_args, count_step, new_state, weight_decay
 from .optimizer import Optimizer, _to_scalar, addcdiv, lerp, setv
+from ._functional import adamax  # noqa: F401  (torch.optim.adamax.adamax)
 
-__all__ = ["Adamax"]
+__all__ = ["Adamax", "adamax"]
 
 
 class Adamax(Optimizer):

@@ -3,8 +3,9 @@ import numpy as np
 
 from ._common import check_args, count_step, new_state, weight_decay
 from .optimizer import Optimizer, _scalar_dtype, _to_scalar, add_alpha, addcmul, setv
+from ._functional import asgd  # noqa: F401  (torch.optim.asgd.asgd)
 
-__all__ = ["ASGD"]
+__all__ = ["ASGD", "asgd"]
 
 
 class ASGD(Optimizer):

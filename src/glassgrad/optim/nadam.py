@@ -3,8 +3,9 @@ import numpy as np
 
 from ._common import check_args, count_step, new_state, weight_decay
 from .optimizer import Optimizer, _to_scalar, addcdiv, addcmul, lerp, setv
+from ._functional import nadam  # noqa: F401  (torch.optim.nadam.nadam)
 
-__all__ = ["NAdam"]
+__all__ = ["NAdam", "nadam"]
 
 
 class NAdam(Optimizer):

@@ -3,8 +3,9 @@ import numpy as np
 
 from ._common import check_args, count_step, new_state, weight_decay
 from .optimizer import Optimizer, _to_scalar, addcmul, lerp, setv
+from ._functional import radam  # noqa: F401  (torch.optim.radam.radam)
 
-__all__ = ["RAdam"]
+__all__ = ["RAdam", "radam"]
 
 
 class RAdam(Optimizer):

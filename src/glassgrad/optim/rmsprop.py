@@ -3,8 +3,9 @@ import numpy as np
 
 from ._common import check_args, count_step, new_state, weight_decay
 from .optimizer import Optimizer, _to_scalar, add_alpha, addcdiv, addcmul, lerp, setv, zeros_state
+from ._functional import rmsprop  # noqa: F401  (torch.optim.rmsprop.rmsprop)
 
-__all__ = ["RMSprop"]
+__all__ = ["RMSprop", "rmsprop"]
 
 
 class RMSprop(Optimizer):

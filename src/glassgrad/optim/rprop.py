@@ -4,8 +4,9 @@ import numpy as np
 from .._tensor import _make
 from ._common import check_args, count_step, new_state
 from .optimizer import Optimizer, _to_scalar, addcmul, setv
+from ._functional import rprop  # noqa: F401  (torch.optim.rprop.rprop)
 
-__all__ = ["Rprop"]
+__all__ = ["Rprop", "rprop"]
 
 
 class Rprop(Optimizer):

@@ -4,8 +4,9 @@ import numpy as np
 from .._tensor import _make
 from ._common import below_zero, check_args, check_fused, version_bumps, weight_decay
 from .optimizer import Optimizer, _to_scalar, add_alpha, setv
+from ._functional import sgd  # noqa: F401  (torch.optim.sgd.sgd)
 
-__all__ = ["SGD"]
+__all__ = ["SGD", "sgd"]
 
 
 class SGD(Optimizer):
