@@ -101,3 +101,32 @@ def test_a_script_setting_backends_runs_unchanged_through_glassgrad_run(tmp_path
         assert r.returncode == 0, r.stderr
         outs.append(r.stdout)
     assert outs[0] == outs[1] == "True False None\nok\n"
+
+
+def test_the_other_backends_as_torch():
+    import glassgrad.backends as gb
+    import torch.backends.mha
+    import torch.backends.miopen
+    import torch.backends.nnpack
+    import torch.backends.quantized
+    for lib in (torch, glassgrad):
+        b = lib.backends
+        assert b.mha.get_fastpath_enabled() is True
+        b.mha.set_fastpath_enabled(False)
+        assert b.mha.get_fastpath_enabled() is False
+        b.mha.set_fastpath_enabled(True)
+        assert b.miopen.immediate is False
+        with b.miopen.flags(True):
+            assert b.miopen.immediate is True
+        assert b.miopen.immediate is False
+        with pytest.raises(RuntimeError, match="is not a valid value for quantized engine"):
+            b.quantized.engine = "bogus"
+        with pytest.raises(RuntimeError, match="Assignment not supported"):
+            b.quantized.supported_engines = []
+        assert b.cusparselt.version() is None and b.cusparselt.is_available() is False
+        assert b.kleidiai.is_available() is False
+    # truthful for glassgrad: no NNPACK, no quantized engine
+    assert gb.nnpack.is_available() is False and gb.quantized.supported_engines == ["none"]
+    assert gb.nnpack.set_flags(False) == (True,) and gb.nnpack.set_flags(True) == (False,)
+    with pytest.raises(RuntimeError, match="not supported"):
+        gb.quantized.engine = "x86"

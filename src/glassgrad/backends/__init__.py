@@ -7,6 +7,7 @@ with torch's errors) for the programs that set them (``torch.backends.cudnn.benc
     cuda    is_built(), matmul.allow_tf32 / allow_fp16_reduced_precision_reduction / ..., the SDPA switches
     mps     is_available() is_built()       cpu  get_cpu_capability()     mkldnn / openmp / mkl  is_available()
     opt_einsum  is_available() enabled strategy
+    nnpack / miopen / mha / quantized / cusparselt / kleidiai  their switches; none of these libraries is used
 """
 import contextlib
 import importlib.machinery
@@ -15,7 +16,8 @@ import types
 
 from .. import backend as _backend
 
-__all__ = ["cudnn", "cuda", "mps", "cpu", "mkldnn", "openmp", "mkl", "opt_einsum"]
+__all__ = ["cudnn", "cuda", "mps", "cpu", "mkldnn", "openmp", "mkl", "opt_einsum", "nnpack", "miopen", "mha",
+           "quantized", "cusparselt", "kleidiai"]
 
 
 def _flag(setter_name, key, kind=bool):
@@ -184,6 +186,89 @@ class _OptEinsum(_Backend):
         return False        # glassgrad's einsum contracts with NumPy's own path search
 
 
+def _flags_of(module, names):
+    """torch's set_flags(*values) -> previous values, and flags(...) restoring them, over `module`'s switches."""
+    def set_flags(*values):
+        orig = tuple(getattr(module, n) for n in names)
+        for n, v in zip(names, values):
+            if v is not None:
+                setattr(module, n, v)
+        return orig
+
+    @contextlib.contextmanager
+    def flags(*values):
+        orig = set_flags(*values)
+        try:
+            yield
+        finally:
+            set_flags(*orig)
+    return set_flags, flags
+
+
+class _Nnpack(_Unavailable):
+    """NNPACK (torch's mobile conv kernels): glassgrad does not use it."""
+    enabled = _flag("set_nnpack_enabled", "enabled")
+
+
+class _Miopen(_Backend):
+    """MIOpen (AMD's cuDNN): glassgrad does not use it; the `immediate` switch is kept."""
+    immediate = _flag("set_miopen_immediate", "immediate")
+
+
+class _Mha(_Backend):
+    """The fast path of TransformerEncoder / MultiheadAttention: glassgrad computes one path only, whose results
+    the switch does not change; it is kept for the programs that set it."""
+
+    def get_fastpath_enabled(self):
+        return self._state["fastpath"]
+
+    def set_fastpath_enabled(self, value):
+        self._state["fastpath"] = value
+
+
+_QENGINES = ("none", "fbgemm", "qnnpack", "onednn", "x86")
+
+
+class _Quantized(_Backend):
+    """Quantized engines: glassgrad has no quantized tensors, so none is supported but "none"."""
+
+    @property
+    def engine(self):
+        return self._state["engine"]
+
+    @engine.setter
+    def engine(self, value):
+        if value not in _QENGINES and value is not None:
+            raise RuntimeError(f"{value} is not a valid value for quantized engine")
+        if value not in (None, "", "none"):
+            raise RuntimeError(f"quantized engine {value} is not supported (glassgrad has no quantized tensors)")
+        self._state["engine"] = "none"
+
+    @property
+    def supported_engines(self):
+        return ["none"]
+
+    @supported_engines.setter
+    def supported_engines(self, value):
+        raise RuntimeError("Assignment not supported")
+
+
+class _Cusparselt(_Backend):
+    """cuSPARSELt (2:4 sparse GEMM on NVIDIA GPUs): not used by glassgrad."""
+
+    @staticmethod
+    def is_available():
+        return False
+
+    @staticmethod
+    def version():
+        return None
+
+    @staticmethod
+    def get_max_alg_id():
+        return None
+
+
 cudnn = _Cudnn("cudnn", {"enabled": True, "benchmark": False, "deterministic": False, "allow_tf32": True,
                          "benchmark_limit": None})     # (None: no cuDNN to benchmark, as torch's CPU build)
 cuda = _Cuda("cuda", {"linalg": "default", "flash_sdp": True, "mem_efficient_sdp": True, "math_sdp": True,
@@ -195,5 +280,13 @@ mkldnn = _Unavailable("mkldnn", {"enabled": True})
 openmp = _Unavailable("openmp", {"enabled": True})
 mkl = _Mkl("mkl", {})
 opt_einsum = _OptEinsum("opt_einsum", {"enabled": False, "strategy": None})
-for _m in (cudnn, cuda, mps, cpu, mkldnn, openmp, mkl, opt_einsum):
+nnpack = _Nnpack("nnpack", {"enabled": True})
+nnpack.set_flags, nnpack.flags = _flags_of(nnpack, ("enabled",))
+miopen = _Miopen("miopen", {"immediate": False})
+miopen.set_flags, miopen.flags = _flags_of(miopen, ("immediate",))
+mha = _Mha("mha", {"fastpath": True})
+quantized = _Quantized("quantized", {"engine": "none"})
+cusparselt = _Cusparselt("cusparselt", {})
+kleidiai = _Unavailable("kleidiai", {})
+for _m in (cudnn, cuda, mps, cpu, mkldnn, openmp, mkl, opt_einsum, nnpack, miopen, mha, quantized, cusparselt, kleidiai):
     sys.modules[_m.__name__] = _m
