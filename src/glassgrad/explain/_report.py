@@ -121,7 +121,9 @@ def _graph(r):
         depth = getattr(r.graph, "max_depth", None)
         h.append("<p>PyTorch's node names; leaves named after the model's parameters"
                  + (f"; modules collapsed to depth {depth}" if depth is not None else "")
-                 + "; edges carry the norm of the gradient that flowed along them.</p>")
+                 + "; edges carry the norm of the gradient that flowed along them"
+                 + ("; their colours are the loss terms whose gradient flows along them"
+                    if getattr(r.graph, "_terms", None) else "") + ".</p>")
         svg, who = _graph_svg(r.graph)
         if svg is not None:
             h.append(f'<div class="graph">{svg}</div>')
