@@ -7,9 +7,13 @@ too: no two nodes overlap, each node lies inside the rectangles of its clusters 
 sibling clusters are disjoint, every edge runs from its source's bottom edge to its destination's top.
 """
 import collections
+import os
 import re
+import subprocess
+import sys
 import time
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +25,7 @@ from glassgrad.explain._graph_layout import layered
 from _explain_helpers import parse_dot
 from test_graph import traced, make_residual, residual_loss, _run_seed000
 
+ROOT = Path(__file__).resolve().parents[2]
 NS = "{http://www.w3.org/2000/svg}"
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b")
 
@@ -215,3 +220,24 @@ def test_layout_breaks_cycles_and_keeps_clusters_apart():
     assert not _overlap(res.clusters["L"], res.clusters["R"])
     assert res.clusters["R"][2] >= 200                                  # wide enough for its label
     assert _inside(res.nodes["d"], res.clusters["L"]) and _inside(res.nodes["f"], res.clusters["R"])
+
+
+def test_demo_report_draws_the_graph_without_dot(tmp_path):
+    """`make demo` on a fresh machine (no Graphviz): the report still has the drawing, not the text tree only."""
+    pytest.importorskip("sklearn", reason="the demo needs scikit-learn (the demo extra)")
+    pytest.importorskip("tqdm", reason="the demo needs tqdm (the demo extra)")
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable)                      # no `dot` here
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env["MPLBACKEND"] = "Agg"
+    p = subprocess.run([sys.executable, "-m", "glassgrad", "demo", "--epochs", "1", "--out", str(tmp_path / "demo")],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    assert p.returncode == 0, p.stderr
+    text = (tmp_path / "demo" / "report.html").read_text()
+    graph = text[text.index('<section id="graph"'):text.index('<section id="attribution"')]
+    svg = graph[graph.index("<svg"):graph.index("</svg>") + 6]
+    assert 'class="glassgrad-graph"' in svg and "drawn by glassgrad&#x27;s layered layout" in graph
+    nodes, clusters, edges = read_svg(svg)
+    assert {"DigitNet"} <= set(clusters) and len(nodes) >= 10 and len(edges) >= len(nodes) - 1
+    assert {"Conv2d (conv1)", "Linear (digit)", "Linear (even)"} <= {n[0] for n in nodes.values()}
+    assert {"#1f77b4", "#ff7f0e"} <= {c for e in edges for c in e[2]}     # loss_digit, loss_even
