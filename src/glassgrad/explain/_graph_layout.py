@@ -219,12 +219,13 @@ def _cluster_keys(g, pos):
 def _order(g, layers, sweeps=14):
     pos = {}
     _normalize(layers, pos)
-    best = [list(layer) for layer in layers]
-    best_c = _crossings(layers, pos, g.down)
+    best, best_c = None, None
     for it in range(sweeps):
         keys = _cluster_keys(g, pos)
         down_sweep = it % 2 == 0
-        rng = range(1, len(layers)) if down_sweep else range(len(layers) - 2, -1, -1)
+        # every rank is sorted in every sweep (the first one too, by its own order), so that all ranks
+        # follow the same cluster keys: sibling clusters then have one left-to-right order everywhere
+        rng = range(len(layers)) if down_sweep else range(len(layers) - 1, -1, -1)
         for r in rng:
             layer = layers[r]
             sort_key = {}
@@ -237,11 +238,11 @@ def _order(g, layers, sweeps=14):
             for i, v in enumerate(layer):
                 pos[v] = (i + 0.5) / m
         c = _crossings(layers, pos, g.down)
-        if c < best_c:
+        if best_c is None or c < best_c:
             best_c, best = c, [list(layer) for layer in layers]
         if best_c == 0:
             break
-    return best, best_c
+    return (best, best_c) if best is not None else (layers, 0)
 
 
 # -- 4. coordinates ------------------------------------------------------------------------------------
@@ -252,7 +253,7 @@ def _item(g, v, depth):
     return ~path[depth + 1] if len(path) > depth + 1 else v
 
 
-def _pack(items, cons, width, att_edges, rounds=10):
+def _pack_one(items, cons, width, att_edges, rounds):
     """x per item: left to right without overlap (cons[q]: items left of q), pulled toward neighbours."""
     indeg = {it: 0 for it in items}
     right = {it: [] for it in items}
@@ -271,31 +272,44 @@ def _pack(items, cons, width, att_edges, rounds=10):
                 topo.append(q)
     topo.extend(it for it in items if indeg[it] > 0)     # a cycle cannot happen; stay total anyway
     x = {}
-
-    def place(want):
+    for it in topo:                      # packed to the left
+        x[it] = max((x[p] + width[p] + GAP_X for p in cons.get(it, ()) if p in x), default=0.0)
+    adj = {}
+    for a, oa, b, ob in att_edges:
+        adj.setdefault(a, []).append((oa, b, ob))
+        adj.setdefault(b, []).append((ob, a, oa))
+    inf = float("inf")
+    for _ in range(rounds):              # each item moves toward its neighbours within the room it has
         for it in topo:
-            lb = max((x[p] + width[p] + GAP_X for p in cons.get(it, ()) if p in x), default=0.0)
-            x[it] = max(lb, want.get(it, 0.0))
-    place({})
-    for _ in range(rounds):
-        pull = {}
-        for a, oa, b, ob in att_edges:
-            d = (x[b] + ob) - (x[a] + oa)
-            pull.setdefault(a, []).append(d)
-            pull.setdefault(b, []).append(-d)
-        want = {it: x[it] + (sum(ds) / len(ds)) for it, ds in pull.items()}
-        for it in items:
-            want.setdefault(it, x[it])
-        place(want)
-        lo = min(x.values())
-        for it in x:
-            x[it] -= lo
-    return x
+            nb = adj.get(it)
+            if not nb:
+                continue
+            want = x[it] + sum(x[b] + ob - x[it] - oa for oa, b, ob in nb) / len(nb)
+            lb = max((x[p] + width[p] + GAP_X for p in cons.get(it, ()) if p in x), default=-inf)
+            ub = min((x[q] - GAP_X for q in right[it]), default=inf) - width[it]
+            x[it] = min(max(want, lb), ub)
+    lo = min(x.values(), default=0.0)
+    return {it: v - lo for it, v in x.items()}
+
+
+def _pack(items, cons, width, att_edges, rounds=10):
+    """The mean of a left-packed and a right-packed placement: both keep the order without overlap, so
+    their mean does too, and neither side's bias wins."""
+    xl = _pack_one(items, cons, width, att_edges, rounds)
+    mirror = {}
+    for q, ps in cons.items():
+        for p in ps:
+            mirror.setdefault(p, []).append(q)
+    xm = _pack_one(items[::-1], mirror, width, [(a, width[a] - oa, b, width[b] - ob) for a, oa, b, ob in att_edges],
+                   rounds)
+    xr = {it: -(xm[it] + width[it]) for it in items}
+    lo = min(xr.values(), default=0.0)
+    return {it: (xl[it] + xr[it] - lo) / 2 for it in items}
 
 
 def _place_container(g, depth, cont, nodes, width, rel, sub, sub_clusters, cleft):
     """Place the items of one container (cluster `cont`, or -1 for the top level) holding `nodes` (in rank
-    order, then left to right); returns the width of its content."""
+    order, then left to right); returns (the width of its content, its items, their order constraints)."""
     items, cons = [], {}
     seen = set()
     prev, prev_rank = None, None
@@ -331,7 +345,7 @@ def _place_container(g, depth, cont, nodes, width, rel, sub, sub_clusters, cleft
                 rel[v] += x[it]
             for c2 in sub_clusters[c]:
                 cleft[c2] += x[it]
-    return max((x[it] + width[it] for it in items), default=0.0)
+    return max((x[it] + width[it] for it in items), default=0.0), items, cons
 
 
 def _coordinates(g, layers, min_width):
@@ -351,9 +365,11 @@ def _coordinates(g, layers, min_width):
     cleft = [0.0] * nc
     width = {v: g.w[v] for v in range(len(g.w))}
     cwidth = [0.0] * nc
+    conts = []
     for c in sorted(range(nc), key=lambda c: -len(g.cpath[c])):
         depth = len(g.cpath[c]) - 1
-        inner = _place_container(g, depth, c, sub_nodes[c], width, rel, sub_nodes, sub_clusters, cleft)
+        inner, items, cons = _place_container(g, depth, c, sub_nodes[c], width, rel, sub_nodes, sub_clusters, cleft)
+        conts.append((c, items, cons))
         w = max(inner + 2 * PAD, min_width[c])
         off = (w - inner) / 2
         for v in sub_nodes[c]:
@@ -363,8 +379,48 @@ def _coordinates(g, layers, min_width):
                 cleft[c2] += off
         cwidth[c] = w
         width[~c] = w
-    top = _place_container(g, -1, -1, every, width, rel, sub_nodes, sub_clusters, cleft)
-    return [r + MARGIN for r in rel], [left + MARGIN for left in cleft], cwidth, top + 2 * MARGIN
+    top, items, cons = _place_container(g, -1, -1, every, width, rel, sub_nodes, sub_clusters, cleft)
+    conts.append((-1, items, cons))
+    xs, cleft = [r + MARGIN for r in rel], [left + MARGIN for left in cleft]
+    total = top + 2 * MARGIN
+    _refine(g, conts[::-1], xs, cleft, cwidth, width, total, sub_nodes, sub_clusters)
+    return xs, cleft, cwidth, total
+
+
+def _refine(g, conts, xs, cleft, cwidth, width, total, sub_nodes, sub_clusters, rounds=4):
+    """Top-down: move each item within the slack its neighbours and its container leave, toward the mean
+    position of everything it has edges to -- now inside and outside its container alike."""
+    ext = {}
+    for c in range(len(g.cparent)):
+        inside = set(sub_nodes[c])
+        ext[c] = [(v, u) for v in sub_nodes[c] for u in g.up[v] + g.down[v] if u not in inside]
+
+    def left(it):
+        return xs[it] - g.w[it] / 2 if it >= 0 else cleft[~it]
+    for _ in range(rounds):
+        for cont, items, cons in conts:
+            lo, hi = (MARGIN, total - MARGIN) if cont < 0 else (cleft[cont] + PAD, cleft[cont] + cwidth[cont] - PAD)
+            right = {}
+            for q, ps in cons.items():
+                for p in ps:
+                    right.setdefault(p, []).append(q)
+            for it in sorted(items, key=left):
+                pairs = [(it, u) for u in g.up[it] + g.down[it]] if it >= 0 else ext[~it]
+                if not pairs:
+                    continue
+                shift = sum(xs[u] - xs[v] for v, u in pairs) / len(pairs)
+                lb = max([lo] + [left(p) + width[p] + GAP_X for p in cons.get(it, ())])
+                ub = min([hi] + [left(q) - GAP_X for q in right.get(it, ())]) - width[it]
+                if lb > ub:
+                    continue
+                delta = min(max(left(it) + shift, lb), ub) - left(it)
+                if it >= 0:
+                    xs[it] += delta
+                    continue
+                for v in sub_nodes[~it]:
+                    xs[v] += delta
+                for c2 in sub_clusters[~it]:
+                    cleft[c2] += delta
 
 
 def _vertical(g, layers):
