@@ -133,7 +133,7 @@ def _node_attrs(info):
 
 
 def _box_attrs(call, size, nonfinite):
-    a = {"label": f"{call.label}\n[{size} nodes]", "tooltip": call.label, "shape": "box3d",
+    a = {"label": f"{call.label}\n[{size} node{'s' if size != 1 else ''}]", "tooltip": call.label, "shape": "box3d",
          "fillcolor": "#fff2c6"}
     if nonfinite:
         a.update(fillcolor="#ff9c9c", color="#d00000", penwidth="2")
@@ -216,7 +216,7 @@ def to_dot(view):
 def _text_label(lay, vid):
     item = lay.items[vid]
     if vid[0] == "m":
-        return f"[{item.label}: {lay.box_size[vid]} nodes, collapsed]"
+        return f"[{item.label}: {lay.box_size[vid]} node{'s' if lay.box_size[vid] != 1 else ''}, collapsed]"
     parts = [item.name]
     if item.param:
         parts.append(item.param)
