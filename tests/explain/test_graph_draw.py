@@ -27,6 +27,7 @@ from test_graph import traced, make_residual, residual_loss, _run_seed000
 
 ROOT = Path(__file__).resolve().parents[2]
 NS = "{http://www.w3.org/2000/svg}"
+labels = []      # (text, x, baseline y) of the edge labels of the last SVG read
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b")
 
 
@@ -46,6 +47,7 @@ def read_svg(text):
     """({node id: (title, box, label lines)}, {cluster label: box}, [(src, dst, strokes, label, start, tip)])."""
     root = ET.fromstring(text)
     nodes, clusters, edges = {}, {}, []
+    labels.clear()
     for g in root.iter(NS + "g"):
         cls = (g.get("class") or "").split()
         title = g.find(NS + "title").text
@@ -63,6 +65,8 @@ def read_svg(text):
             label = g.find(NS + "text")
             edges.append((src, dst, [p.get("stroke") for p in paths], label.text if label is not None else None,
                           start, tip))
+            if label is not None:
+                labels.append((label.text, float(label.get("x")), float(label.get("y"))))
     return nodes, clusters, edges
 
 
@@ -141,6 +145,13 @@ def test_clusters_colours_and_gradient_norms_without_graphviz(tmp_path):
     p = view.render(tmp_path / "g.svg")                                 # render writes the same drawing
     assert open(p).read() == view.to_svg() == view._repr_svg_()
     assert "loss terms" in view.to_svg()
+    # the edge labels (9 px text; width estimated generously) keep off the nodes and off each other
+    read_svg(view.to_svg())
+    boxes = [(x, y - 9, 6 * len(t), 11) for t, x, y in labels]
+    assert len(boxes) == len(edges)
+    for i, b in enumerate(boxes):
+        assert not any(_overlap(b, n[1]) for n in nodes.values()), labels[i]
+        assert not any(_overlap(b, c) for c in boxes[i + 1:]), labels[i]
 
 
 def test_two_terms_draw_two_strokes():

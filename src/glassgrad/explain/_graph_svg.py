@@ -107,7 +107,34 @@ def _path_d(pts, dx=0.0):
     return "".join(d)
 
 
-def _edge_svg(k, src, dst, a, pts):
+def _on_step(pts, t):
+    """The point at parameter t of the path's first step (a straight run or an S-curve, as _path_d draws)."""
+    (xa, ya), (xb, yb) = pts[0], pts[1]
+    u = 1 - t
+    cx = xa * (u ** 3 + 3 * u * u * t) + xb * (3 * u * t * t + t ** 3)
+    return cx, ya + (yb - ya) * t if abs(xa - xb) < 0.5 else ya * u ** 3 + (ya + yb) / 2 * 3 * u * t + yb * t ** 3
+
+
+def _label_spot(pts, label, pad, taken):
+    """(x, baseline y) of an edge label beside the first step of its edge, at the first of a few places along
+    it (either side) that overlaps no box in `taken` (nodes and the labels placed so far); the label's box
+    is added to `taken`."""
+    w, h = text_width(label, EDGE_FS) + 2, EDGE_FS + 2
+    first = None
+    for t in (0.5, 0.35, 0.65, 0.2, 0.8):
+        x, y = _on_step(pts, t)
+        for bx in (x + 4 + pad, x - 4 - pad - w):
+            box = (bx, y - h / 2, w, h)
+            first = first or box
+            if not any(bx < ox + ow and ox < bx + w and box[1] < oy + oh and oy < box[1] + h
+                       for ox, oy, ow, oh in taken):
+                taken.append(box)
+                return bx, y + 3
+    taken.append(first)
+    return first[0], first[1] + h / 2 + 3
+
+
+def _edge_svg(k, src, dst, a, pts, taken):
     colors = a.get("color", "#555555").split(":")
     sw = float(a.get("penwidth", "1"))
     down = pts[-1][1] >= pts[-2][1]
@@ -125,8 +152,7 @@ def _edge_svg(k, src, dst, a, pts):
     out.append(f'<polygon points="{_f(tip_x - hw)},{_f(tip_y + back)} {_f(tip_x + hw)},{_f(tip_y + back)} '
                f'{_f(tip_x)},{_f(tip_y)}" fill="{head}" stroke="{head}"/>')
     if a.get("label"):
-        (xa, ya), (xb, yb) = pts[0], pts[1]
-        lx, ly = (xa + xb) / 2 + 4 + (m - 1) * 1.5, (ya + yb) / 2 + 3
+        lx, ly = _label_spot(pts, a["label"], (m - 1) * 1.5, taken)
         out.append(f'<text x="{_f(lx)}" y="{_f(ly)}" font-family="{FONT}" font-size="{EDGE_FS}" '
                    f'fill="{a.get("fontcolor", "#333333")}" stroke="#ffffff" stroke-width="3" '
                    f'paint-order="stroke">{_e(a["label"])}</text>')
@@ -184,8 +210,9 @@ def to_svg(view):
              f'<rect x="0" y="0" width="{_f(width)}" height="{_f(height)}" fill="#ffffff"/>']
     for call in sorted(res.clusters, key=lambda c: (c.depth, c.index)):
         parts.append(_cluster_svg(call, res.clusters[call]))
+    taken = list(res.nodes.values())          # edge labels keep off the nodes and off each other
     for k, (vs, vd, edges) in enumerate(lay.edges):
-        parts.append(_edge_svg(k, vs, vd, _edge_attrs(view, edges), res.routes[k]))
+        parts.append(_edge_svg(k, vs, vd, _edge_attrs(view, edges), res.routes[k], taken))
     for vid in ids:
         lines, a = labels[vid]
         parts.append(_node_svg(vid, lines, a, res.nodes[vid]))
