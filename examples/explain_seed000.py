@@ -43,7 +43,7 @@ out = ROOT / "docs" / "seed000_graph.svg"
 try:
     view.render(str(out))
     print("graph:", out.relative_to(ROOT))
-except Exception as e:  # noqa: BLE001  (Graphviz's `dot` may be missing: the text tree still works)
+except Exception as e:  # noqa: BLE001  (without Graphviz's `dot` the .svg is drawn by glassgrad's own layout)
     print(f"(no picture: {e})")
     print(view.text())
 

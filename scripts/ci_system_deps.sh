@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the system programs some tests use, when they are missing and we may:
 #   chromium  - tests/explain/test_browser.py renders the `glassgrad explain` report headless
-#   graphviz  - `dot`, to render the report's backward graph as SVG
+#   graphviz  - `dot`, the report's graph drawn by Graphviz (without it glassgrad's own layout draws it)
 # Only as root with apt-get (Debian/Ubuntu CI images); otherwise it does nothing and exits 0
 # (the tests that need these programs then skip with a reason). Prints one line of what it did.
 set -u

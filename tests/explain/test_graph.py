@@ -503,14 +503,17 @@ def test_missing_graphviz_gives_clear_errors(tmp_path, monkeypatch):
     view = explain.graph(loss, model)
     monkeypatch.setitem(__import__("sys").modules, "graphviz", None)
     with pytest.raises(ImportError, match=r"glassgrad\[explain\]"):
-        view.render(tmp_path / "g.svg")
-    assert view._repr_svg_() is None
+        view.render(tmp_path / "g.png")
+    view.render(tmp_path / "g.svg")                        # .svg: the built-in drawing
+    assert "<svg" in open(tmp_path / "g.svg").read() and "<svg" in view._repr_svg_()
     monkeypatch.undo()
     pytest.importorskip("graphviz", reason="the graphviz Python package is not installed")
     monkeypatch.setattr(_graph_render.shutil, "which", lambda name: None)
     with pytest.raises(RuntimeError, match="'dot' program"):
         view.render(tmp_path / "g.pdf")
-    assert view._repr_svg_() is None
+    with pytest.raises(RuntimeError, match="'dot' program"):
+        view.render(tmp_path / "g2.svg", engine="dot")
+    assert 'class="glassgrad-graph"' in view._repr_svg_()
     assert "AddmmBackward0" in view.to_dot() and "AddmmBackward0" in view.text()   # no Graphviz needed
 
 

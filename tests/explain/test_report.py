@@ -217,13 +217,15 @@ def test_report_sections_graph_and_plots():
 
 def test_report_fallbacks_without_dot_and_matplotlib(monkeypatch, tmp_path):
     res = _result()
-    monkeypatch.setattr(_report.shutil, "which", lambda name: None)
+    from glassgrad.explain import _graph_render
+    monkeypatch.setattr(_graph_render.shutil, "which", lambda name: None)
     monkeypatch.setattr(_report, "_have_mpl", lambda: False)
     path = _report.write_report(res, tmp_path / "sub" / "r.html")
     html = open(path).read()
     sec = Sections(html)
-    assert "svg" not in sec.tags["graph"] and "pre" in sec.tags["graph"]
-    assert "AddBackward0" in html                      # the text tree names PyTorch's nodes
+    assert "svg" in sec.tags["graph"] and "pre" in sec.tags["graph"]   # the built-in drawing, and the text tree
+    assert "drawn by glassgrad&#x27;s layered layout" in html
+    assert "AddBackward0" in html
     assert "img" not in sec.tags["flow"] and "glassgrad[plot]" in html
 
 

@@ -3,7 +3,8 @@
     view = explain.graph(loss, model)      # hooks are registered now (grads=True) ...
     loss.backward()                        # ... so the gradients that flow are recorded
     print(view.text())                     # a tree for terminals
-    view.render("graph.svg")               # .svg / .png / .pdf through Graphviz, .dot as text
+    view.render("graph.svg")               # .svg drawn by Graphviz's dot, or without it by the built-in
+                                           # layered layout; .png / .pdf through Graphviz, .dot as text
     view                                   # inline SVG in Jupyter
 
 Nodes carry PyTorch's node names (``node.name()``) and the shape and dtype of the gradient
@@ -442,10 +443,19 @@ class GraphView:
         from ._graph_render import to_text
         return to_text(self, ascii=ascii)
 
-    def render(self, path):
-        """Draw to `path`; the format comes from the suffix (.svg, .png, .pdf; .dot/.gv writes DOT)."""
+    def render(self, path, engine=None):
+        """Draw to `path`; the format comes from the suffix (.svg, .png, .pdf; .dot/.gv writes DOT).
+
+        engine: None draws with Graphviz's ``dot`` when it is installed, else (.svg only) with the
+        built-in layered layout; 'dot' or 'python' pick one.
+        """
         from ._graph_render import render
-        return render(self, path)
+        return render(self, path, engine)
+
+    def to_svg(self, engine=None):
+        """The drawing as SVG text (engine as in ``render``); works without Graphviz."""
+        from ._graph_render import to_svg
+        return to_svg(self, engine)
 
     def _repr_svg_(self):
         from ._graph_render import svg_or_none

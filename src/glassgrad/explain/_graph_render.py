@@ -133,7 +133,7 @@ def _node_attrs(info):
 
 
 def _box_attrs(call, size, nonfinite):
-    a = {"label": f"{call.label}\n[{size} nodes]", "tooltip": call.label, "shape": "box3d",
+    a = {"label": f"{call.label}\n[{size} node{'s' if size != 1 else ''}]", "tooltip": call.label, "shape": "box3d",
          "fillcolor": "#fff2c6"}
     if nonfinite:
         a.update(fillcolor="#ff9c9c", color="#d00000", penwidth="2")
@@ -216,7 +216,7 @@ def to_dot(view):
 def _text_label(lay, vid):
     item = lay.items[vid]
     if vid[0] == "m":
-        return f"[{item.label}: {lay.box_size[vid]} nodes, collapsed]"
+        return f"[{item.label}: {lay.box_size[vid]} node{'s' if lay.box_size[vid] != 1 else ''}, collapsed]"
     parts = [item.name]
     if item.param:
         parts.append(item.param)
@@ -283,26 +283,54 @@ def to_text(view, ascii=False):
     return "\n".join(lines) + "\n"
 
 
-# -- Graphviz ----------------------------------------------------------------------------------------------
+# -- Graphviz, or the pure-Python drawing ------------------------------------------------------------------
 _FORMATS = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".jpg": "jpg", ".jpeg": "jpeg", ".ps": "ps"}
+_ENGINES = (None, "dot", "python")
+
+
+def have_dot():
+    """Whether Graphviz can draw here: the graphviz Python package and the 'dot' program on PATH."""
+    try:
+        import graphviz  # noqa: F401
+    except ImportError:
+        return False
+    return shutil.which("dot") is not None
 
 
 def _pipe(dot, fmt):
     try:
         import graphviz
     except ImportError:
-        raise ImportError("explain.graph(...).render needs the 'graphviz' Python package and Graphviz's "
+        raise ImportError(f"explain.graph(...).render to {fmt!r} needs the 'graphviz' Python package and Graphviz's "
                           f"'dot' program: {_EXTRA}, and install Graphviz (apt install graphviz, "
-                          "brew install graphviz or conda install graphviz)") from None
+                          "brew install graphviz or conda install graphviz); .svg is drawn without them") from None
     if shutil.which("dot") is None:
-        raise RuntimeError("explain.graph(...).render needs Graphviz's 'dot' program, which is not on PATH: "
-                           "install Graphviz (apt install graphviz, brew install graphviz or conda install "
-                           "graphviz); .to_dot() and .text() work without it")
+        raise RuntimeError(f"explain.graph(...).render to {fmt!r} needs Graphviz's 'dot' program, which is not on "
+                           "PATH: install Graphviz (apt install graphviz, brew install graphviz or conda install "
+                           "graphviz); .svg, .to_svg(), .to_dot() and .text() work without it")
     return graphviz.Source(dot).pipe(format=fmt)
 
 
-def render(view, path):
+def _check_engine(engine):
+    if engine not in _ENGINES:
+        raise ValueError(f"engine must be None (Graphviz when present, else the built-in layout), 'dot' or "
+                         f"'python', got {engine!r}")
+
+
+def to_svg(view, engine=None):
+    """SVG text: Graphviz's drawing when it is here (or engine='dot'), else the built-in layered layout."""
+    _check_engine(engine)
+    if engine == "dot" or (engine is None and have_dot()):
+        svg = _pipe(view.to_dot(), "svg").decode("utf-8")
+        i = svg.find("<svg")
+        return svg[i:] if i >= 0 else svg
+    from ._graph_svg import to_svg as draw
+    return draw(view)
+
+
+def render(view, path, engine=None):
     import os
+    _check_engine(engine)
     p = os.fspath(path)
     ext = os.path.splitext(p)[1].lower()
     if ext in (".dot", ".gv"):
@@ -313,19 +341,17 @@ def render(view, path):
     if fmt is None:
         raise ValueError(f"render: unknown format {ext or '(no suffix)'!r} for {p!r}; use one of "
                          f"{', '.join(sorted(_FORMATS) + ['.dot', '.gv'])}")
-    data = _pipe(view.to_dot(), fmt)
+    if fmt == "svg":
+        data = to_svg(view, engine).encode("utf-8")
+    elif engine == "python":
+        raise ValueError(f"render: the built-in layout draws .svg only, not {ext!r}; Graphviz draws the others")
+    else:
+        data = _pipe(view.to_dot(), fmt)
     with open(p, "wb") as f:
         f.write(data)
     return p
 
 
 def svg_or_none(view):
-    """SVG text for Jupyter, or None (Jupyter then shows the text form) when Graphviz is missing."""
-    try:
-        import graphviz  # noqa: F401
-    except ImportError:
-        return None
-    if shutil.which("dot") is None:
-        return None
-    return _pipe(view.to_dot(), "svg").decode("utf-8")
-
+    """SVG text for Jupyter: Graphviz's drawing when it is here, else the built-in one."""
+    return to_svg(view)

@@ -2,8 +2,8 @@
 
     write_report(result, "report.html")     # result: a _session.SessionResult
 
-Inline CSS, the graph as inline SVG when Graphviz's ``dot`` is on PATH (else the text tree in a
-``<pre>``), plots as inline base64 PNG when matplotlib is installed: the file opens anywhere, offline.
+Inline CSS, the graph as inline SVG (drawn by Graphviz's ``dot`` when it is on PATH, else by the
+built-in layered layout of ``_graph_svg``; the text tree in a ``<details>`` below it), plots as inline base64 PNG when matplotlib is installed: the file opens anywhere, offline.
 Sections (element ids): ``summary``, ``graph``, ``attribution``, ``flow``, ``nan``, ``why-no-grad``
 and, when the script failed, ``error``.
 """
@@ -12,7 +12,6 @@ import html
 import io
 import math
 import os
-import shutil
 import time
 
 __all__ = ["render_html", "write_report", "SECTIONS"]
@@ -68,19 +67,21 @@ def _have_mpl():
 
 
 def _graph_svg(view):
-    """Inline SVG text of the view, or None when Graphviz (package + dot) is missing."""
-    if shutil.which("dot") is None:
-        return None
+    """(inline SVG text of the view, who drew it), or (None, why) when even the built-in drawing failed.
+
+    Graphviz's ``dot`` draws when it is installed; otherwise the built-in layered layout does."""
+    from ._graph_render import have_dot
+    from ._graph_svg import to_svg
+    if have_dot():
+        try:
+            svg = view.to_svg(engine="dot")
+            return svg, "Graphviz"
+        except Exception:  # noqa: BLE001 - the built-in drawing below
+            pass
     try:
-        import graphviz
-    except ImportError:
-        return None
-    try:
-        svg = graphviz.Source(view.to_dot()).pipe(format="svg").decode("utf-8")
-    except Exception:  # noqa: BLE001 - fall back to the text tree
-        return None
-    i = svg.find("<svg")
-    return svg[i:] if i >= 0 else None
+        return to_svg(view), "glassgrad's layered layout"
+    except Exception as e:  # noqa: BLE001 - fall back to the text tree
+        return None, f"{type(e).__name__}: {e}"
 
 
 def _losses(steps):
@@ -120,13 +121,16 @@ def _graph(r):
         depth = getattr(r.graph, "max_depth", None)
         h.append("<p>PyTorch's node names; leaves named after the model's parameters"
                  + (f"; modules collapsed to depth {depth}" if depth is not None else "")
-                 + "; edges carry the norm of the gradient that flowed along them.</p>")
-        svg = _graph_svg(r.graph)
+                 + "; edges carry the norm of the gradient that flowed along them"
+                 + ("; their colours are the loss terms whose gradient flows along them"
+                    if getattr(r.graph, "_terms", None) else "") + ".</p>")
+        svg, who = _graph_svg(r.graph)
         if svg is not None:
             h.append(f'<div class="graph">{svg}</div>')
+            h.append(f'<p class="muted">drawn by {_e(who)}</p>')
             h.append(f"<details><summary>as text</summary><pre>{_e(r.graph.text())}</pre></details>")
         else:
-            h.append('<p class="muted">(Graphviz\'s <code>dot</code> not found: the text tree)</p>')
+            h.append(f'<p class="muted">(the drawing failed: {_e(who)}; the text tree)</p>')
             h.append(f'<pre class="graph">{_e(r.graph.text())}</pre>')
     h.append("</section>")
     return "\n".join(h)

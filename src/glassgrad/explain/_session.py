@@ -31,6 +31,7 @@ import traceback
 
 import numpy as np
 
+from .._tensor import Tensor
 from ._terms import find_terms, _frame_tensors
 
 __all__ = ["Session", "SessionResult", "run_script", "StopScript"]
@@ -486,10 +487,17 @@ class Session:
             from ._attribute import _reached_leaves
             leaves = _reached_leaves([(loss._grad_fn, loss._out_nr)])
             self._leaf_params = [(by_id.get(id(t), nm), t) for nm, t in leaves]
+        terms = how = terms_error = None
+        try:
+            terms, how = find_terms(loss, frame, self.term_names)
+        except Exception as e:  # noqa: BLE001
+            terms_error = f"{type(e).__name__}: {e}"
         try:
             from ._graph import graph
             params = None if model is not None else dict(self._leaf_params)
-            g = graph(loss, model, modules=trace) if params is None else graph(loss)
+            colors = {k: v for k, v in terms.items() if isinstance(v, Tensor)} if terms and len(terms) > 1 else None
+            g = (graph(loss, model, modules=trace, colors=colors) if params is None
+                 else graph(loss, colors=colors))
             res.graph = g.collapse(self.graph_depth) if trace is not None else g
         except Exception as e:  # noqa: BLE001
             res.graph_error = f"{type(e).__name__}: {e}"
@@ -497,8 +505,10 @@ class Session:
         if attribute is None:
             res.attribution_error = "explain.attribute is not available"
             return
+        if terms_error is not None:
+            res.attribution_error = terms_error
+            return
         try:
-            terms, how = find_terms(loss, frame, self.term_names)
             res.terms = list(terms)
             res.terms_how = how
             if model is not None:
