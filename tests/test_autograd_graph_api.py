@@ -330,3 +330,12 @@ def test_not_implemented_grad_fn_prints_as_torchs():
         w = T.ones(3, requires_grad=True)
         return repr(T.bincount(T.tensor([1, 1, 3]), weights=w))
     assert show(glassgrad) == show(torch)
+
+
+def test_saved_attributes_of_a_product_with_a_number_as_torch():
+    # torch: _saved_self is None (only other's gradient is needed), _saved_other the number (as tensor(2))
+    for lib in (torch, glassgrad):
+        x = lib.ones(2, requires_grad=True)
+        n = (x * 2).grad_fn
+        assert n._saved_self is None
+        assert float(n._saved_other) == 2.0

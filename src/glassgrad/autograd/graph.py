@@ -215,7 +215,13 @@ class Node:
                 saved = object.__getattribute__(self, "_saved")
                 if saved is None:
                     raise freed_error()
-                return TEN.unpack_one(self, saved[names.index(key)])
+                i = names.index(key)
+                if i < len(saved) and saved[i] is not None:
+                    return TEN.unpack_one(self, saved[i])
+                try:                    # not saved as a tensor: a Python number this node keeps, else None
+                    return object.__getattribute__(self, key)
+                except AttributeError:
+                    return None
             try:
                 return object.__getattribute__(self, key)
             except AttributeError:
