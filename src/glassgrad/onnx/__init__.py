@@ -1,0 +1,140 @@
+"""torch.onnx: export a model's forward as an ONNX model (through the optional ``onnx`` package).
+
+How it traces (one honest design, with its limits). ``export`` runs the model's forward once on the example
+inputs and reads the operators off the **autograd graph** that run records: every glassgrad op makes a grad_fn
+node named as torch's (``AddmmBackward0``, ``ConvolutionBackward0``, ...) that keeps what its backward needs
+(dims, strides, scalars, saved tensors), which is also what an ONNX node needs. To make every op of the forward
+record its node, the trace
+
+* runs under ``enable_grad``, with the example inputs as fresh leaves that require grad, and with every
+  floating parameter and buffer of the model requiring grad for the duration (restored afterwards);
+* watches tensor creation (the ``_grad_state.watching`` hook the glass box uses): a floating tensor made in the
+  forward without a node (``torch.zeros`` for an LSTM's state, ``torch.ones`` for a mask) is turned into a
+  leaf that requires grad, so that it reaches the graph as a constant; the hook also maps each node to the
+  tensor it produced (a reshape reads its output size from it).
+
+The nodes reachable from the outputs are then handed, inputs first, to a converter per node class
+(``_convert.py``: pointwise, reductions, matrix products, views; ``_convert_nn.py``: convolution, pooling,
+normalization, attention, LSTM). A node class without one raises torch's ``UnsupportedOperatorError``
+("Exporting the operator 'aten::cumsum' to ONNX opset version 20 is not supported").
+
+Limits, as for any tracer: control flow is fixed by the example inputs. Values computed *without* a gradient
+path are not recorded ops: an integer or boolean tensor computed from the inputs (``x > 0``, ``argmax``, integer
+arithmetic) becomes a constant of its traced value, or, where a node needs it and did not keep it, an export
+error; code under ``no_grad`` inside forward is not recorded; an in-place write into a floating tensor made in
+the forward fails (it has become a leaf that requires grad). Integer inputs are recognised where a node keeps
+them (embedding's indices). Dynamic axes: the graph's shapes are the traced ones except that a Reshape keeps the
+leading sizes equal to its input's (0) and infers the first other one (-1), Expand keeps sizes it does not
+broadcast, and an LSTM's zero initial state is left to ONNX's default, so a batch dimension may vary; sizes
+built into constants (a mask for a fixed length, a GRU's unrolled zero state) stay fixed. Opsets 13 to 20.
+"""
+import contextlib
+import enum
+import io
+import os
+
+import numpy as np
+
+from .errors import OnnxExporterError, UnsupportedOperatorError   # noqa: F401
+from . import errors      # noqa: F401
+
+__all__ = ["export", "is_in_onnx_export", "select_model_mode_for_export", "OperatorExportTypes", "TrainingMode",
+           "OnnxExporterError", "errors", "producer_name", "producer_version"]
+
+producer_name = "glassgrad"
+producer_version = None      # glassgrad's version, filled on first export
+_MIN_OPSET, _MAX_OPSET, _DEFAULT_OPSET = 13, 20, 20
+_state = {"exporting": False}
+
+
+class OperatorExportTypes(enum.Enum):
+    ONNX = 0
+    ONNX_ATEN = 1
+    ONNX_ATEN_FALLBACK = 2
+    ONNX_FALLTHROUGH = 3
+
+
+class TrainingMode(enum.Enum):
+    EVAL = 0
+    PRESERVE = 1
+    TRAINING = 2
+
+
+def is_in_onnx_export():
+    """True while ``export`` runs the model's forward."""
+    return _state["exporting"]
+
+
+@contextlib.contextmanager
+def select_model_mode_for_export(model, mode):
+    """Set ``model``'s training mode to ``mode`` (a TrainingMode) for the with-block, then restore it."""
+    if not isinstance(mode, TrainingMode):
+        raise TypeError(f"'mode' should be a torch.onnx.TrainingMode enum, but got '{type(mode)}'.")
+    originally = getattr(model, "training", None)
+    if originally is not None:
+        model.train(mode == TrainingMode.TRAINING or (mode == TrainingMode.PRESERVE and originally))
+    try:
+        yield
+    finally:
+        if originally is not None:
+            model.train(originally)
+
+
+def _import_onnx():
+    try:
+        import onnx
+    except ModuleNotFoundError as e:
+        if e.name != "onnx":
+            raise
+        raise ModuleNotFoundError("torch.onnx.export needs the 'onnx' package, which is not installed: "
+                                  "pip install 'glassgrad[onnx]' (or: pip install onnx)", name="onnx") from None
+    return onnx
+
+
+def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=None, output_names=None,
+           opset_version=None, dynamo=True, external_data=True, dynamic_shapes=None, export_params=True,
+           keep_initializers_as_inputs=False, dynamic_axes=None, training=TrainingMode.EVAL,
+           operator_export_type=OperatorExportTypes.ONNX, do_constant_folding=True, **unused):
+    """Trace ``model(*args, **kwargs)`` once and write it to ``f`` (a path or a binary file) as an ONNX model.
+
+    ``dynamo`` is accepted and ignored: glassgrad has one exporter (the trace described in this module's doc).
+    Returns None when ``f`` is given, else the ``onnx.ModelProto``."""
+    onnx = _import_onnx()
+    from . import _export
+    opset = _DEFAULT_OPSET if opset_version is None else int(opset_version)
+    if not _MIN_OPSET <= opset <= _MAX_OPSET:
+        raise ValueError(f"Unsupported ONNX opset version: {opset}")
+    if dynamic_shapes is not None:
+        raise OnnxExporterError("glassgrad.onnx.export traces the forward: give dynamic_axes, not dynamic_shapes")
+    if not isinstance(training, TrainingMode):
+        raise TypeError(f"'mode' should be a torch.onnx.TrainingMode enum, but got '{type(training)}'.")
+    if operator_export_type != OperatorExportTypes.ONNX:
+        raise OnnxExporterError("glassgrad.onnx.export writes standard ONNX only (operator_export_type=ONNX)")
+    if not isinstance(args, tuple):
+        args = (args,)
+    if args and isinstance(args[-1], dict) and kwargs is None:
+        args, kwargs = args[:-1], args[-1]
+    with select_model_mode_for_export(model, training) if hasattr(model, "train") else contextlib.nullcontext():
+        _state["exporting"] = True
+        try:
+            proto = _export.export_model(onnx, model, args, dict(kwargs or {}), opset, input_names, output_names,
+                                         dynamic_axes, export_params, keep_initializers_as_inputs,
+                                         do_constant_folding)
+        finally:
+            _state["exporting"] = False
+    if verbose:
+        print(onnx.printer.to_text(proto.graph))
+    if f is None:
+        return proto
+    data = proto.SerializeToString()
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as fh:
+            fh.write(data)
+    elif isinstance(f, io.IOBase) or hasattr(f, "write"):
+        f.write(data)
+    else:
+        raise TypeError(f"f must be a path or a binary file, not {type(f).__name__}")
+    return None
+
+
+del np

@@ -1,0 +1,142 @@
+"""The ONNX graph under construction (used by ``glassgrad.onnx``): value names, nodes, initializers, and the
+walk of the traced autograd graph that hands each node to its converter (``_convert`` / ``_convert_nn``)."""
+import re
+
+import numpy as np
+
+from ..autograd.graph import AccumulateGrad
+from .errors import UnsupportedOperatorError, OnnxExporterError
+
+CONVERTERS = {}     # grad_fn class name -> converter(g, node, ins) returning one value name per output
+
+
+def converter(*names):
+    def register(fn):
+        for n in names:
+            CONVERTERS[n] = fn
+        return fn
+    return register
+
+
+class Graph:
+    """What the converters write to: ``add`` a node, ``const`` an initializer, ``arg`` a node's input."""
+
+    def __init__(self, onnx, opset, made, inputs, params):
+        self.onnx, self.opset = onnx, opset
+        self.nodes, self.inits, self.values = [], {}, {}
+        self.made = made            # (id(grad_fn), out_nr) -> the Tensor it produced in the traced forward
+        self.inputs = inputs        # id(leaf tensor) -> graph input name; also id(array) for integer inputs
+        self.params = params        # id(parameter / buffer) -> its state_dict name
+        self.int_inputs = {}        # id(array of an integer graph input) -> (its name, its shape)
+        self._n = 0
+        self.dynamic = False
+
+    def fresh(self, hint):
+        self._n += 1
+        return f"/{hint}_{self._n}"
+
+    def add(self, op, inputs, n_out=1, **attrs):
+        outs = [self.fresh(f"{op}_output") for _ in range(n_out)]
+        self.nodes.append(self.onnx.helper.make_node(op, list(inputs), outs, name=self.fresh(op), **attrs))
+        return outs[0] if n_out == 1 else outs
+
+    def const(self, value, name=None, dtype=None):
+        arr = np.asarray(value, dtype=dtype)
+        if arr.dtype == np.float16 or arr.dtype.kind not in "fiub":
+            raise OnnxExporterError(f"glassgrad.onnx: cannot store a constant of dtype {arr.dtype}")
+        name = name or self.fresh("Constant")
+        self.inits[name] = np.ascontiguousarray(arr)
+        return name
+
+    def ints(self, values):
+        return self.const(np.asarray(list(values), dtype=np.int64))
+
+    # -- inputs of a node -------------------------------------------------------------------------------------
+    def leaf(self, t):
+        """The value of a leaf tensor: a graph input, a named parameter, or a constant made in the forward."""
+        key = id(t)
+        if key in self.inputs:
+            return self.inputs[key]
+        if key in self.values:
+            return self.values[key]
+        name = self.params.get(key)
+        self.values[key] = self.const(np.asarray(t._data), name)
+        return self.values[key]
+
+    def tensor_value(self, t):
+        """The value of any tensor the trace saw (a saved tensor): by its node, as a leaf, or an integer input."""
+        fn = t._grad_fn
+        if fn is not None:
+            return self.values[(id(fn), t._out_nr)]
+        if id(t) in self.inputs:
+            return self.inputs[id(t)]
+        return self.array_value(t._data) if t._data.dtype.kind not in "fc" else self.leaf(t)
+
+    def array_value(self, a):
+        """An array a node keeps (embedding's indices, a mask): an integer graph input when it is one."""
+        for key in (id(a), id(getattr(a, "base", None))):
+            if key in self.int_inputs and np.asarray(a).shape == self.int_inputs[key][1]:
+                return self.int_inputs[key][0]
+        return self.const(np.asarray(a))
+
+    def arg(self, node, ins, i, saved=None):
+        """Input `i` of `node`: its edge's value, else the tensor saved under `saved` (as a constant)."""
+        if i < len(ins) and ins[i] is not None:
+            return ins[i]
+        if saved is not None:
+            t = getattr(node, "_saved_" + saved)
+            if t is not None:
+                return self.tensor_value(t)
+        raise OnnxExporterError(f"glassgrad.onnx: input {i} of {type(node).__name__} has no recorded value: it was "
+                                "computed without a gradient path (see glassgrad.onnx's limits)")
+
+    def out(self, node, nr=0):
+        t = self.made.get((id(node), nr))
+        if t is None:
+            raise OnnxExporterError(f"glassgrad.onnx: the output of {type(node).__name__} was not seen by the trace "
+                                    "(rewritten in place?)")
+        return t
+
+
+def aten_name(node_name):
+    """The ATen operator a grad_fn class is named after: 'CumsumBackward0' -> 'aten::cumsum'."""
+    base = re.sub(r"Backward\d*$", "", node_name)
+    return "aten::" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
+
+
+def topo_order(roots):
+    """The grad_fn nodes reachable from `roots`, each after the nodes it consumes (iterative DFS)."""
+    order, seen = [], set()
+    for root in roots:
+        stack = [(root, False)]
+        while stack:
+            n, done = stack.pop()
+            if done:
+                order.append(n)
+                continue
+            if n is None or id(n) in seen:
+                continue
+            seen.add(id(n))
+            stack.append((n, True))
+            for m, _ in reversed(n.next_functions):
+                if m is not None and id(m) not in seen:
+                    stack.append((m, False))
+    return order
+
+
+def convert(g, roots):
+    """Hand every node, inputs first, to its converter; record its output value names."""
+    for node in topo_order(roots):
+        if isinstance(node, AccumulateGrad):
+            g.values[(id(node), 0)] = g.leaf(node.variable)
+            continue
+        name = type(node).__name__
+        fn = CONVERTERS.get(name)
+        if fn is None:
+            raise UnsupportedOperatorError(aten_name(name), g.opset, None)
+        ins = [None if m is None else g.values[(id(m), nr)] for m, nr in node.next_functions]
+        outs = fn(g, node, ins)
+        if isinstance(outs, str):
+            outs = [outs]
+        for nr, v in enumerate(outs):
+            g.values[(id(node), nr)] = v
