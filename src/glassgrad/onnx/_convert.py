@@ -9,7 +9,7 @@ import numpy as np
 
 from ..ops import slicing as _slicing
 from ..ops import views as _views
-from ._graph import converter
+from ._graph import FALLBACKS, converter
 from .errors import OnnxExporterError
 
 _UNARY = {"ReluBackward0": "Relu", "SigmoidBackward0": "Sigmoid", "TanhBackward0": "Tanh", "ExpBackward0": "Exp",
@@ -181,20 +181,11 @@ def _embedding(g, node, ins):
 
 
 # -- views --------------------------------------------------------------------------------------------------------
-def reshape_target(g, in_shape, out_shape):
-    """Reshape's shape input. Static: the traced shape. With dynamic axes: the leading sizes that equal the
-    input's become 0 (copied from the input at run time) and the first other size -1 (inferred), so a batch size
-    that changes flows through (the heuristic and its limits: glassgrad.onnx's docstring)."""
-    target = list(out_shape)
-    if not g.dynamic:
-        return target
-    i = 0
-    while i < min(len(in_shape), len(target)) and target[i] == in_shape[i]:
-        target[i] = 0
-        i += 1
-    if i < len(target) and target.count(-1) == 0:
-        target[i] = -1
-    return target
+def reshape_shape(g, node, out):
+    """Reshape's / Expand's shape input: the traced shape, or with dynamic axes, the sizes that vary read from
+    the inputs they follow (Graph.shape_value)."""
+    out2 = g.shape2.get((id(node), 0), out) if g.dynamic else out
+    return g.shape_value(list(zip(out, out2)))
 
 
 def _view_node(g, node, ins):
@@ -213,7 +204,9 @@ def _view_node(g, node, ins):
     out = tuple(g.out(node).shape)
     if isinstance(node, _views.ExpandBackward0):
         pad = (1,) * (len(out) - len(shape)) + shape
-        return g.add("Expand", [x, g.ints([1 if p == o else o for p, o in zip(pad, out)])])
+        out2 = g.shape2.get((id(node), 0), out) if g.dynamic else out
+        pairs = [(1, 1) if p == o else (o, o2) for p, o, o2 in zip(pad, out, out2)]
+        return g.add("Expand", [x, g.shape_value(pairs)])
     if isinstance(node, _views.SqueezeBackward0):
         axes, j = [], 0
         for i, s in enumerate(shape):
@@ -223,7 +216,7 @@ def _view_node(g, node, ins):
                 axes.append(i)
         return g.add("Squeeze", [x, g.ints(axes)]) if axes else g.add("Identity", [x])
     if isinstance(node, _views.ViewBackward0) or type(node).__name__ in ("ReshapeAliasBackward0",):
-        return g.add("Reshape", [x, g.ints(reshape_target(g, shape, out))])
+        return g.add("Reshape", [x, reshape_shape(g, node, out)])
     if isinstance(node, _slicing.SliceBackward0):
         return sliced(g, x, shape, node.args[0])
     if type(node).__name__ == "AliasBackward0":
@@ -281,6 +274,26 @@ def _dispatch_view(g, node, ins):
 
 
 converter("ViewBackward0", "UnsafeViewBackward0", "ReshapeAliasBackward0", "PermuteBackward0", "TransposeBackward0",
+          "TransposeBackward1",
           "TBackward0", "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2",
           "ExpandBackward0", "SliceBackward0", "SelectBackward0", "NarrowBackward0", "SplitBackward0",
           "SplitWithSizesBackward0", "UnbindBackward0", "UnsafeSplitBackward0", "AliasBackward0")(_dispatch_view)
+FALLBACKS.append((lambda n: isinstance(n, (_views._ViewNode, _slicing._MultiViewNode)), _dispatch_view))
+
+
+@converter("linalg:_matmul_bw", "linalg:_bmm_bw")
+def _matmul(g, node, ins):
+    return g.add("MatMul", [g.arg(node, ins, 0, 0), g.arg(node, ins, 1, 1)])
+
+
+@converter("MaskedFillBackward0", "MaskedFillBackward1")
+def _masked_fill(g, node, ins):
+    """where(mask, value, x). The node keeps the (broadcast) mask, a constant of its traced value; a number
+    value is read back from the traced output where the mask is set."""
+    mask = g.const(np.asarray(node.mask, dtype=bool))
+    if len(ins) > 1 and ins[1] is not None:
+        value = ins[1]
+    else:
+        y = np.asarray(g.out(node)._data)
+        value = g.const(y[np.asarray(node.mask)].flat[0] if np.asarray(node.mask).any() else np.zeros((), y.dtype))
+    return g.add("Where", [mask, value, ins[0]])

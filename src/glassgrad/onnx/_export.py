@@ -2,10 +2,11 @@
 import numpy as np
 
 from .. import _grad_state
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
+from ..autograd.graph import AccumulateGrad
 from ..autograd.grad_mode import enable_grad
 from . import _convert, _convert_nn   # noqa: F401  (they register the converters)
-from ._graph import Graph, convert
+from ._graph import Graph, convert, topo_order
 from .errors import OnnxExporterError
 
 
@@ -45,13 +46,12 @@ def _leafify(obj, g, names, counter):
     if isinstance(obj, Tensor):
         i = counter[0]
         counter[0] += 1
-        name = names[i] if names and i < len(names) else f"input_{i}" if not names else f"input_{i}"
+        name = names[i] if i < len(names) else f"input_{i}"
         if obj._data.dtype.kind in "fc":
             t = obj.detach()
             t._rg = True
         else:
             t = obj
-            g.int_inputs[id(t._data)] = (name, tuple(t._data.shape))
         g.inputs[id(t)] = name
         g.graph_inputs.append((name, t))
         return t
@@ -93,6 +93,48 @@ def _trace(model, args, kwargs, g):
     return out
 
 
+def _grown(obj, g, dynamic_axes, counter):
+    """The example inputs with each dynamic axis one longer (values repeated), for the second trace."""
+    if isinstance(obj, Tensor):
+        i = counter[0]
+        counter[0] += 1
+        name = g.input_names[i] if i < len(g.input_names) else f"input_{i}"
+        axes = _axes_of(dynamic_axes, name)
+        if not axes:
+            return obj
+        shape = list(obj.shape)
+        for ax in axes:
+            g.sym.setdefault((shape[ax], shape[ax] + 1), (name, ax))
+            shape[ax] += 1
+        return _make(np.resize(obj._data, shape))
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_grown(o, g, dynamic_axes, counter) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _grown(v, g, dynamic_axes, counter) for k, v in obj.items()}
+    return obj
+
+
+def _second_trace(onnx, model, args, kwargs, g, roots, dynamic_axes):
+    """Trace again with the dynamic axes one longer: which sizes follow them (Graph.shape2 / leaf2 / sym)."""
+    counter = [0]
+    args2, kwargs2 = _grown(args, g, dynamic_axes, counter), _grown(kwargs, g, dynamic_axes, counter)
+    g2 = Graph(onnx, g.opset, {}, {}, {})
+    g2.input_names = g.input_names
+    outs2 = _flat(_trace(model, args2, kwargs2, g2), [])
+    order1, order2 = topo_order(roots), topo_order([t._grad_fn for t in outs2 if t._grad_fn is not None])
+    if [type(n) for n in order1] != [type(n) for n in order2]:
+        raise OnnxExporterError("glassgrad.onnx: the forward records other operators when a dynamic axis changes "
+                                "size (control flow on a size?); export without dynamic_axes")
+    shapes = {}
+    for (fn, nr), t in g2.made.items():
+        shapes.setdefault(fn, {})[nr] = tuple(t.shape)
+    for n1, n2 in zip(order1, order2):
+        if isinstance(n1, AccumulateGrad):
+            g.leaf2[id(n1.variable)] = tuple(n2.variable.shape)
+        for nr, shape in shapes.get(id(n2), {}).items():
+            g.shape2[(id(n1), nr)] = shape
+
+
 def _dims(shape, axes):
     return [axes.get(i, s) for i, s in enumerate(shape)]
 
@@ -109,13 +151,16 @@ def _axes_of(dynamic_axes, name):
 def export_model(onnx, model, args, kwargs, opset, input_names, output_names, dynamic_axes, export_params,
                  keep_initializers_as_inputs, do_constant_folding):
     g = Graph(onnx, opset, {}, {}, {})
-    g.graph_inputs, g.input_names = [], list(input_names or [])
+    g.input_names = list(input_names or [])
     g.dynamic = bool(dynamic_axes)
     out = _trace(model, args, kwargs, g)
     outs = _flat(out, [])
     if not outs:
         raise OnnxExporterError("glassgrad.onnx: the model returned no tensor")
-    convert(g, [t._grad_fn for t in outs if t._grad_fn is not None])
+    roots = [t._grad_fn for t in outs if t._grad_fn is not None]
+    if g.dynamic:
+        _second_trace(onnx, model, args, kwargs, g, roots, dynamic_axes)
+    convert(g, roots)
     helper = onnx.helper
     out_infos = []
     for i, t in enumerate(outs):

@@ -4,10 +4,12 @@ import re
 
 import numpy as np
 
+from ..autograd import graph as _graph
 from ..autograd.graph import AccumulateGrad
 from .errors import UnsupportedOperatorError, OnnxExporterError
 
 CONVERTERS = {}     # grad_fn class name -> converter(g, node, ins) returning one value name per output
+FALLBACKS = []      # (predicate on the node, converter): for node families under many names (the views)
 
 
 def converter(*names):
@@ -27,9 +29,13 @@ class Graph:
         self.made = made            # (id(grad_fn), out_nr) -> the Tensor it produced in the traced forward
         self.inputs = inputs        # id(leaf tensor) -> graph input name; also id(array) for integer inputs
         self.params = params        # id(parameter / buffer) -> its state_dict name
-        self.int_inputs = {}        # id(array of an integer graph input) -> (its name, its shape)
+        self.graph_inputs = []      # (name, leaf tensor) of the example inputs, in order
         self._n = 0
         self.dynamic = False
+        # dynamic axes: the sizes of a second trace with the dynamic input sizes changed (``_export``)
+        self.shape2 = {}            # (id(grad_fn), out_nr) -> its output's shape in the second trace
+        self.leaf2 = {}             # id(leaf tensor) -> its shape in the second trace
+        self.sym = {}               # (size in trace 1, size in trace 2) -> (input name, axis)
 
     def fresh(self, hint):
         self._n += 1
@@ -60,8 +66,38 @@ class Graph:
         if key in self.values:
             return self.values[key]
         name = self.params.get(key)
-        self.values[key] = self.const(np.asarray(t._data), name)
+        a = np.asarray(t._data)
+        shape2 = self.leaf2.get(key, a.shape)
+        if tuple(shape2) != a.shape:        # made in the forward with a size of a dynamic axis
+            if a.size == 0 or not (a == a.flat[0]).all():
+                raise OnnxExporterError("glassgrad.onnx: a tensor made in the forward changes its values' layout "
+                                        f"with the dynamic axes (shape {a.shape}); only uniform ones are supported")
+            shape = self.shape_value(list(zip(a.shape, shape2)))
+            self.values[key] = self.add("ConstantOfShape", [shape],
+                                        value=self.onnx.numpy_helper.from_array(a.reshape(-1)[:1].copy()))
+            return self.values[key]
+        self.values[key] = self.const(a, name)
         return self.values[key]
+
+    def shape_value(self, pairs):
+        """A 1-D int64 shape from (size in trace 1, size in trace 2) pairs: a size both traces agree on is a
+        number, one that follows a dynamic input axis is read from that input's Shape, a single other one is -1."""
+        if all(a == b for a, b in pairs):
+            return self.ints([a for a, _ in pairs])
+        unknown = [i for i, (a, b) in enumerate(pairs) if a != b and (a, b) not in self.sym]
+        if len(unknown) > 1:
+            raise OnnxExporterError("glassgrad.onnx: a shape with more than one size that varies with the dynamic "
+                                    f"axes but follows none of them ({[a for a, _ in pairs]})")
+        parts = []
+        for a, b in pairs:
+            if a == b:
+                parts.append(self.ints([a]))
+            elif (a, b) in self.sym:
+                name, axis = self.sym[(a, b)]
+                parts.append(self.add("Gather", [self.add("Shape", [name]), self.ints([axis])], axis=0))
+            else:
+                parts.append(self.ints([-1]))
+        return self.add("Concat", parts, axis=0)
 
     def tensor_value(self, t):
         """The value of any tensor the trace saw (a saved tensor): by its node, as a leaf, or an integer input."""
@@ -73,18 +109,22 @@ class Graph:
         return self.array_value(t._data) if t._data.dtype.kind not in "fc" else self.leaf(t)
 
     def array_value(self, a):
-        """An array a node keeps (embedding's indices, a mask): an integer graph input when it is one."""
-        for key in (id(a), id(getattr(a, "base", None))):
-            if key in self.int_inputs and np.asarray(a).shape == self.int_inputs[key][1]:
-                return self.int_inputs[key][0]
-        return self.const(np.asarray(a))
+        """An integer array a node keeps (embedding's indices): the integer graph input it is, or equals (nodes
+        keep copies), else a constant."""
+        a = np.asarray(a)
+        for name, t in self.graph_inputs:
+            d = t._data
+            if d.dtype.kind not in "fc" and d.shape == a.shape and (d is a or np.array_equal(d, a)):
+                return name
+        return self.const(a)
 
     def arg(self, node, ins, i, saved=None):
         """Input `i` of `node`: its edge's value, else the tensor saved under `saved` (as a constant)."""
         if i < len(ins) and ins[i] is not None:
             return ins[i]
         if saved is not None:
-            t = getattr(node, "_saved_" + saved)
+            t = _graph.TEN.unpack_one(node, node._saved[saved]) if isinstance(saved, int) else \
+                getattr(node, "_saved_" + saved)
             if t is not None:
                 return self.tensor_value(t)
         raise OnnxExporterError(f"glassgrad.onnx: input {i} of {type(node).__name__} has no recorded value: it was "
@@ -131,7 +171,9 @@ def convert(g, roots):
             g.values[(id(node), 0)] = g.leaf(node.variable)
             continue
         name = type(node).__name__
-        fn = CONVERTERS.get(name)
+        bw = getattr(node, "bw", None)
+        fn = CONVERTERS.get(f"linalg:{bw.__name__}") if callable(bw) else None
+        fn = fn or CONVERTERS.get(name) or next((f for test, f in FALLBACKS if test(node)), None)
         if fn is None:
             raise UnsupportedOperatorError(aten_name(name), g.opset, None)
         ins = [None if m is None else g.values[(id(m), nr)] for m, nr in node.next_functions]
