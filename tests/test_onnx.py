@@ -118,6 +118,22 @@ def test_transformer_encoder_layer_with_dynamic_batch():
         torch.onnx.export(tm, (torch.randn(2, 5, 16),), io.BytesIO(), dynamo=False)
 
 
+@pytest.mark.parametrize("rnn", ["lstm2bi", "gru2", "rnn"])
+def test_recurrent_layers_all_outputs_with_dynamic_batch(rnn):
+    glassgrad.manual_seed(0)
+    nn = glassgrad.nn
+    m = {"lstm2bi": lambda: nn.LSTM(4, 5, num_layers=2, bidirectional=True),
+         "gru2": lambda: nn.GRU(4, 5, num_layers=2), "rnn": lambda: nn.RNN(4, 5, nonlinearity="relu")}[rnn]().eval()
+    sess, _ = _export(glassgrad, m, glassgrad.randn(3, 2, 4), dynamic_axes={"x": {1: "batch"}})
+    x = glassgrad.randn(3, 5, 4)
+    out, h = m(x)
+    want = [out, *h] if isinstance(h, tuple) else [out, h]
+    got = sess.run(None, {"x": x.numpy()})
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b.detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
 def test_dynamic_axes_as_a_list_named_as_torch():
     gm, tm, shape = _pair("mlp")
     names = []

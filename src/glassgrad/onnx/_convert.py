@@ -154,8 +154,12 @@ def _sum_mean(g, node, ins):
 def _addmm(g, node, ins):
     beta, alpha = node.info[0], node.info[1]
     bias = g.arg(node, ins, 0, "")
-    return g.add("Gemm", [g.arg(node, ins, 1, "mat1"), g.arg(node, ins, 2, "mat2"), bias],
-                 alpha=float(alpha), beta=float(beta))
+    mat2, trans = g.arg(node, ins, 2, "mat2"), 0
+    t_node = node.next_functions[2][0]
+    if isinstance(t_node, _views.TBackward0) and len(t_node.in_shape) == 2 and t_node.next_functions[0][0]:
+        mat2, trans = g.values[(id(t_node.next_functions[0][0]), t_node.next_functions[0][1])], 1  # Linear's weight
+    return g.add("Gemm", [g.arg(node, ins, 1, "mat1"), mat2, bias], alpha=float(alpha), beta=float(beta),
+                 transB=trans)
 
 
 @converter("MmBackward0", "BmmBackward0", "MvBackward0", "DotBackward0")

@@ -67,6 +67,9 @@ def _trace(model, args, kwargs, g):
     if hasattr(model, "named_parameters"):
         for name, t in model.named_buffers():
             g.params.setdefault(id(t), name)
+            if t._data.dtype.kind == "f" and not name.endswith(("running_mean", "running_var")):
+                owned[id(t)] = (t, t._rg)      # batch norm's running statistics refuse requires_grad
+                t._rg = True
         for name, t in model.named_parameters():
             g.params.setdefault(id(t), name)
             if t._data.dtype.kind == "f":
@@ -175,6 +178,7 @@ def export_model(onnx, model, args, kwargs, opset, input_names, output_names, dy
                 for name, t in g.graph_inputs]
     if do_constant_folding:
         _fold(onnx, g, keep=set() if export_params else set(g.params.values()))
+    _prune(g, [o.name for o in out_infos])
     used = {i for n in g.nodes for i in n.input}
     inits = {k: v for k, v in g.inits.items() if k in used}
     as_inputs = [k for k in inits if keep_initializers_as_inputs or (not export_params and k in g.params.values())]
@@ -191,6 +195,16 @@ def export_model(onnx, model, args, kwargs, opset, input_names, output_names, dy
     proto.ir_version = max(proto.ir_version, 8)
     onnx.checker.check_model(proto)
     return proto
+
+
+def _prune(g, outputs):
+    """Drop the nodes no output needs (a Transpose that Gemm's transB made redundant)."""
+    needed, kept = set(outputs), []
+    for node in reversed(g.nodes):
+        if any(o in needed for o in node.output):
+            needed.update(i for i in node.input if i)
+            kept.append(node)
+    g.nodes[:] = kept[::-1]
 
 
 def _elem(onnx, dtype):
