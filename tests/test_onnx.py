@@ -245,3 +245,24 @@ def test_import_torch_onnx_through_glassgrad_run(tmp_path):
                        timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split()[-1] == "ok" and onnx.load(str(out)).producer_name == "glassgrad"
+
+
+def test_dynamo_default_returns_an_onnx_program(tmp_path):
+    gm, _, shape = _pair("cnn")
+    x = glassgrad.randn(*shape)
+    prog = glassgrad.onnx.export(gm, (x,))
+    assert isinstance(prog, glassgrad.onnx.ONNXProgram) and prog.exported_program is None
+    want = gm(x).detach().numpy()
+    for run in (prog, prog.call_reference):
+        (y,) = run(x)
+        assert isinstance(y, glassgrad.Tensor)
+        np.testing.assert_allclose(y.numpy(), want, rtol=1e-4, atol=1e-5)
+    prog.save(tmp_path / "a.onnx")
+    prog.save(tmp_path / "b.onnx", include_initializers=False, keep_initializers_as_inputs=True)
+    prog.save(tmp_path / "c.onnx", external_data=True)
+    a, b = onnx.load(str(tmp_path / "a.onnx")), onnx.load(str(tmp_path / "b.onnx"), load_external_data=False)
+    assert len(a.graph.initializer) > 0 and len(b.graph.initializer) == 0
+    assert len(b.graph.input) == 1 + len(a.graph.initializer)
+    assert (tmp_path / "c.onnx.data").exists() and onnx.load(str(tmp_path / "c.onnx")).graph.initializer
+    assert glassgrad.onnx.export(gm, (x,), io.BytesIO(), dynamo=False) is None
+    assert "ONNXProgram(" in repr(prog)

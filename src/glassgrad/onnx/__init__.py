@@ -37,9 +37,10 @@ import numpy as np
 
 from .errors import OnnxExporterError, UnsupportedOperatorError   # noqa: F401
 from . import errors      # noqa: F401
+from ._program import ONNXProgram
 
 __all__ = ["export", "is_in_onnx_export", "select_model_mode_for_export", "OperatorExportTypes", "TrainingMode",
-           "OnnxExporterError", "errors", "producer_name", "producer_version"]
+           "OnnxExporterError", "ONNXProgram", "errors", "producer_name", "producer_version"]
 
 producer_name = "glassgrad"
 producer_version = None      # glassgrad's version, filled on first export
@@ -97,8 +98,9 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
            operator_export_type=OperatorExportTypes.ONNX, do_constant_folding=True, **unused):
     """Trace ``model(*args, **kwargs)`` once and write it to ``f`` (a path or a binary file) as an ONNX model.
 
-    ``dynamo`` is accepted and ignored: glassgrad has one exporter (the trace described in this module's doc).
-    Returns None when ``f`` is given, else the ``onnx.ModelProto``."""
+    glassgrad has one exporter (the trace described in this module's doc) for both values of ``dynamo``; as
+    torch, ``dynamo=True`` (the default) returns an ``ONNXProgram`` (``f`` may then be None), ``dynamo=False``
+    returns None."""
     onnx = _import_onnx()
     from . import _export
     opset = _DEFAULT_OPSET if opset_version is None else int(opset_version)
@@ -124,17 +126,17 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
             _state["exporting"] = False
     if verbose:
         print(onnx.printer.to_text(proto.graph))
-    if f is None:
-        return proto
-    data = proto.SerializeToString()
-    if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as fh:
-            fh.write(data)
-    elif isinstance(f, io.IOBase) or hasattr(f, "write"):
-        f.write(data)
-    else:
-        raise TypeError(f"f must be a path or a binary file, not {type(f).__name__}")
-    return None
-
+    if f is not None:
+        data = proto.SerializeToString()
+        if isinstance(f, (str, os.PathLike)):
+            with open(f, "wb") as fh:
+                fh.write(data)
+        elif isinstance(f, io.IOBase) or hasattr(f, "write"):
+            f.write(data)
+        else:
+            raise TypeError(f"f must be a path or a binary file, not {type(f).__name__}")
+    elif not dynamo:
+        raise ValueError("f must be given when dynamo=False")
+    return ONNXProgram(proto) if dynamo else None
 
 del np

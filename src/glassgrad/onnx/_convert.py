@@ -55,13 +55,13 @@ def _scaled(g, node, b):
     return b if alpha == 1 else g.add("Mul", [b, scalar(g, node, alpha)])
 
 
-@converter("AddBackward0", "AddBackward1")
+@converter("AddBackward0")
 def _add(g, node, ins):
     a, b = _operands(g, node, ins)
     return g.add("Add", [a, _scaled(g, node, b)])
 
 
-@converter("SubBackward0", "SubBackward1")
+@converter("SubBackward0")
 def _sub(g, node, ins):
     a, b = _operands(g, node, ins)
     return g.add("Sub", [a, _scaled(g, node, b)])
@@ -219,7 +219,7 @@ def _view_node(g, node, ins):
             else:
                 axes.append(i)
         return g.add("Squeeze", [x, g.ints(axes)]) if axes else g.add("Identity", [x])
-    if isinstance(node, _views.ViewBackward0) or type(node).__name__ in ("ReshapeAliasBackward0",):
+    if isinstance(node, _views.ViewBackward0):
         return g.add("Reshape", [x, reshape_shape(g, node, out)])
     if isinstance(node, _slicing.SliceBackward0):
         return sliced(g, x, shape, node.args[0])
@@ -277,7 +277,7 @@ def _dispatch_view(g, node, ins):
     raise OnnxExporterError(f"glassgrad.onnx: {type(node).__name__} from {type(node).__module__} is not supported")
 
 
-converter("ViewBackward0", "UnsafeViewBackward0", "ReshapeAliasBackward0", "PermuteBackward0", "TransposeBackward0",
+converter("ViewBackward0", "UnsafeViewBackward0", "PermuteBackward0", "TransposeBackward0",
           "TransposeBackward1",
           "TBackward0", "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2",
           "ExpandBackward0", "SliceBackward0", "SelectBackward0", "NarrowBackward0", "SplitBackward0",
