@@ -266,3 +266,28 @@ def test_dynamo_default_returns_an_onnx_program(tmp_path):
     assert (tmp_path / "c.onnx.data").exists() and onnx.load(str(tmp_path / "c.onnx")).graph.initializer
     assert glassgrad.onnx.export(gm, (x,), io.BytesIO(), dynamo=False) is None
     assert "ONNXProgram(" in repr(prog)
+
+
+def test_limits_raise_clear_errors():
+    class InPlace(glassgrad.nn.Module):
+        def forward(self, x):
+            pe = glassgrad.zeros(x.shape)
+            pe[:, 0] = 1.0
+            return x + pe
+
+    with pytest.raises(glassgrad.onnx.OnnxExporterError, match="writes in place into a tensor it made"):
+        glassgrad.onnx.export(InPlace(), (glassgrad.randn(2, 3),), io.BytesIO(), dynamo=False)
+
+    class Pos(glassgrad.nn.Module):       # a buffer reaches the graph; its batch-free shape broadcasts
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("pe", glassgrad.randn(5, 4))
+
+        def forward(self, x):
+            return x + self.pe[: x.shape[1]]
+
+    m = Pos()
+    sess, _ = _export(glassgrad, m, glassgrad.randn(2, 5, 4), dynamic_axes={"x": {0: "b"}})
+    x = glassgrad.randn(3, 5, 4)
+    np.testing.assert_allclose(sess.run(None, {"x": x.numpy()})[0], m(x).numpy(), rtol=1e-6)
+    assert not m.pe.requires_grad

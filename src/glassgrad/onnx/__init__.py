@@ -7,7 +7,8 @@ node named as torch's (``AddmmBackward0``, ``ConvolutionBackward0``, ...) that k
 record its node, the trace
 
 * runs under ``enable_grad``, with the example inputs as fresh leaves that require grad, and with every
-  floating parameter and buffer of the model requiring grad for the duration (restored afterwards);
+  floating parameter and buffer of the model (except batch norm's running statistics, which its op refuses)
+  requiring grad for the duration (restored afterwards);
 * watches tensor creation (the ``_grad_state.watching`` hook the glass box uses): a floating tensor made in the
   forward without a node (``torch.zeros`` for an LSTM's state, ``torch.ones`` for a mask) is turned into a
   leaf that requires grad, so that it reaches the graph as a constant; the hook also maps each node to the
@@ -22,11 +23,14 @@ Limits, as for any tracer: control flow is fixed by the example inputs. Values c
 path are not recorded ops: an integer or boolean tensor computed from the inputs (``x > 0``, ``argmax``, integer
 arithmetic) becomes a constant of its traced value, or, where a node needs it and did not keep it, an export
 error; code under ``no_grad`` inside forward is not recorded; an in-place write into a floating tensor made in
-the forward fails (it has become a leaf that requires grad). Integer inputs are recognised where a node keeps
-them (embedding's indices). Dynamic axes: the graph's shapes are the traced ones except that a Reshape keeps the
-leading sizes equal to its input's (0) and infers the first other one (-1), Expand keeps sizes it does not
-broadcast, and an LSTM's zero initial state is left to ONNX's default, so a batch dimension may vary; sizes
-built into constants (a mask for a fixed length, a GRU's unrolled zero state) stay fixed. Opsets 13 to 20.
+the forward fails (it has become a leaf that requires grad: an OnnxExporterError says so). Integer inputs are
+recognised where a node keeps an equal array (embedding's indices).
+
+Dynamic axes: a second trace runs with each dynamic input axis one longer. A size that differs between the two
+traces and follows a dynamic axis is read from that input's Shape at run time, a single other varying size in
+a shape becomes Reshape's -1, and a uniform constant made in the forward with such a size (an RNN's zero state)
+becomes ConstantOfShape; a non-uniform one, two unexplained sizes in one shape, or a forward that records other
+operators at the other size is an export error. Opsets 13 to 20.
 """
 import contextlib
 import enum

@@ -85,6 +85,12 @@ def _trace(model, args, kwargs, g):
     try:
         with enable_grad():
             out = model(*args, **kwargs)
+    except RuntimeError as e:
+        if "leaf Variable that requires grad is being used in an in-place operation" not in str(e):
+            raise
+        raise OnnxExporterError("glassgrad.onnx: the forward writes in place into a tensor it made; the trace "
+                                "makes such tensors leaves that require grad (glassgrad.onnx's limits): build it "
+                                "without in-place writes (torch.cat / torch.where) or in __init__") from e
     finally:
         _grad_state.state.watching = previous
         _grad_state.state.inference = inference
