@@ -101,11 +101,6 @@ def _leaky(g, node, ins):
     return g.add("LeakyRelu", [ins[0]], alpha=float(node.negative_slope))
 
 
-@converter("EluBackward0")
-def _elu(g, node, ins):
-    return g.add("Elu", [ins[0]], alpha=float(node.alpha))
-
-
 @converter("SiluBackward0")
 def _silu(g, node, ins):
     return g.add("Mul", [ins[0], g.add("Sigmoid", [ins[0]])])

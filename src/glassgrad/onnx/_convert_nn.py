@@ -78,8 +78,12 @@ def _affine(g, node, ins, x, bshape):
 
 @converter("NativeBatchNormBackward0")
 def _batch_norm(g, node, ins):
-    if node.training:
-        raise OnnxExporterError("glassgrad.onnx: batch_norm in training mode (export the model in eval mode)")
+    if node.training:          # batch statistics (instance norm, no running stats): the forward's formula
+        x, axes = ins[0], [int(a) for a in node.axes]
+        centred = g.add("Sub", [x, reduce(g, "ReduceMean", x, axes, True)])
+        var = reduce(g, "ReduceMean", g.add("Mul", [centred, centred]), axes, True)
+        y = g.add("Div", [centred, g.add("Sqrt", [g.add("Add", [var, scalar(g, node, node.eps)])])])
+        return _affine(g, node, ins, y, list(node.bshape))
     c = node.bshape[1]
     mean, var = g.tensor_value(node._saved_running_mean), g.tensor_value(node._saved_running_var)
     dt = np.float64 if node.bshape and g.out(node)._data.dtype == np.float64 else np.float32

@@ -5,7 +5,7 @@ from .. import _grad_state
 from .._tensor import Tensor, _make
 from ..autograd.graph import AccumulateGrad
 from ..autograd.grad_mode import enable_grad
-from . import _convert, _convert_nn   # noqa: F401  (they register the converters)
+from . import _convert, _convert_more, _convert_nn   # noqa: F401  (they register the converters)
 from ._graph import Graph, convert, topo_order
 from .errors import OnnxExporterError
 
