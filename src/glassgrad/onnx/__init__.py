@@ -17,7 +17,7 @@ record its node, the trace
 The nodes reachable from the outputs are then handed, inputs first, to a converter per node class
 (``_convert.py``: pointwise, reductions, matrix products, views; ``_convert_nn.py``: convolution, pooling,
 normalization, attention, LSTM). A node class without one raises torch's ``UnsupportedOperatorError``
-("Exporting the operator 'aten::cumsum' to ONNX opset version 20 is not supported").
+("Exporting the operator 'aten::cumprod' to ONNX opset version 20 is not supported").
 
 Limits, as for any tracer: control flow is fixed by the example inputs. Values computed *without* a gradient
 path are not recorded ops: an integer or boolean tensor computed from the inputs (``x > 0``, ``argmax``, integer
