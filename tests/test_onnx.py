@@ -291,3 +291,30 @@ def test_limits_raise_clear_errors():
     x = glassgrad.randn(3, 5, 4)
     np.testing.assert_allclose(sess.run(None, {"x": x.numpy()})[0], m(x).numpy(), rtol=1e-6)
     assert not m.pe.requires_grad
+
+
+def test_float64_kwargs_and_nested_outputs():
+    class M(glassgrad.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = glassgrad.nn.Linear(3, 2)
+
+        def forward(self, x, scale=None):
+            y = self.lin(x) * scale
+            return {"a": y, "b": (y.relu(), x.sum(-1))}
+
+    glassgrad.manual_seed(0)
+    m = M().double()
+    m.lin.weight.requires_grad_(False)          # frozen: exported all the same, and left frozen
+    x, scale = glassgrad.randn(4, 3, dtype=glassgrad.float64), glassgrad.tensor(2.0, dtype=glassgrad.float64)
+    buf = io.BytesIO()
+    glassgrad.onnx.export(m, (x,), buf, kwargs={"scale": scale}, input_names=["x", "scale"],
+                          output_names=["a", "b0", "b1"], dynamic_axes={"x": {0: "n"}, "a": {0: "n"}}, dynamo=False)
+    sess = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+    assert [i.type for i in sess.get_inputs()] == ["tensor(double)"] * 2
+    x2 = glassgrad.randn(7, 3, dtype=glassgrad.float64)
+    got = sess.run(None, {"x": x2.numpy(), "scale": np.array(3.0)})
+    ref = m(x2, scale=glassgrad.tensor(3.0, dtype=glassgrad.float64))
+    for a, b in zip(got, [ref["a"], *ref["b"]]):
+        np.testing.assert_allclose(a, b.detach().numpy(), rtol=1e-12)
+    assert not m.lin.weight.requires_grad and m.lin.bias.requires_grad
