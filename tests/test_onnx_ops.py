@@ -47,6 +47,13 @@ OPS = {
     "layer_norm": lambda x, y: F.layer_norm(x, (4, 4)), "expand": lambda x, y: x[:, :1].expand(-1, 3, -1, -1) * y,
     "sum_mean": lambda x, y: x.sum((1, 2), keepdim=True) - x.mean(), "stack": lambda x, y: T.stack([x, y], 2),
     "unbind": lambda x, y: x.unbind(1)[2], "narrow": lambda x, y: x.narrow(3, 1, 2), "select_neg": lambda x, y: x[:, -1, 1:3:2],
+    "maxpool3d": lambda x, y: F.max_pool3d(x.unsqueeze(1), 2), "avgpool3d": lambda x, y: F.avg_pool3d(x.unsqueeze(1), 2),
+    "adaptive_avg3d": lambda x, y: F.adaptive_avg_pool3d(x.unsqueeze(1), (3, 2, 2)),
+    "conv3d": lambda x, y: F.conv3d(x.unsqueeze(1), T.ones(2, 1, 2, 2, 2) / 8, padding=1),
+    "conv1d": lambda x, y: F.conv1d(x[0], T.ones(2, 4, 3) / 12, stride=2, padding=1),
+    "trilinear": lambda x, y: F.interpolate(x.unsqueeze(1), scale_factor=2, mode="trilinear"),
+    "linear1d": lambda x, y: F.interpolate(x[0], size=7, mode="linear"), "nearest1d": lambda x, y: F.interpolate(x[0], size=9),
+    "reflect1d": lambda x, y: F.pad(x[0], (2, 1), mode="reflect"), "maxpool1d": lambda x, y: F.max_pool1d(x[0], 2),
     "none_index": lambda x, y: x[:, None, 1], "transpose_t": lambda x, y: x[0, 0].t() @ y[0, 0], "sdpa": lambda x, y: F.scaled_dot_product_attention(x, y, y),
 }
 
