@@ -318,3 +318,13 @@ def test_float64_kwargs_and_nested_outputs():
     for a, b in zip(got, [ref["a"], *ref["b"]]):
         np.testing.assert_allclose(a, b.detach().numpy(), rtol=1e-12)
     assert not m.lin.weight.requires_grad and m.lin.bias.requires_grad
+
+
+def test_dynamic_shapes_as_torch_export_gives_them():
+    gm, _, shape = _pair("cnn")
+    for spec in ({"input": {0: "batch"}}, ({0: "batch"},), [[None if i else "batch" for i in range(4)]]):
+        prog = glassgrad.onnx.export(gm, (glassgrad.randn(*shape),), dynamic_shapes=spec)
+        inp = prog.model_proto.graph.input[0]
+        assert inp.name == "input" and inp.type.tensor_type.shape.dim[0].dim_param == "batch"
+        x = glassgrad.randn(5, *shape[1:])
+        np.testing.assert_allclose(prog(x)[0].numpy(), gm(x).detach().numpy(), rtol=1e-4, atol=1e-5)

@@ -85,6 +85,26 @@ def select_model_mode_for_export(model, mode):
             model.train(originally)
 
 
+def _axes_from_shapes(model, dynamic_shapes, input_names):
+    """torch.export's dynamic_shapes (per input, by position or by forward's parameter name: {axis: Dim or name})
+    as dynamic_axes over the graph's input names (forward's parameter names where none are given)."""
+    import inspect
+    params = [p for p in inspect.signature(getattr(model, "forward", model)).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = list(input_names) if input_names else [p.name for p in params]
+    specs = dynamic_shapes.values() if isinstance(dynamic_shapes, dict) else dynamic_shapes
+    keys = list(dynamic_shapes) if isinstance(dynamic_shapes, dict) else list(range(len(specs)))
+    axes = {}
+    for key, spec in zip(keys, specs):
+        i = [p.name for p in params].index(key) if isinstance(key, str) else key
+        if spec is None or i >= len(names):
+            continue
+        items = spec.items() if isinstance(spec, dict) else ((a, d) for a, d in enumerate(spec) if d is not None)
+        axes[names[i]] = {int(a): d if isinstance(d, str) else getattr(d, "__name__", f"{names[i]}_dim_{a}")
+                          for a, d in items}
+    return axes, names
+
+
 def _import_onnx():
     try:
         import onnx
@@ -102,6 +122,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
            operator_export_type=OperatorExportTypes.ONNX, do_constant_folding=True, **unused):
     """Trace ``model(*args, **kwargs)`` once and write it to ``f`` (a path or a binary file) as an ONNX model.
 
+    ``dynamic_shapes`` (torch.export's form: per input, by position or by forward's parameter name, {axis: Dim
+    or name}) is read as ``dynamic_axes`` over inputs named after forward's parameters.
     glassgrad has one exporter (the trace described in this module's doc) for both values of ``dynamo``; as
     torch, ``dynamo=True`` (the default) returns an ``ONNXProgram`` (``f`` may then be None), ``dynamo=False``
     returns None."""
@@ -111,7 +133,9 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     if not _MIN_OPSET <= opset <= _MAX_OPSET:
         raise ValueError(f"Unsupported ONNX opset version: {opset}")
     if dynamic_shapes is not None:
-        raise OnnxExporterError("glassgrad.onnx.export traces the forward: give dynamic_axes, not dynamic_shapes")
+        if dynamic_axes is not None:
+            raise ValueError("give dynamic_shapes or dynamic_axes, not both")
+        dynamic_axes, input_names = _axes_from_shapes(model, dynamic_shapes, input_names)
     if not isinstance(training, TrainingMode):
         raise TypeError(f"'mode' should be a torch.onnx.TrainingMode enum, but got '{type(training)}'.")
     if operator_export_type != OperatorExportTypes.ONNX:
