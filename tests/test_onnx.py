@@ -203,6 +203,10 @@ def test_unsupported_operator_raises_torchs_error():
 
 
 def test_without_the_onnx_package(monkeypatch):
+    code = ("import sys; sys.modules['onnx'] = sys.modules['onnxruntime'] = None\n"
+            "import glassgrad.onnx as o, glassgrad\nprint(o.is_in_onnx_export(), o.TrainingMode.EVAL.name)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.split() == ["False", "EVAL"], r.stderr
     monkeypatch.setitem(sys.modules, "onnx", None)
     with pytest.raises(ModuleNotFoundError, match=r"pip install 'glassgrad\[onnx\]'"):
         glassgrad.onnx.export(_mlp(glassgrad.nn), (glassgrad.randn(2, 4),), io.BytesIO())
