@@ -332,3 +332,34 @@ def test_dynamic_shapes_as_torch_export_gives_them():
         assert inp.name == "input" and inp.type.tensor_type.shape.dim[0].dim_param == "batch"
         x = glassgrad.randn(5, *shape[1:])
         np.testing.assert_allclose(prog(x)[0].numpy(), gm(x).detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_masks_with_dynamic_axes_and_inputs_that_do_not_reach_the_graph():
+    class Causal(glassgrad.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = glassgrad.nn.TransformerEncoderLayer(16, 2, 32, batch_first=True)
+
+        def forward(self, x):
+            mask = glassgrad.nn.Transformer.generate_square_subsequent_mask(x.shape[1])
+            return self.layer(x, src_mask=mask, is_causal=True)
+
+    glassgrad.manual_seed(0)
+    m = Causal().eval()
+    sess, _ = _export(glassgrad, m, glassgrad.randn(2, 5, 16), dynamic_axes={"x": {0: "b"}})   # batch: fine
+    x = glassgrad.randn(3, 5, 16)
+    np.testing.assert_allclose(sess.run(None, {"x": x.numpy()})[0], m(x).detach().numpy(), rtol=1e-4, atol=1e-5)
+    with pytest.raises(glassgrad.onnx.OnnxExporterError, match="an attention mask built for the traced size 5"):
+        _export(glassgrad, m, glassgrad.randn(2, 5, 16), dynamic_axes={"x": {0: "b", 1: "t"}})
+
+    class Padded(glassgrad.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = glassgrad.nn.MultiheadAttention(8, 2, batch_first=True)
+
+        def forward(self, x, pad):
+            return self.attn(x, x, x, key_padding_mask=pad)[0]
+
+    with pytest.warns(glassgrad.onnx.errors.OnnxExporterWarning, match="the input 'input_1' does not reach"):
+        glassgrad.onnx.export(Padded().eval(), (glassgrad.randn(2, 5, 8), glassgrad.tensor([[False] * 5] * 2)),
+                              io.BytesIO(), dynamo=False)

@@ -289,7 +289,7 @@ def _matmul(g, node, ins):
 def _masked_fill(g, node, ins):
     """where(mask, value, x). The node keeps the (broadcast) mask, a constant of its traced value; a number
     value is read back from the traced output where the mask is set."""
-    mask = g.const(np.asarray(node.mask, dtype=bool))
+    mask = g.mask_const(np.asarray(node.mask, dtype=bool), *g.out_shapes(node), "masked_fill's mask")
     if len(ins) > 1 and ins[1] is not None:
         value = ins[1]
     else:

@@ -161,14 +161,18 @@ def _lerp(g, node, ins):
 
 @converter("WhereBackward0")
 def _where(g, node, ins):
-    cond = g.array_value(np.asarray(node.cond, dtype=bool))
-    return g.add("Where", [cond, g.arg(node, ins, 0), g.arg(node, ins, 1)])
+    cond = np.asarray(node.cond, dtype=bool)
+    value = g.array_value(cond)
+    if value in g.inits:        # not an input: a constant at the traced sizes
+        value = g.mask_const(g.inits.pop(value), *g.out_shapes(node), "where's condition")
+    return g.add("Where", [value, g.arg(node, ins, 0), g.arg(node, ins, 1)])
 
 
 @converter("TrilBackward0", "TriuBackward0")
 def _tril(g, node, ins):            # the kept triangle, as the node keeps it (a mask over the last two dims)
     zero = np.zeros((), g.out(node)._data.dtype)
-    return g.add("Where", [g.const(np.asarray(node.mask, dtype=bool)), ins[0], g.const(zero)])
+    mask = g.mask_const(np.asarray(node.mask, dtype=bool), *g.out_shapes(node), "tril / triu's mask")
+    return g.add("Where", [mask, ins[0], g.const(zero)])
 
 
 @converter("ToCopyBackward0")

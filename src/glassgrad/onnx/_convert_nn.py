@@ -131,7 +131,13 @@ def _sdpa(g, node, ins):
     att = g.add("MatMul", [q, g.add("Transpose", [k], perm=perm)])
     att = g.add("Mul", [att, scalar(g, node, node.scale)])
     if node.mask is not None:
-        att = g.add("Add", [att, g.const(np.asarray(node.mask, dtype=g.out(node)._data.dtype))])
+        out, out2 = g.out_shapes(node)
+        k_node, k_nr = node.next_functions[1]
+        if k_node is not None and g.dynamic:          # the mask's shape: (..., L, S), S from the keys
+            k1, k2 = g.out_shapes(k_node, k_nr)
+            out, out2 = out[:-1] + k1[-2:-1], out2[:-1] + k2[-2:-1]
+        mask = np.asarray(node.mask, dtype=g.out(node)._data.dtype)
+        att = g.add("Add", [att, g.mask_const(mask, out, out2, "an attention mask")])
     return g.add("MatMul", [g.add("Softmax", [att], axis=-1), v])
 
 

@@ -1,4 +1,6 @@
 """The trace and the model: run the forward with every op recording its node, convert, assemble the ModelProto."""
+import warnings
+
 import numpy as np
 
 from .. import _grad_state
@@ -7,7 +9,7 @@ from ..autograd.graph import AccumulateGrad
 from ..autograd.grad_mode import enable_grad
 from . import _convert, _convert_more, _convert_nn   # noqa: F401  (they register the converters)
 from ._graph import Graph, convert, topo_order
-from .errors import OnnxExporterError
+from .errors import OnnxExporterError, OnnxExporterWarning
 
 
 class _Recorder:
@@ -186,6 +188,11 @@ def export_model(onnx, model, args, kwargs, opset, input_names, output_names, dy
         _fold(onnx, g, keep=set() if export_params else set(g.params.values()))
     _prune(g, [o.name for o in out_infos])
     used = {i for n in g.nodes for i in n.input}
+    for name, _ in g.graph_inputs:
+        if name not in used:
+            warnings.warn(f"glassgrad.onnx: the input '{name}' does not reach the exported graph: the outputs do "
+                          "not depend on it, or only through values without a gradient path (a mask, indices), "
+                          "which are built in at their traced values", OnnxExporterWarning, stacklevel=3)
     inits = {k: v for k, v in g.inits.items() if k in used}
     as_inputs = [k for k in inits if keep_initializers_as_inputs or (not export_params and k in g.params.values())]
     in_infos += [helper.make_tensor_value_info(k, _elem(onnx, inits[k].dtype), list(inits[k].shape))

@@ -79,6 +79,28 @@ class Graph:
         self.values[key] = self.const(a, name)
         return self.values[key]
 
+    def mask_const(self, arr, out, out2, what):
+        """A constant a node kept at the traced sizes (a mask) for an output of shapes `out` / `out2` in the two
+        traces: along a size that varies it must be uniform, and is cut to 1 there (it broadcasts); else an
+        export error, as no traced constant is right at other sizes."""
+        arr = np.asarray(arr)
+        for i in range(1, min(arr.ndim, len(out)) + 1):
+            if out[-i] != out2[-i] and arr.shape[-i] != 1:
+                first = np.take(arr, [0], axis=arr.ndim - i)
+                if not (arr == first).all():
+                    raise OnnxExporterError(f"glassgrad.onnx: {what} built for the traced size {out[-i]} of a "
+                                            "dynamic axis is not the same along it; export that axis static")
+                arr = first
+        return self.const(arr)
+
+    def out_shapes(self, node, nr=0):
+        """The shape of a node's output in the trace and (with dynamic axes) in the second trace."""
+        if isinstance(node, AccumulateGrad):
+            shape = tuple(node.variable.shape)
+            return shape, tuple(self.leaf2.get(id(node.variable), shape))
+        shape = tuple(self.out(node, nr).shape)
+        return shape, tuple(self.shape2.get((id(node), nr), shape)) if self.dynamic else shape
+
     def shape_value(self, pairs):
         """A 1-D int64 shape from (size in trace 1, size in trace 2) pairs: a size both traces agree on is a
         number, one that follows a dynamic input axis is read from that input's Shape, a single other one is -1."""
