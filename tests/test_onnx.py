@@ -272,16 +272,32 @@ def test_dynamo_default_returns_an_onnx_program(tmp_path):
     assert "ONNXProgram(" in repr(prog)
 
 
-def test_limits_raise_clear_errors():
-    class InPlace(glassgrad.nn.Module):
-        def forward(self, x):
-            pe = glassgrad.zeros(x.shape)
-            pe[:, 0] = 1.0
-            return x + pe
+class _PositionalEncoding(glassgrad.nn.Module):
+    """Constants made in the forward and written in place (CopySlices), a state of the batch's size, detach."""
+    def forward(self, x):
+        T, d = x.shape[1], x.shape[2]
+        pe = glassgrad.zeros(T, d)
+        pos = glassgrad.arange(T, dtype=glassgrad.float32).unsqueeze(1)
+        div = glassgrad.exp(glassgrad.arange(0, d, 2).float() * (-np.log(10000.0) / d))
+        pe[:, 0::2] = glassgrad.sin(pos * div)
+        pe[:, 1::2] = glassgrad.cos(pos * div)
+        pe[1:3].mul_(2)
+        h = glassgrad.zeros(x.shape[0], d)
+        h += 1
+        return x + pe + h.unsqueeze(1) * x.detach().mean() + pe[0]
 
-    with pytest.raises(glassgrad.onnx.OnnxExporterError, match="writes in place into a tensor it made"):
-        glassgrad.onnx.export(InPlace(), (glassgrad.randn(2, 3),), io.BytesIO(), dynamo=False)
 
+def test_constants_made_and_written_in_place_in_forward():
+    m = _PositionalEncoding()
+    for dyn, batch in ((None, 2), ({"x": {0: "b"}}, 5)):
+        sess, _ = _export(glassgrad, m, glassgrad.randn(2, 6, 4), dynamic_axes=dyn)
+        x = glassgrad.randn(batch, 6, 4)
+        np.testing.assert_allclose(sess.run(None, {"x": x.numpy()})[0], m(x).numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(glassgrad.onnx.OnnxExporterError, match="with a size of a dynamic axis .* is not uniform"):
+        _export(glassgrad, m, glassgrad.randn(2, 6, 4), dynamic_axes={"x": {1: "t"}})
+
+
+def test_buffers_reach_the_graph():
     class Pos(glassgrad.nn.Module):       # a buffer reaches the graph; its batch-free shape broadcasts
         def __init__(self):
             super().__init__()

@@ -10,9 +10,11 @@ record its node, the trace
   floating parameter and buffer of the model (except batch norm's running statistics, which its op refuses)
   requiring grad for the duration (restored afterwards);
 * watches tensor creation (the ``_grad_state.watching`` hook the glass box uses): a floating tensor made in the
-  forward without a node (``torch.zeros`` for an LSTM's state, ``torch.ones`` for a mask) is turned into a
-  leaf that requires grad, so that it reaches the graph as a constant; the hook also maps each node to the
-  tensor it produced (a reshape reads its output size from it).
+  forward without a node (``torch.zeros`` for an LSTM's state, an ``arange`` for positions) gets a
+  ``TraceConstant`` node holding its value then, so that it reaches the graph as a constant and may still be
+  written in place (``pe[:, 0::2] = ...`` records CopySlices, exported as a scatter); ``x.detach()`` /
+  ``x.data`` get a ``TraceDetach`` node (an Identity); the hook also maps each node to the tensor it produced
+  (a reshape reads its output size from it).
 
 The nodes reachable from the outputs are then handed, inputs first, to a converter per node class
 (``_convert.py``: pointwise, reductions, matrix products, views; ``_convert_nn.py``: convolution, pooling,
@@ -21,16 +23,18 @@ normalization, attention, LSTM). A node class without one raises torch's ``Unsup
 
 Limits, as for any tracer: control flow is fixed by the example inputs. Values computed *without* a gradient
 path are not recorded ops: an integer or boolean tensor computed from the inputs (``x > 0``, ``argmax``, integer
-arithmetic) becomes a constant of its traced value, or, where a node needs it and did not keep it, an export
-error; code under ``no_grad`` inside forward is not recorded; an in-place write into a floating tensor made in
-the forward fails (it has become a leaf that requires grad: an OnnxExporterError says so). Integer inputs are
-recognised where a node keeps an equal array (embedding's indices).
+arithmetic) becomes a constant of its traced value (a mask a node keeps), or, where a node needs it and did not
+keep it, an export error; an input that reaches the graph only that way gets an OnnxExporterWarning; code
+under ``no_grad`` inside forward is not recorded. Integer inputs are recognised where a node keeps an equal
+array (embedding's indices).
 
 Dynamic axes: a second trace runs with each dynamic input axis one longer. A size that differs between the two
 traces and follows a dynamic axis is read from that input's Shape at run time, a single other varying size in
-a shape becomes Reshape's -1, and a uniform constant made in the forward with such a size (an RNN's zero state)
-becomes ConstantOfShape; a non-uniform one, two unexplained sizes in one shape, or a forward that records other
-operators at the other size is an export error. Opsets 13 to 20.
+a shape becomes Reshape's -1, a uniform constant made in the forward with such a size (an RNN's zero state)
+becomes ConstantOfShape, and a mask a node keeps is cut to size 1 along such an axis when it is uniform along
+it; a non-uniform one (an ``arange`` of the length, a causal mask for a dynamic length), two unexplained
+sizes in one shape, an in-place write into such a tensor, or a forward that records other operators at the
+other size is an export error. Opsets 13 to 20.
 """
 import contextlib
 import enum

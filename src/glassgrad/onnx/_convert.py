@@ -42,12 +42,22 @@ def _rsqrt(g, node, ins):
     return g.add("Reciprocal", [g.add("Sqrt", [ins[0]])])
 
 
+def _promoted(g, node, value, dtype):
+    """An operand in the node's result dtype (torch's promotion: a wrapped number or 0-d tensor of another
+    dtype, an integer tensor with a float one)."""
+    out = _np_dtype(g, node)
+    if dtype is None or np.dtype(dtype) == out:
+        return value
+    return g.add("Cast", [value], to=g.onnx.helper.np_dtype_to_tensor_dtype(out))
+
+
 def _operands(g, node, ins):
     a = g.arg(node, ins, 0, "self" if "self" in type(node)._saved_names else None)
+    a = _promoted(g, node, a, getattr(node, "adt", None))
     if getattr(node, "other", None) is not None:
         return a, scalar(g, node, node.other)
     b = g.arg(node, ins, 1, "other" if "other" in type(node)._saved_names else None)
-    return a, b
+    return a, _promoted(g, node, b, getattr(node, "bdt", None))
 
 
 def _scaled(g, node, b):

@@ -5,16 +5,32 @@ import numpy as np
 
 from .. import _grad_state
 from .._tensor import Tensor, _make
-from ..autograd.graph import AccumulateGrad
+from ..autograd.graph import AccumulateGrad, Node, edge
 from ..autograd.grad_mode import enable_grad
-from . import _convert, _convert_more, _convert_nn   # noqa: F401  (they register the converters)
+from . import _convert, _convert_inplace, _convert_more, _convert_nn   # noqa: F401  (they register the converters)
 from ._graph import Graph, convert, topo_order
 from .errors import OnnxExporterError, OnnxExporterWarning
 
 
+class TraceConstant(Node):
+    """The grad_fn the trace gives a floating tensor made in the forward without one (``torch.zeros``, an
+    arange): its value then, a constant of the graph. Being a node (not a leaf), the tensor may still be
+    written in place (CopySlices)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        Node.__init__(self, ())
+        self.value = value
+
+
+class TraceDetach(Node):
+    """The grad_fn the trace gives ``x.detach()`` / ``x.data``: the same value as x (no gradient is involved)."""
+    __slots__ = ()
+
+
 class _Recorder:
-    """The tensor-creation watcher of the trace (``_grad_state.watching``): keeps every tensor made, and makes a
-    floating tensor created without a node a leaf that requires grad (so that it reaches the graph)."""
+    """The tensor-creation watcher of the trace (``_grad_state.watching``): keeps every tensor made, gives a
+    floating tensor created without a node a TraceConstant, and a detached one a TraceDetach."""
 
     def __init__(self):
         self.made = []
@@ -22,12 +38,19 @@ class _Recorder:
     def on_make(self, t):
         self.made.append(t)
         if t._grad_fn is None and not t._rg and isinstance(t._data, np.ndarray) and t._data.dtype.kind == "f":
+            t._grad_fn = TraceConstant(t._data.copy())
             t._rg = True
 
-    def on_cut(self, *a):
+    def on_cut(self, kind, src, result=None):
+        if result is not None and kind in (".detach()", ".data") and (src._rg or src._grad_fn is not None):
+            result._grad_fn = TraceDetach((edge(src),))
+            result._out_nr = 0
+            result._rg = True
+
+    def on_zero_grad(self, *a):
         pass
 
-    on_zero_grad = on_backward_begin = on_node = on_backward_end = on_cut
+    on_backward_begin = on_node = on_backward_end = on_zero_grad
 
 
 def _flat(obj, out):
@@ -87,12 +110,6 @@ def _trace(model, args, kwargs, g):
     try:
         with enable_grad():
             out = model(*args, **kwargs)
-    except RuntimeError as e:
-        if "leaf Variable that requires grad is being used in an in-place operation" not in str(e):
-            raise
-        raise OnnxExporterError("glassgrad.onnx: the forward writes in place into a tensor it made; the trace "
-                                "makes such tensors leaves that require grad (glassgrad.onnx's limits): build it "
-                                "without in-place writes (torch.cat / torch.where) or in __init__") from e
     finally:
         _grad_state.state.watching = previous
         _grad_state.state.inference = inference
@@ -142,6 +159,10 @@ def _second_trace(onnx, model, args, kwargs, g, roots, dynamic_axes):
     for n1, n2 in zip(order1, order2):
         if isinstance(n1, AccumulateGrad):
             g.leaf2[id(n1.variable)] = tuple(n2.variable.shape)
+        elif isinstance(n1, TraceConstant):
+            g.shape2[(id(n1), 0)] = n2.value.shape
+        elif type(n1).__name__ == "CopySlices":
+            g.shape2[(id(n1), 0)] = tuple(n2.shape)
         for nr, shape in shapes.get(id(n2), {}).items():
             g.shape2[(id(n1), nr)] = shape
 

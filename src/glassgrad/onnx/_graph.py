@@ -65,19 +65,20 @@ class Graph:
             return self.inputs[key]
         if key in self.values:
             return self.values[key]
-        name = self.params.get(key)
         a = np.asarray(t._data)
-        shape2 = self.leaf2.get(key, a.shape)
-        if tuple(shape2) != a.shape:        # made in the forward with a size of a dynamic axis
-            if a.size == 0 or not (a == a.flat[0]).all():
-                raise OnnxExporterError("glassgrad.onnx: a tensor made in the forward changes its values' layout "
-                                        f"with the dynamic axes (shape {a.shape}); only uniform ones are supported")
-            shape = self.shape_value(list(zip(a.shape, shape2)))
-            self.values[key] = self.add("ConstantOfShape", [shape],
-                                        value=self.onnx.numpy_helper.from_array(a.reshape(-1)[:1].copy()))
-            return self.values[key]
-        self.values[key] = self.const(a, name)
+        self.values[key] = self.constant(a, self.leaf2.get(key, a.shape), self.params.get(key))
         return self.values[key]
+
+    def constant(self, a, shape2, name=None):
+        """A constant of the trace; made with a size of a dynamic axis (`shape2` differs), a uniform one
+        becomes ConstantOfShape, another is an export error."""
+        if tuple(shape2) == a.shape:
+            return self.const(a, name)
+        if a.size == 0 or not (a == a.flat[0]).all():
+            raise OnnxExporterError("glassgrad.onnx: a tensor made in the forward with a size of a dynamic axis "
+                                    f"(shape {a.shape}) is not uniform; only uniform ones (zeros, ones) follow it")
+        shape = self.shape_value(list(zip(a.shape, shape2)))
+        return self.add("ConstantOfShape", [shape], value=self.onnx.numpy_helper.from_array(a.reshape(-1)[:1].copy()))
 
     def mask_const(self, arr, out, out2, what):
         """A constant a node kept at the traced sizes (a mask) for an output of shapes `out` / `out2` in the two
