@@ -379,3 +379,16 @@ def test_masks_with_dynamic_axes_and_inputs_that_do_not_reach_the_graph():
     with pytest.warns(glassgrad.onnx.errors.OnnxExporterWarning, match="the input 'input_1' does not reach"):
         glassgrad.onnx.export(Padded().eval(), (glassgrad.randn(2, 5, 8), glassgrad.tensor([[False] * 5] * 2)),
                               io.BytesIO(), dynamo=False)
+
+
+def test_export_params_and_initializers_as_inputs():
+    gm, _, shape = _pair("mlp")
+    x = glassgrad.randn(*shape)
+    feeds = {k: v.numpy() for k, v in gm.state_dict().items()}
+    for kw in ({"export_params": False}, {"keep_initializers_as_inputs": True}):
+        sess, proto = _export(glassgrad, gm, x, dynamo=False, **kw)
+        names = [i.name for i in proto.graph.input]
+        assert names[0] == "x" and set(names[1:]) == set(feeds)
+        assert (len(proto.graph.initializer) == 0) == ("export_params" in kw)
+        got = sess.run(None, {"x": x.numpy(), **feeds})[0]
+        np.testing.assert_allclose(got, gm(x).detach().numpy(), rtol=1e-5, atol=1e-6)

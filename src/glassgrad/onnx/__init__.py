@@ -26,7 +26,8 @@ path are not recorded ops: an integer or boolean tensor computed from the inputs
 arithmetic) becomes a constant of its traced value (a mask a node keeps), or, where a node needs it and did not
 keep it, an export error; an input that reaches the graph only that way gets an OnnxExporterWarning; code
 under ``no_grad`` inside forward is not recorded. Integer inputs are recognised where a node keeps an equal
-array (embedding's indices).
+array (embedding's indices). An LSTM layer is one ONNX LSTM node; GRU and RNN layers, which glassgrad computes
+step by step, are exported unrolled over the traced sequence length.
 
 Dynamic axes: a second trace runs with each dynamic input axis one longer. A size that differs between the two
 traces and follows a dynamic axis is read from that input's Shape at run time, a single other varying size in
