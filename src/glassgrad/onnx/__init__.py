@@ -42,17 +42,16 @@ import enum
 import io
 import os
 
-import numpy as np
-
 from .errors import OnnxExporterError, UnsupportedOperatorError   # noqa: F401
 from . import errors      # noqa: F401
 from ._program import ONNXProgram
+from ..version import __version__
 
 __all__ = ["export", "is_in_onnx_export", "select_model_mode_for_export", "OperatorExportTypes", "TrainingMode",
            "OnnxExporterError", "ONNXProgram", "errors", "producer_name", "producer_version"]
 
 producer_name = "glassgrad"
-producer_version = None      # glassgrad's version, filled on first export
+producer_version = __version__       # glassgrad's (torch's module gives torch's)
 _MIN_OPSET, _MAX_OPSET, _DEFAULT_OPSET = 13, 20, 20
 _state = {"exporting": False}
 
@@ -171,5 +170,3 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     elif not dynamo:
         raise ValueError("f must be given when dynamo=False")
     return ONNXProgram(proto) if dynamo else None
-
-del np

@@ -3,7 +3,7 @@ import warnings
 
 import numpy as np
 
-from .. import _grad_state
+from .. import _grad_state, version
 from .._tensor import Tensor, _make
 from ..autograd.graph import AccumulateGrad, Node, edge
 from ..autograd.grad_mode import enable_grad
@@ -222,9 +222,8 @@ def export_model(onnx, model, args, kwargs, opset, input_names, output_names, dy
         inits = {k: v for k, v in inits.items() if k not in g.params.values()}
     graph = helper.make_graph(g.nodes, "main_graph", in_infos, out_infos,
                               initializer=[onnx.numpy_helper.from_array(v, k) for k, v in inits.items()])
-    from ..version import __version__
     opsets = [helper.make_opsetid("", opset)]
-    proto = helper.make_model(graph, opset_imports=opsets, producer_name="glassgrad", producer_version=__version__)
+    proto = helper.make_model(graph, opset_imports=opsets, producer_name="glassgrad", producer_version=version.__version__)
     proto.ir_version = min(helper.find_min_ir_version_for(opsets), onnx.IR_VERSION)
     proto.ir_version = max(proto.ir_version, 8)
     onnx.checker.check_model(proto)
