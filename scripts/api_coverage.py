@@ -36,6 +36,7 @@ NAMESPACES = [
     ("torch.amp", "torch.amp", "glassgrad.amp", None),
     ("torch.func", "torch.func", "glassgrad.func", None),
     ("torch.testing", "torch.testing", "glassgrad.testing", None),
+    ("torch.onnx", "torch.onnx", "glassgrad.onnx", None),
 ]
 
 

@@ -40,6 +40,7 @@ LAYER_MAP = {
     "overrides": 4,          # torch.overrides: the __torch_function__ helpers (nn.functional re-exports them)
     "_torch_nn": 4,          # torch.kl_div, torch.lstm_cell, ...: nn.functional under ATen's signatures
     "testing.*": 4,          # torch.testing: assert_close, make_tensor
+    "onnx.*": 4,             # torch.onnx: export through the autograd graph of one traced forward
     "backends.*": 4,         # torch.backends: the switches and availability queries (cudnn, cuda, mps, cpu, ...)
     "version": 0,            # torch.version (a leaf: glassgrad.__version__ comes from it)
     "fft": 4,                # torch.fft: the same, over ops/fft.py

@@ -235,7 +235,7 @@ def get_device_module(device=None):  # noqa: F811  (the argument torch names dev
 
 _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
                "overrides", "sparse", "fft", "backends", "version",
-               "testing")
+               "testing", "onnx")
 
 
 # torch.* names that are nn.functional's functions
