@@ -65,7 +65,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             rows = [_t._grads([o], fresh, [_basis(o, k)], keep) for k in range(o.numel())]
             per_out.append([_rev_block(o, x, [r[i] for r in rows], keep) for i, x in enumerate(fresh)])
         jac = _t._finish(_assemble(per_out, flat_out, out_spec, in_spec, argnums_w), keep)
-        return (jac, _t._finish(aux, keep)) if has_aux else jac
+        return (jac, _t._finish_aux(aux, keep)) if has_aux else jac
     return wrapper
 
 
@@ -99,11 +99,10 @@ def _fwd_block(o, x, cols_i, k):
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
-    check_randomness(randomness)
-
     @functools.wraps(func)
     def wrapper(*args):
         _error_if_complex("jacfwd", args, True)
+        check_randomness(randomness)
         keep = _t._keep_graph(tree_flatten(args)[0])
         new, argnums_w, fresh, in_spec, _ = _t._diff_args(args, argnums)
         with watch_randomness(randomness):
@@ -115,7 +114,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         cols = _columns(flat_out, fresh, keep)
         per_out = [[_fwd_block(o, x, cols[i], k) for i, x in enumerate(fresh)] for k, o in enumerate(flat_out)]
         jac = _t._finish(_assemble(per_out, flat_out, out_spec, in_spec, argnums_w), keep)
-        return (jac, _t._finish(aux, keep)) if has_aux else jac
+        return (jac, _t._finish_aux(aux, keep)) if has_aux else jac
     return wrapper
 
 

@@ -56,6 +56,18 @@ class TreeSpec:
 
     __repr__ = __str__
 
+    def pprint(self):
+        """torch's treespec_pprint: the tree with '*' for each leaf, as Python prints it."""
+        return repr(_unflatten(iter([_STAR] * self.num_leaves()), self))
+
+
+class _Star:
+    def __repr__(self):
+        return "*"
+
+
+_STAR = _Star()
+
 
 _LEAF = TreeSpec(None, None, [])
 

@@ -55,6 +55,14 @@ def _finish(tree, keep):
     return tree if keep else tree_map(lambda t: t.detach() if isinstance(t, Tensor) else t, tree)
 
 
+def _finish_aux(aux, keep):
+    """has_aux's second output: tensors only (torch's check), detached at the outermost level."""
+    for x in tree_flatten(aux)[0]:
+        if not isinstance(x, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
+    return _finish(aux, keep)
+
+
 # -- argnums ---------------------------------------------------------------------------------------
 def _wrap_argnum(argnum, n):
     if not isinstance(argnum, int):
@@ -129,7 +137,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     gs = _grads([out], fresh, [None], keep)
     g = _finish(_shape_like_argnums(gs, spec, argnums), keep)
     value = _finish(out, keep)
-    return (g, (value, _finish(aux, keep))) if has_aux else (g, value)
+    return (g, (value, _finish_aux(aux, keep))) if has_aux else (g, value)
 
 
 def grad_and_value(func, argnums=0, has_aux=False):
@@ -166,7 +174,7 @@ def vjp(func, *primals, has_aux=False):
         flat_c, c_spec = tree_flatten(cotangents)
         if c_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
-                               f"outputs to the function. cotangents: {c_spec}, primal output: {out_spec}")
+                               f"outputs to the function. cotangents: {c_spec.pprint()}, primal output: {out_spec.pprint()}")
         cg = _keep_graph(flat_in + flat_c) if create_graph is None else create_graph
         for o, c in zip(flat_out, flat_c):
             if o.shape != c.shape:
@@ -176,7 +184,7 @@ def vjp(func, *primals, has_aux=False):
         return _finish(tree_unflatten(gs, in_spec), cg)
 
     result = (_finish(out, keep), vjp_fn)
-    return result + (_finish(aux, keep),) if has_aux else result
+    return result + (_finish_aux(aux, keep),) if has_aux else result
 
 
 # -- forward mode ----------------------------------------------------------------------------------
@@ -229,7 +237,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     _check_outputs(flat_out, _JVP)
     ts = _tangents_out(flat_out, fresh, flat_t, keep, strict)
     result = (_finish(out, keep), _finish(tree_unflatten(ts, out_spec), keep))
-    return result + (_finish(aux, keep),) if has_aux else result
+    return result + (_finish_aux(aux, keep),) if has_aux else result
 
 
 def linearize(func, *primals):
