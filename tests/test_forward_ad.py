@@ -5,7 +5,6 @@ import pytest
 
 import glassgrad as gg
 
-
 from test_func_transforms import _both, _err
 
 
