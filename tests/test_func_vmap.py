@@ -227,3 +227,28 @@ def test_vmap_errors_as_torch(i):
 def test_vmap_structure_errors_as_torch():
     _err(lambda T: T.func.vmap(_id, in_dims=(0, 0))(T.ones(2, 3)), exact=False)
     _err(lambda T: T.func.vmap(_id, out_dims=(0, 0))(T.ones(2)), exact=False)
+
+
+def test_a_torch_func_script_runs_unchanged_through_glassgrad_run(tmp_path):
+    """`import torch.func` / `torch.autograd.forward_ad` served by glassgrad (glassgrad run): torch's output."""
+    import subprocess
+    import sys
+    script = tmp_path / "per_sample.py"
+    script.write_text(
+        "import torch\nimport torch.func\nfrom torch.func import vmap, grad, functional_call\n"
+        "import torch.autograd.forward_ad as fwAD\n"
+        "torch.manual_seed(0)\nnet = torch.nn.Linear(3, 1).double()\n"
+        "params = {k: v.detach() for k, v in net.named_parameters()}\n"
+        "x = torch.linspace(-1, 1, 12, dtype=torch.float64).reshape(4, 3)\n"
+        "loss = lambda p, xi: functional_call(net, p, (xi,)).pow(2).sum()\n"
+        "g = vmap(grad(loss), in_dims=(None, 0))(params, x)\n"
+        "print(g['weight'].shape, round(float(g['bias'].sum()), 10), torch.vmap is torch.func.vmap)\n"
+        "with fwAD.dual_level():\n"
+        "    t = fwAD.unpack_dual(torch.sin(fwAD.make_dual(x, torch.ones_like(x)))).tangent\n"
+        "print(round(float(t.sum()), 10))\n")
+    outs = []
+    for cmd in ([sys.executable, "-m", "glassgrad", "run", str(script)], [sys.executable, str(script)]):
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1] and outs[0].startswith("torch.Size([4, 1, 3])")
