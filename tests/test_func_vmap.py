@@ -252,3 +252,75 @@ def test_a_torch_func_script_runs_unchanged_through_glassgrad_run(tmp_path):
         assert r.returncode == 0, r.stderr
         outs.append(r.stdout)
     assert outs[0] == outs[1] and outs[0].startswith("torch.Size([4, 1, 3])")
+
+
+# -- the batched path (func/_batched.py): same values as torch, and it is the path that ran ------------------
+def _W(T):
+    return T.tensor([[0.5, -1.0], [2.0, 0.25], [1.5, -0.5]], dtype=T.float64)
+
+
+BATCHED = [
+    lambda T, a: (a.sin() * 2 + 1).exp() / (a * a + 1) - 3 ** a.tanh(),
+    lambda T, a: (a.T @ _W(T)).relu().sum(0) + a.mean(),
+    lambda T, a: a.softmax(-1) * a.log_softmax(0).amax(0, keepdim=True),
+    lambda T, a: a[1:, None] * a[0] + a[..., -1:].sqrt().abs(),
+    lambda T, a: a.reshape(12).view(3, 4).T.flatten() @ a.flatten(),
+    lambda T, a: (a.unsqueeze(0).transpose(0, 2).squeeze(2) > 0.2, a.permute(1, 0).mT == a, 1 - a, a.maximum(a * 0)),
+    lambda T, a: a.mm(a.mT).mv(a[:, 0]).dot(a[0, :3]),
+    lambda T, a: (a * T.tensor([1.0, 2.0, 3.0, 4.0], dtype=T.float64)).amin(),
+]
+
+
+@pytest.mark.parametrize("i", range(len(BATCHED)))
+def test_batched_path_values(i):
+    def run(T):
+        return T.func.vmap(lambda a: BATCHED[i](T, a), in_dims=1)(_X(T).transpose(0, 1))
+    _both(run, tol=1e-12)
+    assert gg.func._vmap.last_path[0] == "batched"
+
+
+def test_batched_path_gradients_out_dims_and_unbatched_outputs():
+    def run(T):
+        x = _X(T).requires_grad_()
+        c = T.tensor([1.0, 2.0], dtype=T.float64)
+        y, z, w = T.func.vmap(lambda a, b: ((a @ b).exp(), c, a.sum(0)), in_dims=(2, None), out_dims=(1, 0, -1))(
+            x, T.ones(3, 2, dtype=T.float64))
+        (y.sum() + (w * w).sum()).backward()
+        return y, z, w, x.grad
+    _both(run, tol=1e-12)
+    assert gg.func._vmap.last_path[0] == "batched"
+
+
+LOOPED = [      # no batching rule: the per-sample loop runs and gives torch's values
+    lambda T, a: T.sin(a),
+    lambda T, a: _W(T).T @ a[0, :3],
+    lambda T, a: a * float(a.sum()) if a.sum() > 0 else -a,
+    lambda T, a: a.cumsum(0),
+    lambda T, a: (a.sum(dim=(0,)) * a[0].clone().mul_(2)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(LOOPED)))
+def test_fallback_to_the_loop(i):
+    def run(T):
+        return T.func.vmap(lambda a: LOOPED[i](T, a))(_X(T) if i != 2 else _X(T) - 0.3)
+    if i == 2:      # data-dependent Python control flow: torch refuses, glassgrad's loop runs it per sample
+        with pytest.raises(RuntimeError):
+            run(torch)
+        out = run(gg)
+        ref = gg.stack([LOOPED[2](gg, s) for s in _X(gg) - 0.3])
+        np.testing.assert_array_equal(out.numpy(), ref.numpy())
+    else:
+        _both(run, tol=1e-12)
+    assert gg.func._vmap.last_path[0] == "loop"
+
+
+def test_batched_randomness_same_and_different():
+    def same(T):
+        T.manual_seed(7)
+        return T.func.vmap(lambda a: a + T.rand(4, dtype=T.float64), randomness="same")(_X(T)[0]), T.rand(1)
+    _both(same)
+    assert gg.func._vmap.last_path[0] == "batched"
+    gg.manual_seed(7)
+    out = gg.func.vmap(lambda a: a * 0 + gg.rand(4, dtype=gg.float64), randomness="different")(_X(gg)[0])
+    assert gg.func._vmap.last_path[0] == "loop" and not bool((out[0] == out[1]).all())

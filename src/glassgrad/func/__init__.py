@@ -3,8 +3,9 @@
   grad, grad_and_value, vjp, jacrev            reverse mode (autograd.grad, one pass per cotangent)
   jvp, linearize, jacfwd                       forward mode by the double-vjp trick (autograd.forward_ad)
   hessian                                      jacfwd(jacrev(f))
-  vmap                                         a per-sample loop with torch's in_dims / out_dims / randomness /
-                                               chunk_size checks (no batching rules; see _vmap.py)
+  vmap                                         batching rules for common Tensor methods and operators
+                                               (_batched.py), else a per-sample loop; torch's in_dims /
+                                               out_dims / randomness / chunk_size checks (see _vmap.py)
   functional_call, stack_module_state,         module utilities (nn.utils.stateless underneath)
   replace_all_batch_norm_modules_
   functionalize                                torch's eager semantics (copies in, mutations copied back)

@@ -1,20 +1,29 @@
-"""torch.func.vmap (and torch.vmap) as a per-sample loop.
+"""torch.func.vmap (and torch.vmap): a batched path where every op has a batching rule, else a per-sample loop.
 
-What runs: ``vmap(f, in_dims, out_dims)(*args)`` checks its arguments as torch does (the same exception
-types and messages), takes sample b of every mapped input (``x.select(in_dim, b)``: a view, so gradients
-flow back to the batched input and in-place writes reach it, as torch's BatchedTensor), calls f once per
-sample and stacks each output leaf at its out_dim (``torch.stack``: differentiable).  There is no batching
-rule and no BatchedTensor: f sees ordinary tensors of the per-sample shape, so every op glassgrad has works
-under vmap, at the cost of one Python call per sample.  Nesting (vmap of vmap, vmap of grad, grad of vmap)
-follows.
+``vmap(f, in_dims, out_dims)(*args)`` checks its arguments as torch does (the same exception types and
+messages), then:
 
-Departures from torch, honestly: ``chunk_size`` is validated and changes nothing (the loop already goes
-one sample at a time); out_dims=None for an output is accepted when every sample returned the same tensor
-object or equal values, and torch's "can not return a BatchedTensor" error is raised only when samples
-differ; ``.item()`` and data-dependent Python control flow work per sample (torch raises for them); a batch
-of size 0 calls f once on a zero sample of the per-sample shape to learn the output's shape.  randomness=
-(see _randomness.py): 'same' gives torch's values (each sample starts from the generator state torch's
-single draw starts from); 'different' draws sample after sample, which is not torch's batched draw.
+1. the batched path (``_try_batched``, rules in ``_batched.py``): f runs once, each mapped argument handed to
+   it as a ``Batched`` (the batched tensor with its batch at dim 0 behind a sample's shape); its methods and
+   operators compute on the whole batch (elementwise ops, products, reductions, shape ops).  Anything
+   without a rule raises before it writes anything, and then
+2. the per-sample loop: sample b of every mapped input (``x.select(in_dim, b)``: a view, so gradients flow
+   back to the batched input and in-place writes reach it, as torch's BatchedTensor), f called once per
+   sample with ordinary tensors, each output leaf stacked at its out_dim (``torch.stack``: differentiable).
+   Every op glassgrad has works here, at the cost of one Python call per sample.
+
+``last_path[0]`` says which ran ("batched" or "loop").  torch.* functions, nn modules, nested transforms
+(grad inside vmap, vmap inside vmap) and Tensor-on-the-left operators take the loop.  Nesting works.
+
+Departures from torch, honestly: ``chunk_size`` is validated and changes nothing; out_dims=None for an
+output is accepted when every sample returned the same tensor object or equal values, and torch's "can not
+return a BatchedTensor" error is raised only when samples differ; on the loop, ``.item()`` and
+data-dependent Python control flow work per sample (torch raises for them); a batch of size 0 calls f once
+on a zero sample of the per-sample shape to learn the output's shape; a function with Python side effects
+sees them once per sample on the loop, plus once for an abandoned batched attempt.  randomness= (see
+_randomness.py): 'same' gives torch's values (each sample starts from the generator state torch's single
+draw starts from; the batched path draws once); 'different' draws sample after sample on the loop (the
+batched path is abandoned when f draws), which is not torch's batched stream.
 """
 import functools
 
@@ -24,6 +33,9 @@ from ..ops.shape import stack
 from ..ops import random as _random
 from ._pytree import tree_flatten, tree_unflatten, broadcast_prefix
 from ._randomness import check_randomness, watch_randomness
+from ._batched import Batched, NotBatchable
+
+last_path = [None]      # which path the latest vmap call took: "batched" or "loop"
 
 __all__ = ["vmap"]
 
@@ -150,9 +162,49 @@ def _combine(func, per_sample, k, out_dim, batch):
     return stack(outs, dim=out_dim)
 
 
+def _batched_outputs(func, out, out_dims, batch):
+    flat, out_spec = tree_flatten(out)
+    res = []
+    for o, d in zip(flat, _flat_out_dims(out_dims, out, out_spec, func)):
+        if isinstance(o, Batched):
+            if d is None:
+                raise NotBatchable("out_dims=None for a batched output")
+            res.append(o._t.movedim(0, d))
+        elif isinstance(o, Tensor) and d is not None:
+            res.append(stack([o] * batch, dim=d))      # an unbatched output, as the loop gives it
+        elif d is None:
+            res.append(o)
+        else:
+            raise NotBatchable("a non-Tensor output")
+    return tree_unflatten(res, out_spec)
+
+
+def _try_batched(func, flat_args, flat_in_dims, spec, batch, out_dims, randomness, kwargs):
+    """f once on Batched arguments (_batched.py); None when anything lacks a batching rule."""
+    if not batch:
+        return None
+    gen = _random.default_generator
+    start = gen.get_state()
+    try:
+        args = tree_unflatten([a if d is None else Batched(a.movedim(d, 0))
+                               for a, d in zip(flat_args, flat_in_dims)], spec)
+        with watch_randomness(randomness):
+            out = func(*args, **kwargs)
+        if randomness == "different" and not bool((gen.get_state() == start).all()):
+            raise NotBatchable("random draws differ per sample")
+        return (_batched_outputs(func, out, out_dims, batch),)
+    except Exception:       # no rule, or an error the loop will raise as torch does
+        gen.set_state(start)
+        return None
+
+
 def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
     _check_out_dims(out_dims, func)
     batch, flat_in_dims, flat_args, spec = _process_inputs(in_dims, args, func)
+    done = _try_batched(func, flat_args, flat_in_dims, spec, batch, out_dims, randomness, kwargs)
+    last_path[0] = "loop" if done is None else "batched"
+    if done is not None:
+        return done[0]
     per_sample = _run_samples(func, flat_args, flat_in_dims, spec, batch, randomness, kwargs)
     flat0, out_spec = per_sample[0]
     output0 = tree_unflatten(flat0, out_spec)
