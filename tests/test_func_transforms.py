@@ -210,6 +210,14 @@ def test_mlp_hessian_wrt_input():
     _both(run)
 
 
+def test_integer_outputs_and_arguments():
+    def run(T):
+        x = _x(T)[0]
+        return (T.func.jacfwd(lambda a: (a.sum(), a.argmax()))(x), T.func.grad(lambda a: a.sum().long())(x),
+                T.func.grad(lambda a, n: (a ** n).sum())(x, 3), T.func.jvp(lambda a: a.argmax(), (x,), (x,)))
+    _both(run)
+
+
 def test_jacrev_chunk_size_same_values():
     _both(lambda T: T.func.jacrev(lambda p: T.sin(p).outer(p), chunk_size=2)(_x(T)[0]))
 
@@ -234,6 +242,8 @@ ERRORS = [
     lambda T: T.func.grad(_scalar(T))(T.arange(3)),
     lambda T: T.func.vjp(lambda p: p * 2, _x(T)[0])[1](T.ones(2, dtype=T.float64)),
     lambda T: T.func.vjp(lambda p: 3, _x(T)[0]),
+    lambda T: T.func.vjp(lambda p: (p, p.argmax()), _x(T)[0]),
+    lambda T: T.func.jacrev(lambda p: (p, p.argmax()))(_x(T)[0]),
     lambda T: T.func.jvp(lambda p: p * 2, _x(T)[0], _x(T)[1]),
     lambda T: T.func.jvp(lambda p: p * 2, (_x(T)[0],), (T.ones(2, dtype=T.float64),)),
     lambda T: T.func.jvp(lambda p: 2, (_x(T)[0],), (_x(T)[1],)),

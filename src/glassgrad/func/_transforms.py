@@ -160,6 +160,11 @@ def _check_outputs(flat, who):
     for o in flat:
         if not isinstance(o, Tensor):
             raise RuntimeError(f"{who}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
+    if who.startswith("vjp"):       # reverse mode needs floating outputs (torch's check)
+        for o in flat:
+            if not (o.is_floating_point() or o.is_complex()):
+                raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got "
+                                   f"Tensor with dtype {o.dtype}")
 
 
 def vjp(func, *primals, has_aux=False):
