@@ -10,13 +10,17 @@
   replace_all_batch_norm_modules_
   functionalize                                torch's eager semantics (copies in, mutations copied back)
 
-Transforms nest freely (every glassgrad backward is differentiable).  Not here: ``rearrange`` (first-class
-dimensions) and ``debug_unwrap`` (glassgrad has no wrapper tensors to unwrap).
+  rearrange                                    einops-style reordering (reshape / permute / reshape)
+
+Transforms nest freely (every glassgrad backward is differentiable).  Not here: ``debug_unwrap`` (glassgrad
+has no wrapper tensors to unwrap, and the per-sample loop has no batched value to show).
 """
 from ._transforms import grad, grad_and_value, vjp, jvp, linearize
 from ._jacobians import jacrev, jacfwd, hessian
 from ._vmap import vmap
 from ._module import functional_call, stack_module_state, replace_all_batch_norm_modules_, functionalize
+from ._rearrange import rearrange
 
 __all__ = ["grad", "grad_and_value", "vmap", "replace_all_batch_norm_modules_", "functionalize", "hessian", "jacfwd",
-           "jacrev", "jvp", "linearize", "vjp", "functional_call", "stack_module_state"]
+           "jacrev", "jvp", "linearize", "vjp", "functional_call", "stack_module_state",
+           "rearrange"]
