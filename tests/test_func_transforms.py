@@ -119,6 +119,18 @@ def test_grad_keeps_graph_for_ordinary_autograd():
     _both(run)
 
 
+def test_gradient_penalty_reaches_closed_over_parameters():
+    def run(T):
+        T.manual_seed(0)
+        critic = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.Tanh(), T.nn.Linear(4, 1)).double()
+        x = T.tensor([[0.3, -0.2, 0.9], [1.0, 0.5, -1.5]], dtype=T.float64)
+        gp = T.func.vmap(T.func.grad(lambda xi: critic(xi).sum()))(x)
+        jac = T.func.jacrev(lambda xi: critic(xi))(x[0])
+        ((gp.norm(dim=1) - 1) ** 2).mean().add(jac.sum()).backward()
+        return gp, gp.requires_grad, [p.grad for p in critic.parameters()]
+    _both(run)
+
+
 # -- vjp / jvp / linearize ---------------------------------------------------------------------------
 def test_vjp_pytree_outputs_and_repeated_calls():
     def run(T):

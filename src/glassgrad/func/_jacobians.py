@@ -54,11 +54,11 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     @functools.wraps(func)
     def wrapper(*args):
         _error_if_complex("jacrev", args, True)
-        keep = _t._keep_graph(tree_flatten(args)[0])
         new, argnums_w, fresh, in_spec, _ = _t._diff_args(args, argnums)
         out, aux = _t._split_aux(_t._call(func, new), has_aux, "vjp(f, *primals)")
         flat_out, out_spec = tree_flatten(out)
         _t._check_outputs(flat_out, "vjp(f, *primals)")
+        keep = _t._keep_graph(flat_out, fresh)
         _error_if_complex("jacrev", flat_out, False)
         per_out = []
         for o in flat_out:
@@ -103,13 +103,13 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     def wrapper(*args):
         _error_if_complex("jacfwd", args, True)
         check_randomness(randomness)
-        keep = _t._keep_graph(tree_flatten(args)[0])
         new, argnums_w, fresh, in_spec, _ = _t._diff_args(args, argnums)
         with watch_randomness(randomness):
             res = _t._call(func, new)
         out, aux = _t._split_aux(res, has_aux, _t._JVP)
         flat_out, out_spec = tree_flatten(out)
         _t._check_outputs(flat_out, _t._JVP)
+        keep = _t._keep_graph(flat_out, fresh)
         _error_if_complex("jacfwd", flat_out, False)
         cols = _columns(flat_out, fresh, keep)
         per_out = [[_fwd_block(o, x, cols[i], k) for i, x in enumerate(fresh)] for k, o in enumerate(flat_out)]

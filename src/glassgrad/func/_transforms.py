@@ -11,10 +11,11 @@ with a cotangent that requires grad, then one per tangent).
 Nesting (grad of grad, jacfwd of jacrev, vmap of grad, ...) works because every glassgrad backward is itself
 differentiable: while a transform runs its function, ``_DEPTH`` is above zero, and every transform called
 inside keeps its graph (create_graph) so the outer one can differentiate its result.  At the outermost
-level, results are detached unless an argument already required grad (then they stay differentiable, as
-torch's are for ordinary autograd).  Limits: a function that closes over a tensor requiring grad, called at
-the outermost level with arguments that do not, gets results without a graph to that tensor; a backward
-formula that is not differentiable (``once_differentiable``) breaks forward mode and nesting.
+level (with grad mode on), results keep their graph when the function's outputs reach a tensor that requires
+grad other than the stand-ins (an argument that requires grad, or a closed-over parameter: a gradient
+penalty ``grad(lambda x: D(x).sum())(x)`` backpropagates into D's parameters, as in torch); otherwise they are
+detached.  Limit: a backward formula that is not differentiable (``once_differentiable``) breaks forward
+mode and nesting.
 """
 import functools
 
@@ -22,6 +23,7 @@ from .._tensor import Tensor
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.forward_ad import double_vjp
+from ..autograd import traversal
 from ..ops.creation import zeros_like
 from ._pytree import tree_flatten, tree_unflatten, tree_map
 
@@ -39,9 +41,23 @@ def _call(fn, args, kwargs=None):
         _DEPTH[0] -= 1
 
 
-def _keep_graph(tensors):
-    """Whether results must stay differentiable: inside another transform, or for ordinary autograd."""
-    return _DEPTH[0] > 0 or (is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in tensors))
+def _reaches_outside(outputs, fresh):
+    """Whether the outputs' graph reaches a leaf other than the stand-ins (an argument or a closed-over tensor
+    that requires grad: ordinary autograd wants the results differentiable)."""
+    roots = [o for o in outputs if isinstance(o, Tensor) and o.requires_grad]
+    ids = {id(f) for f in fresh}
+    return bool(roots) and any(traversal.is_accumulate_grad(n) and id(n.variable) not in ids
+                               for n in traversal.iter_nodes(roots))
+
+
+def _keep_graph(outputs, fresh, extra=()):
+    """Whether results must stay differentiable: inside another transform, or for ordinary autograd (the
+    outputs reach a tensor that requires grad, or `extra` (cotangents, tangents) requires grad)."""
+    if _DEPTH[0] > 0:
+        return True
+    if not is_grad_enabled():
+        return False
+    return any(isinstance(t, Tensor) and t.requires_grad for t in extra) or _reaches_outside(outputs, fresh)
 
 
 def _stand_in(x):
@@ -126,7 +142,6 @@ def _split_aux(out, has_aux, who):
 
 
 def _grad_and_value(func, argnums, has_aux, args, kwargs):
-    keep = _keep_graph(tree_flatten(args)[0])
     new, argnums, fresh, spec, _ = _diff_args(args, argnums)
     out, aux = _split_aux(_call(func, new, kwargs), has_aux, "grad_and_value(f)(*args)")
     if not isinstance(out, Tensor):
@@ -134,6 +149,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     if out.dim() != 0:
         raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor with "
                            f"{out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
+    keep = _keep_graph([out], fresh)
     gs = _grads([out], fresh, [None], keep)
     g = _finish(_shape_like_argnums(gs, spec, argnums), keep)
     value = _finish(out, keep)
@@ -168,19 +184,19 @@ def _check_outputs(flat, who):
 
 
 def vjp(func, *primals, has_aux=False):
-    keep = _keep_graph(tree_flatten(primals)[0])
     flat_in, in_spec = tree_flatten(primals)
     fresh = [_stand_in(x) for x in flat_in]
     out, aux = _split_aux(_call(func, tree_unflatten(fresh, in_spec)), has_aux, "vjp(f, *primals)")
     flat_out, out_spec = tree_flatten(out)
     _check_outputs(flat_out, "vjp(f, *primals)")
+    keep = _keep_graph(flat_out, fresh)
 
     def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
         flat_c, c_spec = tree_flatten(cotangents)
         if c_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
                                f"outputs to the function. cotangents: {c_spec.pprint()}, primal output: {out_spec.pprint()}")
-        cg = _keep_graph(flat_in + flat_c) if create_graph is None else create_graph
+        cg = (keep or _keep_graph(flat_out, fresh, flat_c)) if create_graph is None else create_graph
         for o, c in zip(flat_out, flat_c):
             if o.shape != c.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {c.shape} and output[0] has "
@@ -235,11 +251,11 @@ def _tangents_out(flat_out, fresh, flat_t, keep, strict=False):
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     flat_p, p_spec, flat_t = _check_jvp_args(primals, tangents)
-    keep = _keep_graph(flat_p + flat_t)
     fresh = [_stand_in(x) for x in flat_p]
     out, aux = _split_aux(_call(func, tree_unflatten(fresh, p_spec)), has_aux, _JVP)
     flat_out, out_spec = tree_flatten(out)
     _check_outputs(flat_out, _JVP)
+    keep = _keep_graph(flat_out, fresh, flat_t)
     ts = _tangents_out(flat_out, fresh, flat_t, keep, strict)
     result = (_finish(out, keep), _finish(tree_unflatten(ts, out_spec), keep))
     return result + (_finish_aux(aux, keep),) if has_aux else result
@@ -249,11 +265,11 @@ def linearize(func, *primals):
     """(f(*primals), jvp_fn): jvp_fn(*tangents) reuses one recorded graph (the first reverse pass of the
     double-vjp is kept, each call is one more reverse pass)."""
     flat_p, p_spec = tree_flatten(primals)
-    keep = _keep_graph(flat_p)
     fresh = [_stand_in(x) for x in flat_p]
     out = _call(func, tree_unflatten(fresh, p_spec))
     flat_out, out_spec = tree_flatten(out)
     _check_outputs(flat_out, "linearize(func, *primals)")
+    keep = _keep_graph(flat_out, fresh)
 
     def jvp_fn(*tangents):
         flat_t, t_spec = tree_flatten(tangents)
@@ -264,7 +280,7 @@ def linearize(func, *primals):
             if not isinstance(t, Tensor) or p.shape != t.shape:
                 raise RuntimeError(f"tangent:{i} with shape {getattr(t, 'shape', None)} in flattened pytree "
                                    f"doesn't match the shape {p.shape} of the corresponding primal.")
-        cg = _keep_graph(flat_p + flat_t)
+        cg = keep or _keep_graph(flat_out, fresh, flat_t)
         return _finish(tree_unflatten(_tangents_out(flat_out, fresh, flat_t, cg), out_spec), cg)
 
     return _finish(out, keep), jvp_fn
