@@ -163,6 +163,21 @@ def test_functional_call_dicts_tie_weights_strict():
     _err(lambda T: T.func.functional_call(T.nn.Linear(2, 2), {"weight": T.ones(2, 2)}, (T.ones(2),), strict=True))
 
 
+def test_functional_call_tie_weights():
+    def run(T):
+        T.manual_seed(0)
+        net = T.nn.Sequential(T.nn.Linear(2, 2, bias=False), T.nn.Linear(2, 2, bias=False)).double()
+        net[1].weight = net[0].weight
+        w = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64)
+        x = T.tensor([0.5, -1.0], dtype=T.float64)
+        return (T.func.functional_call(net, {"0.weight": w}, (x,)),
+                T.func.functional_call(net, {"0.weight": w}, (x,), tie_weights=False))
+    _both(run)
+    _err(lambda T: T.func.functional_call(
+        (lambda n: (setattr(n[1], "weight", n[0].weight), n)[1])(T.nn.Sequential(T.nn.Linear(2, 2), T.nn.Linear(2, 2))),
+        {"0.weight": T.ones(2, 2), "1.weight": T.zeros(2, 2)}, (T.ones(2),)))
+
+
 def test_replace_all_batch_norm_modules_():
     def run(T):
         net = T.nn.Sequential(T.nn.Linear(3, 3), T.nn.BatchNorm1d(3))
