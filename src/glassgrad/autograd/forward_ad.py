@@ -22,6 +22,10 @@ Limits, honestly:
   * a dual tensor and everything computed from it report ``requires_grad=True`` (torch's report False
     when the primal does not require grad); ``unpack_dual(y).primal`` is ``y.detach()`` in that case and
     ``y`` itself when y also depends on tensors that really require grad.
+  * the dual of a tensor that does not require grad is a fresh leaf sharing its memory, so an in-place op on
+    the dual itself raises autograd's leaf error (torch's dual is a view: the write reaches the primal); in-place
+    ops on tensors computed from duals work.  A tangent of another dtype than its primal is used in the
+    primal's dtype (torch keeps the tangent's dtype).
   * each unpack_dual costs two reverse passes over y's graph (it is not cached); only one level exists
     at a time (torch: "Nested forward mode AD is not supported at the moment").
 """
