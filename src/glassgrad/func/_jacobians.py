@@ -41,7 +41,7 @@ def _assemble(per_out, flat_out, out_spec, in_spec, argnums):
     return tree_unflatten(trees, out_spec)
 
 
-def _rev_block(o, x, gs_rows, keep):
+def _rev_block(o, x, gs_rows):
     if o.numel() == 0 or x.numel() == 0:
         return zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype, device=x.device)
     return stack(gs_rows).reshape(tuple(o.shape) + tuple(x.shape))
@@ -63,7 +63,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         per_out = []
         for o in flat_out:
             rows = [_t._grads([o], fresh, [_basis(o, k)], keep) for k in range(o.numel())]
-            per_out.append([_rev_block(o, x, [r[i] for r in rows], keep) for i, x in enumerate(fresh)])
+            per_out.append([_rev_block(o, x, [r[i] for r in rows]) for i, x in enumerate(fresh)])
         jac = _t._finish(_assemble(per_out, flat_out, out_spec, in_spec, argnums_w), keep)
         return (jac, _t._finish_aux(aux, keep)) if has_aux else jac
     return wrapper
