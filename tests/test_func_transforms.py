@@ -160,6 +160,16 @@ def test_jvp_output_independent_of_input():
     _err(lambda T: T.func.jvp(lambda p: T.ones(2, dtype=T.float64), (_x(T)[0],), (_x(T)[1],), strict=True))
 
 
+def test_jvp_and_jacrev_of_torch_return_types():
+    def run(T):
+        a = T.tensor([[2.0, 0.5, 0.1], [0.5, 3.0, 0.2], [0.1, 0.2, 1.5]], dtype=T.float64)
+        b = T.tensor([[1.0, 0.2, 0.0], [0.2, -1.0, 0.3], [0.0, 0.3, 0.5]], dtype=T.float64)
+        out, tangent = T.func.jvp(T.linalg.slogdet, (a,), (b,))
+        return (list(out), tangent.logabsdet, bool((tangent.sign == 0).all()), type(out).__name__,
+                T.func.jacrev(lambda m: T.linalg.slogdet(m).logabsdet)(a))
+    _both(run)
+
+
 def test_linearize_matches_jvp():
     def run(T):
         a, b = _x(T)

@@ -96,8 +96,8 @@ def _unflatten(it, spec):
     vals = [_unflatten(it, c) for c in spec.children]
     if spec.kind == "dict":
         return dict(zip(spec.ctx, vals))
-    if spec.kind == "namedtuple":
-        return spec.ctx(*vals)
+    if spec.kind == "namedtuple":       # torch.return_types (structseq) take one sequence
+        return spec.ctx(vals) if hasattr(spec.ctx, "n_fields") else spec.ctx(*vals)
     return tuple(vals) if spec.kind == "tuple" else vals
 
 
