@@ -152,3 +152,23 @@ LEVEL_ERRORS = [
 @pytest.mark.parametrize("i", range(len(ERRORS) + len(LEVEL_ERRORS)))
 def test_errors_as_torch(i):
     _err(ERRORS[i] if i < len(ERRORS) else _in_level(LEVEL_ERRORS[i - len(ERRORS)]))
+
+
+def test_complex_tangents_match_torch():
+    """Holomorphic and non-holomorphic functions, complex -> real and real -> complex: the double-vjp trick on
+    glassgrad's conjugate-Wirtinger gradients gives torch's tangents."""
+    def run(T):
+        z = T.tensor([1 + 2j, -0.5 + 0.3j], dtype=T.complex128)
+        v = T.tensor([1 + 0.5j, 1j], dtype=T.complex128)
+        x = T.tensor([0.5, 1.5], dtype=T.float64)
+        fs = [lambda a: a.exp() * a, lambda a: a.conj() * 2 + a.real, lambda a: a * a.abs(), lambda a: a.angle() * a,
+              lambda a: a.abs()]
+        out = [T.func.jvp(f, (z,), (v,))[1] for f in fs]
+        out.append(T.func.jvp(lambda r: T.polar(r, r * 2) * (1 + 1j), (x,), (x,))[1])
+        fw = T.autograd.forward_ad
+        with fw.dual_level():
+            d = fw.make_dual(z, v)
+            out.append(fw.unpack_dual((d.conj() * d).real).tangent)
+        out.append(T.func.vjp(lambda a: a.sin() * a, z)[1](v)[0])
+        return out
+    _both(run)
