@@ -213,7 +213,8 @@ def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    """torch.func.vmap: f mapped over a dimension of its inputs (a per-sample loop; see the module doc)."""
+    """torch.func.vmap: f mapped over a dimension of its inputs (batching rules, else a per-sample loop; see the
+    module doc)."""
     check_randomness(randomness)
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
