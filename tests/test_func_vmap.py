@@ -283,6 +283,9 @@ BATCHED = [
     lambda T, a: (a.unsqueeze(0).transpose(0, 2).squeeze(2) > 0.2, a.permute(1, 0).mT == a, 1 - a, a.maximum(a * 0)),
     lambda T, a: a.mm(a.mT).mv(a[:, 0]).dot(a[0, :3]),
     lambda T, a: (a * T.tensor([1.0, 2.0, 3.0, 4.0], dtype=T.float64)).amin(),
+    lambda T, a: (a.clamp(-0.5, 0.5) + a.clip(max=0.1), a.logsumexp(1), a.var(0), a.std(correction=0), a.argmax(1),
+                  a.argmin(-1, keepdim=True)),
+    lambda T, a: (a.to(T.float32), a[0].expand(2, 4) * 1, a.masked_fill(a > 0.1, 2.0), a.unsqueeze(0).expand(5, -1, 4)),
 ]
 
 

@@ -9,9 +9,11 @@ methods and operators are batching rules that compute on ``_t``:
                 number on the right (per-sample ranks right-aligned; tensor operands of one dtype only, since
                 torch's promotion treats 0-d tensors apart)
   products      @ / matmul / mm / mv / dot for per-sample ranks 1 and 2
-  reductions    sum / mean / amax / amin over given dims (or all), keepdim; softmax / log_softmax
-  shapes        reshape / view / flatten / unsqueeze / squeeze / transpose / permute / T / mT / basic
-                indexing (ints, slices, None, Ellipsis)
+  reductions    sum / mean / amax / amin / var / std over given dims (or all), keepdim; logsumexp,
+                argmax / argmin over a dim; softmax / log_softmax
+  shapes        reshape / view / flatten / unsqueeze / squeeze / transpose / permute / T / mT / expand /
+                basic indexing (ints, slices, None, Ellipsis)
+  others        clamp / clip with numbers, masked_fill with a number, to(dtype)
 
 Anything else (another method, a torch.* function or nn module, ``bool()`` / ``float()`` / ``.item()`` on it,
 an in-place method, a Tensor on the left of an operator) raises inside the attempt: glassgrad's functions
@@ -275,3 +277,67 @@ Batched.flatten, Batched.unsqueeze, Batched.squeeze = _flatten, _unsqueeze, _squ
 Batched.transpose = Batched.swapaxes = Batched.swapdims = _transpose
 Batched.permute, Batched.__getitem__ = _permute, _getitem
 Batched.T, Batched.mT = property(_T), property(_mT)
+
+
+# -- a few more common methods ----------------------------------------------------------------------------
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _clamp(self, min=None, max=None):
+    if not all(b is None or _is_number(b) for b in (min, max)):
+        raise NotBatchable("clamp")
+    return Batched(self._t.clamp(min, max))
+
+
+def _logsumexp(self, dim, keepdim=False):
+    if self.dim() == 0:
+        raise NotBatchable("logsumexp")
+    return Batched(self._t.logsumexp(_dims(dim, self.dim()), keepdim=keepdim))
+
+
+def _spread(name):
+    def rule(self, dim=None, *, correction=1, keepdim=False):
+        if self.dim() == 0 or not _is_number(correction):
+            raise NotBatchable(name)
+        dims = tuple(range(1, self._t.dim())) if dim is None else _dims(dim, self.dim())
+        if dims == ():
+            raise NotBatchable(name)
+        return Batched(getattr(self._t, name)(dims, correction=correction, keepdim=keepdim))
+    return rule
+
+
+def _arg(name):
+    def rule(self, dim, keepdim=False):
+        if self.dim() == 0 or not isinstance(dim, int):
+            raise NotBatchable(name)
+        return Batched(getattr(self._t, name)(_dims(dim, self.dim()), keepdim=keepdim))
+    return rule
+
+
+def _to(self, dtype):
+    from .._dtype import dtype as _dtype_cls
+    if not isinstance(dtype, _dtype_cls):
+        raise NotBatchable("to")
+    return Batched(self._t.to(dtype))
+
+
+def _expand(self, *sizes):
+    sizes = _sizes(sizes)
+    if len(sizes) < self.dim():
+        raise NotBatchable("expand")
+    return Batched(self._rank_to(len(sizes)).expand((self._t.shape[0],) + sizes))
+
+
+def _masked_fill(self, mask, value):
+    if not _is_number(value) or not isinstance(mask, (Batched, Tensor)):
+        raise NotBatchable("masked_fill")
+    r = max(self.dim(), mask.dim())
+    m = mask._rank_to(r) if isinstance(mask, Batched) else mask
+    return Batched(self._rank_to(r).masked_fill(m, value))
+
+
+Batched.clamp = Batched.clip = _clamp
+Batched.logsumexp, Batched.to, Batched.expand, Batched.masked_fill = _logsumexp, _to, _expand, _masked_fill
+Batched.var, Batched.std = _spread("var"), _spread("std")
+Batched.argmax, Batched.argmin = _arg("argmax"), _arg("argmin")
