@@ -172,3 +172,18 @@ def test_complex_tangents_match_torch():
         out.append(T.func.vjp(lambda a: a.sin() * a, z)[1](v)[0])
         return out
     _both(run)
+
+
+def test_inplace_on_the_dual_and_on_jvp_primals():
+    def run(T):
+        fw = T.autograd.forward_ad
+        x, v = _xv(T)
+        with fw.dual_level():
+            d = fw.make_dual(x, v)
+            d.mul_(2).add_(d.detach().sin())
+            u = fw.unpack_dual(d)
+            y = fw.unpack_dual(d.exp().sum())
+        p, t = _xv(T)
+        out, tangent = T.func.jvp(lambda a: a.mul_(3).cos_(), (p,), (t,))
+        return x, u.tangent, u.primal, y.tangent, out, tangent, p
+    _both(run)

@@ -5,8 +5,8 @@ reverse-mode graph, and every backward formula is itself differentiable (double 
 y = f(x) the vector-Jacobian product u -> J^T u is linear in u, so its own vjp against a tangent t gives the
 Jacobian-vector product:  J t = d/du < J^T u, t >.  So:
 
-  make_dual(x, t)   returns a tensor that records a graph (``x.view_as(x)`` when x requires grad, else
-                    ``x.detach().requires_grad_()``) and remembers t for the current level;
+  make_dual(x, t)   returns a tensor that records a graph (``x.view_as(x)`` when x requires grad, else an
+                    alias of a fresh leaf ``x.detach().requires_grad_()``) and remembers t for the level;
   unpack_dual(y)    computes y's tangent lazily from the recorded graph: one reverse pass with a
                     zero cotangent u that requires grad (create_graph) gives g_i = J_i^T u for every dual
                     x_i, a second reverse pass of sum_i <g_i, t_i> with respect to u gives J t.  The graph is
@@ -22,10 +22,12 @@ Limits, honestly:
   * a dual tensor and everything computed from it report ``requires_grad=True`` (torch's report False
     when the primal does not require grad); ``unpack_dual(y).primal`` is ``y.detach()`` in that case and
     ``y`` itself when y also depends on tensors that really require grad.
-  * the dual of a tensor that does not require grad is a fresh leaf sharing its memory, so an in-place op on
-    the dual itself raises autograd's leaf error (torch's dual is a view: the write reaches the primal); in-place
-    ops on tensors computed from duals work.  A tangent of another dtype than its primal is used in the
-    primal's dtype (torch keeps the tangent's dtype).
+  * the dual of a tensor that does not require grad is an alias (``_Alias``, a Function) of a fresh leaf
+    sharing the primal's memory: in-place ops on it work and reach the primal, as torch's (a complex dual is
+    the fresh leaf itself, where an in-place op raises autograd's leaf error).  An in-place op that overwrites
+    a value an earlier op saved for its backward makes unpack_dual raise autograd's version error (torch's
+    forward AD saves nothing for a backward, so it has no such error).  A tangent of
+    another dtype than its primal is used in the primal's dtype (torch keeps the tangent's dtype).
   * each unpack_dual costs two reverse passes over y's graph (it is not cached); only one level exists
     at a time (torch: "Nested forward mode AD is not supported at the moment").
 """
@@ -33,12 +35,47 @@ from collections import namedtuple
 
 from .._tensor import Tensor
 from .grad_mode import enable_grad
+from .function import Function
 from . import traversal
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual",
-           "unpack_dual", "double_vjp"]
+           "unpack_dual", "double_vjp", "stand_in"]
 
-_state = {"level": None, "duals": []}     # duals: [dual, tangent, primal given, fresh leaf?]
+_state = {"level": None, "duals": []}     # duals: _Dual records
+
+
+class _Dual:
+    """One make_dual: the tensor handed out, its tangent, the primal given, the tensor differentiated against
+    (a fresh leaf, or the view of a primal that requires grad) and the dual's version when it was made."""
+    __slots__ = ("dual", "tangent", "primal", "input", "fresh", "version")
+
+    def __init__(self, dual, tangent, primal, input_, fresh):
+        self.dual, self.tangent, self.primal, self.input, self.fresh = dual, tangent, primal, input_, fresh
+        self.version = dual._version
+
+
+class _Alias(Function):
+    """An alias of a fresh leaf that is not itself a leaf: the dual shares the primal's memory and in-place ops
+    on it are allowed and reach the primal, as torch's dual (a view) does."""
+
+    @staticmethod
+    def forward(ctx, t):
+        return t.detach()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def stand_in(tensor):
+    """(the tensor to differentiate against, the tensor to hand to the function) for a primal."""
+    with enable_grad():
+        if tensor.requires_grad:
+            view = tensor.view_as(tensor)
+            return view, view
+        leaf = tensor.detach().requires_grad_()
+        # glassgrad's Function marks only real floating outputs differentiable: a complex dual is the leaf
+        return leaf, (leaf if tensor.dtype.is_complex else _Alias.apply(leaf))
 
 
 class UnpackedDualTensor(namedtuple("UnpackedDualTensor", ["primal", "tangent"])):
@@ -105,10 +142,8 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
                            f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the given "
                            f"forward gradient is of size {list(tangent.shape)}.")
-    with enable_grad():
-        fresh = not tensor.requires_grad
-        dual = tensor.detach().requires_grad_() if fresh else tensor.view_as(tensor)
-    _state["duals"].append((dual, tangent, tensor, fresh))
+    input_, dual = stand_in(tensor)
+    _state["duals"].append(_Dual(dual, tangent, tensor, input_, not tensor.requires_grad))
     return dual
 
 
@@ -146,16 +181,15 @@ def unpack_dual(tensor, *, level=None):
     level = _level(level)
     if level is None or level != _state["level"] or not isinstance(tensor, Tensor):
         return UnpackedDualTensor(tensor, None)
-    for dual, tangent, primal, _ in _state["duals"]:
-        if dual is tensor:
-            return UnpackedDualTensor(primal.view_as(primal), tangent)
     duals = _state["duals"]
+    for d in duals:
+        if d.dual is tensor and d.dual._version == d.version:
+            return UnpackedDualTensor(d.primal.view_as(d.primal), d.tangent)
     if not duals or not tensor.requires_grad:
         return UnpackedDualTensor(tensor, None)
-    tangents, depends = double_vjp([tensor], [d[0] for d in duals], [d[1] for d in duals],
-                                   create_graph=any(d[1].requires_grad for d in duals))
+    tangents, depends = double_vjp([tensor], [d.input for d in duals], [d.tangent for d in duals],
+                                   create_graph=any(d.tangent.requires_grad for d in duals))
     if not depends:
         return UnpackedDualTensor(tensor, None)
-    fresh = [d[0] for d in duals if d[3]]
-    primal = tensor.detach() if _only_duals(tensor, fresh) else tensor
+    primal = tensor.detach() if _only_duals(tensor, [d.input for d in duals if d.fresh]) else tensor
     return UnpackedDualTensor(primal, tangents[0])

@@ -22,7 +22,7 @@ import functools
 from .._tensor import Tensor
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
-from ..autograd.forward_ad import double_vjp
+from ..autograd.forward_ad import double_vjp, stand_in as _fw_stand_in
 from ..autograd import traversal
 from ..ops.creation import zeros_like
 from ._pytree import tree_flatten, tree_unflatten, tree_map
@@ -251,8 +251,8 @@ def _tangents_out(flat_out, fresh, flat_t, keep, strict=False):
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     flat_p, p_spec, flat_t = _check_jvp_args(primals, tangents)
-    fresh = [_stand_in(x) for x in flat_p]
-    out, aux = _split_aux(_call(func, tree_unflatten(fresh, p_spec)), has_aux, _JVP)
+    fresh, given = zip(*[_fw_stand_in(x) for x in flat_p])      # in-place ops on the primals work, as torch's
+    out, aux = _split_aux(_call(func, tree_unflatten(list(given), p_spec)), has_aux, _JVP)
     flat_out, out_spec = tree_flatten(out)
     _check_outputs(flat_out, _JVP)
     keep = _keep_graph(flat_out, fresh, flat_t)
