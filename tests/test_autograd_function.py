@@ -1,4 +1,8 @@
 """Custom autograd.Function, differential against torch."""
+import numpy as np
+import torch
+
+import glassgrad
 from test_autograd_engine import diff
 
 
@@ -387,3 +391,20 @@ def test_ctx_attributes_and_grad_dtype_cast():
         y.sum().backward()
         return x.grad, y.grad_fn.foo, y.grad_fn.next_functions[0][0].name()
     diff(f)
+
+
+def test_complex_outputs_of_a_function_are_differentiable_as_torch():
+    for lib in (torch, glassgrad):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, z):
+                return z * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        z = lib.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+        out = Twice.apply(z)
+        assert out.requires_grad and type(out.grad_fn).__name__ == "TwiceBackward"
+        out.abs().sum().backward()
+        np.testing.assert_allclose(z.grad.numpy(), 2 * (z.detach() / z.detach().abs()).numpy(), rtol=1e-6)

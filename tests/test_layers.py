@@ -28,7 +28,7 @@ LAYER_MAP = {
     "_tensor": 1, "_tensor_methods": 1, "_tensor_linalg_methods": 1, "_tensor_complex_methods": 1, "_tensor_more_methods": 1, "_tensor_copy_methods": 1, "_tensor_protocol": 1, "_tensor_str": 1, "_args": 1,
     "_tensor_sparse_methods": 1, "_sparse_tensor": 1,     # sparse family methods; SparseTensor (sparse COO)
     # 2 autograd (functional is built on ops: the library layer)
-    "autograd.*": 2, "autograd.functional": 4,
+    "autograd.*": 2, "autograd.functional": 4, "autograd.forward_ad": 4,
     # 3 ops
     "ops.*": 3,
     # 4 library: layers, optimizers, data, checkpoints
@@ -42,6 +42,7 @@ LAYER_MAP = {
     "testing.*": 4,          # torch.testing: assert_close, make_tensor
     "onnx.*": 4,             # torch.onnx: export through the autograd graph of one traced forward
     "backends.*": 4,         # torch.backends: the switches and availability queries (cudnn, cuda, mps, cpu, ...)
+    "func.*": 4,             # torch.func: grad / vjp / jvp / jacrev / jacfwd / hessian / vmap / functional_call
     "version": 0,            # torch.version (a leaf: glassgrad.__version__ comes from it)
     "fft": 4,                # torch.fft: the same, over ops/fft.py
     "_legacy": 4,            # FloatTensor, LongTensor, ...: legacy constructors built on ops.creation

@@ -79,6 +79,7 @@ from .ops import sparse_index as _sparse_index  # noqa: F401,E402  (registers in
 from .ops.complex import *  # noqa: F401,F403
 from .ops.stft import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
+from .autograd import forward_ad as _autograd_forward_ad  # noqa: F401  (binds torch.autograd.forward_ad)
 from . import backend
 from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402
 from ._malloc import keep_freed_arrays as _keep_freed_arrays  # noqa: E402
@@ -235,7 +236,7 @@ def get_device_module(device=None):  # noqa: F811  (the argument torch names dev
 
 _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
                "overrides", "sparse", "fft", "backends", "version",
-               "testing", "onnx")
+               "testing", "onnx", "func")
 
 
 # torch.* names that are nn.functional's functions
@@ -312,6 +313,8 @@ def __getattr__(name):
     import importlib
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "vmap":         # torch.vmap is torch.func.vmap
+        return importlib.import_module(f"{__name__}.func").vmap
     if name == "from_dlpack":
         return importlib.import_module(f"{__name__}.utils.dlpack").from_dlpack
     if name in ("save", "load"):

@@ -220,7 +220,7 @@ class Function(metaclass=_FunctionMeta):
                                            "operation.")
                     check_inplace(o)
                 o._vc[0] += 1
-            if any_rg and id(o) not in non_diff and o._data.dtype.kind in "fV":
+            if any_rg and id(o) not in non_diff and o._data.dtype.kind in "fVc":
                 o._grad_fn = ctx
                 o._out_nr = i
                 o._rg = True
@@ -259,7 +259,7 @@ def once_differentiable(fn):
             for o in outs:
                 if isinstance(o, Tensor):
                     # as PyTorch: an alias that requires grad feeds the error node
-                    o = _DelayedError.apply(o.detach().requires_grad_(o._data.dtype.kind in "fV"))
+                    o = _DelayedError.apply(o.detach().requires_grad_(o._data.dtype.kind in "fVc"))
                 marked.append(o)
             return tuple(marked) if isinstance(outputs, tuple) else marked[0]
         return outputs
