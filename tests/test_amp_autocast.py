@@ -1,0 +1,148 @@
+"""CPU autocast against torch: each op on torch's CPU lists (lower precision, float32, promote) and a few that
+are on none gives torch's output dtype and values, the autocast casts appear as ToCopyBackward0 and the
+gradients reach the float32 leaves in float32; the state functions and the autocast object behave as torch's."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad
+
+
+def _inputs(T, seed=0, low="bfloat16"):
+    rng = np.random.default_rng(seed)
+
+    def t(*shape, dtype=None, grad=False):
+        x = T.tensor(rng.standard_normal(shape).astype(np.float32))
+        if dtype is not None:
+            x = x.to(getattr(T, low if dtype == "low" else dtype))
+        return x.requires_grad_(grad)
+    return t
+
+
+def _F(T):
+    return T.nn.functional
+
+
+# name -> f(T, t) building the op's inputs with t(*shape, dtype=, grad=) and calling it
+CASES = {
+    "mm": lambda T, t: T.mm(t(4, 5, grad=True), t(5, 3, grad=True)),
+    "matmul_op": lambda T, t: t(2, 4, 5, grad=True) @ t(5, 3, grad=True),
+    "matmul_1d": lambda T, t: T.matmul(t(5, grad=True), t(5, 3)),
+    "tensor_mm": lambda T, t: t(4, 5, grad=True).mm(t(5, 3)),
+    "bmm": lambda T, t: T.bmm(t(2, 4, 5, grad=True), t(2, 5, 3, grad=True)),
+    "addmm": lambda T, t: T.addmm(t(3, grad=True), t(4, 5, grad=True), t(5, 3, grad=True)),
+    "baddbmm": lambda T, t: T.baddbmm(t(2, 4, 3, grad=True), t(2, 4, 5), t(2, 5, 3, grad=True), beta=0.5),
+    "addbmm": lambda T, t: T.addbmm(t(4, 3, grad=True), t(2, 4, 5), t(2, 5, 3, grad=True)),
+    "linear": lambda T, t: _F(T).linear(t(4, 5, grad=True), t(3, 5, grad=True), t(3, grad=True)),
+    "linear_3d": lambda T, t: _F(T).linear(t(2, 4, 5, grad=True), t(3, 5, grad=True), t(3, grad=True)),
+    "linear_nobias": lambda T, t: _F(T).linear(t(4, 5, grad=True), t(3, 5, grad=True)),
+    "conv2d": lambda T, t: _F(T).conv2d(t(1, 2, 5, 5, grad=True), t(3, 2, 3, 3, grad=True), t(3, grad=True)),
+    "conv1d": lambda T, t: _F(T).conv1d(t(1, 2, 6, grad=True), t(3, 2, 3, grad=True), padding=1),
+    "conv_transpose2d": lambda T, t: _F(T).conv_transpose2d(t(1, 2, 4, 4, grad=True), t(2, 3, 3, 3, grad=True)),
+    "sdpa": lambda T, t: _F(T).scaled_dot_product_attention(t(1, 3, 4, grad=True), t(1, 3, 4), t(1, 3, 4)),
+    "prelu": lambda T, t: _F(T).prelu(t(4, 3, grad=True), t(3, grad=True)),
+    "vecdot": lambda T, t: T.linalg.vecdot(t(4, 3, grad=True), t(4, 3)),
+    "einsum": lambda T, t: T.einsum("ij,jk->ik", t(4, 5, grad=True), t(5, 3)),
+    "tensordot": lambda T, t: T.tensordot(t(4, 5, grad=True), t(5, 3), 1),
+    "multi_dot": lambda T, t: T.linalg.multi_dot([t(4, 5, grad=True), t(5, 3), t(3, 2)]),
+    "f64_untouched": lambda T, t: T.mm(t(4, 5, dtype="float64"), t(5, 3, dtype="float64")),
+    "half_to_bf16": lambda T, t: T.mm(t(4, 5, dtype="float16"), t(5, 3, dtype="float16")),
+    # on no list: run in their inputs' dtype
+    "mv": lambda T, t: T.mv(t(4, 5, grad=True), t(5)),
+    "dot": lambda T, t: T.dot(t(5, grad=True), t(5)),
+    "outer": lambda T, t: T.outer(t(5, grad=True), t(3)),
+    "addmv": lambda T, t: T.addmv(t(4), t(4, 5, grad=True), t(5)),
+    "softmax_bf16": lambda T, t: T.softmax(t(4, 5, dtype="bfloat16"), 1),
+    "add_mixed": lambda T, t: t(4, grad=True) + t(4, dtype="bfloat16"),
+    "layer_norm_bf16": lambda T, t: _F(T).layer_norm(t(4, 5, dtype="bfloat16"), (5,)),
+    # float32 list
+    "mse_loss": lambda T, t: _F(T).mse_loss(t(4, 5, dtype="bfloat16"), t(4, 5)),
+    "l1_loss": lambda T, t: _F(T).l1_loss(t(4, 5, dtype="bfloat16"), t(4, 5, dtype="bfloat16")),
+    "cross_entropy": lambda T, t: _F(T).cross_entropy(t(4, 5, dtype="bfloat16"), T.tensor([0, 2, 4, 1])),
+    "nll_loss": lambda T, t: _F(T).nll_loss(t(4, 5, dtype="bfloat16"), T.tensor([0, 2, 4, 1])),
+    "smooth_l1": lambda T, t: _F(T).smooth_l1_loss(t(4, dtype="bfloat16"), t(4)),
+    "huber": lambda T, t: _F(T).huber_loss(t(4, dtype="bfloat16"), t(4)),
+    "bce_logits": lambda T, t: _F(T).binary_cross_entropy_with_logits(t(4, dtype="bfloat16"), t(4).sigmoid()),
+    "bce": lambda T, t: _F(T).binary_cross_entropy(t(4).sigmoid().bfloat16(), t(4).sigmoid()),
+    "kl_div": lambda T, t: _F(T).kl_div(t(4, dtype="bfloat16"), t(4).softmax(0), reduction="sum"),
+    "prod": lambda T, t: T.prod(t(4, dtype="bfloat16")),
+    "cdist": lambda T, t: T.cdist(t(3, 2, dtype="bfloat16"), t(4, 2)),
+    # promote list
+    "cat": lambda T, t: T.cat([t(2, 3, grad=True), t(2, 3, dtype="low")]),
+    "cat_low": lambda T, t: T.cat([t(2, 3, dtype="low"), t(2, 3, dtype="low")]),
+    "cat_f64": lambda T, t: T.cat([t(2, 3, dtype="float64"), t(2, 3, dtype="low")]),
+    "stack": lambda T, t: T.stack([t(2, 3, dtype="low"), t(2, 3)]),
+    "index_copy": lambda T, t: T.index_copy(t(3, 2, dtype="low"), 0, T.tensor([1]), t(1, 2)),
+}
+
+
+def _run(T, name, dtype, seed=0):
+    t = _inputs(T, seed, dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with T.autocast("cpu", dtype=getattr(T, dtype)):
+            return CASES[name](T, t)
+
+
+def _leaves(out):
+    seen, stack, leaves = set(), [out.grad_fn], []
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if type(n).__name__ == "AccumulateGrad":
+            leaves.append(n.variable)
+        stack.extend(f for f, _ in n.next_functions)
+    return leaves
+
+
+def _graph(out):
+    """The output's grad_fn name and how many casts (ToCopyBackward0) the graph holds."""
+    seen, stack, casts = set(), [out.grad_fn], 0
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        casts += type(n).__name__ == "ToCopyBackward0"
+        stack.extend(f for f, _ in n.next_functions)
+    return type(out.grad_fn).__name__, casts
+
+
+# glassgrad's own node structure differs from torch's composite here (the dtypes and gradients still match)
+_OWN_GRAPH = {"sdpa", "einsum", "tensordot", "matmul_1d", "prelu", "cdist", "kl_div"}
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_autocast_op_as_torch(name, dtype):
+    want, got = _run(torch, name, dtype), _run(glassgrad, name, dtype)
+    assert str(got.dtype) == str(want.dtype)
+    assert tuple(got.shape) == tuple(want.shape)
+    tol = 2e-2 if want.dtype in (torch.bfloat16, torch.float16) else 1e-5
+    np.testing.assert_allclose(got.detach().float().numpy(), want.detach().float().numpy(), rtol=tol * 4, atol=tol)
+    assert (got.grad_fn is None) == (want.grad_fn is None)
+    if want.grad_fn is None:
+        return
+    if name not in _OWN_GRAPH:
+        assert _graph(got) == _graph(want)
+    want.float().sum().backward()
+    got.float().sum().backward()
+    for gw, gg in zip(sorted(_leaves(want), key=lambda v: v.shape), sorted(_leaves(got), key=lambda v: v.shape)):
+        assert str(gg.grad.dtype) == str(gw.grad.dtype)
+        np.testing.assert_allclose(gg.grad.numpy(), gw.grad.numpy(), rtol=8e-2, atol=8e-2)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_autocast_promote_errors_as_torch(dtype):
+    for T in (torch, glassgrad):
+        t = _inputs(T)
+        other = "float16" if dtype == "bfloat16" else "bfloat16"
+        with T.autocast("cpu", dtype=getattr(T, dtype)):
+            with pytest.raises(RuntimeError, match="Unexpected floating ScalarType in at::autocast::prioritize"):
+                T.cat([t(2, dtype=other), t(2, dtype=dtype)])
+            with pytest.raises(RuntimeError, match="self and mat2 must have the same dtype"):
+                T.addmm(t(2, 2, dtype="float64"), t(2, 2), t(2, 2))
