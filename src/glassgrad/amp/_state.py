@@ -43,7 +43,15 @@ def set_autocast_enabled(*args):
 
 
 def get_autocast_dtype(device_type):
-    return state.dtype[_str("get_autocast_dtype", device_type)]
+    if not isinstance(device_type, str):
+        raise TypeError(f"get_autocast_dtype(): argument 'device_type' (position 1) must be str, not "
+                        f"{type(device_type).__name__}")
+    dev = _devtype(device_type, available=True)
+    if dev == "hip":
+        return _dtype.float16
+    if dev not in state.dtype:
+        raise RuntimeError("unsupported scalarType")
+    return state.dtype[dev]
 
 
 def set_autocast_dtype(device_type, dtype):

@@ -17,6 +17,12 @@ __all__ = ["autocast", "custom_fwd", "custom_bwd", "is_autocast_available"]
 _AVAILABLE = ("cpu", "cuda", "ipu", "xpu", "maia", "xla", "mps", "hpu", "mtia", "privateuseone")
 
 
+def _type_repr(v):
+    """repr(type(v)) as torch shows it (glassgrad's device and Tensor classes under torch's names)."""
+    t = type(v)
+    return f"<class 'torch.{t.__name__}'>" if t.__module__.startswith("glassgrad.") else repr(t)
+
+
 def is_autocast_available(device_type):
     """Whether autocast knows `device_type` (torch's answer: 'cpu', 'cuda', 'xpu', 'mps', ... but not 'meta')."""
     return _devtype(device_type, available=True) in _AVAILABLE
@@ -32,7 +38,7 @@ class autocast:
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
-            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{_type_repr(device_type)}`")
         self.fast_dtype = _S.get_autocast_dtype(device_type) if dtype is None else dtype
         self.device = device_type
         if not is_autocast_available(self.device):
@@ -103,7 +109,7 @@ def _cast(value, device_type, dtype):
 
 def _check_type(device_type):
     if not isinstance(device_type, str):
-        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{_type_repr(device_type)}`")
 
 
 def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
