@@ -1,5 +1,7 @@
 """torch.accelerator: the device-agnostic accelerator API.  glassgrad's accelerator is CUDA through CuPy;
 without one, torch's CPU-build answers (no accelerator, 0 devices, RuntimeError for device access)."""
+import warnings
+
 from .. import backend
 from .._device import device as _device_cls
 from ._common import require
@@ -30,14 +32,20 @@ def current_device_index():
     return require().current_device()
 
 
-current_device_idx = current_device_index
+def current_device_idx():
+    """Deprecated name of current_device_index (torch's FutureWarning)."""
+    warnings.warn("Use `current_device_index` instead.", FutureWarning, stacklevel=2)
+    return current_device_index()
 
 
 def set_device_index(device, /):
     require().set_device(device)
 
 
-set_device_idx = set_device_index
+def set_device_idx(device, /):
+    """Deprecated name of set_device_index (torch's FutureWarning)."""
+    warnings.warn("Use `set_device_index` instead.", FutureWarning, stacklevel=2)
+    set_device_index(device)
 
 
 def synchronize(device=None, /):

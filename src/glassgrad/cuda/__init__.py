@@ -224,6 +224,8 @@ def reset_peak_memory_stats(device=None):
 
 
 def reset_max_memory_allocated(device=None):
+    warnings.warn("torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats, which resets "
+                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
     reset_peak_memory_stats(device)
 
 
