@@ -240,3 +240,32 @@ def test_modules_import_through_the_torch_alias():
     assert am.autocast is glassgrad.autocast and gs.GradScaler is glassgrad.amp.GradScaler
     assert issubclass(cam.GradScaler, gs.GradScaler) and issubclass(pam.autocast, am.autocast)
     assert acc.is_available() is torch.accelerator.is_available()
+
+
+def test_an_amp_training_script_runs_unchanged_through_glassgrad_run(tmp_path):
+    """A CPU mixed-precision training script (torch.amp / torch.cuda.amp / torch.accelerator imports, autocast,
+    GradScaler) run by `glassgrad run` (torch served by glassgrad) and by python with torch: the same output."""
+    import subprocess
+    import sys
+    script = tmp_path / "amp_train.py"
+    script.write_text(
+        "import warnings\nwarnings.simplefilter('ignore')\n"
+        "import torch\nimport torch.nn as nn\nfrom torch.amp import autocast, GradScaler\n"
+        "import torch.cuda.amp\nimport torch.accelerator\n"
+        "device = torch.accelerator.current_accelerator() or torch.device('cpu')\n"
+        "torch.manual_seed(0)\nmodel = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nscaler = GradScaler(device.type)\n"
+        "x, y = torch.randn(16, 4), torch.randint(0, 2, (16,))\n"
+        "for step in range(5):\n"
+        "    opt.zero_grad()\n"
+        "    with autocast(device.type, dtype=torch.bfloat16):\n"
+        "        out = model(x)\n        loss = nn.functional.cross_entropy(out, y)\n"
+        "    scaler.scale(loss).backward()\n    scaler.step(opt)\n    scaler.update()\n"
+        "print(device, out.dtype, loss.dtype, torch.cuda.is_available(), scaler.get_scale(), round(loss.item(), 1))\n")
+    outs = []
+    for cmd in ([sys.executable, "-m", "glassgrad", "run", str(script)], [sys.executable, str(script)]):
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1]
+    assert outs[0].startswith("cpu torch.bfloat16 torch.float32 False 65536.0")
