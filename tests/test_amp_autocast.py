@@ -146,3 +146,53 @@ def test_autocast_promote_errors_as_torch(dtype):
                 T.cat([t(2, dtype=other), t(2, dtype=dtype)])
             with pytest.raises(RuntimeError, match="self and mat2 must have the same dtype"):
                 T.addmm(t(2, 2, dtype="float64"), t(2, 2), t(2, 2))
+            with pytest.raises(RuntimeError, match="self and mat2 must have the same dtype, but got Double and"):
+                _F(T).linear(t(2, 3), t(2, 3), t(2, dtype="float64"))
+
+
+def _nn(T):
+    return T.nn
+
+
+# modules and composites under autocast (torch's LSTM takes oneDNN's lower-precision kernel only where oneDNN is
+# on; glassgrad has no oneDNN, so torch is run with it off, where its LSTM stays float32)
+MODULES = {
+    "lstm": lambda T: _nn(T).LSTM(4, 3, batch_first=True)(T.randn(2, 5, 4))[0],
+    "gru": lambda T: _nn(T).GRU(4, 3)(T.randn(5, 2, 4))[0],
+    "mha": lambda T: _nn(T).MultiheadAttention(4, 2, batch_first=True)(*(T.randn(2, 3, 4),) * 3)[0],
+    "mha_weights": lambda T: _nn(T).MultiheadAttention(4, 2, batch_first=True)(*(T.randn(2, 3, 4),) * 3)[1],
+    "encoder_layer": lambda T: _nn(T).TransformerEncoderLayer(4, 2, 8, dropout=0.0, batch_first=True)(
+        T.randn(2, 3, 4)),
+    "conv_bn_relu": lambda T: _nn(T).Sequential(_nn(T).Conv2d(2, 3, 3), _nn(T).BatchNorm2d(3), _nn(T).ReLU())(
+        T.randn(2, 2, 5, 5)),
+    "linear_layernorm": lambda T: _nn(T).Sequential(_nn(T).Linear(4, 4), _nn(T).LayerNorm(4))(T.randn(2, 4)),
+    "conv_groupnorm": lambda T: _nn(T).Sequential(_nn(T).Conv2d(2, 4, 1), _nn(T).GroupNorm(2, 4))(
+        T.randn(1, 2, 3, 3)),
+    "conv_transpose1d": lambda T: _nn(T).ConvTranspose1d(2, 3, 3)(T.randn(1, 2, 5)),
+    "cnn_head": lambda T: _nn(T).Sequential(_nn(T).Conv2d(2, 3, 3), _nn(T).MaxPool2d(2), _nn(T).AdaptiveAvgPool2d(1),
+                                            _nn(T).Flatten(), _nn(T).Linear(3, 2), _nn(T).Softmax(-1))(
+        T.randn(2, 2, 6, 6)),
+    "cross_entropy_module": lambda T: _nn(T).CrossEntropyLoss()(_nn(T).Linear(4, 3)(T.randn(2, 4)), T.tensor([0, 2])),
+    "mse_module": lambda T: _nn(T).MSELoss()(_nn(T).Linear(4, 3)(T.randn(2, 4)), T.randn(2, 3)),
+    "matmul_f32_bf16": lambda T: T.randn(2, 3) @ T.randn(3, 2).bfloat16(),
+    "addmm_out_f32": lambda T: T.addmm(T.randn(2), T.randn(2, 3), T.randn(3, 2), out=T.empty(2, 2)),
+    "sdpa_float_mask": lambda T: _F(T).scaled_dot_product_attention(T.randn(1, 2, 4), T.randn(1, 2, 4),
+                                                                    T.randn(1, 2, 4), attn_mask=T.randn(2, 2)),
+    "mm_then_reductions": lambda T: T.stack([T.mm(T.randn(2, 3), T.randn(3, 2)).sum(),
+                                             T.mm(T.randn(2, 3), T.randn(3, 2)).norm()]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_autocast_modules_as_torch(name):
+    outs = []
+    for T in (torch, glassgrad):
+        T.manual_seed(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with torch.backends.mkldnn.flags(enabled=False), T.autocast("cpu"):
+                outs.append(MODULES[name](T))
+    want, got = outs
+    assert str(got.dtype) == str(want.dtype) and tuple(got.shape) == tuple(want.shape)
+    w = want.detach().float().numpy()
+    np.testing.assert_allclose(got.detach().float().numpy(), w, rtol=5e-2, atol=3e-2 * max(1.0, np.abs(w).max()))
