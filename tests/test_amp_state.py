@@ -269,3 +269,14 @@ def test_an_amp_training_script_runs_unchanged_through_glassgrad_run(tmp_path):
         outs.append(r.stdout)
     assert outs[0] == outs[1]
     assert outs[0].startswith("cpu torch.bfloat16 torch.float32 False 65536.0")
+
+
+def test_cuda_autocast_flag_leaves_cpu_tensors_alone_as_torch():
+    def f(T):
+        a = T.ones(2, 2)
+        T.set_autocast_enabled("cuda", True)
+        try:
+            return T.mm(a, a).dtype, T.cat([a, a.bfloat16()]).dtype, T.nn.functional.mse_loss(a.bfloat16(), a).dtype
+        finally:
+            T.set_autocast_enabled("cuda", False)
+    _same(f)

@@ -1,6 +1,6 @@
 """Autocast's process-wide state (torch's per-device autocast flags, dtypes, nesting and cast cache).
 
-A leaf: ops read ``state.on`` (one attribute, True only while CPU autocast is on) before anything else,
+A leaf: ops read ``state.on`` (one attribute, True only while CPU or CUDA autocast is on) before anything else,
 so the ordinary path pays one flag test.  ``glassgrad.amp`` and the ``torch.*`` autocast functions
 (``is_autocast_enabled``, ``set_autocast_dtype``, ...) read and write the rest; ``ops/_autocast.py``
 holds the per-op cast policies.
@@ -18,7 +18,7 @@ class _State:
     __slots__ = ("on", "enabled", "dtype", "nesting", "cache_enabled", "cache")
 
     def __init__(self):
-        self.on = False                      # CPU autocast is on: the one flag the ops test
+        self.on = False                      # CPU or CUDA autocast is on: the one flag the ops test
         self.enabled = dict.fromkeys(_DEFAULTS, False)
         self.dtype = {k: getattr(_dtype, v) for k, v in _DEFAULTS.items()}
         self.nesting = 0
@@ -43,8 +43,7 @@ def device_type(name, available=False):
 
 def set_enabled(dev, enabled):
     state.enabled[dev] = enabled
-    if dev == "cpu":
-        state.on = enabled
+    state.on = state.enabled["cpu"] or state.enabled["cuda"]
 
 
 def clear_cache():

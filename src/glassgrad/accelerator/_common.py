@@ -8,5 +8,5 @@ def require():
     """torch.cuda (the accelerator's device module), or torch's RuntimeError when there is none."""
     if not backend.cuda_available():
         raise RuntimeError(_NONE)
-    from .. import cuda
-    return cuda
+    import glassgrad.cuda
+    return glassgrad.cuda

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, backend
 from .._autocast_state import state, device_type as _devtype
 from .._tensor import Tensor
 from . import _state as _S
@@ -29,7 +29,6 @@ def is_autocast_available(device_type):
 
 
 def _cuda_missing():
-    from .. import backend
     return not backend.cuda_available()
 
 
@@ -51,6 +50,11 @@ class autocast:
                     warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
                                   stacklevel=2)
                     enabled = False
+                elif self.fast_dtype is _dtype.bfloat16:
+                    import glassgrad.cuda
+                    if not glassgrad.cuda.is_bf16_supported():
+                        raise RuntimeError("Current CUDA Device does not support bfloat16. Please switch dtype to "
+                                           "float16.")
             elif self.fast_dtype not in (_dtype.bfloat16, _dtype.float16):
                 name = self.device.upper()
                 warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling autocast.\n"

@@ -7,7 +7,7 @@ from enum import Enum
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, backend
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.creation import full
@@ -74,7 +74,6 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if self._device == "cuda" and enabled:
-            from .. import backend
             if not backend.cuda_available():
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
                               stacklevel=2)

@@ -1,4 +1,4 @@
-"""CPU autocast's cast policies (torch's AutocastCPU kernels), called by the ops on its list.
+"""Autocast's cast policies (torch's AutocastCPU kernels), called by the ops on its CPU lists.
 
 An op on the list starts with ``if _acs.on: return _ac.lower(op, args...)`` (``_acs`` is the leaf
 ``_autocast_state.state``): the ordinary path pays that one flag test.  While autocast is on, the policy
@@ -11,6 +11,10 @@ are not cast again:
 * ``fp32``    to float32 (the losses, prod, cdist, ...);
 * ``promote`` to the widest type among the arguments (cat, stack, index_copy), torch's ``prioritize``.
 
+A tensor is cast when autocast is on for its device type (CUDA tensors exist with CuPy: CUDA autocast applies
+these same CPU lists, which differ from torch's CUDA lists -- torch's CUDA autocast also lowers mv / addmv /
+addr / the RNN cells and runs softmax, exp, sum, norm, ... in float32; those are not hooked).
+
 The lower-precision cast of a float32 leaf that requires grad is cached until the outermost autocast
 region exits (torch's cast cache: a weight used twice is cast once, one ToCopyBackward0).
 """
@@ -21,16 +25,26 @@ from .. import _dtype
 __all__ = ["lower", "fp32", "promote"]
 
 
-def _eligible(x):
-    dt = x.dtype
-    return dt.is_floating_point and dt is not _dtype.float64 and x.device.type == "cpu"
+def _device(x):
+    """The device type whose autocast applies to tensor x (None: autocast is off there)."""
+    dev = x.device.type
+    return dev if state.enabled.get(dev) else None
 
 
 def _cast_one(x, to):
-    if x.dtype is to or not _eligible(x):
+    """x cast to `to` (None: the lower-precision dtype of x's device) when eligible: floating, not float64,
+    on a device whose autocast is on."""
+    dt = x.dtype
+    if not dt.is_floating_point or dt is _dtype.float64:
         return x
-    if (state.cache_enabled and x.dtype is _dtype.float32 and to is state.dtype["cpu"] and x._rg
-            and x._grad_fn is None and x._base is None):
+    dev = _device(x)
+    if dev is None:
+        return x
+    low = state.dtype[dev]
+    to = low if to is None else to
+    if dt is to:
+        return x
+    if state.cache_enabled and dt is _dtype.float32 and to is low and x._rg and x._grad_fn is None and x._base is None:
         hit = state.cache.get(id(x))
         if hit is not None and hit[0] is x:
             return hit[1]
@@ -58,8 +72,16 @@ def _run(fn, to, args, kwargs):
         state.on = True
 
 
+def _off(fn, args, kwargs):
+    state.on = False
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        state.on = True
+
+
 def lower(fn, *args, **kwargs):
-    return _run(fn, state.dtype["cpu"], args, kwargs)
+    return _run(fn, None, args, kwargs)
 
 
 def fp32(fn, *args, **kwargs):
@@ -75,11 +97,14 @@ def _tensors(vals):
 
 
 def promote(fn, *args, **kwargs):
-    low = state.dtype["cpu"]
-    cur = low
-    for t in _tensors(list(args) + list(kwargs.values())):
+    ts = list(_tensors(list(args) + list(kwargs.values())))
+    dev = _device(ts[0]) if ts else None
+    if dev is None:
+        return _off(fn, args, kwargs)
+    low = cur = state.dtype[dev]
+    for t in ts:
         nxt = t.dtype
-        if not (nxt.is_floating_point and t.device.type == "cpu") or nxt is _dtype.float64:
+        if not (nxt.is_floating_point and t.device.type == dev) or nxt is _dtype.float64:
             continue
         if cur is _dtype.float32 or nxt is _dtype.float32:
             cur = _dtype.float32
