@@ -42,6 +42,15 @@ CUDA = [
     lambda c: c.get_gencode_flags(), lambda c: c.ipc_collect(), lambda c: c.init(),
     lambda c: c.set_per_process_memory_fraction(0.5), lambda c: c._is_compiled(),
     lambda c: c.amp.common.amp_definitely_not_available(),
+    lambda c: c.FloatTensor(2), lambda c: c.LongTensor([1]), lambda c: c.BoolTensor(),
+    lambda c: (repr(c.HalfTensor), isinstance(glassgrad.zeros(1) if c is glassgrad.cuda else torch.zeros(1),
+                                                c.FloatTensor)),
+    lambda c: c.memory_stats_as_nested_dict(), lambda c: c.reset_max_memory_cached(),
+    lambda c: c.get_per_process_memory_fraction(), lambda c: c.can_device_access_peer(0, 1),
+    lambda c: c.is_current_stream_capturing(), lambda c: (c.has_half, c.has_magma, c.default_generators),
+    lambda c: c.nvtx.range_push("a"), lambda c: c.nvtx.range_pop(), lambda c: c.nvtx.mark("a"),
+    lambda c: c.nvtx.range("a").__enter__(),
+    lambda c: [k.__name__ for k in c.OutOfMemoryError.__mro__],
 ]
 
 
@@ -104,6 +113,11 @@ def test_cpu_stream_context_as_torch():
         assert T.cpu.current_stream() is before
 
 
+def test_out_of_memory_error_is_torchs():
+    assert glassgrad.OutOfMemoryError is glassgrad.cuda.OutOfMemoryError
+    assert issubclass(glassgrad.OutOfMemoryError, RuntimeError)
+
+
 def test_get_device_module_is_the_modules():
     assert glassgrad.get_device_module("cuda") is glassgrad.cuda and glassgrad.get_device_module() is glassgrad.cpu
 
@@ -124,6 +138,9 @@ class _Pool:
 
     def set_limit(self, fraction=None):
         self.limit = fraction
+
+    def get_limit(self):
+        return int(self.limit * 2 ** 34) if self.limit else 0
 
 
 class _FakeCupy:
@@ -156,6 +173,10 @@ class _FakeCupy:
             @staticmethod
             def memGetInfo():
                 return (1, 2)
+
+            @staticmethod
+            def deviceCanAccessPeer(d, p):
+                return 1
 
         class Stream:
             null = "null-stream"
@@ -213,3 +234,8 @@ def test_cuda_routes_to_cupy(fake_cupy):
     assert a.is_available() and a.current_accelerator() == glassgrad.device("cuda") and a.device_count() == 2
     assert c.current_stream().cupy_stream == "current-stream" and c.default_stream().cupy_stream == "null-stream"
     assert c.Stream().cupy_stream.non_blocking
+    assert c.memory_stats_as_nested_dict()["allocated_bytes"]["all"] == {"current": 50, "peak": 50}
+    assert c.get_per_process_memory_fraction() == 0.25
+    assert c.can_device_access_peer(0, 1) is True
+    with pytest.raises(AssertionError, match="Invalid peer device id"):
+        c.can_device_access_peer(0, 2)

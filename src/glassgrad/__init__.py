@@ -167,6 +167,7 @@ def typename(obj):
 
 # torch.cuda / torch.cpu (device modules), torch.autocast and torch's autocast state functions (torch.amp)
 from . import cuda, cpu  # noqa: E402
+from .cuda import OutOfMemoryError  # noqa: E402
 from .amp.autocast_mode import autocast  # noqa: E402
 from .amp._state import *  # noqa: F401,F403,E402
 

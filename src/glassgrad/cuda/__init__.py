@@ -11,7 +11,9 @@ import warnings
 
 from .. import backend
 from .._device import device as _device_cls
-from . import amp  # noqa: F401
+from . import amp, nvtx  # noqa: F401
+from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor,  # noqa: F401
+                      ShortTensor, CharTensor, ByteTensor, BoolTensor)
 
 __all__ = ["is_available", "device_count", "is_initialized", "init", "current_device", "set_device",
            "get_device_name", "get_device_properties", "get_device_capability", "synchronize", "manual_seed",
@@ -19,7 +21,19 @@ __all__ = ["is_available", "device_count", "is_initialized", "init", "current_de
            "max_memory_reserved", "memory_cached", "max_memory_cached", "memory_stats", "reset_peak_memory_stats",
            "reset_max_memory_allocated", "empty_cache", "mem_get_info", "is_bf16_supported", "is_tf32_supported",
            "get_arch_list", "get_gencode_flags", "device", "device_of", "Stream", "Event", "StreamContext", "stream",
-           "current_stream", "default_stream", "set_stream", "ipc_collect", "set_per_process_memory_fraction"]
+           "current_stream", "default_stream", "set_stream", "ipc_collect", "set_per_process_memory_fraction",
+           "get_per_process_memory_fraction", "memory_stats_as_nested_dict", "reset_max_memory_cached",
+           "can_device_access_peer", "is_current_stream_capturing", "OutOfMemoryError", "FloatTensor", "DoubleTensor",
+           "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
+           "BoolTensor"]
+
+has_half = True           # as torch's builds answer
+has_magma = False
+default_generators = ()   # glassgrad draws every random number on the CPU generator
+
+
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError (torch.cuda.OutOfMemoryError): a device ran out of memory."""
 
 _NOT_COMPILED = "Torch not compiled with CUDA enabled"
 
@@ -223,6 +237,24 @@ def reset_peak_memory_stats(device=None):
     _pool_bytes()
 
 
+def reset_max_memory_cached(device=None):
+    warnings.warn("torch.cuda.reset_max_memory_cached now calls torch.cuda.reset_peak_memory_stats, which resets "
+                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
+def memory_stats_as_nested_dict(device=None):
+    """memory_stats' dotted keys as nested dicts ({} without a GPU)."""
+    out = {}
+    for key, v in memory_stats(device).items():
+        *path, last = key.split(".")
+        d = out
+        for p in path:
+            d = d.setdefault(p, {})
+        d[last] = v
+    return out
+
+
 def reset_max_memory_allocated(device=None):
     warnings.warn("torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats, which resets "
                   "/all/ peak memory stats.", FutureWarning, stacklevel=2)
@@ -241,6 +273,30 @@ def mem_get_info(device=None):
 
 def ipc_collect():
     _lazy_init()
+
+
+def get_per_process_memory_fraction(device=None):
+    """The pool's limit as a fraction of the device's memory (1.0: no limit)."""
+    cp = _lazy_init()
+    limit = cp.get_default_memory_pool().get_limit()
+    return limit / get_device_properties(device).total_memory if limit else 1.0
+
+
+def can_device_access_peer(device, peer_device):
+    cp = _lazy_init()
+    d, p = _index(device), _index(peer_device)
+    if d < 0 or d >= device_count():
+        raise AssertionError("Invalid device id")
+    if p < 0 or p >= device_count():
+        raise AssertionError("Invalid peer device id")
+    return bool(cp.cuda.runtime.deviceCanAccessPeer(d, p))
+
+
+def is_current_stream_capturing():
+    cp = _cp()
+    if cp is None:
+        raise RuntimeError("Tried to instantiate dummy base class _cuda_isCurrentStreamCapturing")
+    return cp.cuda.get_current_stream().is_capturing()
 
 
 def set_per_process_memory_fraction(fraction, device=None):
