@@ -69,6 +69,46 @@ CASES = {
     "kl_div": lambda T, t: _F(T).kl_div(t(4, dtype="bfloat16"), t(4).softmax(0), reduction="sum"),
     "prod": lambda T, t: T.prod(t(4, dtype="bfloat16")),
     "cdist": lambda T, t: T.cdist(t(3, 2, dtype="bfloat16"), t(4, 2)),
+    "trace": lambda T, t: T.trace(t(3, 3, dtype="bfloat16")),
+    "quantile": lambda T, t: T.quantile(t(5, dtype="bfloat16"), 0.3),
+    "nanquantile": lambda T, t: T.nanquantile(t(5, dtype="bfloat16"), 0.7),
+    "polar": lambda T, t: T.polar(t(3, dtype="bfloat16").abs(), t(3, dtype="bfloat16")).real,
+    "view_as_complex": lambda T, t: T.view_as_complex(t(3, 2, dtype="bfloat16")).imag,
+    "fft": lambda T, t: T.fft.fft(t(4, 3, dtype="bfloat16")).real,
+    "rfft": lambda T, t: T.fft.rfft(t(6, dtype="bfloat16")).imag,
+    "irfft": lambda T, t: T.fft.irfft(t(5, dtype="bfloat16")),
+    "fft2": lambda T, t: T.fft.fft2(t(4, 4, dtype="bfloat16")).real,
+    "stft": lambda T, t: T.stft(t(16, dtype="bfloat16"), 4, window=T.hann_window(4), return_complex=True).abs(),
+    "max_pool3d": lambda T, t: _F(T).max_pool3d(t(1, 1, 2, 4, 4, dtype="bfloat16"), 2),
+    "avg_pool3d": lambda T, t: _F(T).avg_pool3d(t(1, 1, 2, 4, 4, dtype="bfloat16"), 2),
+    "adaptive_avg_pool3d": lambda T, t: _F(T).adaptive_avg_pool3d(t(1, 1, 2, 4, 4, dtype="bfloat16"), 1),
+    "adaptive_max_pool3d": lambda T, t: _F(T).adaptive_max_pool3d(t(1, 1, 2, 4, 4, dtype="bfloat16"), 1),
+    "grid_sample": lambda T, t: _F(T).grid_sample(t(1, 1, 3, 3, dtype="bfloat16"), t(1, 2, 2, 2).tanh(),
+                                                  align_corners=False),
+    "pad_reflect": lambda T, t: _F(T).pad(t(1, 2, 3, dtype="bfloat16"), (1, 1), mode="reflect"),
+    "pad_reflect3d": lambda T, t: _F(T).pad(t(1, 2, 3, 3, 3, dtype="bfloat16"), (1, 1, 1, 1, 1, 1), mode="reflect"),
+    "pad_replicate": lambda T, t: _F(T).pad(t(1, 2, 3, 3, dtype="bfloat16"), (1, 1, 2, 0), mode="replicate"),
+    "pad_circular": lambda T, t: _F(T).pad(t(1, 2, 3, dtype="bfloat16"), (1, 1), mode="circular"),
+    # torch.linalg and the legacy linear algebra (refuse bf16 outside autocast; float32 inside)
+    "linalg_inv": lambda T, t: T.linalg.inv(_spd(T, t)),
+    "linalg_inv_ex": lambda T, t: T.linalg.inv_ex(_spd(T, t))[0],
+    "linalg_cholesky": lambda T, t: T.linalg.cholesky(_spd(T, t)),
+    "linalg_cholesky_ex": lambda T, t: T.linalg.cholesky_ex(_spd(T, t))[0],
+    "linalg_solve": lambda T, t: T.linalg.solve(_spd(T, t), t(3, 2)),
+    "linalg_eigh": lambda T, t: T.linalg.eigh(_spd(T, t))[0],
+    "linalg_eigvalsh": lambda T, t: T.linalg.eigvalsh(_spd(T, t)),
+    "linalg_eigvals": lambda T, t: T.linalg.eigvals(_spd(T, t)).real,
+    "linalg_svdvals": lambda T, t: T.linalg.svdvals(_spd(T, t)),
+    "linalg_qr_r": lambda T, t: T.linalg.qr(_spd(T, t))[1].abs(),
+    "linalg_lstsq": lambda T, t: T.linalg.lstsq(_spd(T, t), t(3, 2))[0],
+    "linalg_tensorinv": lambda T, t: T.linalg.tensorinv(_spd(T, t), 1),
+    "linalg_cond": lambda T, t: T.linalg.cond(_spd(T, t)),
+    "inverse": lambda T, t: T.inverse(_spd(T, t)),
+    "pinverse": lambda T, t: T.pinverse(_spd(T, t)),
+    "cholesky_legacy": lambda T, t: T.cholesky(_spd(T, t)),
+    "cholesky_inverse": lambda T, t: T.cholesky_inverse(T.linalg.cholesky(_spd(T, t).float()).bfloat16()),
+    "triangular_solve": lambda T, t: T.triangular_solve(t(3, 2, dtype="bfloat16"), _spd(T, t).triu())[0],
+    "svd_legacy_s": lambda T, t: T.svd(_spd(T, t))[1],
     # promote list
     "cat": lambda T, t: T.cat([t(2, 3, grad=True), t(2, 3, dtype="low")]),
     "cat_low": lambda T, t: T.cat([t(2, 3, dtype="low"), t(2, 3, dtype="low")]),
@@ -76,6 +116,12 @@ CASES = {
     "stack": lambda T, t: T.stack([t(2, 3, dtype="low"), t(2, 3)]),
     "index_copy": lambda T, t: T.index_copy(t(3, 2, dtype="low"), 0, T.tensor([1]), t(1, 2)),
 }
+
+
+def _spd(T, t):
+    """A well-conditioned symmetric positive definite 3x3 matrix in bfloat16."""
+    a = t(3, 3)
+    return (a @ a.T + 3 * T.eye(3)).bfloat16()
 
 
 def _run(T, name, dtype, seed=0):
