@@ -58,6 +58,9 @@ def _same(f):
     lambda T: T.set_autocast_cache_enabled(1),
     lambda T: [T.amp.is_autocast_available(d) for d in ("cpu", "cuda", "xpu", "mps", "meta", "cuda:0", "lazy")],
     lambda T: T.amp.is_autocast_available("foo"),
+    lambda T: (T.get_autocast_ipu_dtype(), T.get_autocast_xla_dtype(), T.is_autocast_ipu_enabled(),
+               T.is_autocast_xla_enabled()),
+    lambda T: T.GradScaler is T.amp.GradScaler,
 ])
 def test_state_queries_as_torch(call):
     _same(call)
@@ -87,6 +90,15 @@ def test_state_setters_round_trip_as_torch():
         seen.append(T.is_autocast_cache_enabled())
         T.set_autocast_cache_enabled(True)
         T.clear_autocast_cache()
+        T.set_autocast_ipu_enabled(True)
+        T.set_autocast_xla_dtype(T.float16)
+        seen.append((T.is_autocast_enabled("ipu"), T.get_autocast_dtype("xla")))
+        T.set_autocast_ipu_enabled(False)
+        T.set_autocast_xla_dtype(T.bfloat16)
+        T.set_autocast_ipu_dtype(T.bfloat16)
+        T.set_autocast_xla_enabled(False)
+        seen.append((T.get_autocast_dtype("ipu"), T.is_autocast_enabled("xla")))
+        T.set_autocast_ipu_dtype(T.float16)
         return seen
     _same(f)
 

@@ -8,7 +8,9 @@ from .._autocast_state import state, device_type as _devtype, set_enabled as _se
 __all__ = ["is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
            "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype",
            "get_autocast_gpu_dtype", "set_autocast_gpu_dtype", "clear_autocast_cache", "autocast_increment_nesting",
-           "autocast_decrement_nesting", "is_autocast_cache_enabled", "set_autocast_cache_enabled"]
+           "autocast_decrement_nesting", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
+           "is_autocast_ipu_enabled", "set_autocast_ipu_enabled", "get_autocast_ipu_dtype", "set_autocast_ipu_dtype",
+           "is_autocast_xla_enabled", "set_autocast_xla_enabled", "get_autocast_xla_dtype", "set_autocast_xla_dtype"]
 
 
 def _deprecated(old, new):
@@ -115,3 +117,32 @@ def set_autocast_cache_enabled(enabled):
     if enabled.__class__ is not bool:
         raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
     state.cache_enabled = enabled
+
+
+def _legacy_device_functions(dev):
+    """torch's deprecated per-device spellings (is_autocast_ipu_enabled, set_autocast_xla_dtype, ...)."""
+    def is_enabled():
+        _deprecated(f"is_autocast_{dev}_enabled()", f"is_autocast_enabled('{dev}')")
+        return state.enabled[dev]
+
+    def set_enabled(enabled):
+        _deprecated(f"set_autocast_{dev}_enabled(enabled)", f"set_autocast_enabled('{dev}', enabled)")
+        _bool(f"set_autocast_{dev}_enabled", enabled, 1)
+        _set_enabled(dev, enabled)
+
+    def get_dtype():
+        _deprecated(f"get_autocast_{dev}_dtype()", f"get_autocast_dtype('{dev}')")
+        return state.dtype[dev]
+
+    def set_dtype(dtype):
+        _deprecated(f"set_autocast_{dev}_dtype(dtype)", f"set_autocast_dtype('{dev}', dtype)")
+        set_autocast_dtype(dev, dtype)
+    fns = {f"is_autocast_{dev}_enabled": is_enabled, f"set_autocast_{dev}_enabled": set_enabled,
+           f"get_autocast_{dev}_dtype": get_dtype, f"set_autocast_{dev}_dtype": set_dtype}
+    for name, f in fns.items():
+        f.__name__ = f.__qualname__ = name
+    return fns
+
+
+globals().update(_legacy_device_functions("ipu"))
+globals().update(_legacy_device_functions("xla"))
