@@ -137,12 +137,14 @@ def _legacy_device_functions(dev):
     def set_dtype(dtype):
         _deprecated(f"set_autocast_{dev}_dtype(dtype)", f"set_autocast_dtype('{dev}', dtype)")
         set_autocast_dtype(dev, dtype)
-    fns = {f"is_autocast_{dev}_enabled": is_enabled, f"set_autocast_{dev}_enabled": set_enabled,
-           f"get_autocast_{dev}_dtype": get_dtype, f"set_autocast_{dev}_dtype": set_dtype}
-    for name, f in fns.items():
+    fns = (is_enabled, set_enabled, get_dtype, set_dtype)
+    for f, name in zip(fns, (f"is_autocast_{dev}_enabled", f"set_autocast_{dev}_enabled", f"get_autocast_{dev}_dtype",
+                             f"set_autocast_{dev}_dtype")):
         f.__name__ = f.__qualname__ = name
     return fns
 
 
-globals().update(_legacy_device_functions("ipu"))
-globals().update(_legacy_device_functions("xla"))
+is_autocast_ipu_enabled, set_autocast_ipu_enabled, get_autocast_ipu_dtype, set_autocast_ipu_dtype = \
+    _legacy_device_functions("ipu")
+is_autocast_xla_enabled, set_autocast_xla_enabled, get_autocast_xla_dtype, set_autocast_xla_dtype = \
+    _legacy_device_functions("xla")
