@@ -161,3 +161,29 @@ def test_state_dict_round_trip_and_pickle_as_torch():
         return sd, t.state_dict(), u.state_dict(), t.get_scale(), t._get_growth_tracker(), \
             (s.get_growth_factor(), s.get_backoff_factor(), s.get_growth_interval())
     assert f(glassgrad) == f(torch)
+
+
+def test_two_optimizers_one_scaler_as_torch():
+    """torch's recipe for several optimizers: each step skips on its own infs; update backs off on any."""
+    def f(T):
+        T.manual_seed(0)
+        a, b = T.nn.Linear(3, 2), T.nn.Linear(2, 1)
+        oa, ob = T.optim.SGD(a.parameters(), lr=0.1), T.optim.Adam(b.parameters(), lr=0.1)
+        s = T.amp.GradScaler("cpu", init_scale=16.0, growth_interval=1)
+        x = T.linspace(-1, 1, 6).reshape(2, 3)
+        out = []
+        for i in range(4):
+            oa.zero_grad()
+            ob.zero_grad()
+            loss = b(a(x)).pow(2).mean()
+            s.scale(loss).backward()
+            if i == 1:
+                b.bias.grad.fill_(float("nan"))
+            s.unscale_(oa)
+            s.step(oa)
+            s.step(ob)
+            s.update()
+            out.append((s.get_scale(), [round(v, 5) for p in (*a.parameters(), *b.parameters())
+                                        for v in p.flatten().tolist()]))
+        return out
+    assert f(glassgrad) == f(torch)
