@@ -182,11 +182,21 @@ class _FakeCupy:
             null = "null-stream"
 
             def __init__(self, non_blocking=False):
-                self.non_blocking = non_blocking
+                self.non_blocking, self.ptr, self.done = non_blocking, 1234, True
+
+            def synchronize(self):
+                fake.synced += 1
+
+        class Event:
+            def __init__(self, block=False, disable_timing=True, interprocess=False):
+                self.disable_timing, self.recorded, self.done = disable_timing, None, False
+
+            def record(self, stream=None):
+                self.recorded, self.done = stream, True
 
         class cuda:
             pass
-        cuda.runtime, cuda.Stream = runtime, Stream
+        cuda.runtime, cuda.Stream, cuda.Event = runtime, Stream, Event
         cuda.get_current_stream = staticmethod(lambda: "current-stream")
         self.cuda = cuda
 
@@ -239,3 +249,42 @@ def test_cuda_routes_to_cupy(fake_cupy):
     assert c.can_device_access_peer(0, 1) is True
     with pytest.raises(AssertionError, match="Invalid peer device id"):
         c.can_device_access_peer(0, 2)
+
+
+STREAMS = [
+    lambda T: repr(T.Stream()), lambda T: repr(T.Stream("cpu:1")), lambda T: repr(T.Stream(T.device("meta"))),
+    lambda T: T.Stream("cuda"), lambda T: T.Stream("xpu"), lambda T: T.Stream("foo"), lambda T: T.Stream(3),
+    lambda T: (T.Stream().query(), T.Stream().synchronize(), T.Stream().is_capturing(), str(T.Stream().device)),
+    lambda T: T.Stream().record_event(), lambda T: T.Stream().wait_stream(T.Stream()),
+    lambda T: T.Stream("meta").wait_event(T.Event("meta")), lambda T: T.Stream().wait_event(T.Event()),
+    lambda T: T.Stream().native_handle,
+    lambda T: (T.Stream() == T.Stream(), hash(T.Stream()) == hash(T.Stream()), T.Stream(priority=-1).stream_id),
+    lambda T: repr(T.Stream().__enter__()),
+    lambda T: [repr(T.Event()), repr(T.Event("meta", enable_timing=True)), repr(T.Event(blocking=True))],
+    lambda T: T.Event("cuda"),
+    lambda T: (T.Event().query(), T.Event().synchronize(), T.Event().wait(), str(T.Event().device), T.Event().event_id),
+    lambda T: T.Event().record(), lambda T: T.Event("meta").record(T.Stream("meta")),
+    lambda T: T.Event().elapsed_time(T.Event()),
+    lambda T: T.Event(enable_timing=True).elapsed_time(T.Event(enable_timing=True)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(STREAMS)))
+def test_generic_stream_and_event_as_torch(k):
+    assert _outcome(lambda: STREAMS[k](glassgrad)) == _outcome(lambda: STREAMS[k](torch))
+
+
+@pytest.mark.skipif(backend._cupy is not None, reason="replaces an absent CuPy")
+def test_generic_stream_and_event_route_to_cupy(fake_cupy):
+    s = glassgrad.Stream("cuda:1")
+    assert (s.device_type, s.device_index, s.stream_id, s.native_handle) == ("cuda", 1, 1234, 1234)
+    assert repr(s) == "torch.Stream device_type=cuda, device_index=1, stream_id=1234"
+    assert fake_cupy.dev == 0 and s.query() is True and str(s.device) == "cuda:1"
+    s.synchronize()
+    assert fake_cupy.synced == 1
+    e = s.record_event()
+    assert e.query() is True and e._cuda.cupy_event.recorded is s._cuda.cupy_stream
+    t = glassgrad.Event(enable_timing=True)
+    assert (t.device_type, t.device_index, repr(t)) == ("cuda", 0, "torch.Event device_type=cuda, device_index=0, "
+                                                                   "event_flag=1, event_id=0")
+    assert not t._cuda.cupy_event.disable_timing

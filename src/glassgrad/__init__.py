@@ -170,6 +170,7 @@ from . import cuda, cpu  # noqa: E402
 from .cuda import OutOfMemoryError  # noqa: E402
 from .amp.autocast_mode import autocast  # noqa: E402
 from .amp.grad_scaler import GradScaler  # noqa: E402
+from .accelerator.streams import Stream, Event  # noqa: E402
 from .amp._state import *  # noqa: F401,F403,E402
 
 
