@@ -292,3 +292,22 @@ def test_cuda_autocast_flag_leaves_cpu_tensors_alone_as_torch():
         finally:
             T.set_autocast_enabled("cuda", False)
     _same(f)
+
+
+def test_backward_inside_autocast_as_torch():
+    """Backward run inside the region: with create_graph the backward's own products are autocast (torch casts
+    them too: their grad_fn is a ToCopyBackward0), gradients reach float32 leaves in float32."""
+    def f(T):
+        T.manual_seed(0)
+        a, b = T.randn(3, 3, requires_grad=True), T.randn(3, 3, requires_grad=True)
+        y = T.mm(a, b).sum()
+        out = []
+        with T.autocast("cpu"):
+            g, = T.autograd.grad(y, a, create_graph=True)
+            out.append((g.dtype, type(g.grad_fn).__name__, [round(v, 2) for v in g.flatten().tolist()]))
+            z = T.mm(a, b)
+            gz, = T.autograd.grad(z.float().sum(), b, create_graph=True)
+            gz.sum().backward()
+            out.append((gz.dtype, type(gz.grad_fn).__name__, a.grad.dtype, a.grad.tolist()))
+        return out
+    _same(f)
