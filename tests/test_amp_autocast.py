@@ -47,6 +47,11 @@ CASES = {
     "einsum": lambda T, t: T.einsum("ij,jk->ik", t(4, 5, grad=True), t(5, 3)),
     "tensordot": lambda T, t: T.tensordot(t(4, 5, grad=True), t(5, 3), 1),
     "multi_dot": lambda T, t: T.linalg.multi_dot([t(4, 5, grad=True), t(5, 3), t(3, 2)]),
+    "convolution": lambda T, t: T.convolution(t(1, 2, 5, 5, grad=True), t(3, 2, 3, 3), None, [1, 1], [0, 0], [1, 1],
+                                              False, [0, 0], 1),
+    "conv_tbc": lambda T, t: T.conv_tbc(t(5, 1, 2, grad=True), t(3, 2, 4), t(4)),
+    "conv2d_same": lambda T, t: _F(T).conv2d(t(1, 2, 5, 5, grad=True), t(3, 2, 3, 3), padding="same"),
+    "chain_matmul": lambda T, t: T.chain_matmul(t(2, 3, grad=True), t(3, 2), t(2, 2)),
     "f64_untouched": lambda T, t: T.mm(t(4, 5, dtype="float64"), t(5, 3, dtype="float64")),
     "half_to_bf16": lambda T, t: T.mm(t(4, 5, dtype="float16"), t(5, 3, dtype="float16")),
     # on no list: run in their inputs' dtype
