@@ -35,6 +35,7 @@ default_generators = ()   # glassgrad draws every random number on the CPU gener
 class OutOfMemoryError(RuntimeError):
     """torch.OutOfMemoryError (torch.cuda.OutOfMemoryError): a device ran out of memory."""
 
+
 _NOT_COMPILED = "Torch not compiled with CUDA enabled"
 
 
