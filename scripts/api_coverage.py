@@ -34,6 +34,9 @@ NAMESPACES = [
     # issue 16's namespaces (its floors: amp 70%, func 70%, testing 75%)
     ("torch.backends", "torch.backends", "glassgrad.backends", None),
     ("torch.amp", "torch.amp", "glassgrad.amp", None),
+    ("torch.cuda", "torch.cuda", "glassgrad.cuda", None),
+    ("torch.cpu", "torch.cpu", "glassgrad.cpu", None),
+    ("torch.accelerator", "torch.accelerator", "glassgrad.accelerator", None),
     ("torch.func", "torch.func", "glassgrad.func", None),
     ("torch.testing", "torch.testing", "glassgrad.testing", None),
     ("torch.onnx", "torch.onnx", "glassgrad.onnx", None),

@@ -166,56 +166,13 @@ def typename(obj):
     return type(obj).__name__
 
 
-class cuda:
-    """torch.cuda: whether a CuPy GPU is present."""
-
-    @staticmethod
-    def is_available():
-        return backend.cuda_available()
-
-    @staticmethod
-    def device_count():
-        return backend.device_count()
-
-    @staticmethod
-    def synchronize(device=None):  # noqa: F811  (the argument torch names device)
-        backend.synchronize(device)
-
-    @staticmethod
-    def manual_seed(seed):
-        pass
-
-    @staticmethod
-    def manual_seed_all(seed):
-        pass
-
-
-class cpu:
-    """torch.cpu: the CPU's device-module interface (one device, always there, nothing to synchronise)."""
-
-    @staticmethod
-    def is_available():
-        return True
-
-    @staticmethod
-    def is_initialized():
-        return True
-
-    @staticmethod
-    def device_count():
-        return 1
-
-    @staticmethod
-    def current_device():
-        return "cpu"
-
-    @staticmethod
-    def set_device(device):  # noqa: F811  (the argument torch names device)
-        pass
-
-    @staticmethod
-    def synchronize(device=None):  # noqa: F811  (the argument torch names device)
-        pass
+# torch.cuda / torch.cpu (device modules), torch.autocast and torch's autocast state functions (torch.amp)
+from . import cuda, cpu  # noqa: E402
+from .cuda import OutOfMemoryError  # noqa: E402
+from .amp.autocast_mode import autocast  # noqa: E402
+from .amp.grad_scaler import GradScaler  # noqa: E402
+from .accelerator.streams import Stream, Event  # noqa: E402
+from .amp._state import *  # noqa: F401,F403,E402
 
 
 def get_device_module(device=None):  # noqa: F811  (the argument torch names device)
@@ -236,7 +193,7 @@ def get_device_module(device=None):  # noqa: F811  (the argument torch names dev
 
 _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
                "overrides", "sparse", "fft", "backends", "version",
-               "testing", "onnx", "func")
+               "testing", "onnx", "func", "amp", "accelerator")
 
 
 # torch.* names that are nn.functional's functions

@@ -10,6 +10,8 @@ from .._blas import matmul as gemm
 from . import views as _views
 from .linalg import matmul, _LinalgNode, _wrap, _st, _no_bool, _mv_checks, _mv_dtype, _scalar_type, _bmm_checks
 from ._core import _inplace
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["addmm", "addmv", "baddbmm", "addbmm", "addr"]
 
@@ -102,6 +104,8 @@ def _addmm_bw(n, ns, g, inp, m1, m2):
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if _acs.on:
+        return _ac.lower(addmm, input, mat1, mat2, beta=beta, alpha=alpha, out=out)
     if input._data.dtype != mat2._data.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_st(input)} and {_st(mat2)}")
     if mat1._data.dtype != mat2._data.dtype:
@@ -162,6 +166,8 @@ def _addbmm_bw(n, ns, g, inp, b1, b2):
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if _acs.on:
+        return _ac.lower(baddbmm, input, batch1, batch2, beta=beta, alpha=alpha, out=out)
     if batch1._data.ndim >= 2 and batch2._data.ndim >= 1:
         _expand_check(input, (batch1._data.shape[0], batch1._data.shape[1], batch2._data.shape[-1]))
     if input._data.dtype != batch1._data.dtype:
@@ -180,6 +186,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if _acs.on:
+        return _ac.lower(addbmm, input, batch1, batch2, beta=beta, alpha=alpha, out=out)
     if batch1._data.ndim >= 2 and batch2._data.ndim >= 3:
         _expand_check(input, (batch1._data.shape[1], batch2._data.shape[2]))
     if batch1._data.ndim != 3:
@@ -281,6 +289,8 @@ def _check_linear(input, weight):
 def linear(input, weight, bias=None):
     """y = x W^T + b (nn.functional.linear): the composite PyTorch uses, so grad_fn names match --
     AddmmBackward0 for a 2-D input with bias, ViewBackward0 / UnsafeViewBackward0 for other ranks."""
+    if _acs.on:
+        return _ac.lower(linear, input, weight, bias)
     _check_linear(input, weight)
     wt = _views.t(weight) if weight.dim() == 2 else weight
     if bias is None:

@@ -20,6 +20,8 @@ from ._core import make, edge, save_in, save_out, grad, _inplace
 from ..autograd.graph import Node
 from .views import _view_op, _ViewNode, mT
 from .slicing import select
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical", "conj_physical_",
            "resolve_conj", "resolve_neg", "is_conj", "is_neg", "angle", "polar", "complex", "is_complex", "adjoint"]
@@ -85,6 +87,8 @@ def view_as_real(input):
 
 
 def view_as_complex(input):
+    if _acs.on:
+        return _ac.fp32(view_as_complex, input)
     a = input._data
     if a.dtype == np.float16:
         raise TypeError("glassgrad has no complex32 (chalf) tensors: view_as_complex of a Half tensor would make one")
@@ -258,6 +262,8 @@ def _reduce(ns, gs, shapes):
 
 
 def polar(abs, angle, *, out=None):
+    if _acs.on:
+        return _ac.fp32(polar, abs, angle, out=out)
     y = _two_real(lambda r, t: (r * np.cos(t), r * np.sin(t)), abs, angle, "polar")
     if grad.enabled and (abs._rg or angle._rg):
         n = PolarBackward0((edge(abs), edge(angle)))

@@ -25,6 +25,8 @@ from .conv_framed import _bmm  # noqa: F401  (explain/_attribute_stack.py reads 
 from .pad import constant_pad_nd
 from .views import unsqueeze, squeeze
 from . import views as V
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["convolution", "im2col", "col2im"]
 
@@ -406,6 +408,9 @@ def _check_dtypes(x, weight, bias):
 def conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, transposed=False, output_padding=0):
     """nn.functional.conv{nd}d / conv_transpose{nd}d (fn: that name, for the messages): PyTorch's argument
     checks in PyTorch's order, an unbatched input given a batch dim of 1, then _convolution."""
+    if _acs.on:
+        return _ac.lower(conv_nd, input, weight, bias, stride, padding, dilation, groups, nd, fn, transposed,
+                         output_padding)
     _check_arg_types(input, weight, groups, fn)
     batched = _batchify(input, nd, fn)
     x = input if batched else unsqueeze(input, 0)

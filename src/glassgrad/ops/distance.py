@@ -13,6 +13,8 @@ from ._core import make, edge, grad, broadcast_error, _inplace, full_precision
 from ..autograd.graph import Node, save_in, save_out
 from .linalg_solve import _LaNode, wrap
 from .statistics import _vector_norm, norm as _norm
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["cdist", "pdist", "dist", "renorm", "renorm_"]
 
@@ -153,6 +155,8 @@ _MODES = {None: 0, "use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_
 
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
+    if _acs.on:
+        return _ac.fp32(cdist, x1, x2, p, compute_mode)
     p = float(_args.number_arg(p, "cdist", "p", 3))
     _cdist_checks(x1, x2, p)
     if compute_mode not in _MODES:

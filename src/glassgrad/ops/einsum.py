@@ -7,6 +7,8 @@ import numpy as np
 from ._core import Tensor
 from .linalg import _LinalgNode, _wrap, _st, _tensor_arg
 from .arithmetic import mul
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["einsum", "tensordot", "inner"]
 
@@ -126,6 +128,8 @@ def einsum(*args):
         raise TypeError("einsum(): argument 'equation' must be str")
     equation = args[0]
     operands = list(args[1][0:]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
+    if _acs.on and len(operands) > 1:          # torch's einsum contracts through bmm, which autocast lowers
+        return _ac.lower(einsum, equation, *operands)
     eq = equation.replace(" ", "")
     for i, ch in enumerate(equation):
         if not (ch.isascii() and (ch.isalpha() or ch in ".,->" or ch == " ")):
@@ -178,6 +182,8 @@ def einsum(*args):
 
 
 def tensordot(a, b, dims=2, out=None):
+    if _acs.on:
+        return _ac.lower(tensordot, a, b, dims, out)
     na, nb = a._data.ndim, b._data.ndim
     if isinstance(dims, Tensor):
         dims = dims.tolist()

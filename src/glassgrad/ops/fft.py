@@ -24,6 +24,8 @@ from .slicing import slice_dim
 from .pad import constant_pad_nd
 from .shape import roll, cat
 from .creation import zeros
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["fft_r2c", "fft_c2c", "fft_c2r"]
 
@@ -246,30 +248,42 @@ def _c2r_1d(fname, x, n, dim, norm, forward):
 
 
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(fft, input, n, dim, norm, out=out)
     if input.dtype.is_complex:
         return _c2c_1d("fft", input, n, dim, norm, True)
     return _r2c_1d("fft", input, n, dim, norm, True, False)
 
 
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(ifft, input, n, dim, norm, out=out)
     if input.dtype.is_complex:
         return _c2c_1d("ifft", input, n, dim, norm, False)
     return _r2c_1d("ifft", input, n, dim, norm, False, False)
 
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(rfft, input, n, dim, norm, out=out)
     return _r2c_1d("rfft", input, n, dim, norm, True, True)
 
 
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(irfft, input, n, dim, norm, out=out)
     return _c2r_1d("irfft", input, n, dim, norm, False)
 
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(hfft, input, n, dim, norm, out=out)
     return _c2r_1d("hfft", input, n, dim, norm, True)
 
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(ihfft, input, n, dim, norm, out=out)
     return _r2c_1d("ihfft", input, n, dim, norm, False, True)
 
 
@@ -280,22 +294,32 @@ def _c2c_nd(x, s, dim, norm, forward):
 
 
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(fftn, input, s, dim, norm, out=out)
     return _c2c_nd(input, s, dim, norm, True)
 
 
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(ifftn, input, s, dim, norm, out=out)
     return _c2c_nd(input, s, dim, norm, False)
 
 
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(fft2, input, s, dim, norm, out=out)
     return _c2c_nd(input, s, dim, norm, True)
 
 
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(ifft2, input, s, dim, norm, out=out)
     return _c2c_nd(input, s, dim, norm, False)
 
 
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(rfftn, input, s, dim, norm, out=out)
     if input.dtype.is_complex:
         raise RuntimeError(f"rfftn expects a real-valued input tensor, but got {input.dtype.name_c}")
     shape, dims = shape_and_dims(input, s, dim)
@@ -306,16 +330,22 @@ def rfftn(input, s=None, dim=None, norm=None, *, out=None):
 
 
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(rfft2, input, s, dim, norm, out=out)
     return rfftn(input, s, dim, norm)
 
 
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(irfftn, input, s, dim, norm, out=out)
     shape, dims, last = _c2r_desc("irfftn", input, s, dim)
     x = promote(input, True)
     return fft_c2r(resize(x, dims, shape), dims, norm_from_string(norm, False), last)
 
 
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(irfft2, input, s, dim, norm, out=out)
     return irfftn(input, s, dim, norm)
 
 
@@ -331,6 +361,8 @@ def _c2r_desc(fname, x, s, dim):
 
 
 def hfftn(input, s=None, dim=None, norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(hfftn, input, s, dim, norm, out=out)
     shape, dims, last = _c2r_desc("hfftn", input, s, dim)
     x = resize(promote(input, True), dims, shape)
     nm = norm_from_string(norm, True)
@@ -340,10 +372,14 @@ def hfftn(input, s=None, dim=None, norm=None, *, out=None):
 
 
 def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(hfft2, input, s, dim, norm, out=out)
     return hfftn(input, s, dim, norm)
 
 
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(ihfftn, input, s, dim, norm, out=out)
     shape, dims = shape_and_dims(input, s, dim)
     if not dims:
         raise RuntimeError("ihfftn must transform at least one axis")
@@ -358,6 +394,8 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
 
 
 def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(ihfft2, input, s, dim, norm, out=out)
     return ihfftn(input, s, dim, norm)
 
 

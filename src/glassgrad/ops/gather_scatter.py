@@ -15,6 +15,8 @@ from .._tensor import _wrap_dim
 from ._core import Tensor, make, edge, grad, as_tensor_arg, save_in, save_out, _inplace as ip
 from ..autograd.graph import Node
 from .indexing import index_put_zeros
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add", "index_copy",
            "index_fill"]
@@ -489,6 +491,8 @@ class IndexCopyBackward0(Node):     # dx = gy.index_fill(d, i, 0); ds = gy.index
 
 
 def index_copy(input, dim, index, source, *, out=None):
+    if _acs.on:
+        return _ac.promote(index_copy, input, dim, index, source, out=out)
     d, idx = _index_arg(input, dim, index, "index_copy_")
     _src_check(input, d, idx, source, "index_copy_")
     a = _as1(input._data).copy()

@@ -18,6 +18,8 @@ from ._core import Tensor, make, edge, save_in, grad, broadcast_error, holomorph
 from ..autograd.graph import Node
 from .arithmetic import mul
 from .views import reshape
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "outer", "ger", "kron"]
 
@@ -132,6 +134,8 @@ class MmBackward0(Node):            # y = a @ b; da = gy @ b.T; db = a.T @ gy
 
 
 def mm(input, mat2, *, out=None):
+    if _acs.on:
+        return _ac.lower(mm, input, mat2, out=out)
     a, b = input._data, mat2._data
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -153,6 +157,8 @@ def mm(input, mat2, *, out=None):
 
 # -- matmul --------------------------------------------------------------------------------------
 def matmul(input, other, *, out=None):
+    if _acs.on:
+        return _ac.lower(matmul, input, other, out=out)
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     if input._data.ndim == 2 and other._data.ndim == 2:
@@ -295,6 +301,8 @@ def _bmm_bw(n, ns, g, a, b):
 
 
 def bmm(input, mat2, *, out=None):
+    if _acs.on:
+        return _ac.lower(bmm, input, mat2, out=out)
     _tensor_arg(mat2, "bmm", 2, "mat2")
     _bmm_checks(input, mat2)
     if input._data.shape[0] * input._data.shape[1] * mat2._data.shape[2]:

@@ -12,6 +12,8 @@ from .linalg_deprecated import deprecated
 from .linalg_solve import (_LaNode, LinalgCholeskyExBackward0, lapack_dtype, LinAlgError, wrap, named, check_matrix, check_square,
                            _chol_arrays, _triangle, _tri_solve, _sum_to, batch_prefix, first_failure,
                            solve_triangular)
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["cholesky", "cholesky_solve", "cholesky_inverse", "triangular_solve"]
 
@@ -27,6 +29,8 @@ class CholeskyBackward0(LinalgCholeskyExBackward0):   # torch.cholesky: linalg.c
 
 
 def cholesky(input, upper=False, *, out=None):
+    if _acs.on:
+        return _ac.fp32(cholesky, input, upper, out=out)
     deprecated("cholesky")
     check_square("cholesky", input)
     _float_only("cholesky", input)
@@ -68,6 +72,8 @@ class CholeskySolveBackward0(_LaNode):   # gB = cholesky_solve(gX, L); gL = -(C 
 
 
 def cholesky_solve(input, input2, upper=False, *, out=None):
+    if _acs.on:
+        return _ac.fp32(cholesky_solve, input, input2, upper, out=out)
     check_square("cholesky_solve", input2, "A")
     _float_only("cholesky_solve", input, input2)
     b, L = input._data, input2._data
@@ -88,6 +94,8 @@ class CholeskyInverseBackward0(_LaNode):   # C = inv (g + g^T) inv; gL = -(C L) 
 
 
 def cholesky_inverse(input, upper=False, *, out=None):
+    if _acs.on:
+        return _ac.fp32(cholesky_inverse, input, upper, out=out)
     check_square("cholesky_inverse", input)
     _float_only("cholesky_inverse_out", input)
     L = input._data
@@ -119,6 +127,8 @@ class TriangularSolveBackward0(_LaNode):   # torch's triangular_solve_backward; 
 
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    if _acs.on:
+        return _ac.fp32(triangular_solve, input, A, upper, transpose, unitriangular, out=out)
     deprecated("triangular_solve")
     check_square("triangular_solve", A)
     _float_only("triangular_solve", input, A)

@@ -17,6 +17,8 @@ from .complex import conj, imag
 from .ternary import where
 from .linalg_solve import (_LaNode, wrap, named, check_float, lapack_dtype, low_kernel, check_matrix, check_square, square_float,
                            solve_triangular, solve, lu_arrays, perm_from_pivots, _tri_solve)
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = []
 
@@ -63,6 +65,8 @@ def _eigh_arrays(A, fname):
 
 
 def eigh(A, UPLO="L", *, out=None):
+    if _acs.on:
+        return _ac.fp32(eigh, A, UPLO, out=out)
     a = _eigh_arrays(A, "linalg.eigh")
     uplo = _uplo(UPLO)
     if a.size:
@@ -74,6 +78,8 @@ def eigh(A, UPLO="L", *, out=None):
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
+    if _acs.on:
+        return _ac.fp32(eigvalsh, A, UPLO, out=out)
     if A._rg:
         if grad.enabled:
             return eigh(A, UPLO)[0]
@@ -289,6 +295,8 @@ def _no_driver(driver):
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
+    if _acs.on:
+        return _ac.fp32(svd, A, full_matrices, driver=driver, out=out)
     _no_driver(driver)
     U, S, Vh = _svd_arrays(A, full_matrices)
     m, n = A._data.shape[-2:]
@@ -298,6 +306,8 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 def svdvals(A, *, driver=None, out=None):
+    if _acs.on:
+        return _ac.fp32(svdvals, A, driver=driver, out=out)
     _no_driver(driver)
     if A._rg and grad.enabled:
         return svd(A, full_matrices=False)[1]
@@ -351,6 +361,8 @@ def qr_backward(gQ, gR, Q, R, mode):
 
 
 def qr(A, mode="reduced", *, out=None):
+    if _acs.on:
+        return _ac.fp32(qr, A, mode, out=out)
     if mode not in ("reduced", "r", "complete"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'")

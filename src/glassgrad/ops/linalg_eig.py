@@ -15,6 +15,8 @@ from .complex import conj, real, imag
 from .shape import diag_embed
 from .ternary import where
 from .creation import eye
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = []
 
@@ -73,12 +75,16 @@ def _eig_arrays(A, fname):
 
 
 def eig(A, *, out=None):
+    if _acs.on:
+        return _ac.fp32(eig, A, out=out)
     L, V = _eig_arrays(A, "linalg.eig")
     Lt, Vt = wrap((L, V), LinalgEigBackward0, (A,), saved_in=(0,), saved_out=(0, 1))
     return named("linalg_eig", ("eigenvalues", "eigenvectors"), (Lt, Vt))
 
 
 def eigvals(A, *, out=None):
+    if _acs.on:
+        return _ac.fp32(eigvals, A, out=out)
     L, V = _eig_arrays(A, "linalg.eigvals")
     if A._rg:
         return wrap((L, V), LinalgEigBackward0, (A,), saved_in=(0,), saved_out=(0, 1))[0]

@@ -18,6 +18,8 @@ from .addmm import addmv_ as _addmv_
 from .conversion import clone
 from .linalg_norm import multi_dot, matrix_norm
 from .statistics import norm as _norm, NormBackward1, LinalgVectorNormBackward0
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["chain_matmul", "frobenius_norm", "nuclear_norm", "addmv_", "lu_unpack", "geqrf", "ormqr"]
 
@@ -139,6 +141,8 @@ class GeqrfBackward0(Node):
 
 
 def geqrf(input, *, out=None):
+    if _acs.on:
+        return _ac.fp32(geqrf, input, out=out)
     a = input._data
     if a.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
@@ -230,6 +234,8 @@ def _ormqr_checks(A, tau, C, left):
 
 
 def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
+    if _acs.on:
+        return _ac.fp32(ormqr, input, input2, input3, left, transpose, out=out)
     _args.bool_arg(left, "ormqr", "left", 4)
     _args.bool_arg(transpose, "ormqr", "transpose", 5)
     _ormqr_checks(input, input2, input3, left)

@@ -16,6 +16,8 @@ from . import linalg_decomp as _dec
 from .linalg_norm import matrix_power as _matrix_power
 from .linalg_deprecated import deprecated
 from .linalg_lu import lu_solve as _lu_solve, lu_factor_ex as _lu_factor_ex, householder_product
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "svd", "qr", "matrix_exp", "matrix_power", "lu_solve", "lu", "orgqr", "cross"]
 
@@ -37,15 +39,21 @@ def logdet(input):
 
 
 def inverse(input, *, out=None):
+    if _acs.on:
+        return _ac.fp32(inverse, input, out=out)
     return inv(input)
 
 
 def pinverse(input, rcond=1e-15):
+    if _acs.on:
+        return _ac.fp32(pinverse, input, rcond)
     return _dec.pinv(input, rtol=rcond)
 
 
 def svd(input, some=True, compute_uv=True, *, out=None):
     """U, S, V with A = U diag(S) V^T; compute_uv=False gives zero U (m, m) and V (n, n), as torch."""
+    if _acs.on:
+        return _ac.fp32(svd, input, some, compute_uv, out=out)
     if input._data.ndim < 2:
         raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {input._data.ndim} "
                            "dimensions instead")
@@ -60,6 +68,8 @@ def svd(input, some=True, compute_uv=True, *, out=None):
 
 
 def qr(input, some=True, *, out=None):
+    if _acs.on:
+        return _ac.fp32(qr, input, some, out=out)
     deprecated("qr")
     Q, R = _dec.qr(input, "reduced" if some else "complete")
     return named("qr", ("Q", "R"), (Q, R))
@@ -87,6 +97,8 @@ def lu(A, pivot=True, get_infos=False, out=None):
 
 
 def orgqr(input, tau):
+    if _acs.on:
+        return _ac.fp32(orgqr, input, tau)
     return householder_product(input, tau)
 
 

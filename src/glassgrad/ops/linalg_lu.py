@@ -11,6 +11,8 @@ from .shape import cat, stack
 from .linalg_solve import (_LaNode, wrap, named, check_float, lapack_dtype, low_kernel, check_matrix, check_square, lu_arrays, perm_from_pivots,
                            _tri_solve, solve_triangular, batch_prefix)
 from .linalg_decomp import pinv, pinv_backward
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = []
 
@@ -240,6 +242,8 @@ _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
+    if _acs.on:
+        return _ac.fp32(lstsq, A, B, rcond, driver=driver)
     check_matrix("linalg.lstsq", A)
     if not lapack_dtype(A._data.dtype):
         raise RuntimeError("This function doesn't handle types other than float and double")
@@ -326,6 +330,8 @@ def householder_backward(g, A, tau):
 
 
 def householder_product(A, tau, *, out=None):
+    if _acs.on:
+        return _ac.fp32(householder_product, A, tau, out=out)
     check_matrix("torch.linalg.householder_product", A, "input")
     real_only("torch.linalg.householder_product", A, tau)
     a, t = A._data, tau._data

@@ -18,6 +18,8 @@ from .linalg_solve import check_float, lapack_dtype, check_matrix, check_square,
 from .linalg_decomp import svdvals, _cutoff
 from .statistics import norm as _vnorm
 from .reduction import amax, amin
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = []
 
@@ -101,6 +103,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def cond(A, p=None, *, out=None):
+    if _acs.on:
+        return _ac.fp32(cond, A, p, out=out)
     check_matrix("linalg.cond", A)
     svd = p is None or (not isinstance(p, str) and abs(p) == 2)
     check_float("linalg.svd" if svd else "linalg.cond", A, kernel="linalg_svd_cpu" if svd else None,
@@ -259,6 +263,8 @@ def vander(x, *, N=None):
 
 
 def vecdot(x, y, *, dim=-1, out=None):
+    if _acs.on:
+        return _ac.lower(vecdot, x, y, dim=dim, out=out)
     if x.ndim == 1 and y.ndim == 1:     # PyTorch: vdot (conjugating x) for two vectors
         return _linalg.vdot(x, y)
     return (x.conj() * y).sum(dim)      # conj: no-op for real tensors

@@ -16,6 +16,8 @@ from ._core import make, edge, save_in, save_out, grad, broadcast_shape
 from ..autograd.graph import Node
 from ..autograd.grad_mode import no_grad
 from .sorting import _structseq
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["LinAlgError"]
 
@@ -208,6 +210,8 @@ def _inv_arrays(a):
 
 
 def inv_ex(A, *, check_errors=False, out=None):
+    if _acs.on:
+        return _ac.fp32(inv_ex, A, check_errors=check_errors, out=out)
     a = square_float("linalg.inv", A)
     y, info = _inv_arrays(a)
     if check_errors and info.any():
@@ -222,6 +226,8 @@ def _inv_error(info):
 
 
 def inv(A, *, out=None):
+    if _acs.on:
+        return _ac.fp32(inv, A, out=out)
     X, info = inv_ex(A)
     if info._data.any():
         _inv_error(info._data)
@@ -322,6 +328,8 @@ def _solve_error(info):
 
 
 def solve(A, B, *, left=True, out=None):
+    if _acs.on:
+        return _ac.fp32(solve, A, B, left=left, out=out)
     X, info = solve_ex(A, B, left=left)
     if info._data.any():
         _solve_error(info._data)
@@ -439,6 +447,8 @@ def _chol_partial(x):
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    if _acs.on:
+        return _ac.fp32(cholesky_ex, A, upper=upper, check_errors=check_errors, out=out)
     a = square_float("linalg.cholesky", A, kernel="cholesky_cpu")
     L, info = _chol_arrays(a)
     if check_errors and info.any():
@@ -456,6 +466,8 @@ def _chol_error(info):
 
 
 def cholesky(A, *, upper=False, out=None):
+    if _acs.on:
+        return _ac.fp32(cholesky, A, upper=upper, out=out)
     L, info = cholesky_ex(A, upper=upper)
     if info._data.any():
         _chol_error(info._data)

@@ -15,6 +15,8 @@ from ..autograd.graph import Node
 from . import norm as _norm, channel_shuffle as _cs
 from .statistics import LinalgVectorNormBackward0
 from .dropout import _bernoulli_like
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["native_batch_norm", "native_layer_norm", "native_group_norm", "native_dropout",
            "native_channel_shuffle", "norm_except_dim", "batch_norm_update_stats", "batch_norm_stats",
@@ -267,6 +269,8 @@ class ConvTbcBackward0(Node):    # y[t] = sum_k x_pad[t + k] @ w[k] + b; dx, dw:
 
 
 def conv_tbc(input, weight, bias, pad=0):
+    if _acs.on:
+        return _ac.lower(conv_tbc, input, weight, bias, pad)
     from .conv import conv_arr          # (conv loads with nn.functional)
     x, w, b = input._data, weight._data, bias._data
     if x.ndim != 3:

@@ -13,6 +13,8 @@ from ..autograd.graph import Node
 from .arithmetic import div
 from .binary import maximum, minimum
 from .sorting import named, selected, _SelectNode as _Sel
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax",
            "argmin", "all", "any", "count_nonzero"]
@@ -302,6 +304,8 @@ class ProdBackward1(ProdBackward0):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if _acs.on:
+        return _ac.fp32(prod, input, dim, keepdim, dtype=dtype, out=out)
     a = input._data
     dt = _sum_dtype(a, dtype)
     if dt is not None:

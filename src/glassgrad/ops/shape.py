@@ -15,6 +15,8 @@ from .conversion import clone
 from .creation import check_alloc
 from .gather_scatter import index_select
 from . import views as V
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["cat", "concat", "concatenate", "stack"]
 
@@ -37,6 +39,8 @@ class CatBackward0(Node):           # y = cat(xs, d); dx_i = gy narrowed to x_i'
 
 
 def cat(tensors, dim=0, *, out=None):
+    if _acs.on:
+        return _ac.promote(cat, tensors, dim, out=out)
     tensors = _args.tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -85,6 +89,8 @@ class StackBackward0(Node):         # y = stack(xs, d); dx_i = gy.select(d, i)
 
 
 def stack(tensors, dim=0, *, out=None):
+    if _acs.on:
+        return _ac.promote(stack, tensors, dim, out=out)
     tensors = _args.tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -371,6 +377,8 @@ class TraceBackward0(Node):         # y = trace(x); dx = gy * eye
 
 
 def trace(input):
+    if _acs.on:
+        return _ac.fp32(trace, input)
     a = input._data
     if a.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")

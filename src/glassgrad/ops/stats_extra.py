@@ -19,6 +19,8 @@ from .reduction import _dims, _count, mean
 from .statistics import var, _fused_linspace
 from .sorting import named
 from .ternary import where
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["quantile", "nanquantile", "cov", "corrcoef", "std_mean", "var_mean", "logcumsumexp", "histogramdd"]
 
@@ -119,10 +121,14 @@ def _ranks(q, sd, ignore_nan):
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    if _acs.on:
+        return _ac.fp32(quantile, input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    if _acs.on:
+        return _ac.fp32(nanquantile, input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _quantile(input, q, dim, keepdim, interpolation, True)
 
 

@@ -20,6 +20,8 @@ from .slicing import unfold, slice_dim, narrow
 from .pad import constant_pad_nd, reflection_pad, replication_pad, circular_pad
 from .creation import ones
 from .arithmetic import mul, div
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["stft", "istft"]
 
@@ -81,6 +83,9 @@ def _pad(x, p, mode):
 
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
          normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    if _acs.on:
+        return _ac.fp32(stft, input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+                        return_complex, align_to_window)
     n_fft = _args.int_arg(n_fft, "stft", "n_fft")
     if center:                  # torch/functional.py: pad the signal by n_fft // 2 on both sides
         nd = input.ndim

@@ -16,6 +16,8 @@ from .creation import empty_strided
 from .strided import as_strided, _AsStridedAccum
 from .views import _inplace_meta
 from ..autograd.function import Function
+from .._autocast_state import state as _acs
+from . import _autocast as _ac
 
 __all__ = ["is_nonzero", "is_same_size", "is_signed", "as_strided_"]
 
@@ -41,6 +43,8 @@ def is_signed(input):
 
 def prelu(input, weight):
     """Tensor.prelu: nn.functional.prelu's checks, the weight shaped to broadcast along dim 1."""
+    if _acs.on:
+        return _ac.lower(prelu, input, weight)
     from .activation import prelu as _prelu     # loads with nn.functional: imported when first called
     if weight.dim() > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")

@@ -22,6 +22,8 @@ from ...ops.linalg import matmul, bmm
 from ...ops.addmm import baddbmm, linear as _linear
 from ...ops.softmax import softmax
 from ...ops.shape import cat
+from ..._autocast_state import state as _acs
+from ...ops import _autocast as _ac
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -60,6 +62,9 @@ def _check_sdpa(q, k, v, attn_mask):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(Q K^T * scale + mask) V; a bool mask marks the positions that take part (True = attend)."""
+    if _acs.on:
+        return _ac.lower(scaled_dot_product_attention, query, key, value, attn_mask, dropout_p, is_causal, scale,
+                         enable_gqa)
     q, k, v = query, key, value
     _check_sdpa(q, k, v, attn_mask)
     sc = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)

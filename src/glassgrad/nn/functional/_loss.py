@@ -16,6 +16,8 @@ from ...ops.loss_ctc import ctc_loss_per_sample
 from ...ops import (arithmetic as _A, unary as _U, binary as _B, ternary as _T, masked as _Mk, creation as _C,
                     views as _V, shape as _S, reduction as _R)
 from ._activation import pairwise_distance
+from ..._autocast_state import state as _acs
+from ...ops import _autocast as _ac
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss",
@@ -86,12 +88,17 @@ def _pointwise_args(input, target, size_average, reduce, reduction):
 
 # -- cross entropy / nll ----------------------------------------------------------------------------
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    if _acs.on:
+        return _ac.fp32(nll_loss, input, target, weight, size_average, ignore_index, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     return _L.nll_loss_nd(input, target, weight, reduction, ignore_index)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
+    if _acs.on:
+        return _ac.fp32(cross_entropy, input, target, weight, size_average, ignore_index, reduce, reduction,
+                        label_smoothing)
     reduction = _reduction(size_average, reduce, reduction)
     return _L.cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)
 
@@ -115,6 +122,8 @@ def _l1(x, t, reduction):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if _acs.on:
+        return _ac.fp32(mse_loss, input, target, size_average, reduce, reduction, weight)
     x, t, reduction = _pointwise_args(input, target, size_average, reduce, reduction)
     if weight is not None:
         return _weighted(_A.pow(x - t, 2), weight, input, reduction)
@@ -122,6 +131,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if _acs.on:
+        return _ac.fp32(l1_loss, input, target, size_average, reduce, reduction, weight)
     x, t, reduction = _pointwise_args(input, target, size_average, reduce, reduction)
     if weight is not None:
         return _weighted(_U.abs(x - t), weight, input, reduction)
@@ -129,6 +140,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    if _acs.on:
+        return _ac.fp32(smooth_l1_loss, input, target, size_average, reduce, reduction, beta)
     x, t, reduction = _pointwise_args(input, target, size_average, reduce, reduction)
     if beta == 0.0:
         return _l1(x, t, reduction)
@@ -136,6 +149,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    if _acs.on:
+        return _ac.fp32(huber_loss, input, target, reduction, delta, weight)
     _size_warning(input, target)
     x, t = _S.broadcast_tensors(input, target)
     if weight is None:
@@ -167,6 +182,8 @@ def _broadcast_shapes_msg(*shapes):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if _acs.on:
+        return _ac.fp32(binary_cross_entropy, input, target, weight, size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
@@ -179,6 +196,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
+    if _acs.on:
+        return _ac.fp32(binary_cross_entropy_with_logits, input, target, weight, size_average, reduce, reduction,
+                        pos_weight)
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
@@ -186,6 +206,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if _acs.on:
+        return _ac.fp32(kl_div, input, target, size_average, reduce, reduction, log_target)
     if size_average is not None or reduce is not None:
         red = _get_enum(_legacy_get_string(size_average, reduce))
     else:
@@ -207,6 +229,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
+    if _acs.on:
+        return _ac.fp32(poisson_nll_loss, input, target, log_input, full, size_average, eps, reduce, reduction)
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
     if reduction not in ("none", "mean", "sum"):
@@ -252,6 +276,8 @@ def _pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    if _acs.on:
+        return _ac.fp32(cosine_embedding_loss, input1, input2, target, margin, size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     td = target.dim()
     if td not in (0, 1):
@@ -275,6 +301,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    if _acs.on:
+        return _ac.fp32(margin_ranking_loss, input1, input2, target, margin, size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
@@ -283,6 +311,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    if _acs.on:
+        return _ac.fp32(hinge_embedding_loss, input, target, margin, size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     zeros = _C.zeros_like(input)
     mc = _B.clamp_min(margin - input, 0)
@@ -299,6 +329,9 @@ def _triplet_dims(a, p, n):
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
+    if _acs.on:
+        return _ac.fp32(triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap, size_average, reduce,
+                        reduction)
     reduction = _reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -352,12 +385,16 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if _acs.on:
+        return _ac.fp32(soft_margin_loss, input, target, size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     return _M.soft_margin_loss(input, target, reduction)
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
+    if _acs.on:
+        return _ac.fp32(multi_margin_loss, input, target, p, margin, weight, size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -367,11 +404,15 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if _acs.on:
+        return _ac.fp32(multilabel_margin_loss, input, target, size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     return _M.multilabel_margin_loss(input, target, reduction)
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    if _acs.on:
+        return _ac.fp32(ctc_loss, log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
     reduction = _get_enum(reduction)
     for v in (input_lengths, target_lengths):
         if not isinstance(v, (Tensor, tuple, list)):

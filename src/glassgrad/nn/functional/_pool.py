@@ -2,6 +2,8 @@
 from ... import _args
 from ..._tensor import Tensor
 from ...ops import pool as _P
+from ..._autocast_state import state as _acs
+from ...ops import _autocast as _ac
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
@@ -101,6 +103,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if _acs.on:
+        return _ac.fp32(max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
     out = _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3)
     return out if return_indices else out[0]
 
@@ -172,6 +176,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
+    if _acs.on:
+        return _ac.fp32(avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
 
 
@@ -238,6 +244,8 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 def adaptive_avg_pool3d(input, output_size):
+    if _acs.on:
+        return _ac.fp32(adaptive_avg_pool3d, input, output_size)
     return _adaptive_avg(input, output_size, 3)
 
 
@@ -271,6 +279,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
+    if _acs.on:
+        return _ac.fp32(adaptive_max_pool3d, input, output_size, return_indices)
     out = _adaptive_max(input, output_size, 3)
     return out if return_indices else out[0]
 
@@ -321,10 +331,14 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    if _acs.on:
+        return _ac.fp32(max_unpool2d, input, indices, kernel_size, stride, padding, output_size)
     return _P.max_unpool(input, indices, _unpool_default(input, kernel_size, stride, padding, output_size, 2))
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    if _acs.on:
+        return _ac.fp32(max_unpool3d, input, indices, kernel_size, stride, padding, output_size)
     return _P.max_unpool(input, indices, _unpool_default(input, kernel_size, stride, padding, output_size, 3))
 
 
@@ -403,6 +417,9 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
+    if _acs.on:
+        return _ac.fp32(fractional_max_pool2d, input, kernel_size, output_size, output_ratio, return_indices,
+                        _random_samples)
     out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
                                              _random_samples)
     return out if return_indices else out[0]
@@ -444,6 +461,9 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
+    if _acs.on:
+        return _ac.fp32(fractional_max_pool3d, input, kernel_size, output_size, output_ratio, return_indices,
+                        _random_samples)
     out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
                                              _random_samples)
     return out if return_indices else out[0]

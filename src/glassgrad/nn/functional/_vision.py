@@ -6,6 +6,8 @@ from ... import _args
 from ...ops import pad as _P
 from ...ops import upsample as _U
 from ...ops import conv as _C
+from ..._autocast_state import state as _acs
+from ...ops import _autocast as _ac
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
            "pixel_unshuffle", "unfold", "fold", "grid_sample", "affine_grid", "channel_shuffle",
@@ -35,6 +37,13 @@ def pad(input, pad, mode="constant", value=None):
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if _acs.on and (mode == "replicate" or mode == "reflect" and k < 3):   # torch's reflection_pad1d/2d and
+        return _ac.fp32(_pad_modes, input, pad, mode)                          # replication_pad1d/2d/3d: float32
+    return _pad_modes(input, pad, mode)
+
+
+def _pad_modes(input, pad, mode):
+    """The non-constant modes of pad, its arguments checked."""
     if mode == "reflect":
         return _P.reflection_pad(input, pad)
     if mode == "replicate":
@@ -244,6 +253,8 @@ _ALIGN_MSG = ("Default grid_sample and affine_grid behavior has changed to align
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    if _acs.on:
+        return _ac.fp32(grid_sample, input, grid, mode, padding_mode, align_corners)
     from ...ops.grid_sample import grid_sampler_2d
     if mode != "bilinear" and mode != "nearest" and mode != "bicubic":
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
