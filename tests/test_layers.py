@@ -45,6 +45,7 @@ LAYER_MAP = {
     "fft": 4,                # torch.fft: the same, over ops/fft.py
     "_legacy": 4,            # FloatTensor, LongTensor, ...: legacy constructors built on ops.creation
     "_sampling": 4,          # torch.poisson / torch.binomial: distributions' samplers with ops/sampling.py's graph
+    "profiler.*": 4, "hub": 4, "jit.*": 4, "compiler.*": 4, "_dynamo.*": 4,   # torch.profiler / hub / jit / compile
     # 5 top: the torch namespace, the glass box, the command
     "": 5, "__main__": 5, "explain.*": 5, "cli": 5, "_launch": 5, "demo": 5, "_torch_alias": 5,
 }

@@ -236,6 +236,8 @@ def get_device_module(device=None):  # noqa: F811  (the argument torch names dev
 _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
                "overrides", "sparse", "fft", "backends", "version",
                "testing")
+# torch.profiler / hub / jit / compiler / _dynamo (first use) and torch.compile (eager: glassgrad compiles nothing)
+_SUBMODULES += ("profiler", "hub", "jit", "compiler", "_dynamo")
 
 
 # torch.* names that are nn.functional's functions

@@ -1,0 +1,378 @@
+"""torch.autograd.profiler: `profile` (the legacy CPU profiler), `record_function`, `emit_nvtx` / `emit_itt`,
+and the recorder torch.profiler is built on.
+
+Where ops are timed.  Every op glassgrad has is a function of an `ops/` family module, reached through a
+module attribute (a Tensor method calls ``_ops.addmm.addmm``, ``glassgrad.addmm`` is its ``tensor_first``
+wrapper, nn.functional imports the function object).  While a profiler records, `_patch` replaces each op
+function -- in every loaded ``glassgrad.*`` module that holds it -- by a timed wrapper named as ATen names
+the op (``aten::addmm``), and the backward engine's `_run_node` by one that times each node
+(``autograd::engine::evaluate_function: AddmmBackward0`` around ``AddmmBackward0``; the engine skips its
+inlined fast path while ``state.profiling`` is set).  `_unpatch` puts the originals back.  So the cost when
+not profiling is nothing at all on the op path and one flag test per backward call.  Nesting follows the
+calls (``aten::linear`` holds ``aten::t`` and ``aten::addmm``), as torch's.
+
+Differences from torch: only the ops glassgrad composes are seen (glassgrad's backward formulas work on
+arrays, so a node shows no ``aten::mm`` inside unless create_graph=True); profile_memory counts the bytes of
+the new (non-view) tensors each op returns, not the allocator's traffic; there is no CUDA activity.
+"""
+import contextlib
+import functools
+import inspect
+import sys
+import threading
+import time
+import types
+import traceback
+
+from .._grad_state import state
+from .._tensor import Tensor
+from .profiler_util import EventList, FunctionEvent
+
+__all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent"]
+
+# glassgrad's op names that ATen spells differently
+_ATEN_NAMES = {"cross_entropy": "cross_entropy_loss"}
+_NOT_OPS = {"check_nondiff"}       # helpers the families export that are no op of torch's
+_NODE_NAMES = {"AccumulateGrad": "torch::autograd::AccumulateGrad"}
+_PKG_DIR = __file__.rsplit("autograd", 1)[0]
+
+
+class _Recorder:
+    """The one event log all recording sessions share, with the per-thread stack of open ranges."""
+
+    def __init__(self):
+        self.sessions = []
+        self.log = []
+        self.local = threading.local()
+        self.threads = {}
+        self.shapes = self.stack = self.memory = False
+        self.next_id = 0
+        self.patched = []
+
+    def options(self):
+        live = self.sessions
+        self.shapes = any(s.record_shapes for s in live)
+        self.stack = any(s.with_stack for s in live)
+        self.memory = any(s.profile_memory for s in live)
+
+    def begin(self, name, shapes=None, user=False, seq=-1):
+        st = getattr(self.local, "stack", None)
+        if st is None:
+            st = self.local.stack = []
+        tid = self.threads.setdefault(threading.get_ident(), len(self.threads) + 1)
+        self.next_id += 1
+        stack = _user_stack() if self.stack else None
+        ev = FunctionEvent(self.next_id, name, tid, 0.0, 0.0, shapes, stack, user, seq)
+        if st:
+            ev.cpu_parent = st[-1]
+            st[-1].cpu_children.append(ev)
+        st.append(ev)
+        self.log.append(ev)
+        ev.time_range.start = time.perf_counter_ns() / 1000.0
+        return ev
+
+    def end(self, ev):
+        ev.time_range.end = time.perf_counter_ns() / 1000.0
+        st = self.local.stack
+        if st and st[-1] is ev:
+            st.pop()
+        elif ev in st:
+            st.remove(ev)
+
+
+REC = _Recorder()
+
+
+def _user_stack():
+    frames = [f for f in traceback.extract_stack()[:-3] if not f.filename.startswith(_PKG_DIR)]
+    return [f"{f.filename}({f.lineno}): {f.name}" for f in reversed(frames)]
+
+
+def _shape_of(v):
+    return list(v.shape) if isinstance(v, Tensor) else []
+
+
+def _input_shapes(sig, args, kwargs):
+    """torch's Input Shapes: one entry per schema argument (defaults included), a tensor's size or []."""
+    if sig is not None:
+        try:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+        except TypeError:
+            pass
+        else:
+            out = []
+            for name, v in bound.arguments.items():
+                kind = sig.parameters[name].kind
+                if name == "out" or kind is inspect.Parameter.VAR_KEYWORD:
+                    continue
+                if kind is inspect.Parameter.VAR_POSITIONAL:
+                    out.extend(_shape_of(a) for a in v)
+                else:
+                    out.append(_shape_of(v))
+            return out
+    return [_shape_of(a) for a in args] + [_shape_of(v) for k, v in kwargs.items() if k != "out"]
+
+
+def _new_bytes(result, args):
+    items = result if isinstance(result, (tuple, list)) else (result,)
+    n = 0
+    for r in items:
+        if isinstance(r, Tensor) and r._base is None and not any(r is a for a in args):
+            n += getattr(r._data, "nbytes", 0)
+    return n
+
+
+def _timed(fn, name):
+    """`fn` timed as the op `name` while a session records."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        sig = None
+
+    def op(*args, **kwargs):
+        rec = REC
+        if not rec.sessions:
+            return fn(*args, **kwargs)
+        ev = rec.begin(name, _input_shapes(sig, args, kwargs) if rec.shapes else None)
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            rec.end(ev)
+        if rec.memory:
+            ev.cpu_memory_usage += _new_bytes(result, args)
+            if ev.cpu_parent is not None:
+                _add_up(ev)
+        return result
+
+    functools.update_wrapper(op, fn)
+    op._gg_profiled = fn
+    return op
+
+
+def _add_up(ev):
+    """An op's new bytes count in the totals of the ranges around it."""
+    n, p = ev.self_cpu_memory_usage, ev.cpu_parent
+    while p is not None:
+        p.cpu_memory_usage += n
+        p = p.cpu_parent
+
+
+def _timed_run_node(run_node):
+    def timed(node, grads, run):
+        name = type(node).__name__
+        name = _NODE_NAMES.get(name, name)
+        rec = REC
+        outer = rec.begin("autograd::engine::evaluate_function: " + name)
+        inner = rec.begin(name, [list(g.shape) if hasattr(g, "shape") else [] for g in grads] if rec.shapes
+                          else None, seq=getattr(node, "_seq", -1))
+        try:
+            return run_node(node, grads, run)
+        finally:
+            rec.end(inner)
+            rec.end(outer)
+    timed._gg_profiled = run_node
+    return timed
+
+
+def _op_functions():
+    """{function: aten name} for every op function of the loaded ops families."""
+    top = sys.modules.get("glassgrad")
+    fn_ns = sys.modules.get("glassgrad.nn.functional")
+    out = {}
+    for mname, mod in list(sys.modules.items()):
+        if not mname.startswith("glassgrad.ops.") or mname.rsplit(".", 1)[1].startswith("_") or mod is None:
+            continue
+        exported = set(getattr(mod, "__all__", ()))
+        for n, f in list(vars(mod).items()):
+            if (type(f) is types.FunctionType and not n.startswith("_") and f.__module__ == mname
+                    and n not in _NOT_OPS
+                    and (n in exported or hasattr(top, n) or hasattr(fn_ns, n) or hasattr(Tensor, n))):
+                n = f.__name__ if not f.__name__.startswith("_") else n     # multiply = mul: aten::mul
+                out[f] = "aten::" + _ATEN_NAMES.get(n, n)
+    return out
+
+
+def _glassgrad_modules():
+    return [m for k, m in list(sys.modules.items())
+            if m is not None and (k == "glassgrad" or k.startswith("glassgrad.")) and hasattr(m, "__dict__")]
+
+
+def _patch():
+    """Swap every op function for its timed wrapper, everywhere glassgrad holds it; and the engine's node runner."""
+    ops = _op_functions()
+    wrappers = {f: _timed(f, name) for f, name in ops.items()}
+    for mod in _glassgrad_modules():
+        d = vars(mod)
+        for n, v in list(d.items()):
+            if type(v) is not types.FunctionType:
+                continue
+            w = wrappers.get(v)
+            if w is None and getattr(v, "_tensor_first", False) and v.__wrapped__ in ops:
+                # torch.add / F.linear: the argument-checking wrapper, timed once as the op it wraps
+                w = wrappers[v] = _timed(v, ops[v.__wrapped__])
+            if w is not None:
+                d[n] = w
+    from . import engine
+    engine._run_node = _timed_run_node(engine._run_node)
+    state.profiling = True
+
+
+def _unpatch():
+    """Put the originals back (also where a module loaded while profiling copied a wrapper)."""
+    state.profiling = False
+    for mod in _glassgrad_modules():
+        d = vars(mod)
+        for n, v in list(d.items()):
+            orig = getattr(v, "_gg_profiled", None) if type(v) is types.FunctionType else None
+            if orig is not None:
+                d[n] = orig
+
+
+def _start(session):
+    if not REC.sessions:
+        _patch()
+    REC.sessions.append(session)
+    REC.options()
+    session._first = len(REC.log)
+
+
+def _stop(session):
+    """End `session`'s recording; its events, in order of their start."""
+    events = REC.log[session._first:]
+    REC.sessions.remove(session)
+    REC.options()
+    if not REC.sessions:
+        _unpatch()
+        REC.log = []
+        REC.threads = {}
+        REC.local = threading.local()
+    return sorted(events, key=lambda e: e.time_range.start)
+
+
+class profile:
+    """torch.autograd.profiler.profile: records every op, record_function range and backward node run in
+    the block (CPU times; use_cuda / use_device='cuda' warn that CUDA is not available, as torch does
+    without CUDA)."""
+
+    def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False, with_flops=False,
+                 profile_memory=False, with_stack=False, with_modules=False, use_kineto=False, use_cpu=True,
+                 experimental_config=None, acc_events=False, custom_trace_id_callback=None):
+        import warnings
+        self.enabled = enabled
+        if use_cuda:
+            warnings.warn("The attribute `use_cuda` will be deprecated soon, please use ``use_device = 'cuda'`` "
+                          "instead.", FutureWarning, stacklevel=2)
+            use_device = "cuda"
+        if use_device == "cuda":
+            warnings.warn("CUDA is not available, disabling CUDA profiling", stacklevel=2)
+            use_device = None
+        if not use_cpu and use_device is None:
+            raise AssertionError("No activities specified for the profiler")
+        self.use_device = use_device
+        self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
+        self.with_stack = with_stack
+        self.with_flops = with_flops
+        self.with_modules = with_modules
+        self.entered = False
+        self.function_events = None
+        self._first = 0
+
+    def __enter__(self):
+        if not self.enabled:
+            return self
+        if self.entered:
+            raise RuntimeError("Profiler context manager is not reentrant")
+        self.entered = True
+        _start(self)
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if not self.enabled:
+            return False
+        self.function_events = EventList(_stop(self), use_device=self.use_device,
+                                         profile_memory=self.profile_memory, with_flops=self.with_flops)
+        return False
+
+    def __repr__(self):
+        if self.function_events is None:
+            return "<unfinished torch.autograd.profile>"
+        return repr(self.function_events)
+
+    def __str__(self):
+        if self.function_events is None:
+            return "<unfinished torch.autograd.profile>"
+        return str(self.function_events)
+
+    def _check_finish(self):
+        if self.function_events is None:
+            raise RuntimeError("Profiler didn't finish running")
+
+    def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
+              max_shapes_column_width=80, header=None, top_level_events_only=False, time_unit=None):
+        self._check_finish()
+        return self.function_events.table(sort_by=sort_by, row_limit=row_limit,
+                                          max_src_column_width=max_src_column_width,
+                                          max_name_column_width=max_name_column_width,
+                                          max_shapes_column_width=max_shapes_column_width, header=header,
+                                          top_level_events_only=top_level_events_only, time_unit=time_unit)
+
+    def export_chrome_trace(self, path):
+        self._check_finish()
+        return self.function_events.export_chrome_trace(path)
+
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0, group_by_overload_name=False):
+        self._check_finish()
+        return self.function_events.key_averages(group_by_input_shape, group_by_stack_n, group_by_overload_name)
+
+    def total_average(self):
+        self._check_finish()
+        return self.function_events.total_average()
+
+    @property
+    def self_cpu_time_total(self):
+        self._check_finish()
+        return self.function_events.self_cpu_time_total
+
+
+class record_function(contextlib.ContextDecorator):
+    """A named range in the profile (a context manager or a decorator); nothing when no profiler records."""
+
+    def __init__(self, name, args=None):
+        self.name = name
+        self.args = args
+        self._ev = None
+
+    def __enter__(self):
+        if REC.sessions:
+            self._ev = REC.begin(self.name, [] if REC.shapes else None, user=True)
+        return self
+
+    def __exit__(self, *exc):
+        if self._ev is not None:
+            REC.end(self._ev)
+            self._ev = None
+        return False
+
+
+class emit_itt:
+    """torch.autograd.profiler.emit_itt: Intel ITT ranges for VTune; glassgrad emits none (a no-op block)."""
+
+    def __init__(self, enabled=True, record_shapes=False):
+        self.enabled = enabled
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class emit_nvtx(emit_itt):
+    """torch.autograd.profiler.emit_nvtx: NVTX ranges need CUDA, so entering raises torch's error here."""
+
+    def __enter__(self):
+        if self.enabled:
+            raise AssertionError("Torch not compiled with CUDA enabled")
+        return self

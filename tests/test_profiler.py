@@ -1,0 +1,250 @@
+"""torch.profiler / torch.autograd.profiler: the structure of what glassgrad records against torch's for the
+same program (op names as ATen names them, nesting, counts, input shapes, backward node ranges, table
+layout, Chrome trace), torch's schedule arithmetic and step actions, and nothing left patched afterwards.
+Times are not compared."""
+import json
+import warnings
+
+import pytest
+import torch
+
+import glassgrad
+import glassgrad.nn as gnn
+import glassgrad.nn.functional as gF
+from glassgrad.autograd import profiler as gP
+from glassgrad.profiler import ProfilerAction, ProfilerActivity, profile, record_function, schedule
+
+_OPS = ["aten::linear", "aten::t", "aten::addmm", "aten::relu", "aten::cross_entropy_loss", "aten::log_softmax",
+        "aten::nll_loss_nd"]
+_NODES = ["AddmmBackward0", "ReluBackward0", "TBackward0", "NllLossBackward0", "LogSoftmaxBackward0",
+          "torch::autograd::AccumulateGrad"]
+
+
+def _mlp_step(lib, prof_mod, **kw):
+    lib.manual_seed(0)
+    m = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.ReLU(), lib.nn.Linear(8, 3))
+    x, y = lib.randn(5, 4), lib.tensor([0, 1, 2, 0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with prof_mod.profile(activities=[prof_mod.ProfilerActivity.CPU], **kw) as prof:
+            with prof_mod.record_function("fwd"):
+                loss = lib.nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+    return prof
+
+
+@pytest.fixture(scope="module")
+def both():
+    return _mlp_step(torch, torch.profiler, record_shapes=True), _mlp_step(glassgrad, glassgrad.profiler,
+                                                                           record_shapes=True)
+
+
+def _top(e):
+    while e.cpu_parent is not None:
+        e = e.cpu_parent
+    return e.name
+
+
+def _count(events, name, under=None):
+    return sum(1 for e in events if e.name == name and (under is None or _top(e) == under))
+
+
+def test_forward_and_backward_events_named_and_counted_as_torch(both):
+    t, g = both
+    te, ge = t.events(), g.events()
+    for name in _OPS:       # in the forward (torch's backward nodes also call ATen ops; glassgrad's use arrays)
+        assert _count(ge, name, "fwd") == _count(te, name, "fwd") > 0, name
+    for name in ["fwd"] + _NODES + ["autograd::engine::evaluate_function: " + n for n in _NODES]:
+        assert _count(ge, name) == _count(te, name) > 0, name
+    # every name glassgrad records is one torch records for the same program
+    assert {e.name for e in ge} <= {e.name for e in te}
+
+
+def test_nesting_and_input_shapes_as_torch(both):
+    t, g = both
+
+    def tree(events):
+        return [(e.name, e.cpu_parent.name if e.cpu_parent else None, e.input_shapes) for e in events
+                if _top(e) == "fwd" and e.name in ("aten::linear", "aten::addmm", "aten::relu", "aten::t", "aten::cross_entropy_loss")]
+    assert tree(g.events()) == tree(t.events())
+    for e in g.events():
+        if e.name.startswith("autograd::engine::evaluate_function: "):
+            kids = [c.name for c in e.cpu_children]
+            assert kids == [e.name.split(": ", 1)[1]]
+            assert e.cpu_parent is None
+
+
+def test_key_averages_table_layout_as_torch(both):
+    t, g = both
+    tt = t.key_averages().table(sort_by="cpu_time_total", row_limit=100).splitlines()
+    gt = g.key_averages().table(sort_by="cpu_time_total", row_limit=100).splitlines()
+    assert gt[:3] == tt[:3]           # the separator, the header (columns, widths), the separator
+    assert gt[-1].startswith("Self CPU time total: ") and gt[-2] == tt[-2]
+    rows = {line[:55].strip() for line in gt[3:-2]}
+    assert "aten::addmm" in rows and "autograd::engine::evaluate_function: AddmmBackward0" in rows
+    # a row: name, 2 shares, 3 times, calls
+    addmm = next(line for line in gt if line[:55].strip() == "aten::addmm").split()
+    assert addmm[1].endswith("%") and addmm[3].endswith("%") and addmm[-1] == "2"
+    limited = g.key_averages().table(sort_by="self_cpu_time_total", row_limit=3).splitlines()
+    assert len(limited) == 3 + 3 + 2
+    sh = g.key_averages(group_by_input_shape=True).table(sort_by="cpu_time_total", row_limit=50).splitlines()
+    tsh = t.key_averages(group_by_input_shape=True).table(sort_by="cpu_time_total", row_limit=50).splitlines()
+    assert sh[1].split() == tsh[1].split()    # ... with an Input Shapes column
+    assert any("[[8], [5, 4], [4, 8], [], []]" in line for line in sh)
+    total = g.key_averages().total_average()
+    assert total.count == len(g.events())
+
+
+def test_key_averages_counts_equal_torch(both):
+    t, g = both
+    tk = {a.key: a.count for a in t.key_averages()}
+    for a in g.key_averages():
+        if a.key != "aten::t":       # torch's AddmmBackward0 also transposes
+            assert a.count == tk[a.key], a.key
+        assert a.self_cpu_time_total <= a.cpu_time_total + 1e-6
+
+
+def test_chrome_trace_loads_with_complete_events(both, tmp_path):
+    _, g = both
+    path = tmp_path / "trace.json"
+    g.export_chrome_trace(str(path))
+    doc = json.loads(path.read_text())
+    xs = [e for e in doc["traceEvents"] if e["ph"] == "X"]
+    assert {"aten::addmm", "fwd", "AddmmBackward0"} <= {e["name"] for e in xs}
+    assert all(e["dur"] >= 0 and {"ts", "pid", "tid", "cat"} <= e.keys() for e in xs)
+    addmm = next(e for e in xs if e["name"] == "aten::addmm")
+    assert addmm["args"]["Input Dims"] == [[8], [5, 4], [4, 8], [], []]
+    assert next(e for e in xs if e["name"] == "fwd")["cat"] == "user_annotation"
+
+
+@pytest.mark.parametrize("kw", [dict(wait=1, warmup=1, active=2), dict(wait=0, warmup=2, active=1, repeat=2),
+                                dict(wait=2, warmup=1, active=3, repeat=1, skip_first=3),
+                                dict(wait=3, warmup=1, active=1, skip_first=2, skip_first_wait=1)])
+def test_schedule_as_torch(kw):
+    ts, gs = torch.profiler.schedule(**kw), schedule(**kw)
+    assert [gs(i).name for i in range(20)] == [ts(i).name for i in range(20)]
+
+
+def test_schedule_errors_as_torch():
+    for kw in (dict(wait=0, warmup=0, active=0), dict(wait=-1, warmup=1, active=1)):
+        with pytest.raises(AssertionError) as te:
+            torch.profiler.schedule(**kw)
+        with pytest.raises(AssertionError) as ge:
+            schedule(**kw)
+        assert str(ge.value) == str(te.value)
+    with pytest.warns(UserWarning, match="Profiler won't be using warmup"):
+        schedule(wait=1, warmup=0, active=1)
+    with pytest.raises(AssertionError, match="Step must be non-negative"):
+        schedule(wait=1, warmup=1, active=1)(-1)
+
+
+def _scheduled(lib, prof_mod, tmp_path=None):
+    ready = []
+
+    def on_ready(p):
+        p.export_chrome_trace(str(tmp_path / "t.json"))
+        steps = [e["name"] for e in json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+                 if e["name"].startswith("ProfilerStep")]
+        ready.append((p.step_num, [e.name for e in p.events() if e.name.startswith("ProfilerStep")], steps))
+    x = lib.ones(3, requires_grad=True)
+    with prof_mod.profile(schedule=prof_mod.schedule(wait=1, warmup=1, active=2, repeat=2),
+                          on_trace_ready=on_ready) as p:
+        for _ in range(10):
+            (x * 2).sum().backward()
+            p.step()
+    return ready
+
+
+def test_scheduled_steps_and_trace_ready_as_torch(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        star = ["ProfilerStep*"] * 2
+        assert _scheduled(glassgrad, glassgrad.profiler, tmp_path) == _scheduled(torch, torch.profiler, tmp_path) == [
+            (4, star, ["ProfilerStep#2", "ProfilerStep#3"]), (8, star, ["ProfilerStep#6", "ProfilerStep#7"])]
+
+
+def test_tensorboard_trace_handler_writes_a_chrome_trace(tmp_path):
+    d = tmp_path / "tb"
+    x = glassgrad.ones(2)
+    with profile(schedule=schedule(wait=0, warmup=1, active=1, repeat=1),
+                 on_trace_ready=glassgrad.profiler.tensorboard_trace_handler(str(d), worker_name="w0")) as p:
+        for _ in range(3):
+            x + 1
+            p.step()
+    files = list(d.iterdir())
+    assert len(files) == 1 and files[0].name.startswith("w0.") and files[0].name.endswith(".pt.trace.json")
+    doc = json.loads(files[0].read_text())
+    assert "aten::add" in {e["name"] for e in doc["traceEvents"] if e["ph"] == "X"}
+
+
+def test_record_function_as_decorator_and_nothing_when_off():
+    @record_function("my_block")
+    def f(x):
+        return x.exp()
+    f(glassgrad.ones(2))          # no profiler: just runs
+    with gP.profile() as p:
+        f(glassgrad.ones(2))
+    names = [(e.name, e.cpu_parent.name if e.cpu_parent else None) for e in p.function_events]
+    assert names == [("my_block", None), ("aten::exp", "my_block")]
+
+
+def test_nothing_stays_patched_after_profiling():
+    from glassgrad.autograd import engine
+    from glassgrad._grad_state import state
+    run_node, addmm, linear, add = engine._run_node, glassgrad.ops.addmm.addmm, gF.linear, glassgrad.add
+    with gP.profile():
+        assert glassgrad.ops.addmm.addmm is not addmm and state.profiling
+        gnn.Linear(2, 2)
+    assert engine._run_node is run_node and glassgrad.ops.addmm.addmm is addmm and gF.linear is linear
+    assert glassgrad.add is add and not state.profiling
+    import glassgrad.nn.modules.linear as lin_mod
+    assert not hasattr(vars(lin_mod)["F"].linear, "_gg_profiled")
+
+
+def test_with_stack_and_memory():
+    with gP.profile(with_stack=True, profile_memory=True) as p:
+        glassgrad.ones(4, 4).exp()
+    ev = next(e for e in p.function_events if e.name == "aten::exp")
+    assert ev.stack and __file__ in ev.stack[0]
+    assert ev.cpu_memory_usage == 64
+    assert "Source Location" in p.key_averages(group_by_stack_n=1).table().splitlines()[1]
+    assert "CPU Mem" in p.key_averages().table().splitlines()[1]
+
+
+def test_cuda_activity_and_nvtx_as_torch_without_cuda():
+    for mod in (torch.profiler, glassgrad.profiler):
+        with pytest.warns(UserWarning, match="CUDA is not available, disabling CUDA profiling"):
+            with pytest.raises(AssertionError, match="No activities specified for the profiler"):
+                with mod.profile(activities=[mod.ProfilerActivity.CUDA]):
+                    pass
+        with pytest.raises(AssertionError, match="No valid profiler activities found"):
+            mod.profile(activities=[])
+    for mod in (torch.autograd.profiler, glassgrad.autograd.profiler):
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            with mod.emit_nvtx():
+                pass
+    assert glassgrad.profiler.supported_activities() == {ProfilerActivity.CPU}
+    assert [a.name for a in ProfilerAction] == ["NONE", "WARMUP", "RECORD", "RECORD_AND_SAVE"]
+    p = gP.profile()
+    with pytest.raises(RuntimeError, match="Profiler didn't finish running"):
+        p.key_averages()
+
+
+def test_profiler_script_runs_through_glassgrad_run(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "prof.py"
+    script.write_text(
+        "import torch\nfrom torch.profiler import profile, ProfilerActivity, record_function\n"
+        "import torch.autograd.profiler as ap\n"
+        "m = torch.nn.Linear(3, 2)\n"
+        "with profile(activities=[ProfilerActivity.CPU]) as prof:\n"
+        "    with record_function('step'):\n        m(torch.ones(4, 3)).sum().backward()\n"
+        "names = {e.key for e in prof.key_averages()}\n"
+        "print(sorted(n for n in names if n in ('step', 'aten::linear', 'aten::addmm', 'AddmmBackward0')))\n")
+    outs = []
+    for cmd in ([sys.executable, "-m", "glassgrad", "run", str(script)], [sys.executable, str(script)]):
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1] == "['AddmmBackward0', 'aten::addmm', 'aten::linear', 'step']\n"
