@@ -238,6 +238,7 @@ _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg
                "testing")
 # torch.profiler / hub / jit / compiler / _dynamo (first use) and torch.compile (eager: glassgrad compiles nothing)
 _SUBMODULES += ("profiler", "hub", "jit", "compiler", "_dynamo")
+from .compiler import compile  # noqa: E402,A001  (loads nn only when it compiles a module)
 
 
 # torch.* names that are nn.functional's functions
