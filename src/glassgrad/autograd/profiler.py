@@ -28,7 +28,7 @@ from .._grad_state import state
 from .._tensor import Tensor
 from .profiler_util import EventList, FunctionEvent
 
-__all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent"]
+__all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent", "KinetoStepTracker"]
 
 # glassgrad's op names that ATen spells differently
 _ATEN_NAMES = {"cross_entropy": "cross_entropy_loss"}
@@ -376,3 +376,36 @@ class emit_nvtx(emit_itt):
         if self.enabled:
             raise AssertionError("Torch not compiled with CUDA enabled")
         return self
+
+
+class KinetoStepTracker:
+    """torch's global step count over several requesters (the profiler's step(), optimizers): the maximum of
+    their counts."""
+    _current_step = 0
+    _step_dict = {}
+
+    @classmethod
+    def init_step_count(cls, requester):
+        cls._step_dict[requester] = cls._current_step
+
+    @classmethod
+    def erase_step_count(cls, requester):
+        return cls._step_dict.pop(requester, None) is not None
+
+    @classmethod
+    def increment_step(cls, requester):
+        import warnings
+        if requester not in cls._step_dict:
+            cls.init_step_count(requester)
+        cls._step_dict[requester] += 1
+        new_step = max(cls._step_dict.values())
+        if new_step > cls._current_step:
+            if new_step - cls._current_step > 1:
+                warnings.warn(f"Profiler step count has increased more than 1 - current_step = {cls._current_step} "
+                              f"step dict =  {cls._step_dict}", stacklevel=2)
+            cls._current_step = new_step
+        return cls._current_step
+
+    @classmethod
+    def current_step(cls):
+        return cls._current_step

@@ -7,14 +7,15 @@ import functools
 
 __all__ = ["compile", "allow_in_graph", "assume_constant_result", "cudagraph_mark_step_begin", "disable",
            "is_compiling", "is_dynamo_compiling", "is_exporting", "list_backends", "reset", "set_stance",
-           "substitute_in_graph", "wrap_numpy", "get_default_backend", "set_default_backend"]
+           "substitute_in_graph", "wrap_numpy", "get_default_backend", "set_default_backend",
+           "nested_compile_region", "set_enable_guard_collectives"]
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 _BACKENDS = ("cudagraphs", "inductor", "openxla", "tvm")
 _DEBUG_BACKENDS = ("eager", "aot_eager", "aot_eager_decomp_partition", "aot_eager_decomp_partition_crossref",
                    "aot_eager_decomp_partition_with_mode", "aot_ts", "eager_debug", "eager_noexcept",
                    "aot_inductor_debug")
-_state = {"default_backend": "inductor", "stance": "default"}
+_state = {"default_backend": "inductor", "stance": "default", "guard_collectives": False}
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
@@ -114,3 +115,16 @@ def set_stance(stance="default", *, skip_guard_eval_unsafe=False, force_backend=
                       "aot_eager_then_compile"):
         raise RuntimeError(f"invalid torch.compile stance '{stance}'")
     _state["stance"] = stance
+
+
+def nested_compile_region(fn=None, *, options=None, max_reuse_entries=8, reuse_hash_fn=None):
+    """Marks a region torch compiles once and reuses: the function as it is here (also as a decorator)."""
+    if fn is None:
+        return lambda f: f
+    return fn
+
+
+def set_enable_guard_collectives(enabled):
+    """Stores the switch; returns the previous value (as torch's)."""
+    old, _state["guard_collectives"] = _state["guard_collectives"], bool(enabled)
+    return old

@@ -197,6 +197,7 @@ class profile(_KinetoProfile):
         self.step_rec_fn = None
         self.current_action = self.schedule(self.step_num)
         self.action_map = self._actions()
+        _prof.KinetoStepTracker.init_step_count("ProfilerStep")
 
     def _actions(self):
         A = ProfilerAction
@@ -222,6 +223,7 @@ class profile(_KinetoProfile):
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         self.stop()
+        _prof.KinetoStepTracker.erase_step_count("ProfilerStep")
 
     def start(self):
         self._transit_action(ProfilerAction.NONE, self.current_action)
@@ -242,6 +244,7 @@ class profile(_KinetoProfile):
             self.step_rec_fn = None
         prev_action = self.current_action
         self.step_num += 1
+        _prof.KinetoStepTracker.increment_step("ProfilerStep")
         self.current_action = self.schedule(self.step_num)
         self._transit_action(prev_action, self.current_action)
         if self.record_steps:
