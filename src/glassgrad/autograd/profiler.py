@@ -31,8 +31,17 @@ from .profiler_util import EventList, FunctionEvent
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent", "KinetoStepTracker"]
 
 # glassgrad's op names that ATen spells differently
-_ATEN_NAMES = {"cross_entropy": "cross_entropy_loss"}
-_NOT_OPS = {"check_nondiff"}       # helpers the families export that are no op of torch's
+_ATEN_NAMES = {"cross_entropy": "cross_entropy_loss", "to_dtype": "to", "to_device": "to", "type_": "to"}
+_NOT_OPS = {"check_nondiff", "pool_out_size", "dtype_of_np", "scalar_like"}      # helpers the families export that are no op of torch's
+# nn.functional's functions that torch writes in Python (not ATen ops, so torch's profile never names them)
+_F_PYTHON = {"adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices",
+             "affine_grid", "cross_entropy", "dropout1d", "dropout2d", "dropout3d", "fold", "gaussian_nll_loss",
+             "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices", "grid_sample",
+             "gumbel_softmax", "interpolate", "linear_cross_entropy", "local_response_norm", "lp_pool1d", "lp_pool2d",
+             "lp_pool3d", "max_unpool1d", "multi_head_attention_forward", "multilabel_soft_margin_loss", "normalize",
+             "softmin", "softsign", "tanhshrink", "triplet_margin_with_distance_loss", "upsample", "upsample_bilinear",
+             "upsample_nearest", "nll_loss", "boolean_dispatch", "assert_int_or_pair", "has_torch_function",
+             "handle_torch_function", "has_torch_function_unary", "has_torch_function_variadic", "logsigmoid"}
 _NODE_NAMES = {"AccumulateGrad": "torch::autograd::AccumulateGrad"}
 _PKG_DIR = __file__.rsplit("autograd", 1)[0]
 
@@ -83,6 +92,29 @@ class _Recorder:
 REC = _Recorder()
 
 
+def _index_name(index, setting=None):
+    """The ATen op torch records for x[index] (the last step it takes) or for x[index] = value."""
+    items = index if type(index) is tuple else (index,)
+    advanced = any(isinstance(i, (Tensor, list)) or type(i) is bool for i in items)
+    if setting is not None:
+        return "aten::index_put_" if advanced else "aten::copy_" if isinstance(setting, Tensor) else "aten::fill_"
+    if advanced:
+        return "aten::index"
+    name = "aten::alias"
+    for i in items:
+        if i is None:
+            name = "aten::unsqueeze"
+        elif type(i) is slice:
+            name = "aten::slice" if i != slice(None) else name
+        elif i is not Ellipsis:
+            name = "aten::select"
+    return name
+
+
+# {op function name: (args, kwargs) -> the ATen name}: composites whose ATen op depends on the arguments
+_NAMED_BY_ARGS = {"getitem": lambda a, k: _index_name(a[1]), "setitem": lambda a, k: _index_name(a[1], a[2])}
+
+
 def _user_stack():
     frames = [f for f in traceback.extract_stack()[:-3] if not f.filename.startswith(_PKG_DIR)]
     return [f"{f.filename}({f.lineno}): {f.name}" for f in reversed(frames)]
@@ -104,7 +136,7 @@ def _input_shapes(sig, args, kwargs):
             out = []
             for name, v in bound.arguments.items():
                 kind = sig.parameters[name].kind
-                if name == "out" or kind is inspect.Parameter.VAR_KEYWORD:
+                if name in ("out", "inplace") or kind is inspect.Parameter.VAR_KEYWORD:
                     continue
                 if kind is inspect.Parameter.VAR_POSITIONAL:
                     out.extend(_shape_of(a) for a in v)
@@ -123,18 +155,25 @@ def _new_bytes(result, args):
     return n
 
 
-def _timed(fn, name):
-    """`fn` timed as the op `name` while a session records."""
+def _timed(fn, name, split=True):
+    """`fn` timed as the op `name` while a session records (or as _NAMED_BY_ARGS names the call)."""
+    by_args = _NAMED_BY_ARGS.get(fn.__name__)
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         sig = None
+    if split and sig is not None and "inplace" in sig.parameters:        # F.relu(x, inplace=True) is aten::relu_
+        return _timed_inplace(fn, name, sig)
 
     def op(*args, **kwargs):
         rec = REC
         if not rec.sessions:
             return fn(*args, **kwargs)
-        ev = rec.begin(name, _input_shapes(sig, args, kwargs) if rec.shapes else None)
+        this = name if by_args is None else by_args(args, kwargs)
+        st = getattr(rec.local, "stack", None)
+        if st and st[-1].name == this:          # F.relu calling the op relu: one range, as torch's
+            return fn(*args, **kwargs)
+        ev = rec.begin(this, _input_shapes(sig, args, kwargs) if rec.shapes else None)
         try:
             result = fn(*args, **kwargs)
         finally:
@@ -145,6 +184,22 @@ def _timed(fn, name):
                 _add_up(ev)
         return result
 
+    functools.update_wrapper(op, fn)
+    op._gg_profiled = fn
+    return op
+
+
+def _timed_inplace(fn, name, sig):
+    plain, inplace = _timed(fn, name, False), _timed(fn, name + "_", False)
+
+    def op(*args, **kwargs):
+        if REC.sessions:
+            try:
+                if sig.bind(*args, **kwargs).arguments.get("inplace"):
+                    return inplace(*args, **kwargs)
+            except TypeError:
+                pass
+        return plain(*args, **kwargs)
     functools.update_wrapper(op, fn)
     op._gg_profiled = fn
     return op
@@ -176,20 +231,28 @@ def _timed_run_node(run_node):
 
 
 def _op_functions():
-    """{function: aten name} for every op function of the loaded ops families."""
+    """{function: aten name} for every op function of the loaded ops families, and the nn.functional functions
+    that are ATen ops in torch."""
     top = sys.modules.get("glassgrad")
     fn_ns = sys.modules.get("glassgrad.nn.functional")
     out = {}
     for mname, mod in list(sys.modules.items()):
-        if not mname.startswith("glassgrad.ops.") or mname.rsplit(".", 1)[1].startswith("_") or mod is None:
+        is_op = mname.startswith("glassgrad.ops.")
+        if mod is None or not (is_op or mname.startswith("glassgrad.nn.functional._")):
+            continue
+        if is_op and mname.rsplit(".", 1)[1].startswith("_"):
             continue
         exported = set(getattr(mod, "__all__", ()))
         for n, f in list(vars(mod).items()):
-            if (type(f) is types.FunctionType and not n.startswith("_") and f.__module__ == mname
-                    and n not in _NOT_OPS
-                    and (n in exported or hasattr(top, n) or hasattr(fn_ns, n) or hasattr(Tensor, n))):
-                n = f.__name__ if not f.__name__.startswith("_") else n     # multiply = mul: aten::mul
-                out[f] = "aten::" + _ATEN_NAMES.get(n, n)
+            if type(f) is not types.FunctionType or n.startswith("_") or f.__module__ != mname or n in _NOT_OPS:
+                continue
+            if is_op and not (n in exported or hasattr(top, n) or hasattr(fn_ns, n) or hasattr(Tensor, n)
+                              or n in _NAMED_BY_ARGS):
+                continue
+            if not is_op and (n not in exported or n in _F_PYTHON):
+                continue
+            n = f.__name__ if not f.__name__.startswith("_") else n     # multiply = mul: aten::mul
+            out[f] = "aten::" + _ATEN_NAMES.get(n, n)
     return out
 
 
@@ -208,8 +271,9 @@ def _patch():
             if type(v) is not types.FunctionType:
                 continue
             w = wrappers.get(v)
-            if w is None and getattr(v, "_tensor_first", False) and v.__wrapped__ in ops:
-                # torch.add / F.linear: the argument-checking wrapper, timed once as the op it wraps
+            if w is None and (getattr(v, "_tensor_first", False) or getattr(v, "_with_out", False)) \
+                    and getattr(v, "__wrapped__", None) in ops:
+                # torch.add / F.linear / torch.cat: the argument-checking wrapper, timed once as the op it wraps
                 w = wrappers[v] = _timed(v, ops[v.__wrapped__])
             if w is not None:
                 d[n] = w
