@@ -231,3 +231,30 @@ def test_hub_script_runs_through_glassgrad_run(tmp_path):
         warnings.simplefilter("ignore")
         want = torch.nn.functional.linear(torch.ones(1, 3), sd["weight"], sd["bias"]).sum()
     assert outs[0] == str(round(float(want), 4))
+
+
+def test_github_repo_downloaded_extracted_and_trusted_as_torch(tmp_path, monkeypatch):
+    """The GitHub path without a network: download_url_to_file is replaced by a copy of a zip archive laid out
+    as GitHub's (one top folder); both libraries extract it to <hub>/<owner>_<repo>_<ref> and trust the repo."""
+    archive = tmp_path / "gh.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("someone-models-0123abc/", "")
+        z.writestr("someone-models-0123abc/hubconf.py", _HUBCONF.format(deps=["numpy"]))
+    urls = []
+
+    def fake_download(url, dst, hash_prefix=None, progress=True):
+        urls.append(url)
+        with open(dst, "wb") as f:
+            f.write(archive.read_bytes())
+    out = []
+    for lib in (torch.hub, ghub):
+        with _hub_dirs(tmp_path / lib.__name__, monkeypatch):
+            monkeypatch.setattr(lib, "download_url_to_file", fake_download)
+            out.append(lib.load("someone/models:dev/x", "double", 21, trust_repo=True, skip_validation=True,
+                                verbose=False))
+            hub_dir = tmp_path / lib.__name__ / "home" / "hub"
+            out.append(sorted(p.name for p in hub_dir.iterdir()))
+            out.append((hub_dir / "trusted_list").read_text())
+            out.append(lib.list("someone/models:dev/x", trust_repo="check", verbose=False))     # cached now
+    assert out[:4] == out[4:] == [42, ["someone_models_dev_x", "trusted_list"], "someone_models\n", ["double"]]
+    assert urls == ["https://github.com/someone/models/zipball/dev/x"] * 2
