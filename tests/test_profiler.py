@@ -297,3 +297,36 @@ def test_top_level_op_names_as_torch_for_common_ops():
         return out
     t, g = top(torch), top(glassgrad)
     assert {k: v for k, v in g.items() if v != t[k]} == {}
+
+
+def test_nested_sessions_and_an_error_inside_leave_nothing_patched():
+    from glassgrad._grad_state import state
+    x = glassgrad.ones(3)
+    with gP.profile() as outer:
+        x.exp()
+        with gP.profile() as inner:
+            x.sin()
+        x.cos()
+    assert [e.name for e in inner.function_events] == ["aten::sin"]
+    assert [e.name for e in outer.function_events] == ["aten::exp", "aten::sin", "aten::cos"]
+    exp = glassgrad.ops.unary.exp
+    with pytest.raises(ZeroDivisionError):
+        with profile() as p:
+            x.exp()
+            1 / 0
+    assert glassgrad.ops.unary.exp is exp and not hasattr(exp, "_gg_profiled") and not state.profiling
+    assert [e.name for e in p.events()] == ["aten::exp"]
+
+
+def test_threads_get_their_own_ranges():
+    import threading
+    x = glassgrad.ones(3)
+    with gP.profile() as p:
+        t = threading.Thread(target=lambda: x.sin())
+        with record_function("main"):
+            t.start()
+            t.join()
+            x.cos()
+    by_name = {e.name: e for e in p.function_events}
+    assert by_name["aten::sin"].cpu_parent is None and by_name["aten::cos"].cpu_parent is by_name["main"]
+    assert by_name["aten::sin"].thread != by_name["aten::cos"].thread

@@ -314,6 +314,14 @@ def _stop(session):
     return sorted(events, key=lambda e: e.time_range.start)
 
 
+def _no_cuda_profiling():
+    """torch's warning without CUDA; with CuPy's GPU, why glassgrad still records none of its kernels."""
+    from .. import backend
+    if backend.cuda_available():
+        return "glassgrad records no CUDA kernels (CuPy's run unseen), disabling CUDA profiling"
+    return "CUDA is not available, disabling CUDA profiling"
+
+
 class profile:
     """torch.autograd.profiler.profile: records every op, record_function range and backward node run in
     the block (CPU times; use_cuda / use_device='cuda' warn that CUDA is not available, as torch does
@@ -329,7 +337,7 @@ class profile:
                           "instead.", FutureWarning, stacklevel=2)
             use_device = "cuda"
         if use_device == "cuda":
-            warnings.warn("CUDA is not available, disabling CUDA profiling", stacklevel=2)
+            warnings.warn(_no_cuda_profiling(), stacklevel=2)
             use_device = None
         if not use_cpu and use_device is None:
             raise AssertionError("No activities specified for the profiler")

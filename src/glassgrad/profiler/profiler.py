@@ -120,7 +120,7 @@ class _KinetoProfile:
     def prepare_trace(self):
         use_device = None
         if ProfilerActivity.CUDA in self.activities:
-            warnings.warn("CUDA is not available, disabling CUDA profiling", stacklevel=2)
+            warnings.warn(_prof._no_cuda_profiling(), stacklevel=2)
         if ProfilerActivity.CPU not in self.activities:
             raise AssertionError("No activities specified for the profiler")
         self.profiler = _prof.profile(use_device=use_device, record_shapes=self.record_shapes,
