@@ -330,3 +330,20 @@ def test_threads_get_their_own_ranges():
     by_name = {e.name: e for e in p.function_events}
     assert by_name["aten::sin"].cpu_parent is None and by_name["aten::cos"].cpu_parent is by_name["main"]
     assert by_name["aten::sin"].thread != by_name["aten::cos"].thread
+
+
+def test_acc_events_keeps_every_cycle_as_torch():
+    def run(lib, mod, acc):
+        seen = []
+        x = lib.ones(2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with mod.profile(schedule=mod.schedule(wait=0, warmup=1, active=1, repeat=3), acc_events=acc,
+                             on_trace_ready=lambda p: seen.append(sum(e.name == "aten::exp" for e in p.events()))) as p:
+                for _ in range(8):
+                    x.exp()
+                    p.step()
+        return seen
+    for acc in (False, True):
+        assert run(glassgrad, glassgrad.profiler, acc) == run(torch, torch.profiler, acc)
+    assert run(glassgrad, glassgrad.profiler, True) == [1, 2, 3]

@@ -90,6 +90,7 @@ class _Recorder:
 
 
 REC = _Recorder()
+_list = list
 
 
 def _index_name(index, setting=None):
@@ -347,24 +348,30 @@ class profile:
         self.with_stack = with_stack
         self.with_flops = with_flops
         self.with_modules = with_modules
+        self.acc_events = acc_events
         self.entered = False
+        self._recording = False
         self.function_events = None
         self._first = 0
 
     def __enter__(self):
         if not self.enabled:
             return self
-        if self.entered:
+        if self.entered and not self.acc_events:
             raise RuntimeError("Profiler context manager is not reentrant")
-        self.entered = True
+        self.entered = self._recording = True
         _start(self)
         return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         if not self.enabled:
             return False
-        self.function_events = EventList(_stop(self), use_device=self.use_device,
-                                         profile_memory=self.profile_memory, with_flops=self.with_flops)
+        self._recording = False
+        events = _stop(self)
+        if self.acc_events and self.function_events is not None:      # acc_events: cycles add up
+            events = _list(self.function_events) + events
+        self.function_events = EventList(events, use_device=self.use_device, profile_memory=self.profile_memory,
+                                         with_flops=self.with_flops)
         return False
 
     def __repr__(self):

@@ -69,6 +69,9 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0)
     return schedule_fn
 
 
+_warned = [False]
+
+
 def _default_schedule_fn(_):
     return ProfilerAction.RECORD
 
@@ -108,6 +111,7 @@ class _KinetoProfile:
         self.with_stack = with_stack
         self.with_flops = with_flops
         self.with_modules = with_modules
+        self.acc_events = acc_events
         self.profiler = None
 
     def start(self):
@@ -123,15 +127,21 @@ class _KinetoProfile:
             warnings.warn(_prof._no_cuda_profiling(), stacklevel=2)
         if ProfilerActivity.CPU not in self.activities:
             raise AssertionError("No activities specified for the profiler")
-        self.profiler = _prof.profile(use_device=use_device, record_shapes=self.record_shapes,
-                                      with_flops=self.with_flops, profile_memory=self.profile_memory,
-                                      with_stack=self.with_stack, with_modules=self.with_modules)
+        if self.profiler is not None and not self.acc_events and not _warned[0]:
+            _warned[0] = True
+            warnings.warn("Warning: Profiler clears events at the end of each cycle. Only events from the current "
+                          "cycle will be reported. To keep events across cycles, set acc_events=True.", stacklevel=2)
+        if self.profiler is None or not self.acc_events:
+            self.profiler = _prof.profile(use_device=use_device, record_shapes=self.record_shapes,
+                                          with_flops=self.with_flops, profile_memory=self.profile_memory,
+                                          with_stack=self.with_stack, with_modules=self.with_modules,
+                                          acc_events=self.acc_events)
 
     def start_trace(self):
         self.profiler.__enter__()
 
     def stop_trace(self):
-        if self.profiler is not None and self.profiler.entered and self.profiler.function_events is None:
+        if self.profiler is not None and self.profiler._recording:
             self.profiler.__exit__(None, None, None)
             for e in self.profiler.function_events:      # the step ranges, as torch lists them (the trace keeps N)
                 if e.is_user_annotation and e.name.startswith("ProfilerStep#"):
@@ -189,7 +199,8 @@ class profile(_KinetoProfile):
         if len(act) == 0:
             raise AssertionError("No valid profiler activities found")
         super().__init__(activities=act, record_shapes=record_shapes, profile_memory=profile_memory,
-                         with_stack=with_stack, with_flops=with_flops, with_modules=with_modules)
+                         with_stack=with_stack, with_flops=with_flops, with_modules=with_modules,
+                         acc_events=acc_events)
         self.schedule = schedule if schedule else _default_schedule_fn
         self.record_steps = bool(schedule)
         self.on_trace_ready = on_trace_ready
