@@ -347,3 +347,15 @@ def test_acc_events_keeps_every_cycle_as_torch():
     for acc in (False, True):
         assert run(glassgrad, glassgrad.profiler, acc) == run(torch, torch.profiler, acc)
     assert run(glassgrad, glassgrad.profiler, True) == [1, 2, 3]
+
+
+def test_record_function_decorator_on_a_recursive_function():
+    @record_function("fact")
+    def fact(n):
+        return 1 if n <= 1 else n * fact(n - 1)
+    with gP.profile() as p:
+        assert fact(4) == 24
+    evs = p.function_events
+    assert [e.name for e in evs] == ["fact"] * 4
+    assert [len(e.cpu_children) for e in evs] == [1, 1, 1, 0]
+    assert all(e.time_range.end >= e.time_range.start for e in evs)

@@ -421,17 +421,16 @@ class record_function(contextlib.ContextDecorator):
     def __init__(self, name, args=None):
         self.name = name
         self.args = args
-        self._ev = None
+        self._open = []          # a decorated function may call itself: one range per call
 
     def __enter__(self):
-        if REC.sessions:
-            self._ev = REC.begin(self.name, [] if REC.shapes else None, user=True)
+        self._open.append(REC.begin(self.name, [] if REC.shapes else None, user=True) if REC.sessions else None)
         return self
 
     def __exit__(self, *exc):
-        if self._ev is not None:
-            REC.end(self._ev)
-            self._ev = None
+        ev = self._open.pop() if self._open else None
+        if ev is not None:
+            REC.end(ev)
         return False
 
 
