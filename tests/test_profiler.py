@@ -175,6 +175,13 @@ def test_tensorboard_trace_handler_writes_a_chrome_trace(tmp_path):
     assert len(files) == 1 and files[0].name.startswith("w0.") and files[0].name.endswith(".pt.trace.json")
     doc = json.loads(files[0].read_text())
     assert "aten::add" in {e["name"] for e in doc["traceEvents"] if e["ph"] == "X"}
+    import gzip
+    with profile(on_trace_ready=glassgrad.profiler.tensorboard_trace_handler(str(d / "gz"), use_gzip=True)) as p:
+        x + 1
+    (gz,) = list((d / "gz").iterdir())
+    assert gz.name.endswith(".pt.trace.json.gz")
+    with gzip.open(gz, "rt") as f:
+        assert "aten::add" in {e["name"] for e in json.load(f)["traceEvents"]}
 
 
 def test_record_function_as_decorator_and_nothing_when_off():
