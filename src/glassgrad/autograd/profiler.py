@@ -90,7 +90,6 @@ class _Recorder:
 
 
 REC = _Recorder()
-_list = list
 
 
 def _index_name(index, setting=None):
@@ -369,7 +368,7 @@ class profile:
         self._recording = False
         events = _stop(self)
         if self.acc_events and self.function_events is not None:      # acc_events: cycles add up
-            events = _list(self.function_events) + events
+            events = list(self.function_events) + events
         self.function_events = EventList(events, use_device=self.use_device, profile_memory=self.profile_memory,
                                          with_flops=self.with_flops)
         return False
