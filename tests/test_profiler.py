@@ -219,6 +219,35 @@ def test_with_stack_and_memory():
     assert "CPU Mem" in p.key_averages().table().splitlines()[1]
 
 
+def test_export_stacks_format_as_torch(tmp_path):
+    """torch's flame-graph lines from each event's stack.  (torch 2.13's Kineto profiler records with_stack as
+    Python-function events and leaves each op's .stack empty, so its file has no lines; glassgrad keeps the
+    stack on the op, as torch's stack-carrying events are written.)"""
+    x = glassgrad.ones(64, 64)
+    with profile(with_stack=True) as p:
+        for _ in range(3):
+            (x @ x).exp()
+    path = tmp_path / "stacks.txt"
+    p.export_stacks(str(path))
+    lines = [ln for ln in path.read_text().splitlines() if __file__.replace(" ", "_") in ln]
+    assert lines
+    for ln in lines:
+        frames, value = ln.rsplit(" ", 1)
+        assert int(value) > 0 and frames.split(";")[-1].startswith(__file__) and " " not in frames
+    for mod in (torch.profiler, glassgrad.profiler):
+        with mod.profile(with_stack=True) as q:
+            pass
+        with pytest.raises(ValueError) as e:
+            q.export_stacks(str(path), "cpu_time")
+        if mod is torch.profiler:
+            want = str(e.value)
+        with mod.profile() as q:
+            pass
+        with pytest.raises(AssertionError, match=r"export_stacks\(\) requires with_stack=True"):
+            q.export_stacks(str(path))
+    assert str(e.value) == want
+
+
 def test_cuda_activity_and_nvtx_as_torch_without_cuda():
     for mod in (torch.profiler, glassgrad.profiler):
         with pytest.warns(UserWarning, match="CUDA is not available, disabling CUDA profiling"):

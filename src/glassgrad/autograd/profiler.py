@@ -400,6 +400,12 @@ class profile:
         self._check_finish()
         return self.function_events.export_chrome_trace(path)
 
+    def export_stacks(self, path, metric="self_cpu_time_total"):
+        self._check_finish()
+        if not self.with_stack:
+            raise AssertionError("export_stacks() requires with_stack=True")
+        return self.function_events.export_stacks(path, metric)
+
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0, group_by_overload_name=False):
         self._check_finish()
         return self.function_events.key_averages(group_by_input_shape, group_by_stack_n, group_by_overload_name)

@@ -50,6 +50,7 @@ def _format_memory(nbytes):
 class _Times:
     """What FunctionEvent and FunctionEventAvg share: the derived times and their strings."""
     device_time_total = self_device_time_total = 0.0
+    self_cuda_time_total = self_device_time_total
     device_memory_usage = self_device_memory_usage = 0
     node_id = -1
     overload_name = ""
@@ -202,6 +203,22 @@ class EventList(list):
             total.add(e)
         total.key = "Total"
         return total
+
+    def supported_export_stacks_metrics(self):
+        return ["self_cpu_time_total", "self_cuda_time_total", "self_xpu_time_total", "self_privateuse1_time_total"]
+
+    def export_stacks(self, path, metric):
+        """Flame-graph input: per event with a stack (with_stack=True), its frames outermost first joined by ';'
+        (spaces and separators in a frame made '_'), a space and the metric in whole microseconds."""
+        if metric not in self.supported_export_stacks_metrics():
+            raise ValueError("metric should be one of: " + str(self.supported_export_stacks_metrics()))
+        translate = str.maketrans(" ;\t\n", "____")
+        attr = metric.replace("cuda", "device").replace("xpu", "device").replace("privateuse1", "device")
+        with open(path, "w") as f:
+            for e in self:
+                value = int(getattr(e, attr)) if e.stack else 0
+                if value > 0:
+                    f.write(";".join(s.translate(translate) for s in reversed(e.stack)) + f" {value}\n")
 
     def export_chrome_trace(self, path):
         """Write the events as a Chrome trace (chrome://tracing, Perfetto, TensorBoard): one complete ("X")

@@ -164,12 +164,10 @@ class _KinetoProfile:
         return self.profiler.export_chrome_trace(path)
 
     def export_stacks(self, path, metric="self_cpu_time_total"):
-        """One line per event with a stack (with_stack=True): its frames outermost first, ';'-joined, and the
-        metric in microseconds (the flame-graph input torch writes)."""
-        with open(path, "w") as f:
-            for e in self.events():
-                if e.stack:
-                    f.write(";".join(reversed(e.stack)) + " " + str(int(getattr(e, metric))) + "\n")
+        """Stack traces (with_stack=True) with the metric, in the flame-graph format torch writes."""
+        if self.profiler is None:
+            raise AssertionError("Profiler must be initialized before exporting stacks")
+        return self.profiler.export_stacks(path, metric)
 
 
 class profile(_KinetoProfile):
