@@ -395,3 +395,27 @@ def test_record_function_decorator_on_a_recursive_function():
     assert [e.name for e in evs] == ["fact"] * 4
     assert [len(e.cpu_children) for e in evs] == [1, 1, 1, 0]
     assert all(e.time_range.end >= e.time_range.start for e in evs)
+
+
+def test_with_flops_counts_and_column_as_torch():
+    def run(lib, mod):
+        F = lib.nn.functional
+        lib.manual_seed(0)
+        x, w = lib.randn(2, 3, 10, 9), lib.randn(4, 3, 3, 2)
+        a, b, c = lib.randn(4, 5), lib.randn(5, 6), lib.randn(6)
+        a3, b3 = lib.randn(3, 4, 5), lib.randn(3, 5, 6)
+        with mod.profile(with_flops=True) as p:
+            F.conv2d(x, w, stride=2, padding=1)
+            a @ b
+            lib.addmm(c, a, b)
+            lib.bmm(a3, b3)
+            a * a
+            a + a
+            a * 2
+            F.linear(a, b.t(), c)
+        counts = {k.key: k.flops for k in p.key_averages() if k.flops > 0}
+        return counts, p.key_averages().table(sort_by="flops", row_limit=3).splitlines()[1]
+    t, g = run(torch, torch.profiler), run(glassgrad, glassgrad.profiler)
+    assert g[0] == t[0] == {"aten::conv2d": 7200, "aten::mm": 240, "aten::addmm": 480, "aten::bmm": 720,
+                            "aten::mul": 40, "aten::add": 20}
+    assert g[1].split()[-2:] == t[1].split()[-2:] == ["Total", "FLOPs"]

@@ -24,7 +24,20 @@ def _trim_path(path, width):
     return path
 
 
-def _layout(events, max_name, max_shapes, max_src, profile_memory):
+_FLOP_UNITS = ["FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"]
+
+
+def _flops_scale(events):
+    """(scale, header) from the smallest positive count, as torch's auto_scale_flops; None without counts."""
+    import math
+    raw = [e.flops for e in events if e.flops > 0]
+    if not raw:
+        return None
+    k = int(math.floor(max(0, min(math.log10(min(raw)) / 3, float(len(_FLOP_UNITS) - 1)))))
+    return pow(10, k * -3.0), f"Total {_FLOP_UNITS[k]}"
+
+
+def _layout(events, max_name, max_shapes, max_src, profile_memory, flops):
     """(headers, row format, separator, line length, has shapes, has stack, src width, shapes width)."""
     has_shapes = any(e.input_shapes is not None and len(e.input_shapes) > 0 for e in events)
     name_w = max(len(e.key) for e in events) + 4
@@ -50,6 +63,9 @@ def _layout(events, max_name, max_shapes, max_src, profile_memory):
     if stacks:
         headers.append("Source Location")
         widths.append((src_w, "<"))
+    if flops is not None:
+        headers.append(flops[1])
+        widths.append((_WIDTH, ">"))
     fmt = "".join("{: " + d + str(w) + "}" + " " * _SPACING for w, d in widths)
     sep = "".join("-" * w + " " * _SPACING for w, _ in widths)
     length = sum(w + _SPACING for w, _ in widths) - _SPACING
@@ -58,14 +74,15 @@ def _layout(events, max_name, max_shapes, max_src, profile_memory):
 
 def build_table(events, sort_by=None, header=None, row_limit=100, max_src_column_width=75,
                 max_name_column_width=55, max_shapes_column_width=80, profile_memory=False,
-                top_level_events_only=False, time_unit=None):
+                top_level_events_only=False, time_unit=None, with_flops=False):
     if len(events) == 0:
         return ""
     if sort_by is not None:
         key = sort_by.replace("cuda", "device").replace("xpu", "device").replace("privateuse1", "device")
         events = sorted(events, key=lambda e: getattr(e, key), reverse=True)
+    flops = _flops_scale(events) if with_flops else None
     headers, fmt, sep, length, has_shapes, has_stack, src_w, shapes_w = _layout(
-        events, max_name_column_width, max_shapes_column_width, max_src_column_width, profile_memory)
+        events, max_name_column_width, max_shapes_column_width, max_src_column_width, profile_memory, flops)
     total = sum(e.self_cpu_time_total for e in events)
     out = []
     if header is not None:
@@ -93,6 +110,8 @@ def build_table(events, sort_by=None, header=None, row_limit=100, max_src_column
         row.append(e.count)
         if has_shapes:
             row.append(str(e.input_shapes)[:shapes_w])
+        if flops is not None:       # (before the source column, as torch's rows, though its header is after)
+            row.append("--" if e.flops <= 0 else f"{e.flops * flops[0]:8.3f}")
         if has_stack:
             row.append(_trim_path(e.stack[0], src_w) if len(e.stack) > 0 else "")
         out.append(fmt.format(*row))

@@ -13,7 +13,9 @@ calls (``aten::linear`` holds ``aten::t`` and ``aten::addmm``), as torch's.
 
 Differences from torch: only the ops glassgrad composes are seen (glassgrad's backward formulas work on
 arrays, so a node shows no ``aten::mm`` inside unless create_graph=True); profile_memory counts the bytes of
-the new (non-view) tensors each op returns, not the allocator's traffic; there is no CUDA activity.
+the new (non-view) tensors each op returns, not the allocator's traffic; with_stack keeps each event's Python
+stack on the event (torch 2.13's Kineto records Python-function events instead and leaves ``.stack``
+empty); with_flops counts torch's formulas (conv2d, mm, addmm, bmm, baddbmm, mul, add); no CUDA activity.
 """
 import contextlib
 import functools
@@ -54,15 +56,16 @@ class _Recorder:
         self.log = []
         self.local = threading.local()
         self.threads = {}
-        self.shapes = self.stack = self.memory = False
+        self.shapes = self.stack = self.memory = self.flops = False
         self.next_id = 0
         self.patched = []
 
     def options(self):
         live = self.sessions
-        self.shapes = any(s.record_shapes for s in live)
+        self.shapes = any(s.record_shapes or s.with_flops for s in live)     # (torch's with_flops records them)
         self.stack = any(s.with_stack for s in live)
         self.memory = any(s.profile_memory for s in live)
+        self.flops = any(s.with_flops for s in live)
 
     def begin(self, name, shapes=None, user=False, seq=-1):
         st = getattr(self.local, "stack", None)
@@ -146,6 +149,42 @@ def _input_shapes(sig, args, kwargs):
     return [_shape_of(a) for a in args] + [_shape_of(v) for k, v in kwargs.items() if k != "out"]
 
 
+def _tensors(sig, args, kwargs):
+    """The first two arguments (bound by name when the signature allows) -- what the FLOP counts read."""
+    if sig is not None:
+        try:
+            vals = list(sig.bind(*args, **kwargs).arguments.values())
+        except TypeError:
+            vals = list(args)
+    else:
+        vals = list(args)
+    return (vals + [None, None])[:2]
+
+
+def _numel(t):
+    n = 1
+    for d in getattr(t, "shape", ()):
+        n *= d
+    return n
+
+
+def _mm_flops(a, b, r):
+    return 2 * _numel(a) * b.shape[-1] if isinstance(a, Tensor) and isinstance(b, Tensor) and b.dim() >= 2 else 0
+
+
+def _conv_flops(x, w, r):
+    """torch's count: 2 x output elements x (input channels / groups) x kernel elements."""
+    return 2 * _numel(r) * _numel(w) // w.shape[0] if isinstance(w, Tensor) and isinstance(r, Tensor) else 0
+
+
+# torch's FLOP formulas (torch/csrc/profiler/util.cpp computeFlops), by ATen name; (first, second, result)
+_FLOPS = {"aten::mm": _mm_flops, "aten::bmm": _mm_flops,
+          "aten::addmm": lambda c, a, r: 2 * _numel(r) * a.shape[-1] if isinstance(a, Tensor) else 0,
+          "aten::baddbmm": lambda c, a, r: 2 * _numel(r) * a.shape[-1] if isinstance(a, Tensor) else 0,
+          "aten::conv2d": _conv_flops,
+          "aten::mul": lambda a, b, r: _numel(a), "aten::add": lambda a, b, r: _numel(a)}
+
+
 def _new_bytes(result, args):
     items = result if isinstance(result, (tuple, list)) else (result,)
     n = 0
@@ -178,6 +217,8 @@ def _timed(fn, name, split=True):
             result = fn(*args, **kwargs)
         finally:
             rec.end(ev)
+        if rec.flops and this in _FLOPS:
+            ev.flops = _FLOPS[this](*_tensors(sig, args, kwargs), result)
         if rec.memory:
             ev.cpu_memory_usage += _new_bytes(result, args)
             if ev.cpu_parent is not None:

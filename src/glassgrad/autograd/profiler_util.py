@@ -126,6 +126,7 @@ class FunctionEventAvg(_Times):
         self.is_user_annotation = False
         self.cpu_children = None
         self.cpu_parent = None
+        self.flops = 0
 
     def add(self, other):
         if self.key is None:
@@ -140,6 +141,7 @@ class FunctionEventAvg(_Times):
         self.cpu_memory_usage += other.cpu_memory_usage
         self.self_cpu_memory_usage += other.self_cpu_memory_usage
         self.count += other.count
+        self.flops += other.flops
         return self
 
     def __iadd__(self, other):
@@ -171,7 +173,8 @@ class EventList(list):
                            max_src_column_width=max_src_column_width,
                            max_name_column_width=max_name_column_width,
                            max_shapes_column_width=max_shapes_column_width, profile_memory=self._profile_memory,
-                           top_level_events_only=top_level_events_only, time_unit=time_unit)
+                           top_level_events_only=top_level_events_only, time_unit=time_unit,
+                           with_flops=self._with_flops)
 
     def __str__(self):
         return self.table()
