@@ -219,6 +219,25 @@ def test_with_stack_and_memory():
     assert "CPU Mem" in p.key_averages().table().splitlines()[1]
 
 
+def test_profile_memory_records_frees_as_torch_names_them(tmp_path):
+    x = glassgrad.ones(16, 16)
+    tx = torch.ones(16, 16)
+    for lib, mod, v in ((torch, torch.profiler, tx), (glassgrad, glassgrad.profiler, x)):
+        with mod.profile(profile_memory=True) as p:
+            y = v.exp()
+            del y
+        avg = {a.key: a for a in p.key_averages()}
+        assert avg["aten::exp"].cpu_memory_usage == 1024 and avg["aten::exp"].self_cpu_memory_usage == 1024
+        assert avg["[memory]"].cpu_memory_usage <= -1024 and avg["[memory]"].cpu_time_total == 0
+    p.export_chrome_trace(str(tmp_path / "m.json"))
+    doc = json.loads((tmp_path / "m.json").read_text())
+    assert [e["args"]["Bytes"] for e in doc["traceEvents"] if e["name"] == "[memory]"] == [-1024]
+    with gP.profile() as q:          # without profile_memory: no frees recorded
+        y = x.exp()
+        del y
+    assert [e.name for e in q.function_events] == ["aten::exp"]
+
+
 def test_export_stacks_format_as_torch(tmp_path):
     """torch's flame-graph lines from each event's stack.  (torch 2.13's Kineto profiler records with_stack as
     Python-function events and leaves each op's .stack empty, so its file has no lines; glassgrad keeps the

@@ -25,6 +25,7 @@ import threading
 import time
 import types
 import traceback
+import weakref
 
 from .._grad_state import state
 from .._tensor import Tensor
@@ -58,7 +59,7 @@ class _Recorder:
         self.threads = {}
         self.shapes = self.stack = self.memory = self.flops = False
         self.next_id = 0
-        self.patched = []
+        self.finalizers = []        # profile_memory: the frees of the tensors ops made, as "[memory]" events
 
     def options(self):
         live = self.sessions
@@ -186,12 +187,30 @@ _FLOPS = {"aten::mm": _mm_flops, "aten::bmm": _mm_flops,
 
 
 def _new_bytes(result, args):
+    """The bytes of the new tensors an op returned (each watched for its free)."""
     items = result if isinstance(result, (tuple, list)) else (result,)
     n = 0
     for r in items:
         if isinstance(r, Tensor) and r._base is None and not any(r is a for a in args):
-            n += getattr(r._data, "nbytes", 0)
+            nb = getattr(r._data, "nbytes", 0)
+            if nb:
+                n += nb
+                f = weakref.finalize(r, _freed, nb)
+                f.atexit = False
+                REC.finalizers.append(f)
     return n
+
+
+def _freed(nbytes):
+    """A tensor an op made was freed while recording: torch's "[memory]" event (negative bytes, no time)."""
+    rec = REC
+    if rec.sessions and rec.memory:
+        now = time.perf_counter_ns() / 1000.0
+        rec.next_id += 1
+        ev = FunctionEvent(rec.next_id, "[memory]", rec.threads.setdefault(threading.get_ident(),
+                                                                           len(rec.threads) + 1), now, now)
+        ev.cpu_memory_usage = -nbytes
+        rec.log.append(ev)
 
 
 def _timed(fn, name, split=True):
@@ -349,6 +368,9 @@ def _stop(session):
     REC.options()
     if not REC.sessions:
         _unpatch()
+        for f in REC.finalizers:
+            f.detach()
+        REC.finalizers = []
         REC.log = []
         REC.threads = {}
         REC.local = threading.local()

@@ -229,6 +229,10 @@ class EventList(list):
         pid = os.getpid()
         trace = []
         for e in self:
+            if e.name == "[memory]":        # a free: an instant event, as torch's
+                trace.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": pid,
+                              "tid": e.thread, "ts": e.time_range.start, "args": {"Bytes": e.cpu_memory_usage}})
+                continue
             args = {"External id": e.id}
             if e.input_shapes:
                 args["Input Dims"] = e.input_shapes
