@@ -34,7 +34,10 @@ from .profiler_util import EventList, FunctionEvent
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent", "KinetoStepTracker"]
 
 # glassgrad's op names that ATen spells differently
-_ATEN_NAMES = {"cross_entropy": "cross_entropy_loss", "to_dtype": "to", "to_device": "to", "type_": "to"}
+_ATEN_NAMES = {"cross_entropy": "cross_entropy_loss", "to_dtype": "to", "to_device": "to", "type_": "to",
+               "T": "numpy_T", "unique": "_unique2", "norm": "linalg_vector_norm"}
+# torch namespaces whose functions ATen names with a prefix
+_NAMESPACES = {"glassgrad.linalg": "linalg_", "glassgrad.fft": "fft_", "glassgrad.special": "special_"}
 _NOT_OPS = {"check_nondiff", "pool_out_size", "dtype_of_np", "scalar_like"}      # helpers the families export that are no op of torch's
 # nn.functional's functions that torch writes in Python (not ATen ops, so torch's profile never names them)
 _F_PYTHON = {"adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices",
@@ -337,9 +340,28 @@ def _patch():
                 w = wrappers[v] = _timed(v, ops[v.__wrapped__])
             if w is not None:
                 d[n] = w
+    _patch_namespaces(ops)
     from . import engine
     engine._run_node = _timed_run_node(engine._run_node)
     state.profiling = True
+
+
+def _patch_namespaces(ops):
+    """torch.linalg.det is aten::linalg_det, torch.fft.rfft aten::fft_rfft, torch.special.erf aten::special_erf:
+    each public function of those namespaces gets a wrapper under the prefixed name, there only."""
+    for mname, prefix in _NAMESPACES.items():
+        mod = sys.modules.get(mname)
+        if mod is None:
+            continue
+        d = vars(mod)
+        for n, v in list(d.items()):
+            if n.startswith("_") or type(v) is not types.FunctionType:
+                continue
+            v = getattr(v, "_gg_profiled", v)          # (the first pass may have wrapped it under its own name)
+            inner = getattr(v, "__wrapped__", v)
+            if v in ops or inner in ops or (v.__module__ or "").startswith(("glassgrad.linalg", "glassgrad.fft",
+                                                                           "glassgrad.special", "glassgrad.ops")):
+                d[n] = _timed(v, "aten::" + prefix + n)
 
 
 def _unpatch():
