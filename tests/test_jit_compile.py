@@ -175,6 +175,15 @@ def test_tracing_flags_fork_wait_and_decorators():
     assert tf(glassgrad.zeros(2)).tolist() == [1.0, 1.0] and seen[-1] == (False, False)
     tm = glassgrad.jit.trace_module(glassgrad.nn.Linear(2, 1), {"forward": glassgrad.ones(1, 2)})
     assert isinstance(tm, glassgrad.jit.ScriptModule)
+    assert glassgrad.jit.trace(lambda x, k: x * k, example_kwarg_inputs={"x": glassgrad.ones(1), "k": 2})(
+        glassgrad.ones(1), 3).item() == 3.0
+    for lib in (torch, glassgrad):
+        with pytest.raises(TypeError, match="'NoneType' object is not iterable"):
+            lib.jit.trace(f)
+        with pytest.raises(AttributeError, match="expected torch.nn.Module as the first argument"):
+            lib.jit.trace_module(f, {})
+        with pytest.raises(AttributeError, match=r"expected a dictionary of \(method_name, input\) pairs"):
+            lib.jit.trace_module(lib.nn.Linear(1, 1), [])
     for lib in (torch, glassgrad):
         fut = lib.jit.fork(lambda a, b: a * b, lib.tensor(3.0), b=lib.tensor(2.0))
         assert lib.jit.wait(fut).item() == 6.0 and fut.done() and fut.value().item() == 6.0

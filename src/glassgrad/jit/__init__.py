@@ -117,9 +117,9 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     """Runs `func` once on the example inputs (as torch's tracer does) and returns it, runnable eagerly."""
     _deprecated("trace")
     if example_inputs is None and example_kwarg_inputs is None:
-        raise RuntimeError("example_kwarg_inputs should be a dict")
+        raise TypeError("'NoneType' object is not iterable")          # torch's, for no example inputs
     if example_kwarg_inputs is not None and not _builtin_isinstance(example_kwarg_inputs, dict):
-        raise RuntimeError("example_kwarg_inputs should be a dict")
+        raise TypeError("example_kwarg_inputs should be a dict")
     if _builtin_isinstance(func, _nn_module()):
         _run_example(func, example_inputs, example_kwarg_inputs)
         return _mark(func, "trace")
