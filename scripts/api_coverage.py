@@ -40,6 +40,13 @@ NAMESPACES = [
     ("torch.func", "torch.func", "glassgrad.func", None),
     ("torch.testing", "torch.testing", "glassgrad.testing", None),
     ("torch.onnx", "torch.onnx", "glassgrad.onnx", None),
+    # profiler / hub / jit / compile
+    ("torch.profiler", "torch.profiler", "glassgrad.profiler", None),
+    ("torch.autograd.profiler", "torch.autograd.profiler", "glassgrad.autograd.profiler", None),
+    ("torch.hub", "torch.hub", "glassgrad.hub", None),
+    ("torch.utils.model_zoo", "torch.utils.model_zoo", "glassgrad.utils.model_zoo", None),
+    ("torch.jit", "torch.jit", "glassgrad.jit", None),
+    ("torch.compiler", "torch.compiler", "glassgrad.compiler", None),
 ]
 
 

@@ -194,6 +194,10 @@ def get_device_module(device=None):  # noqa: F811  (the argument torch names dev
 _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
                "overrides", "sparse", "fft", "backends", "version",
                "testing", "onnx", "func", "amp", "accelerator")
+# torch.profiler / hub / jit / compiler / _dynamo (first use) and torch.compile (eager: glassgrad compiles nothing)
+_SUBMODULES += ("profiler", "hub", "jit", "compiler", "_dynamo")
+from .compiler import compile  # noqa: E402,A001  (loads nn only when it compiles a module)
+from .jit import fork, wait, Future  # noqa: E402  (torch.fork / wait / Future: eager futures)
 
 
 # torch.* names that are nn.functional's functions

@@ -8,7 +8,7 @@ import traceback
 
 
 class _State:
-    __slots__ = ("enabled", "inference", "anomaly", "anomaly_check_nan", "watching")
+    __slots__ = ("enabled", "inference", "anomaly", "anomaly_check_nan", "watching", "profiling")
 
     def __init__(self):
         self.enabled = True
@@ -18,6 +18,8 @@ class _State:
         # explain.watch / explain.nan_watch: None, or the observer (glassgrad.explain._watch.HUB) that
         # ops, cuts, zero_grad and the backward engine report to while a watch is active
         self.watching = None
+        # a profiler records (autograd/profiler.py): the backward engine runs every node through _run_node
+        self.profiling = False
 
 
 state = _State()

@@ -20,6 +20,7 @@ from . import graph
 from . import traversal
 from . import anomaly
 from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
+from . import profiler, profiler_util  # noqa: F401  (torch.autograd.profiler: its ops are timed only while on)
 
 __all__ = ["backward", "grad", "Variable", "Function", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "detect_anomaly", "set_detect_anomaly"]

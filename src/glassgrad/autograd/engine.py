@@ -104,8 +104,9 @@ def _run(root, deps, run):
     needed = run.needed
     ns = run.ns
     keep_graph = run.keep_graph
-    # no targets, capture, anomaly or watch: a node without hooks needs only its backward call and release
-    plain = needed is None and run.captures is None and not run.anomaly and run.watch is None
+    # no targets, capture, anomaly, watch or profiler: a node without hooks needs only its backward call and release
+    plain = (needed is None and run.captures is None and not run.anomaly and run.watch is None
+             and not state.profiling)
     buffers = {}
     ready = [(-root._seq, root)]
     while ready:

@@ -331,6 +331,11 @@ class Module(StateDictMethods):
     def eval(self):
         return self.train(False)
 
+    def compile(self, *args, **kwargs):
+        """torch's Module.compile: torch.compile's argument checks; the module keeps running eagerly in place."""
+        from ...compiler import compile as _compile
+        _compile(self, *args, **kwargs)
+
     def requires_grad_(self, requires_grad=True):
         for p in self.parameters():
             p.requires_grad_(requires_grad)

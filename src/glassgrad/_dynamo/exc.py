@@ -1,0 +1,16 @@
+"""torch._dynamo.exc: the errors torch.compile raises before compiling (an unknown backend)."""
+
+__all__ = ["TorchDynamoException", "InvalidBackend", "Unsupported"]
+
+
+class TorchDynamoException(RuntimeError):
+    pass
+
+
+class InvalidBackend(TorchDynamoException):
+    def __init__(self, name):
+        super().__init__(f"Invalid backend: {name!r}, see `torch._dynamo.list_backends()` for available backends.")
+
+
+class Unsupported(TorchDynamoException):
+    pass
