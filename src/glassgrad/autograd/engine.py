@@ -27,6 +27,7 @@ backward runs through glassgrad's own differentiable ops (see ``ops/namespaces.p
 here recurses, so a 100,000-op chain is fine.
 """
 import heapq
+import itertools as _itertools
 
 import numpy as _np
 
@@ -69,14 +70,32 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     state.enabled = bool(create_graph)
     errstate = _np.errstate(all="ignore")    # torch never warns about inf/nan in a backward
     errstate.__enter__()
+    TASKS.append((next(_task_ids), inputs is None))
     try:
         _run(root, deps, run)                        # 3. run the nodes (4. pruning, 5. accumulating)
     finally:
+        TASKS.pop()
         state.enabled = prev_grad_mode
         errstate.__exit__(None, None, None)
         if watch is not None:
             watch.on_backward_end()
     return run.results
+
+
+# the backward calls running now, innermost last: (graph task id, may a reentrant checkpoint run in it --
+# torch's can_checkpoint(): not under autograd.grad or backward(inputs=...)); utils.checkpoint reads them
+TASKS = []
+_task_ids = _itertools.count()
+
+
+def current_graph_task_id():
+    """torch._C._current_graph_task_id(): the id of the innermost running backward, -1 outside one."""
+    return TASKS[-1][0] if TASKS else -1
+
+
+def is_checkpoint_valid():
+    """torch.autograd._is_checkpoint_valid(): False inside autograd.grad or backward(inputs=...)."""
+    return TASKS[-1][1] if TASKS else True
 
 
 class _Backward:

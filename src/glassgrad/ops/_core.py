@@ -301,7 +301,7 @@ def _inplace(fn, x, *args, **kw):
         out = fn(snap, *args, **kw)
         _check_cast(out, x)
         saved = out._grad_fn._saved if out._grad_fn is not None else None
-        if saved and any(s[0] is snap for s in saved if len(s) == 2):
+        if saved and any(s[0] is snap or len(s) == 3 for s in saved if s is not None and len(s) < 4):
             snap._data = x._data.copy()
         return commit_inplace(x, out)
     out = fn(x, *args, **kw)
