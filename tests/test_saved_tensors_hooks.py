@@ -237,3 +237,52 @@ def test_torch_alias_names():
     for name in ("saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"):
         assert hasattr(glassgrad.autograd.graph, name)
     assert issubclass(glassgrad.autograd.graph.save_on_cpu, glassgrad.autograd.graph.saved_tensors_hooks)
+
+
+def _F(T):
+    return T.nn.functional
+
+
+# backward must read every saved value through the unpack hook (no copy of its own kept on the node): a pack hook
+# that changes the values (x1.5) changes the gradients exactly as in torch.  Not here (documented): layer_norm /
+# batch_norm / group_norm (their mean / rstd are arrays on the node, torch packs them), cross_entropy (torch packs
+# total_weight), LSTM (its gate workspace is an array on the node)
+ALTERED = {
+    "linear": (lambda T, a, w, b: _F(T).linear(a, w, b), [(4, 3), (5, 3), (5,)]),
+    "conv2d": (lambda T, a, w, b: _F(T).conv2d(a, w, b, padding=1), [(2, 3, 6, 6), (4, 3, 3, 3), (4,)]),
+    "gelu": (lambda T, a: _F(T).gelu(a), [(4, 5)]),
+    "gelu_tanh": (lambda T, a: _F(T).gelu(a, approximate="tanh"), [(4, 5)]),
+    "silu": (lambda T, a: _F(T).silu(a), [(4, 5)]),
+    "softmax": (lambda T, a: _F(T).softmax(a, -1), [(4, 5)]),
+    "log_softmax": (lambda T, a: _F(T).log_softmax(a, -1), [(4, 5)]),
+    "max_pool2d": (lambda T, a: _F(T).max_pool2d(a, 2), [(1, 2, 4, 4)]),
+    "elu": (lambda T, a: _F(T).elu(a), [(4, 5)]),
+    "softplus": (lambda T, a: _F(T).softplus(a), [(4, 5)]),
+    "bce_logits": (lambda T, a: _F(T).binary_cross_entropy_with_logits(a, T.ones(4, 5)), [(4, 5)]),
+    "bmm": (lambda T, a, b: a @ b, [(2, 4, 3), (2, 3, 5)]),
+    "div": (lambda T, a, b: a / b, [(4, 3), (4, 3)]),
+    "pow": (lambda T, a: a ** 3, [(4, 3)]),
+    "norm": (lambda T, a: a.norm(), [(4, 3)]),
+    "prod": (lambda T, a: a.prod(1), [(4, 3)]),
+    "cumprod": (lambda T, a: a.cumprod(1), [(4, 3)]),
+    "std": (lambda T, a: a.std(1), [(4, 3)]),
+    "sdpa": (lambda T, q, k, v: _F(T).scaled_dot_product_attention(q, k, v), [(2, 4, 3)] * 3),
+    "gru": (lambda T, x: T.nn.GRU(3, 4)(x)[0], [(5, 2, 3)]),
+    "dropout": (lambda T, a: _F(T).dropout(a, 0.5), [(4, 3)]),
+}
+
+
+def _altered_grads(T, f, shapes):
+    T.manual_seed(0)
+    xs = [_x(T, s, i) for i, s in enumerate(shapes)]
+    with T.autograd.graph.saved_tensors_hooks(lambda t: t.detach() * 1.5 if t.dtype.is_floating_point else t,
+                                              lambda t: t):
+        y = f(T, *xs)
+    (y * T.tensor(np.random.default_rng(9).standard_normal(tuple(y.shape)), dtype=T.float32)).sum().backward()
+    return [x.grad.numpy() for x in xs]
+
+
+@pytest.mark.parametrize("name", sorted(ALTERED))
+def test_backward_reads_saved_values_only_through_the_hooks(name):
+    for a, b in zip(_altered_grads(glassgrad, *ALTERED[name]), _altered_grads(torch, *ALTERED[name])):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
