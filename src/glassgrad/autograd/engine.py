@@ -70,7 +70,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     state.enabled = bool(create_graph)
     errstate = _np.errstate(all="ignore")    # torch never warns about inf/nan in a backward
     errstate.__enter__()
-    TASKS.append((next(_task_ids), inputs is None))
+    TASKS.append((next(_task_ids), inputs is None, deps, run.needed, accumulate))
     try:
         _run(root, deps, run)                        # 3. run the nodes (4. pruning, 5. accumulating)
     finally:
@@ -83,7 +83,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
 
 
 # the backward calls running now, innermost last: (graph task id, may a reentrant checkpoint run in it --
-# torch's can_checkpoint(): not under autograd.grad or backward(inputs=...)); utils.checkpoint reads them
+# torch's can_checkpoint(): not under autograd.grad or backward(inputs=...) --, the dependency counts, the
+# needed nodes or None, False under autograd.grad); utils.checkpoint and graph.register_multi_grad_hook read them
 TASKS = []
 _task_ids = _itertools.count()
 
@@ -96,6 +97,18 @@ def current_graph_task_id():
 def is_checkpoint_valid():
     """torch.autograd._is_checkpoint_valid(): False inside autograd.grad or backward(inputs=...)."""
     return TASKS[-1][1] if TASKS else True
+
+
+def will_execute(node):
+    """torch._C._will_engine_execute_node: will the running backward run `node` (reachable from its roots and,
+    under autograd.grad / backward(inputs=...), on a path to an input)?"""
+    if not TASKS:
+        raise RuntimeError("_will_engine_execute_node should only be called during the backward pass")
+    _, _, deps, needed, accumulate = TASKS[-1]
+    if not accumulate and node.__class__ is AccumulateGrad and node in needed:
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently running "
+                           "autograd.grad(). This is currently not supported.")
+    return node in needed if needed is not None else node in deps
 
 
 class _Backward:

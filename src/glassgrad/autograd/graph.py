@@ -298,3 +298,11 @@ from . import saved_hooks as _hooks  # noqa: E402
 from .saved_hooks import STACK as _HOOK_STACK  # noqa: E402
 # torch.autograd.graph's public names for saved-tensor hooks
 from .saved_hooks import saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks  # noqa: E402,F401
+
+
+def __getattr__(name):
+    # register_multi_grad_hook needs the engine, which imports this module: loaded on first use
+    if name == "register_multi_grad_hook":
+        from .multi_grad_hook import register_multi_grad_hook
+        return register_multi_grad_hook
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
