@@ -36,6 +36,9 @@ NAMESPACES = [
     ("torch.amp", "torch.amp", "glassgrad.amp", None),
     ("torch.func", "torch.func", "glassgrad.func", None),
     ("torch.testing", "torch.testing", "glassgrad.testing", None),
+    # saved-tensor hooks and activation checkpointing
+    ("torch.autograd.graph", "torch.autograd.graph", "glassgrad.autograd.graph", None),
+    ("torch.utils.checkpoint", "torch.utils.checkpoint", "glassgrad.utils.checkpoint", None),
 ]
 
 

@@ -246,7 +246,7 @@ def _F(T):
 # backward must read every saved value through the unpack hook (no copy of its own kept on the node): a pack hook
 # that changes the values (x1.5) changes the gradients exactly as in torch.  Not here (documented): layer_norm /
 # batch_norm / group_norm (their mean / rstd are arrays on the node, torch packs them), cross_entropy (torch packs
-# total_weight), LSTM (its gate workspace is an array on the node)
+# total_weight), LSTM (torch packs its gate workspace; glassgrad rebuilds it from the unpacked inputs)
 ALTERED = {
     "linear": (lambda T, a, w, b: _F(T).linear(a, w, b), [(4, 3), (5, 3), (5,)]),
     "conv2d": (lambda T, a, w, b: _F(T).conv2d(a, w, b, padding=1), [(2, 3, 6, 6), (4, 3, 3, 3), (4,)]),
@@ -286,3 +286,26 @@ def _altered_grads(T, f, shapes):
 def test_backward_reads_saved_values_only_through_the_hooks(name):
     for a, b in zip(_altered_grads(glassgrad, *ALTERED[name]), _altered_grads(torch, *ALTERED[name])):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def _versions(T):
+    x = T.ones(2)
+    T.autograd.graph.increment_version(x)
+    T.autograd.graph.increment_version([x, x])
+    out = [x._version]
+    for bad in (3, [3]):
+        try:
+            T.autograd.graph.increment_version(bad)
+        except RuntimeError as e:
+            out.append(str(e))
+    b = T.ones(3, requires_grad=True).clone().exp()
+    T.autograd.graph.increment_version(b)
+    try:
+        b.sum().backward()
+    except RuntimeError as e:
+        out.append(str(e)[:100])
+    return out
+
+
+def test_increment_version_matches_torch():
+    assert _versions(glassgrad) == _versions(torch)

@@ -18,7 +18,7 @@ import weakref as _weakref
 
 from .._tensor import Tensor, _make
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version"]
 
 STACK = []                 # (pack_hook, unpack_hook), innermost last; graph.save_in / save_out test it
 _disabled = [None]         # the error message of disable_saved_tensors_hooks while it is active
@@ -113,3 +113,19 @@ def disable_saved_tensors_hooks(error_message):
         yield
     finally:
         _disabled[0] = prev
+
+
+def increment_version(tensor):
+    """Bump the version counter of a tensor (or of each tensor of an iterable) written behind autograd's back,
+    so that a saved copy of it fails its version check; inference tensors have none."""
+    if isinstance(tensor, Tensor):
+        tensor = (tensor,)
+    try:
+        items = list(tensor)
+    except TypeError:
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
+    for t in items:
+        if not isinstance(t, Tensor):
+            raise RuntimeError("increment_version expects each element of the iterable to be a tensor")
+        if not (t._extra and t._extra.get("inference")):
+            t._vc[0] += 1
