@@ -1,6 +1,7 @@
 """torch.utils.checkpoint against torch: checkpoint (reentrant and non-reentrant) and checkpoint_sequential give
 the gradients of the model run without them (dropout included: the RNG state is restored for the rerun), they
 really drop the segment's activations, and the warnings and errors are torch's."""
+import contextlib
 import gc
 import warnings
 import weakref
@@ -286,3 +287,37 @@ def test_lstm_under_checkpoint(mode):
         np.testing.assert_array_equal(a, b)
     for a, b in zip(_lstm_grads(glassgrad, gcp, mode), _lstm_grads(torch, tcp, mode)):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def _exec_group(T, C, group, overlap):
+    x = _seeded(T)
+    calls = []
+
+    def f(a):
+        calls.append(1)
+        return a[:2].exp(), a[1:].sin() if not overlap else a[:2].exp().cos()
+    u, v = C.checkpoint(f, x, use_reentrant=False)
+    ctx = C.GraphExecGroup() if group else contextlib.nullcontext()
+    try:
+        with ctx:
+            u.sum().backward(retain_graph=True)
+            v.sum().backward(retain_graph=True)
+    except Exception as e:
+        return type(e).__name__, str(e)
+    return len(calls), np.round(x.grad.numpy(), 5).tolist()
+
+
+@pytest.mark.parametrize("group,overlap", [(False, False), (True, False), (True, True)])
+def test_graph_exec_group_recomputes_once(group, overlap):
+    got, want = _exec_group(glassgrad, gcp, group, overlap), _exec_group(torch, tcp, group, overlap)
+    assert got == want
+    if group and not overlap:
+        assert got[0] == 2        # the forward and one recomputation for both backward calls
+
+
+def test_graph_exec_group_does_not_nest():
+    for C in (tcp, gcp):
+        with C.GraphExecGroup():
+            with pytest.raises(RuntimeError, match="^GraphExecGroup contexts cannot be nested. Already inside group"):
+                with C.GraphExecGroup():
+                    pass

@@ -20,9 +20,28 @@ from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.saved_hooks import unpack_tensor
 
 __all__ = ["CheckpointError", "CheckpointFrame", "checkpoint_hook", "set_checkpoint_early_stop",
-           "set_checkpoint_debug_enabled"]
+           "set_checkpoint_debug_enabled", "GraphExecGroup"]
 
-_state = {"early_stop": None, "debug": None}
+_state = {"early_stop": None, "debug": None, "group": None}
+
+
+class GraphExecGroup:
+    """Checkpointed regions reached by backward calls under the same instance of this context manager are
+    recomputed at most once, however many backward calls there are (they must use disjoint saved activations).
+    Only non-reentrant checkpoint looks at it."""
+
+    def __enter__(self):
+        if _state["group"] is not None:
+            raise RuntimeError(f"GraphExecGroup contexts cannot be nested. Already inside group {_state['group']}")
+        _state["group"] = self
+        return self
+
+    def __exit__(self, *args):
+        _state["group"] = None
+
+    @classmethod
+    def _get_current_group(cls):
+        return _state["group"]
 
 
 class CheckpointError(RuntimeError):
@@ -213,9 +232,11 @@ def checkpoint_hook(frame):
         return holder
 
     def unpack_hook(holder):
-        gid = _engine.current_graph_task_id()
-        if gid == -1:               # unpacked outside a backward (grad_fn._saved_self): a fresh id
-            gid = int(uuid.uuid4())
+        gid = _state["group"]
+        if gid is None:
+            gid = _engine.current_graph_task_id()
+            if gid == -1:           # unpacked outside a backward (grad_fn._saved_self): a fresh id
+                gid = int(uuid.uuid4())
         if not frame.is_recomputed[gid]:
             args = frame.get_inputs()
             try:
@@ -227,10 +248,13 @@ def checkpoint_hook(frame):
             frame.check_recomputed_tensors_match(gid)
         _internal_assert(gid in holder.handles)
         if holder.handles[gid] is None:
+            extra = ("Performing two backward calls that overlap (i.e. require the same saved activation in order "
+                     "to compute gradients) is not allowed while under the torch.utils.checkpoint.GraphExecGroup "
+                     "context. " if _state["group"] is not None else "")
             raise CheckpointError(
-                "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked once. If "
-                "you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise please open "
-                "an issue with details on your use case.")
+                "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked once. "
+                f"{extra}If you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise "
+                "please open an issue with details on your use case.")
         _internal_assert(holder.handles[gid] in frame.recomputed[gid])
         ret = frame.recomputed[gid][holder.handles[gid]]
         holder.handles[gid] = None

@@ -29,11 +29,11 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ..ops import random as _random
 from . import _frame
-from ._frame import CheckpointError, set_checkpoint_early_stop, set_checkpoint_debug_enabled
+from ._frame import CheckpointError, GraphExecGroup, set_checkpoint_early_stop, set_checkpoint_debug_enabled
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction", "check_backward_validity",
            "detach_variable", "get_device_states", "set_device_states", "noop_context_fn", "set_checkpoint_early_stop",
-           "DefaultDeviceType", "set_checkpoint_debug_enabled"]
+           "DefaultDeviceType", "set_checkpoint_debug_enabled", "GraphExecGroup"]
 
 _WARN_REENTRANT = ("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in "
                    "PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. use_reentrant=False "
