@@ -321,3 +321,25 @@ def test_graph_exec_group_does_not_nest():
             with pytest.raises(RuntimeError, match="^GraphExecGroup contexts cannot be nested. Already inside group"):
                 with C.GraphExecGroup():
                     pass
+
+
+def _context_fn_log(T, C, debug):
+    log = []
+
+    @contextlib.contextmanager
+    def cm(name):
+        log.append("enter " + name)
+        yield
+        log.append("exit " + name)
+
+    x = _seeded(T)
+    kw = {"debug": True} if debug else {"context_fn": lambda: (cm("forward"), cm("recompute"))}
+    y = C.checkpoint(lambda a: (log.append("run"), a.sin().exp())[1], x, use_reentrant=False, **kw)
+    log.append("backward")
+    y.sum().backward()
+    return log, np.round(x.grad.numpy(), 5).tolist()
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["context_fn", "debug"])
+def test_context_fn_and_debug(debug):
+    assert _context_fn_log(glassgrad, gcp, debug) == _context_fn_log(torch, tcp, debug)
