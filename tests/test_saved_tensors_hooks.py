@@ -309,3 +309,32 @@ def _versions(T):
 
 def test_increment_version_matches_torch():
     assert _versions(glassgrad) == _versions(torch)
+
+
+def _mutation(T, case):
+    G = T.autograd.graph
+    try:
+        if case == "nested":
+            with G.allow_mutation_on_saved_tensors():
+                with G.allow_mutation_on_saved_tensors():
+                    pass
+        with G.allow_mutation_on_saved_tensors():
+            a = T.ones(3, requires_grad=True)
+            b = a * 2
+            c = b * b           # saves b (version 0)
+            b.mul_(3)
+            d = b * b           # saves b again (version 1)
+            b.sin_()
+            out = c.sum() + d.sum()
+            if case == "inside":
+                out.backward()
+        if case == "outside":
+            out.backward()
+        return a.grad.tolist()
+    except (RuntimeError, AssertionError) as e:
+        return type(e).__name__, str(e)
+
+
+@pytest.mark.parametrize("case", ["inside", "outside", "nested"])
+def test_allow_mutation_on_saved_tensors_matches_torch(case):
+    assert _mutation(glassgrad, case) == _mutation(torch, case)

@@ -25,7 +25,7 @@ from .grad_mode import state
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "freed_error", "version_error", "edge", "NO_EDGE", "save_in",
            "save_out", "check_saved", "use_namespaces", "saved_tensors_hooks", "save_on_cpu",
-           "disable_saved_tensors_hooks", "increment_version"]
+           "disable_saved_tensors_hooks", "increment_version", "allow_mutation_on_saved_tensors"]
 
 _seq = itertools.count()
 
@@ -297,7 +297,8 @@ from .inplace import refresh_view  # noqa: E402
 from . import saved_hooks as _hooks  # noqa: E402
 from .saved_hooks import STACK as _HOOK_STACK  # noqa: E402
 # torch.autograd.graph's public names for saved-tensor hooks
-from .saved_hooks import saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks, increment_version  # noqa: E402,F401
+from .saved_hooks import (saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks, increment_version,  # noqa: E402,F401
+                          allow_mutation_on_saved_tensors)
 
 
 def __getattr__(name):

@@ -15,10 +15,12 @@ unpacked: the hooks own its storage.
 """
 import contextlib
 import weakref as _weakref
+from collections import defaultdict
 
 from .._tensor import Tensor, _make
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version",
+           "allow_mutation_on_saved_tensors"]
 
 STACK = []                 # (pack_hook, unpack_hook), innermost last; graph.save_in / save_out test it
 _disabled = [None]         # the error message of disable_saved_tensors_hooks while it is active
@@ -129,3 +131,62 @@ def increment_version(tensor):
             raise RuntimeError("increment_version expects each element of the iterable to be a tensor")
         if not (t._extra and t._extra.get("inference")):
             t._vc[0] += 1
+
+
+class _Handle:
+    pass
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one allow_mutation_on_saved_tensors context (torch's object of that name): ``cloned`` maps
+    each pack handle to the copy backward will use (here made when the tensor is saved, see below)."""
+
+    def __init__(self):
+        self.cloned = _weakref.WeakKeyDictionary()
+        self.original = _weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle = _weakref.WeakValueDictionary()
+        self.sid_to_tid = defaultdict(set)
+
+    def clear(self):
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+
+_mutation_enabled = [False]
+_OUTSIDE_MSG = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' contextin which the graph was "
+                "originally recorded.")
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Tensors saved for backward may be modified in place under this context: backward uses the values they
+    had when saved.  torch clones a saved tensor when an op first writes into it (a dispatch mode sees every
+    write); glassgrad has no such interception point, so it clones each saved tensor when it is saved (once per
+    tensor and version) -- the same gradients and errors, at the memory cost of one copy of the saved tensors."""
+    ctx = _AllowMutationOnSavedContext()
+
+    def pack_hook(tensor):
+        tid = (id(tensor), tensor._vc[0])
+        handle = ctx.tid_to_weakhandle.get(tid)
+        if handle is None:
+            handle = _Handle()
+            ctx.tid_to_weakhandle[tid] = handle
+            ctx.cloned[handle] = _make(tensor._data.copy())
+        return handle
+
+    def unpack_hook(handle):
+        if not _mutation_enabled[0] or handle not in ctx.cloned:
+            raise AssertionError(_OUTSIDE_MSG)
+        return ctx.cloned[handle]
+
+    with saved_tensors_hooks(pack_hook, unpack_hook):
+        try:
+            if _mutation_enabled[0]:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _mutation_enabled[0] = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _mutation_enabled[0] = False
