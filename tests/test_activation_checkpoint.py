@@ -343,3 +343,34 @@ def _context_fn_log(T, C, debug):
 @pytest.mark.parametrize("debug", [False, True], ids=["context_fn", "debug"])
 def test_context_fn_and_debug(debug):
     assert _context_fn_log(glassgrad, gcp, debug) == _context_fn_log(torch, tcp, debug)
+
+
+def _inplace_segment(T, C, mode):
+    def f(a):
+        h = a * 2
+        h.sin_()                # saves its input: the old values of h
+        h = h.exp()
+        k = h * 3
+        k.relu_()               # saves its result
+        k2 = k + 1
+        k2.tanh_()
+        k3 = k2 * 1.0
+        k3.mul_(a)
+        return k3 * h
+    x = _seeded(T)
+    if mode == "plain":
+        y = f(x)
+    elif mode == "detach_hooks":
+        with T.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda t: t):
+            y = f(x)
+    else:
+        y = C.checkpoint(f, x, use_reentrant=mode == "reentrant")
+    y.sum().backward()
+    return x.grad.numpy()
+
+
+@pytest.mark.parametrize("mode", ["reentrant", "nonreentrant", "detach_hooks"])
+def test_inplace_ops_in_a_checkpointed_segment(mode):
+    want = _inplace_segment(torch, tcp, "plain")
+    np.testing.assert_allclose(_inplace_segment(torch, tcp, mode), want, rtol=1e-6)
+    np.testing.assert_allclose(_inplace_segment(glassgrad, gcp, mode), want, rtol=1e-5, atol=1e-6)
