@@ -338,3 +338,37 @@ def _mutation(T, case):
 @pytest.mark.parametrize("case", ["inside", "outside", "nested"])
 def test_allow_mutation_on_saved_tensors_matches_torch(case):
     assert _mutation(glassgrad, case) == _mutation(torch, case)
+
+
+def _raw_saved(T):
+    out = []
+
+    def attempt(f):
+        try:
+            out.append(f())
+        except (RuntimeError, TypeError, AttributeError) as e:
+            out.append((type(e).__name__, str(e).splitlines()[0]))
+    x = _x(T, (3,), 0)
+    y = x.exp()
+    r = y.grad_fn._raw_saved_result
+    log = []
+    r.register_hooks(lambda t: (log.append("pack"), t * 2)[1], lambda p: (log.append("unpack"), p)[1])
+    out.append(list(log))                                                      # packed at once
+    attempt(lambda: np.round(y.grad_fn._saved_result.detach().numpy(), 4).tolist())
+    attempt(lambda: r.register_hooks(lambda t: t, lambda t: t))                # one pair only
+    y.sum().backward()
+    out.append((np.round(x.grad.numpy(), 4).tolist(), log))
+    attempt(lambda: r.register_hooks(lambda t: t, lambda t: t))                # freed
+    z = x.sin()
+    attempt(lambda: z.grad_fn._raw_saved_self.register_hooks(lambda t: t, 3))
+    m = x * x
+    m.grad_fn._raw_saved_self.register_hooks(lambda t: t.detach() * 0, lambda t: t)
+    x.grad = None
+    m.sum().backward()
+    out.append(np.round(x.grad.numpy(), 4).tolist())
+    attempt(lambda: x.exp().grad_fn._raw_saved_foo)
+    return out
+
+
+def test_raw_saved_tensor_register_hooks_matches_torch():
+    assert _raw_saved(glassgrad) == _raw_saved(torch)

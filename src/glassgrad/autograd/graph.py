@@ -222,6 +222,10 @@ class Node:
                 return object.__getattribute__(self, key)
             except AttributeError:
                 pass
+        elif name.startswith("_raw_saved_"):          # torch's SavedTensor objects (register_hooks)
+            names = type(self)._saved_names
+            if name[11:] in names:
+                return _hooks.SavedTensor(self, names.index(name[11:]))
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def backward(self, ns, grad):  # pragma: no cover - every node overrides it

@@ -20,7 +20,7 @@ from collections import defaultdict
 from .._tensor import Tensor, _make
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version",
-           "allow_mutation_on_saved_tensors"]
+           "allow_mutation_on_saved_tensors", "SavedTensor"]
 
 STACK = []                 # (pack_hook, unpack_hook), innermost last; graph.save_in / save_out test it
 _disabled = [None]         # the error message of disable_saved_tensors_hooks while it is active
@@ -190,3 +190,60 @@ def allow_mutation_on_saved_tensors():
         finally:
             ctx.clear()
             _mutation_enabled[0] = False
+
+
+_FREED_HOOKS_MSG = ("Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the "
+                    "graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you "
+                    "need to backward through the graph a second time or if you need to access saved variables after "
+                    "calling backward.")
+
+
+class SavedTensor:
+    """``grad_fn._raw_saved_<name>``: one saved entry of a node, to put a pair of hooks on that tensor alone."""
+    __slots__ = ("_node", "_index")
+
+    def __init__(self, node, index):
+        self._node = node
+        self._index = index
+
+    def _entry(self):
+        saved = self._node._saved
+        if saved is None:
+            return None
+        return saved[self._index]
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack the saved tensor now with `pack_hook`; backward unpacks it with `unpack_hook` (once a pair)."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments. The following argument types are "
+                            "supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: collections.abc.Callable, "
+                            "arg1: collections.abc.Callable) -> None")
+        s = self._entry()
+        if s is None:
+            raise RuntimeError(_FREED_HOOKS_MSG)
+        if len(s) == 3:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only "
+                               "one pair of hooks is allowed at a time.")
+        from .graph import TEN
+        t = TEN.unpack_one(self._node, s)
+        if len(s) == 4:
+            entry = (pack_hook(t), unpack_hook, s[3])
+        else:
+            leaf = t if (t._grad_fn is None and t._rg) else None
+            entry = (pack_hook(t), unpack_hook, (t._grad_fn, t._out_nr, leaf))
+        saved = list(self._node._saved)
+        saved[self._index] = entry
+        self._node._saved = tuple(saved)
+
+    def unpack(self):
+        s = self._entry()
+        if s is None:
+            from .graph import freed_error
+            raise freed_error()
+        from .graph import TEN
+        return TEN.unpack_one(self._node, s)
+
+    @property
+    def unpack_hook(self):
+        s = self._entry()
+        return s[1] if s is not None and len(s) == 3 else None
