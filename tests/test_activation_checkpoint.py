@@ -374,3 +374,24 @@ def test_inplace_ops_in_a_checkpointed_segment(mode):
     want = _inplace_segment(torch, tcp, "plain")
     np.testing.assert_allclose(_inplace_segment(torch, tcp, mode), want, rtol=1e-6)
     np.testing.assert_allclose(_inplace_segment(glassgrad, gcp, mode), want, rtol=1e-5, atol=1e-6)
+
+
+def _transformer_grads(T, C, mode):
+    T.manual_seed(0)
+    layer = T.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.2, batch_first=True)
+    emb = T.nn.Embedding(10, 16)
+    T.manual_seed(3)
+    h = emb(T.tensor([[1, 2, 3, 4, 5], [6, 7, 8, 9, 0]]))
+    y = layer(h) if mode == "plain" else C.checkpoint(layer, h, use_reentrant=mode == "reentrant")
+    T.manual_seed(9)
+    (y * y).mean().backward()
+    return [emb.weight.grad.numpy()] + [p.grad.numpy() for p in layer.parameters()]
+
+
+@pytest.mark.parametrize("mode", ["reentrant", "nonreentrant"])
+def test_transformer_layer_with_dropout(mode):
+    got = _transformer_grads(glassgrad, gcp, mode)
+    for a, b in zip(got, _transformer_grads(glassgrad, gcp, "plain")):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(got, _transformer_grads(torch, tcp, mode)):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
