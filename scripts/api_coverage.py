@@ -47,6 +47,9 @@ NAMESPACES = [
     ("torch.utils.model_zoo", "torch.utils.model_zoo", "glassgrad.utils.model_zoo", None),
     ("torch.jit", "torch.jit", "glassgrad.jit", None),
     ("torch.compiler", "torch.compiler", "glassgrad.compiler", None),
+    # saved-tensor hooks and activation checkpointing
+    ("torch.autograd.graph", "torch.autograd.graph", "glassgrad.autograd.graph", None),
+    ("torch.utils.checkpoint", "torch.utils.checkpoint", "glassgrad.utils.checkpoint", None),
 ]
 
 

@@ -27,6 +27,7 @@ backward runs through glassgrad's own differentiable ops (see ``ops/namespaces.p
 here recurses, so a 100,000-op chain is fine.
 """
 import heapq
+import itertools as _itertools
 
 import numpy as _np
 
@@ -69,14 +70,45 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     state.enabled = bool(create_graph)
     errstate = _np.errstate(all="ignore")    # torch never warns about inf/nan in a backward
     errstate.__enter__()
+    TASKS.append((next(_task_ids), inputs is None, deps, run.needed, accumulate))
     try:
         _run(root, deps, run)                        # 3. run the nodes (4. pruning, 5. accumulating)
     finally:
+        TASKS.pop()
         state.enabled = prev_grad_mode
         errstate.__exit__(None, None, None)
         if watch is not None:
             watch.on_backward_end()
     return run.results
+
+
+# the backward calls running now, innermost last: (graph task id, may a reentrant checkpoint run in it --
+# torch's can_checkpoint(): not under autograd.grad or backward(inputs=...) --, the dependency counts, the
+# needed nodes or None, False under autograd.grad); utils.checkpoint and graph.register_multi_grad_hook read them
+TASKS = []
+_task_ids = _itertools.count()
+
+
+def current_graph_task_id():
+    """torch._C._current_graph_task_id(): the id of the innermost running backward, -1 outside one."""
+    return TASKS[-1][0] if TASKS else -1
+
+
+def is_checkpoint_valid():
+    """torch.autograd._is_checkpoint_valid(): False inside autograd.grad or backward(inputs=...)."""
+    return TASKS[-1][1] if TASKS else True
+
+
+def will_execute(node):
+    """torch._C._will_engine_execute_node: will the running backward run `node` (reachable from its roots and,
+    under autograd.grad / backward(inputs=...), on a path to an input)?"""
+    if not TASKS:
+        raise RuntimeError("_will_engine_execute_node should only be called during the backward pass")
+    _, _, deps, needed, accumulate = TASKS[-1]
+    if not accumulate and node.__class__ is AccumulateGrad and node in needed:
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently running "
+                           "autograd.grad(). This is currently not supported.")
+    return node in needed if needed is not None else node in deps
 
 
 class _Backward:

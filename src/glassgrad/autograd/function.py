@@ -8,7 +8,8 @@ import warnings
 
 import numpy as np
 
-from .graph import Node, freed_error, edge, check_saved
+from .graph import Node, freed_error, edge, check_saved, save_in, save_out
+from .saved_hooks import unpack_tensor
 from .inplace import check_inplace
 from .grad_mode import state, no_grad
 from .._dtype import from_numpy_dtype
@@ -50,6 +51,9 @@ class FunctionCtx:
         for s in saved:
             if s is None:
                 out.append(None)
+                continue
+            if len(s) == 3:             # through a saved-tensor unpack hook
+                out.append(unpack_tensor(self, s))
                 continue
             check_saved(self, s)
             if len(s) == 2:
@@ -233,9 +237,8 @@ class Function(metaclass=_FunctionMeta):
         if ctx._to_save is not None:
             # an output is saved without the Tensor itself (output -> ctx -> output would be a cycle)
             outs_nr = {id(o): i for i, o in enumerate(result) if isinstance(o, Tensor) and o._grad_fn is ctx}
-            ctx._saved = tuple(None if t is None else
-                               (t._data, t._vc, t._vc[0], outs_nr[id(t)]) if id(t) in outs_nr else
-                               (t, t._vc[0]) for t in ctx._to_save)
+            ctx._saved = tuple(None if t is None else save_out(t) if id(t) in outs_nr else save_in(t)
+                               for t in ctx._to_save)
         else:
             ctx._saved = ()
         ctx._to_save = None          # drop the references to outputs (no cycle through ctx)

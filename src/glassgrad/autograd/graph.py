@@ -24,7 +24,8 @@ from .._dtype import _FROM_NP
 from .grad_mode import state
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "freed_error", "version_error", "edge", "NO_EDGE", "save_in",
-           "save_out", "check_saved", "use_namespaces"]
+           "save_out", "check_saved", "use_namespaces", "saved_tensors_hooks", "save_on_cpu",
+           "disable_saved_tensors_hooks", "increment_version", "allow_mutation_on_saved_tensors"]
 
 _seq = itertools.count()
 
@@ -69,12 +70,15 @@ def _desc(arr, fn, nr):
 
 
 def check_saved(node, s):
-    """Version check of one saved entry of `node`; returns the array."""
-    if len(s) == 2:
+    """Version check of one saved entry of `node`; returns the array (a hooked entry: its unpack hook's)."""
+    n = len(s)
+    if n == 2:
         t, v = s
         if t._vc[0] != v:
             raise version_error(_desc(t._data, t._grad_fn, t._out_nr), t._vc[0], v)
         return t._data
+    if n == 3:
+        return _hooks.unpack_value(s)._data
     arr, vc, v, nr = s
     if vc[0] != v:
         raise version_error(_desc(arr, node, nr), vc[0], v)
@@ -226,6 +230,10 @@ class Node:
                 return object.__getattribute__(self, key)
             except AttributeError:
                 pass
+        elif name.startswith("_raw_saved_"):          # torch's SavedTensor objects (register_hooks)
+            names = type(self)._saved_names
+            if name[11:] in names:
+                return _hooks.SavedTensor(self, names.index(name[11:]))
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def backward(self, ns, grad):  # pragma: no cover - every node overrides it
@@ -283,13 +291,31 @@ def edge(t):
 
 
 def save_in(t):
-    """Save input tensor `t` for backward (version-checked when unpacked)."""
+    """Save input tensor `t` for backward (version-checked when unpacked; through the pack hook of
+    saved_tensors_hooks when one is set)."""
+    if _HOOK_STACK:
+        return _hooks.pack(t, False)
     return (t, t._vc[0])
 
 
 def save_out(out):
     """Save an op's own output for backward without keeping the output Tensor alive."""
+    if _HOOK_STACK:
+        return _hooks.pack(out, True)
     return (out._data, out._vc, out._vc[0], out._out_nr)
 
 
 from .inplace import refresh_view  # noqa: E402
+from . import saved_hooks as _hooks  # noqa: E402
+from .saved_hooks import STACK as _HOOK_STACK  # noqa: E402
+# torch.autograd.graph's public names for saved-tensor hooks
+from .saved_hooks import (saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks, increment_version,  # noqa: E402,F401
+                          allow_mutation_on_saved_tensors)
+
+
+def __getattr__(name):
+    # register_multi_grad_hook needs the engine, which imports this module: loaded on first use
+    if name == "register_multi_grad_hook":
+        from .multi_grad_hook import register_multi_grad_hook
+        return register_multi_grad_hook
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

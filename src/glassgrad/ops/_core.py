@@ -29,6 +29,7 @@ from ..autograd.graph import edge, NO_EDGE, save_in, save_out   # the graph prim
 from ..autograd.graph import Node
 from ..autograd.grad_mode import state as grad  # grad.enabled is read on every op
 from ..autograd.inplace import check_inplace, commit_inplace
+from ..autograd.saved_hooks import STACK as _SAVED_HOOKS
 from ._data import _array_from_data
 
 __all__ = ["np", "Tensor", "make", "edge", "NO_EDGE", "save_in", "save_out", "grad", "as_tensor_arg", "quiet",
@@ -296,12 +297,14 @@ def _inplace(fn, x, *args, **kw):
     """
     check_inplace(x)
     if grad.enabled and (x._rg or any(getattr(v, "_rg", False) for v in args)):
-        snap = make(x._data, x._rg, x._grad_fn, x._out_nr)
+        # under saved-tensor hooks the pack hook sees the stand-in: it gets x's old values in memory of its own
+        # (as torch's pack hook gets a clone of self), so that a hook sharing its memory keeps the old values
+        snap = make(x._data.copy() if _SAVED_HOOKS else x._data, x._rg, x._grad_fn, x._out_nr)
         snap._vc = [x._vc[0]]
         out = fn(snap, *args, **kw)
         _check_cast(out, x)
         saved = out._grad_fn._saved if out._grad_fn is not None else None
-        if saved and any(s[0] is snap for s in saved if len(s) == 2):
+        if saved and not _SAVED_HOOKS and any(s[0] is snap for s in saved if s is not None and len(s) == 2):
             snap._data = x._data.copy()
         return commit_inplace(x, out)
     out = fn(x, *args, **kw)

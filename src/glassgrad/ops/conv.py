@@ -20,6 +20,7 @@ import numpy as np
 from .. import _dtype
 from ._core import Tensor, make, edge, save_in, grad
 from ..autograd.graph import Node
+from ..autograd.saved_hooks import STACK as _SAVED_HOOKS
 from .conv_framed import _frame, _to_grid, _conv_framed, _conv_input_grad_framed, _conv_weight_grad_framed
 from .conv_framed import _bmm  # noqa: F401  (explain/_attribute_stack.py reads it as ops.conv._bmm)
 from .pad import constant_pad_nd
@@ -229,7 +230,7 @@ def _convolution(x, w, b, s, p, d, transposed, op, g):
                   for i in range(len(s)))
         y = conv_input_grad_arr(xd, wd, S, s, p, d, g)
     else:
-        keep = [] if w._rg and grad.enabled else None
+        keep = [] if w._rg and grad.enabled and not _SAVED_HOOKS else None   # the framed input: not under hooks
         y = conv_arr(xd, wd, s, p, d, g, keep=keep)
     if b is not None:       # y is a fresh array: add the bias in place
         bb = b._data.reshape((1, -1) + (1,) * len(s))

@@ -13,6 +13,7 @@ import numpy as np
 
 from ._core import grad
 from ..autograd.graph import Node
+from ..autograd.saved_hooks import STACK as _SAVED_HOOKS
 from .activation import _float_only, _hi, _out, _record
 from .unary import _erf_arr, erf
 
@@ -174,7 +175,7 @@ def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     a = _float_only(input, "GeluKernelImpl")
-    rec = input._rg and grad.enabled
+    rec = input._rg and grad.enabled and not _SAVED_HOOKS   # gelu'(x) kept beside x only without saved-tensor hooks
     dx = None
     if a.dtype == np.float32:
         if approximate == "tanh":

@@ -24,6 +24,7 @@ from .._blas import matmul as gemm
 
 from ._core import make, edge, save_in, save_out, grad
 from ..autograd.graph import Node, freed_error
+from ..autograd.saved_hooks import STACK as _SAVED_HOOKS
 from ..autograd import grad as autograd_grad
 from ..autograd.grad_mode import enable_grad
 from .addmm import linear
@@ -163,7 +164,7 @@ def _backward(gout, ghn, gcn, x, w_ih, w_hh, ws, reverse, need):
 
 
 class MkldnnRnnLayerBackward0(Node):
-    __slots__ = ("ws", "biases", "reverse", "has_biases", "hidden_size", "mode", "num_layers", "batch_first",
+    __slots__ = ("ws", "hooked", "biases", "reverse", "has_biases", "hidden_size", "mode", "num_layers", "batch_first",
                  "bidirectional", "train", "batch_sizes")
     n_outputs = 3
     _saved_names = ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_", "result0", "result1",
@@ -178,10 +179,13 @@ class MkldnnRnnLayerBackward0(Node):
         need = [n is not None for n, _ in self.next_functions]
         if ns.is_tensor_mode:
             return _composite_backward(self, saved, grads, need)
-        if self.ws is None:
-            raise freed_error()
         x, w_ih, w_hh = saved[0], saved[1], saved[2]
-        return _backward(grads[0], grads[1], grads[2], x, w_ih, w_hh, self.ws, self.reverse, need)
+        ws = self.ws
+        if ws is None:          # saved through saved-tensor hooks: the workspace is rebuilt from what they hand back
+            if not self.hooked:
+                raise freed_error()
+            ws = _forward(x, saved[5], saved[6], w_ih, w_hh, saved[3] + saved[4], self.reverse)[1]
+        return _backward(grads[0], grads[1], grads[2], x, w_ih, w_hh, ws, self.reverse, need)
 
 
 def _composite_backward(node, saved, grads, need):
@@ -225,7 +229,8 @@ def lstm_layer(x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False, *, ba
     ts = (x, w_ih, w_hh, b_ih, b_hh, h0, c0)
     if grad.enabled and any(t is not None and t._rg for t in ts):
         n = MkldnnRnnLayerBackward0(tuple(edge(t) if t is not None else (None, 0) for t in ts))
-        n.ws = ws
+        n.hooked = bool(_SAVED_HOOKS)     # under saved-tensor hooks the gate workspace is not kept (checkpoint
+        n.ws = None if n.hooked else ws   # drops it; backward recomputes it from the unpacked inputs)
         n.reverse = reverse
         n.biases = (b_ih is not None, b_hh is not None)
         n.has_biases = b_ih is not None and b_hh is not None
