@@ -17,7 +17,7 @@ class _MultiHandle(RemovableHandle):
     def __init__(self, handles):
         self.handles = handles
         self._store = None
-        self._key = None
+        self._extra = ()
         self.id = None
 
     def remove(self):
