@@ -18,7 +18,7 @@ import types
 
 # (label, torch path, glassgrad path, floor from issue 15 or None)
 NAMESPACES = [
-    ("torch.*", "torch", "glassgrad", 0.65),
+    ("torch.*", "torch", "glassgrad", 0.75),
     ("torch.Tensor methods", "torch.Tensor", "glassgrad.Tensor", 0.85),
     ("torch.nn", "torch.nn", "glassgrad.nn", 0.93),
     ("torch.nn.functional", "torch.nn.functional", "glassgrad.nn.functional", 0.92),
@@ -31,25 +31,25 @@ NAMESPACES = [
     ("torch.special", "torch.special", "glassgrad.special", 0.85),
     ("torch.distributions", "torch.distributions", "glassgrad.distributions", 0.80),
     ("torch.sparse", "torch.sparse", "glassgrad.sparse", None),
-    # issue 16's namespaces (its floors: amp 70%, func 70%, testing 75%)
-    ("torch.backends", "torch.backends", "glassgrad.backends", None),
-    ("torch.amp", "torch.amp", "glassgrad.amp", None),
+    # issue 16's namespaces (its Done-when: amp >= 70%, func >= 70%, testing >= 75%; the floors guard what is built)
+    ("torch.backends", "torch.backends", "glassgrad.backends", 0.90),
+    ("torch.amp", "torch.amp", "glassgrad.amp", 0.90),
     ("torch.cuda", "torch.cuda", "glassgrad.cuda", None),
-    ("torch.cpu", "torch.cpu", "glassgrad.cpu", None),
-    ("torch.accelerator", "torch.accelerator", "glassgrad.accelerator", None),
-    ("torch.func", "torch.func", "glassgrad.func", None),
-    ("torch.testing", "torch.testing", "glassgrad.testing", None),
+    ("torch.cpu", "torch.cpu", "glassgrad.cpu", 0.85),
+    ("torch.accelerator", "torch.accelerator", "glassgrad.accelerator", 0.85),
+    ("torch.func", "torch.func", "glassgrad.func", 0.90),
+    ("torch.testing", "torch.testing", "glassgrad.testing", 0.75),
     ("torch.onnx", "torch.onnx", "glassgrad.onnx", None),
     # profiler / hub / jit / compile
-    ("torch.profiler", "torch.profiler", "glassgrad.profiler", None),
+    ("torch.profiler", "torch.profiler", "glassgrad.profiler", 0.85),
     ("torch.autograd.profiler", "torch.autograd.profiler", "glassgrad.autograd.profiler", None),
-    ("torch.hub", "torch.hub", "glassgrad.hub", None),
+    ("torch.hub", "torch.hub", "glassgrad.hub", 1.00),
     ("torch.utils.model_zoo", "torch.utils.model_zoo", "glassgrad.utils.model_zoo", None),
-    ("torch.jit", "torch.jit", "glassgrad.jit", None),
+    ("torch.jit", "torch.jit", "glassgrad.jit", 0.90),
     ("torch.compiler", "torch.compiler", "glassgrad.compiler", None),
     # saved-tensor hooks and activation checkpointing
-    ("torch.autograd.graph", "torch.autograd.graph", "glassgrad.autograd.graph", None),
-    ("torch.utils.checkpoint", "torch.utils.checkpoint", "glassgrad.utils.checkpoint", None),
+    ("torch.autograd.graph", "torch.autograd.graph", "glassgrad.autograd.graph", 0.65),
+    ("torch.utils.checkpoint", "torch.utils.checkpoint", "glassgrad.utils.checkpoint", 0.75),
 ]
 
 

@@ -339,3 +339,26 @@ def test_saved_attributes_of_a_product_with_a_number_as_torch():
         n = (x * 2).grad_fn
         assert n._saved_self is None
         assert float(n._saved_other) == 2.0
+
+
+def test_gradient_edges_as_torch():
+    for lib in (torch, glassgrad):
+        get = lib.autograd.graph.get_gradient_edge
+        x = lib.ones(2, requires_grad=True)
+        y = x * 3
+        z = (y ** 2).sum()
+        e = get(y)
+        assert isinstance(e, lib.autograd.graph.GradientEdge) and e.node is y.grad_fn and e.output_nr == 0
+        assert type(get(x).node).__name__ == "AccumulateGrad"
+        gx, gy = lib.autograd.grad(z, [get(x), y], retain_graph=True)
+        np.testing.assert_array_equal(gx.numpy(), [18.0, 18.0])
+        np.testing.assert_array_equal(gy.numpy(), [6.0, 6.0])
+        (ge,) = lib.autograd.grad(z, e)
+        np.testing.assert_array_equal(ge.numpy(), [6.0, 6.0])
+        with pytest.raises(RuntimeError, match="not possible to get the gradient edge"):
+            get(lib.ones(2))
+        w = (x * 2).sum()
+        unused = get(lib.ones(2, requires_grad=True))
+        with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+            lib.autograd.grad(w, [unused], retain_graph=True)
+        assert lib.autograd.grad(w, [unused], allow_unused=True) == (None,)

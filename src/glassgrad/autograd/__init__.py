@@ -157,13 +157,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _outputs(outputs)
-    inputs = _as_tuple(inputs)
+    inputs = (inputs,) if isinstance(inputs, graph.GradientEdge) else _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     for t in inputs:
+        if isinstance(t, graph.GradientEdge):
+            continue
         if not isinstance(t, Tensor):
             raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
         if not t._rg:
@@ -185,7 +187,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
-            out.append(_make(np.zeros_like(t._data)) if materialize_grads else None)
+            out.append(_make(np.zeros_like(t._data)) if materialize_grads and isinstance(t, Tensor) else None)
+            continue
+        if isinstance(t, graph.GradientEdge):          # the gradient flowing into the edge, as it arrived
+            out.append(g if isinstance(g, Tensor) else _make(g.copy() if not g.flags.writeable or g.base is not None
+                                                               else g))
             continue
         dt = t._data.dtype
         if t._grad_fn is None and t._extra is not None:      # a leaf's grad_dtype (None: no cast)

@@ -286,6 +286,9 @@ def _targets(root, inputs):
     them.  Returns (captures: edge -> indices into results, needed nodes, results list)."""
     captures = {}
     for i, t in enumerate(inputs):
+        if isinstance(t, tuple):            # a GradientEdge (graph.get_gradient_edge): (node, output_nr, token)
+            captures.setdefault((t[0], t[1]), []).append(i)
+            continue
         fn = t._grad_fn
         if fn is not None:
             key = (fn, t._out_nr)

@@ -18,6 +18,7 @@ The graph primitives every op uses live here: ``edge(t)`` (the edge a node gets 
 """
 import itertools
 import re
+import typing
 import weakref as _weakref
 
 from .._dtype import _FROM_NP
@@ -25,7 +26,8 @@ from .grad_mode import state
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "freed_error", "version_error", "edge", "NO_EDGE", "save_in",
            "save_out", "check_saved", "use_namespaces", "saved_tensors_hooks", "save_on_cpu",
-           "disable_saved_tensors_hooks", "increment_version", "allow_mutation_on_saved_tensors"]
+           "disable_saved_tensors_hooks", "increment_version", "allow_mutation_on_saved_tensors", "GradientEdge",
+           "get_gradient_edge"]
 
 _seq = itertools.count()
 
@@ -288,6 +290,23 @@ def edge(t):
             t._acc = _weakref.ref(acc)
         return (acc, 0)
     return NO_EDGE
+
+
+class GradientEdge(typing.NamedTuple):
+    """torch.autograd.graph.GradientEdge: where a gradient enters the graph -- a node and its input number.
+    autograd.grad takes one in place of a tensor (the gradient flowing into that edge)."""
+    node: object
+    output_nr: int
+    ownership_token: object = None
+
+
+def get_gradient_edge(tensor):
+    """The GradientEdge at which `tensor`'s gradient arrives: its grad_fn and output number, or (a leaf) its
+    AccumulateGrad, made now if it has none (as torch's)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
+    node, nr = edge(tensor)
+    return GradientEdge(node, nr)
 
 
 def save_in(t):
