@@ -15,8 +15,9 @@ a sequential model.  Both of torch's variants, as torch builds them:
     shapes / dtypes / devices (``determinism_check="default"``).  ``_frame.py`` holds that machinery.
 
 The CPU RNG state is saved at forward and restored for the recomputation (``preserve_rng_state=True``), so
-dropout draws the same mask.  glassgrad has no autocast and no per-device RNG besides the CPU generator, so there
-is no device state to stash; ``debug=True`` is accepted but its error text has no operator log (glassgrad has no
+dropout draws the same mask; the forward's autocast state (CPU and CUDA: enabled, dtype, cache) is re-entered for
+it, as torch does, so a segment recomputed in backward -- outside the autocast block -- computes in the same
+dtypes.  glassgrad has no per-device RNG besides the CPU generator, so there is no device state to stash; ``debug=True`` is accepted but its error text has no operator log (glassgrad has no
 dispatch-mode logging).
 """
 import contextlib
@@ -95,6 +96,24 @@ def set_device_states(devices, states, *, device_type=None):
     """Nothing to restore: glassgrad has no per-device RNG state (see get_device_states)."""
 
 
+def _autocast_kwargs():
+    """The autocast state a checkpointed forward runs under (torch's cpu / device autocast kwargs)."""
+    from .._autocast_state import state
+    return {d: dict(enabled=state.enabled[d], dtype=state.dtype[d], cache_enabled=state.cache_enabled)
+            for d in ("cpu", "cuda")}
+
+
+@contextlib.contextmanager
+def _autocast_as(kwargs):
+    """Re-enter the forward's autocast state for the recomputation."""
+    from ..amp import autocast
+    with contextlib.ExitStack() as stack:
+        for device, kw in kwargs.items():
+            if device == "cpu" or kw["enabled"]:      # (a disabled CUDA autocast has nothing to restore)
+                stack.enter_context(autocast(device, **kw))
+        yield
+
+
 @contextlib.contextmanager
 def _fork_rng(enabled, state):
     """torch.random.fork_rng for the CPU generator, entered with `state` set (when enabled)."""
@@ -119,6 +138,7 @@ class CheckpointFunction(Function):
         ctx.preserve_rng_state = preserve_rng_state
         if preserve_rng_state:
             ctx.fwd_cpu_state = _random.get_rng_state()
+        ctx.autocast_kwargs = _autocast_kwargs()
         ctx.inputs = []
         ctx.tensor_indices = []
         tensor_inputs = []
@@ -146,7 +166,7 @@ class CheckpointFunction(Function):
             inputs[idx] = ctx.saved_tensors[i]
         with _fork_rng(ctx.preserve_rng_state, getattr(ctx, "fwd_cpu_state", None)):
             detached_inputs = detach_variable(tuple(inputs))
-            with enable_grad():
+            with enable_grad(), _autocast_as(ctx.autocast_kwargs):
                 outputs = ctx.run_function(*detached_inputs)
         if isinstance(outputs, Tensor):
             outputs = (outputs,)
@@ -207,9 +227,10 @@ def _checkpoint_without_reentrant_generator(fn, preserve_rng_state=True, context
     metadata_fn = _frame.metadata_fn(determinism_check)
     forward_context, recompute_context = context_fn()
     fwd_cpu_state = _random.get_rng_state() if preserve_rng_state else None
+    autocast_kwargs = _autocast_kwargs()
 
     def recompute_fn(*inputs):
-        with _fork_rng(preserve_rng_state, fwd_cpu_state), recompute_context:
+        with _fork_rng(preserve_rng_state, fwd_cpu_state), _autocast_as(autocast_kwargs), recompute_context:
             fn(*inputs, **kwargs)
 
     frame = _frame.CheckpointFrame(recompute_fn, _frame.early_stop(early_stop), metadata_fn)
