@@ -27,7 +27,10 @@ NUMERIC_TESTS := tests/test_ops.py tests/nn tests/optim tests/models tests/test_
 	tests/explain/test_attribute.py tests/explain/test_flow.py tests/explain/test_nan.py \
 	tests/test_bfloat16.py tests/test_distributions.py tests/test_linalg.py tests/test_low_precision.py \
 	tests/test_complex.py tests/test_fft.py tests/test_stft.py tests/test_linalg_eig.py tests/test_linalg_complex.py \
-	tests/test_sparse.py tests/test_nan_gradients.py tests/test_out_argument.py
+	tests/test_sparse.py tests/test_nan_gradients.py tests/test_out_argument.py tests/test_amp_autocast.py \
+	tests/test_amp_grad_scaler.py tests/test_func_transforms.py tests/test_func_vmap.py tests/test_forward_ad.py \
+	tests/test_activation_checkpoint.py tests/test_saved_tensors_hooks.py tests/test_onnx.py tests/test_onnx_ops.py \
+	tests/test_training_script.py
 PLAIN_X86_64 := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2 ONEDNN_MAX_CPU_ISA=SSE41 \
 	OPENBLAS_CORETYPE=Nehalem NPY_DISABLE_CPU_FEATURES="X86_V3 X86_V4 AVX512_ICL AVX512_SPR"
 
