@@ -5,29 +5,36 @@
 from . import _dtype
 
 
+_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool")
+
+
 class _LegacyMeta(type):
     def __instancecheck__(cls, obj):
         from ._tensor import Tensor
-        return isinstance(obj, Tensor) and obj.dtype is cls._gg_dtype and obj.device.type == "cpu"
+        return isinstance(obj, Tensor) and obj.dtype is cls._gg_dtype and obj.device.type == cls._device
 
     def __repr__(cls):
-        return f"<class 'torch.{cls.__name__}'>"
+        return f"<class '{cls._prefix}{cls.__name__}'>"
 
 
-def _legacy(dt):
+def _legacy(dt, device, prefix, new):
     def __new__(cls, *args, device=None):
-        from .ops.creation import legacy_new
-        return legacy_new(None, dt, args, device)
-    return _LegacyMeta(dt._legacy, (), {"__new__": __new__, "_gg_dtype": dt, "dtype": dt})
+        return new(dt, args, device)
+    return _LegacyMeta(dt._legacy, (), {"__new__": __new__, "_gg_dtype": dt, "dtype": dt, "_device": device,
+                                        "_prefix": prefix})
 
 
-FloatTensor = _legacy(_dtype.float32)
-DoubleTensor = _legacy(_dtype.float64)
-HalfTensor = _legacy(_dtype.float16)
-BFloat16Tensor = _legacy(_dtype.bfloat16)
-LongTensor = _legacy(_dtype.int64)
-IntTensor = _legacy(_dtype.int32)
-ShortTensor = _legacy(_dtype.int16)
-CharTensor = _legacy(_dtype.int8)
-ByteTensor = _legacy(_dtype.uint8)
-BoolTensor = _legacy(_dtype.bool)
+def legacy_types(device, prefix, new):
+    """torch's ten legacy tensor types of `device` as {name: class}, printed as `prefix` + name (``torch.`` /
+    ``torch.cuda.``); ``new(dtype, args, device)`` builds what calling one gives."""
+    return {getattr(_dtype, n)._legacy: _legacy(getattr(_dtype, n), device, prefix, new) for n in _DTYPES}
+
+
+def _new(dt, args, device):
+    from .ops.creation import legacy_new
+    return legacy_new(None, dt, args, device)
+
+
+_TYPES = legacy_types("cpu", "torch.", _new)
+(FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor,
+ BoolTensor) = (_TYPES[getattr(_dtype, n)._legacy] for n in _DTYPES)

@@ -306,3 +306,16 @@ class GradScaler:
 
     def _found_inf_per_device(self, optimizer):
         return self._per_optimizer_states[id(optimizer)]["found_inf_per_device"]
+
+
+def deprecated_scaler(device, module):
+    """torch.cpu.amp.GradScaler / torch.cuda.amp.GradScaler: GradScaler(`device`, ...) under the deprecated name
+    (a class of `module`), with torch's FutureWarning."""
+    def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
+                 enabled=True):
+        warnings.warn(f"`torch.{device}.amp.GradScaler(args...)` is deprecated. Please use "
+                      f"`torch.amp.GradScaler('{device}', args...)` instead.", FutureWarning, stacklevel=2)
+        GradScaler.__init__(self, device, init_scale=init_scale, growth_factor=growth_factor,
+                            backoff_factor=backoff_factor, growth_interval=growth_interval, enabled=enabled)
+    return type("GradScaler", (GradScaler,), {"__init__": __init__, "__module__": module,
+                                              "__doc__": f"Deprecated: torch.amp.GradScaler('{device}', ...)."})
