@@ -53,15 +53,19 @@ class _Recorder:
     on_backward_begin = on_node = on_backward_end = on_zero_grad
 
 
-def _flat(obj, out):
+def flat(obj, out, leaf=lambda t: t, other=None):
+    """The tensors of nested tuples / lists / dicts `obj`, in order, appended to `out` as `leaf(tensor)`; with
+    `other`, every other non-None value too, as `other(value)`."""
     if isinstance(obj, Tensor):
-        out.append(obj)
+        out.append(leaf(obj))
     elif isinstance(obj, (tuple, list)):
         for o in obj:
-            _flat(o, out)
+            flat(o, out, leaf, other)
     elif isinstance(obj, dict):
         for o in obj.values():
-            _flat(o, out)
+            flat(o, out, leaf, other)
+    elif other is not None and obj is not None:
+        out.append(other(obj))
     return out
 
 
@@ -148,7 +152,7 @@ def _second_trace(onnx, model, args, kwargs, g, roots, dynamic_axes):
     args2, kwargs2 = _grown(args, g, dynamic_axes, counter), _grown(kwargs, g, dynamic_axes, counter)
     g2 = Graph(onnx, g.opset, {}, {}, {})
     g2.input_names = g.input_names
-    outs2 = _flat(_trace(model, args2, kwargs2, g2), [])
+    outs2 = flat(_trace(model, args2, kwargs2, g2), [])
     order1, order2 = topo_order(roots), topo_order([t._grad_fn for t in outs2 if t._grad_fn is not None])
     if [type(n) for n in order1] != [type(n) for n in order2]:
         raise OnnxExporterError("glassgrad.onnx: the forward records other operators when a dynamic axis changes "
@@ -186,7 +190,7 @@ def export_model(onnx, model, args, kwargs, opset, input_names, output_names, dy
     g.input_names = list(input_names or [])
     g.dynamic = bool(dynamic_axes)
     out = _trace(model, args, kwargs, g)
-    outs = _flat(out, [])
+    outs = flat(out, [])
     if not outs:
         raise OnnxExporterError("glassgrad.onnx: the model returned no tensor")
     roots = [t._grad_fn for t in outs if t._grad_fn is not None]

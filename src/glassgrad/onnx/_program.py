@@ -8,20 +8,7 @@ import textwrap
 
 import numpy as np
 
-
-def _flat(obj, out):
-    from .._tensor import Tensor
-    if isinstance(obj, Tensor):
-        out.append(obj.detach().numpy())
-    elif isinstance(obj, (tuple, list)):
-        for o in obj:
-            _flat(o, out)
-    elif isinstance(obj, dict):
-        for o in obj.values():
-            _flat(o, out)
-    elif obj is not None:
-        out.append(np.asarray(obj))
-    return out
+from ._export import flat
 
 
 class ONNXProgram:
@@ -42,7 +29,7 @@ class ONNXProgram:
 
     def _feeds(self, args, kwargs):
         names = [i.name for i in self._proto.graph.input]
-        return dict(zip(names, _flat((args, kwargs or {}), [])))
+        return dict(zip(names, flat((args, kwargs or {}), [], lambda t: t.detach().numpy(), np.asarray)))
 
     def initialize_inference_session(self, initializer=None):
         import onnxruntime as ort
