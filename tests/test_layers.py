@@ -23,6 +23,7 @@ LAYER_MAP = {
     "storage": 0,            # UntypedStorage / TypedStorage: the memory under a tensor (NumPy views)
     "_globals": 0,           # deterministic mode, matmul precision, flush-denormal, ... (torch's global switches)
     "_grad_state": 0,        # the grad-mode flags Tensor reads (autograd.grad_mode is their public face)
+    "_strict": 0,            # the strict stand-in device: a CuPy look-alike on NumPy (GLASSGRAD_STRICT_DEVICE=1)
     "_layout": 0, "_sparse_coo": 0,   # torch.layout objects; sparse COO storage (NumPy)
     # 1 tensor: Tensor, its methods and repr, and torch's argument checks (which know Tensor)
     "_tensor": 1, "_tensor_methods": 1, "_tensor_linalg_methods": 1, "_tensor_complex_methods": 1, "_tensor_more_methods": 1, "_tensor_copy_methods": 1, "_tensor_protocol": 1, "_tensor_str": 1, "_args": 1,

@@ -1,6 +1,7 @@
 """The one module that knows NumPy from CuPy.
 
-Ops are written once against the NumPy API.  CuPy arrays implement NumPy's
+Ops are written once against the NumPy API.  Without a GPU, ``GLASSGRAD_STRICT_DEVICE=1`` puts _strict.py's CuPy
+look-alike in CuPy's place: a ``cuda`` device whose arrays refuse every silent conversion to host arrays.  CuPy arrays implement NumPy's
 ``__array_ufunc__``/``__array_function__`` protocols, so ``np.exp(cupy_array)`` runs on the
 GPU; only array *creation* needs to be told where to put memory, and that goes through
 ``xp_for(device)`` here.
@@ -11,6 +12,13 @@ try:  # optional GPU backend
     import cupy as _cupy  # noqa: F401
 except Exception:  # pragma: no cover - no GPU on CI
     _cupy = None
+
+STRICT = False
+if _cupy is None:
+    import os as _os
+    if _os.environ.get("GLASSGRAD_STRICT_DEVICE") == "1":     # the strict stand-in device (_strict.py) as CuPy
+        from . import _strict
+        _cupy, STRICT = _strict.xp, True
 
 
 def cuda_available():
@@ -83,6 +91,15 @@ def from_dlpack(ext):
 
 
 _ARRAYS = (np.ndarray,) if _cupy is None else (np.ndarray, _cupy.ndarray)
+
+
+def as_array(y, dtype=None):
+    """An op's result as an array on its device: a NumPy scalar (what a NumPy reduction returns) becomes a 0-d
+    host array; arrays -- host or device (CuPy's reductions return 0-d device arrays) -- pass through (cast to
+    `dtype` if given).  The device-neutral spelling of ``np.asarray(result[, dtype])``."""
+    if isinstance(y, _ARRAYS):
+        return y if dtype is None else y.astype(dtype, copy=False)
+    return np.asarray(y, dtype)
 
 
 def owner(arr):

@@ -23,6 +23,7 @@ The pattern of an op (see unary.py):
 import numpy as np
 
 from .. import _dtype, backend
+from ..backend import as_array  # noqa: F401  (device-neutral np.asarray(result), re-exported to the op families)
 from .._globals import warn_once  # noqa: F401  (torch's TORCH_WARN_ONCE, re-exported to the op families)
 from .._tensor import Tensor, _make
 from ..autograd.graph import edge, NO_EDGE, save_in, save_out   # the graph primitives (re-exported to ops)

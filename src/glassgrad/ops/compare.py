@@ -7,7 +7,7 @@ ops: eq ne lt le gt ge (+ in-place forms and the aliases greater less not_equal 
 import numpy as np
 
 from .. import _dtype
-from ._core import Tensor, make, edge, grad, binary_operands, broadcast_error, as_tensor_arg, _inplace
+from ._core import Tensor, as_array, make, edge, grad, binary_operands, broadcast_error, as_tensor_arg, _inplace
 from ..autograd.graph import Node
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal",
@@ -22,7 +22,7 @@ def _cmp(fn, a, b):
         a = as_tensor_arg(a, b)
     ad, bd, _ = binary_operands(a, b)
     try:
-        return make(np.asarray(fn(ad, bd)))
+        return make(as_array(fn(ad, bd)))
     except ValueError:
         raise broadcast_error(ad.shape, getattr(bd, "shape", ())) from None
 
@@ -228,7 +228,7 @@ def _tensor_other(name, other):
 def _logical(name, fn, input, other):
     _tensor_other(name, other)
     try:
-        return make(np.asarray(fn(input._data, other._data)))
+        return make(as_array(fn(input._data, other._data)))
     except ValueError:
         raise broadcast_error(input._data.shape, other._data.shape) from None
 
@@ -280,7 +280,7 @@ def _bitwise(kernel, fn, input, other):
     if isinstance(bd, float):
         _not_impl(kernel, np.asarray(bd, _dtype._default[0].np))
     try:
-        return ad, bd, np.asarray(fn(ad, bd))
+        return ad, bd, as_array(fn(ad, bd))
     except ValueError:
         raise broadcast_error(ad.shape, getattr(bd, "shape", ())) from None
 

@@ -86,7 +86,7 @@ class CloneBackward0(Node):          # y = x.clone(); dx = gy
 
 
 def clone(x, memory_format=None):
-    arr = np.array(x._data, copy=True, order="C")
+    arr = np.array(x._data, copy=True, order="C", like=x._data)
     if x._rg and grad.enabled:
         return make(arr, True, CloneBackward0((edge(x),)))
     return make(arr)

@@ -7,6 +7,7 @@ ops: sum mean nansum nanmean prod max min amax amin aminmax argmax argmin all an
 import numpy as np
 
 from .. import _dtype
+from ..backend import as_array
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, edge, save_in, save_out, grad, quiet, ordered, holomorphic, no_complex
 from ..autograd.graph import Node
@@ -86,8 +87,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
             n = SumBackward0((edge(input),))
             n.in_shape = input._data.shape
             n.in_dt = input._data.dtype
-            return make(np.asarray(y), True, n)
-        return make(np.asarray(y))
+            return make(as_array(y), True, n)
+        return make(as_array(y))
     axes = _dims(dim, a.ndim)
     y = quiet(np.sum, a, axes, None, None, keepdim)
     if input._rg and grad.enabled:
@@ -96,8 +97,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         n.axes = axes
         n.keepdim = keepdim
         n.in_dt = input._data.dtype
-        return make(np.asarray(y), True, n)
-    return make(np.asarray(y))
+        return make(as_array(y), True, n)
+    return make(as_array(y))
 
 
 def _sum_bf16(input, a, dim, keepdim):

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import _args, _dtype
-from ._core import make, edge, save_in, save_out, grad, quiet, _inplace, ordered
+from ._core import as_array, make, edge, save_in, save_out, grad, quiet, _inplace, ordered
 from ..autograd.graph import Node
 
 __all__ = ["exp", "exp_", "log", "log_", "sqrt", "sqrt_",
@@ -162,7 +162,7 @@ def _unary(name, cls, fwd, keep_int=False, inplace=True, reject=None):
         a = input._data if keep_int else _float_input(input)
         if keep_int == "bool_copy" and a.dtype == np.bool_:
             return make(a.copy())
-        y = np.asarray(quiet(fwd, a))
+        y = as_array(quiet(fwd, a))
         if y.dtype != a.dtype and a.dtype.kind in "fV":
             y = y.astype(a.dtype)
         if input._rg and grad.enabled and y.dtype.kind in "fVc":

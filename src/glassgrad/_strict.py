@@ -1,0 +1,310 @@
+"""The strict stand-in device: a CuPy look-alike on NumPy for machines without a GPU (GLASSGRAD_STRICT_DEVICE=1).
+
+glassgrad's GPU path is CuPy; where there is no GPU it could never be exercised, and a host-array call on the
+device path (``np.zeros(shape)`` where the op should allocate beside its input) would go unnoticed until someone
+ran on a real GPU.  With ``GLASSGRAD_STRICT_DEVICE=1`` (and no real CuPy), ``backend`` takes this module as its
+CuPy: ``cuda`` is available with one device, and a CUDA tensor's array is a ``StrictArray`` -- NumPy memory
+behind an array type that, like CuPy's, computes through NumPy's protocols but refuses every silent conversion
+to a host array:
+
+  * ``np.asarray(a)`` / ``np.array(a)`` raise TypeError (``__array__``; no buffer, no ``__array_interface__``);
+  * a NumPy function or ufunc given a StrictArray and a host ndarray (ndim > 0) raises TypeError, as CuPy's do --
+    so an op that builds a host array and combines it with device data fails where it happens;
+  * indexing with a host index array, assigning a host array into one, ``.ctypes`` (the BLAS fast paths) raise.
+
+The only ways out are the explicit ones CuPy has (``asnumpy``, ``.get()``, ``.item()``, ``.tolist()``, ``float``
+of a one-element array), which glassgrad calls for ``.cpu()`` / ``.item()`` / ``.numpy()``.  NumPy scalars and
+Python numbers mix freely, as with CuPy.  Results of reductions are 0-d device arrays (CuPy's convention).
+
+``xp`` below is the module-like namespace ``backend`` uses in CuPy's place: NumPy's functions (and ``linalg``,
+``fft``, ``random``, ``lib.stride_tricks``) lifted to StrictArrays, ``asarray`` / ``asnumpy`` for the explicit
+copies, and the small ``cuda`` runtime surface glassgrad touches (device count 1, ``Device``, synchronize,
+memory pool numbers).
+"""
+import types
+import weakref
+
+import numpy as np
+
+__all__ = ["StrictArray", "xp", "wrap", "unwrap"]
+
+_HOST_REFUSED = ("glassgrad strict device: a host (NumPy) array met device data -- on a GPU this op would move "
+                 "data between host and device, or fail; allocate on the input's device (backend.xp_of)")
+
+
+class _Ptr:
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+class _Device:
+    __slots__ = ("id",)
+
+    def __init__(self, i=0):
+        self.id = i
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def use(self):
+        pass
+
+    def synchronize(self):
+        pass
+
+
+_WRAPPERS = weakref.WeakValueDictionary()       # id(ndarray) -> its StrictArray, so wrapping is identity-stable
+
+
+def wrap(x):
+    """NumPy results as device results: arrays (and NumPy scalars, as 0-d arrays) become StrictArrays; tuples and
+    lists are wrapped element by element; anything else is returned as is."""
+    if isinstance(x, np.ndarray):
+        w = _WRAPPERS.get(id(x))
+        if w is None or w._a is not x:
+            w = StrictArray(x)
+            _WRAPPERS[id(x)] = w
+        return w
+    if isinstance(x, np.generic):
+        return StrictArray(np.asarray(x))
+    if isinstance(x, tuple):
+        return type(x)(*[wrap(v) for v in x]) if hasattr(x, "_fields") else tuple(wrap(v) for v in x)
+    if isinstance(x, list):
+        return [wrap(v) for v in x]
+    return x
+
+
+def unwrap(x, seen_device=None):
+    """StrictArrays (also inside tuples / lists / dicts) to their NumPy arrays for a NumPy call; a host ndarray
+    with dimensions is refused (it would be a host array on the device path)."""
+    if isinstance(x, StrictArray):
+        return x._a
+    if isinstance(x, np.ndarray):
+        if x.ndim > 0:
+            raise TypeError(_HOST_REFUSED)
+        return x
+    if isinstance(x, (tuple, list)):
+        return type(x)(unwrap(v) for v in x) if not hasattr(x, "_fields") else type(x)(*[unwrap(v) for v in x])
+    if isinstance(x, dict):
+        return {k: unwrap(v) for k, v in x.items()}
+    return x
+
+
+def _lift(fn):
+    """NumPy function `fn` over StrictArrays: arguments unwrapped, results wrapped."""
+    def lifted(*args, **kwargs):
+        return wrap(fn(*unwrap(args), **unwrap(kwargs)))
+    lifted.__name__ = getattr(fn, "__name__", "lifted")
+    return lifted
+
+
+class StrictArray:
+    """NumPy memory standing in for a CUDA array (see the module docstring)."""
+    __slots__ = ("_a", "__weakref__")
+    __array_priority__ = 1000
+
+    def __init__(self, a):
+        self._a = a
+
+    # -- no silent way to the host ----------------------------------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("Implicit conversion to a NumPy array is not allowed (glassgrad strict device: device data "
+                        "reaches the host only through .cpu() / .item() / .numpy())")
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        out = kwargs.pop("out", None)
+        kwargs = unwrap(kwargs)
+        if out is not None:
+            kwargs["out"] = tuple(unwrap(o) for o in out)
+        return wrap(getattr(ufunc, method)(*unwrap(inputs), **kwargs))
+
+    def __array_function__(self, func, types_, args, kwargs):
+        return wrap(func(*unwrap(args), **unwrap(kwargs)))
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name in ("ctypes", "__array_interface__", "__array_struct__"):
+            raise AttributeError(f"'StrictArray' object has no attribute '{name}'"
+                                 + (" (a host pointer: the BLAS fast paths are host-only)" if name == "ctypes" else ""))
+        v = getattr(self._a, name)
+        return _lift(v) if callable(v) else wrap(v)
+
+    # -- what CuPy's ndarray has ---------------------------------------------------------------------------
+    shape = property(lambda self: self._a.shape)
+    dtype = property(lambda self: self._a.dtype)
+    ndim = property(lambda self: self._a.ndim)
+    size = property(lambda self: self._a.size)
+    itemsize = property(lambda self: self._a.itemsize)
+    nbytes = property(lambda self: self._a.nbytes)
+    strides = property(lambda self: self._a.strides)
+    flags = property(lambda self: self._a.flags)
+    device = property(lambda self: _Device(0))
+    data = property(lambda self: _Ptr(self._a.__array_interface__["data"][0]))
+    T = property(lambda self: wrap(self._a.T))
+    real = property(lambda self: wrap(self._a.real))
+    imag = property(lambda self: wrap(self._a.imag))
+
+    @property
+    def base(self):
+        b = self._a.base
+        if b is not None and not isinstance(b, np.ndarray):
+            b = getattr(b, "base", None)            # as_strided's stand-in object between a view and its source
+        return wrap(b) if isinstance(b, np.ndarray) else None
+
+    def get(self):
+        """The host copy (CuPy's ``ndarray.get``)."""
+        return self._a.copy()
+
+    def item(self):
+        return self._a.item()
+
+    def tolist(self):
+        return self._a.tolist()
+
+    def __float__(self):
+        return float(self._a)
+
+    def __int__(self):
+        return int(self._a)
+
+    def __index__(self):
+        return self._a.__index__()
+
+    def __complex__(self):
+        return complex(self._a)
+
+    def __bool__(self):
+        return bool(self._a)
+
+    def __len__(self):
+        return len(self._a)
+
+    def __iter__(self):
+        return (wrap(v) for v in self._a)
+
+    def __repr__(self):
+        return f"StrictArray({self._a!r})"
+
+    def __getitem__(self, key):
+        return wrap(self._a[unwrap(key)])
+
+    def __setitem__(self, key, value):
+        self._a[unwrap(key)] = unwrap(value)
+
+    def __copy__(self):
+        return wrap(self._a.copy())
+
+    def __deepcopy__(self, memo):
+        return wrap(self._a.copy())
+
+    def __reduce__(self):
+        raise TypeError("a strict-device array cannot be pickled (move it to the host first: .cpu())")
+
+
+def _binary(ufunc, reflected=False):
+    if reflected:
+        return lambda self, other: ufunc(other, self)
+    return lambda self, other: ufunc(self, other)
+
+
+def _inplace(ufunc):
+    def op(self, other):
+        ufunc(self, other, out=(self,))
+        return self
+    return op
+
+
+for _name, _uf in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("truediv", np.true_divide),
+                   ("floordiv", np.floor_divide), ("mod", np.remainder), ("pow", np.power), ("matmul", np.matmul),
+                   ("and", np.bitwise_and), ("or", np.bitwise_or), ("xor", np.bitwise_xor),
+                   ("lshift", np.left_shift), ("rshift", np.right_shift)):
+    setattr(StrictArray, f"__{_name}__", _binary(_uf))
+    setattr(StrictArray, f"__r{_name}__", _binary(_uf, True))
+    setattr(StrictArray, f"__i{_name}__", _inplace(_uf))
+for _name, _uf in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal),
+                   ("eq", np.equal), ("ne", np.not_equal)):
+    setattr(StrictArray, f"__{_name}__", _binary(_uf))
+StrictArray.__neg__ = lambda self: np.negative(self)
+StrictArray.__pos__ = lambda self: np.positive(self)
+StrictArray.__abs__ = lambda self: np.absolute(self)
+StrictArray.__invert__ = lambda self: np.invert(self)
+StrictArray.__divmod__ = lambda self, other: np.divmod(self, other)
+StrictArray.__hash__ = None
+
+
+# -- the CuPy-like namespace ------------------------------------------------------------------------------
+class _Namespace(types.ModuleType):
+    """A NumPy namespace lifted to StrictArrays: every function unwraps its arguments and wraps its results."""
+
+    def __init__(self, name, source):
+        super().__init__(name)
+        self._source = source
+
+    def __getattr__(self, name):
+        v = getattr(self._source, name)
+        if isinstance(v, types.ModuleType):
+            v = _Namespace(f"{self.__name__}.{name}", v)
+        elif callable(v) and not isinstance(v, type):
+            v = _lift(v)
+        setattr(self, name, v)
+        return v
+
+
+class _Pool:
+    def used_bytes(self):
+        return 0
+
+    def total_bytes(self):
+        return 0
+
+    def free_all_blocks(self):
+        pass
+
+    def set_limit(self, size=None, fraction=None):
+        pass
+
+    def get_limit(self):
+        return 0
+
+
+def _asarray(a, dtype=None, order=None, *, blocking=False):
+    """Host (or device) data onto the device: an explicit copy, as cupy.asarray."""
+    if isinstance(a, StrictArray):
+        return a if dtype is None or a.dtype == dtype else wrap(a._a.astype(dtype))
+    return wrap(np.array(a, dtype=dtype, order=order or "K", copy=True))
+
+
+def _asnumpy(a, stream=None, order="C", out=None, *, blocking=True):
+    """Device data to the host: an explicit copy, as cupy.asnumpy."""
+    if isinstance(a, StrictArray):
+        return np.array(a._a, order=order, copy=True)
+    return np.asarray(a, order=order)
+
+
+def _make_xp():
+    ns = _Namespace("glassgrad._strict.xp", np)
+    ns.ndarray = StrictArray
+    ns.asarray = _asarray
+    ns.array = _asarray
+    ns.asnumpy = _asnumpy
+    ns.get_array_module = lambda *arrays: ns if any(isinstance(a, StrictArray) for a in arrays) else np
+    ns.get_default_memory_pool = _Pool
+    ns.get_default_pinned_memory_pool = _Pool
+    ns.lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(
+        as_strided=lambda a, shape=None, strides=None, **kw: wrap(np.lib.stride_tricks.as_strided(
+            unwrap(a), shape, strides, **kw))))
+    runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, deviceSynchronize=lambda: None,
+                                    getDevice=lambda: 0, setDevice=lambda i: None,
+                                    memGetInfo=lambda: (0, 0), runtimeGetVersion=lambda: 0)
+    ns.cuda = types.SimpleNamespace(runtime=runtime, Device=_Device, is_available=lambda: True)
+    ns.from_dlpack = lambda ext: (_ for _ in ()).throw(
+        TypeError("glassgrad strict device: DLPack exchange needs a real GPU"))
+    ns.__version__ = "strict"
+    return ns
+
+
+xp = _make_xp()

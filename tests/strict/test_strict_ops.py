@@ -1,0 +1,98 @@
+"""The op table on the device (issue 17): every sample runs on the CPU and on the `cuda` device -- the strict
+stand-in here (GLASSGRAD_STRICT_DEVICE=1: arrays that refuse any silent trip to the host), CuPy on a GPU --
+and must give the same outputs, on the device, with the same gradients, on the device.
+
+PENDING (pending.py) lists the rows (name-dtype) not yet device-neutral; each is an xfail that must fail: a row that starts
+passing fails the test until it is removed, so the list only shrinks."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+from opinfo import ALL_OPS
+from pending import PENDING
+from test_ops import _build, _flat, _samples
+
+CASES = [pytest.param(op, dt, id=f"{op.name}-{dt}") for op in ALL_OPS for dt in op.dtypes]
+assert PENDING <= {c.id for c in CASES}, "tests/strict/pending.py names a row the op table does not have"
+
+
+def _to_device(v):
+    if isinstance(v, gg.Tensor):
+        d = v.detach().to("cuda")
+        return d.requires_grad_(True) if v.requires_grad else d
+    if isinstance(v, list):
+        return [_to_device(x) for x in v]
+    return v
+
+
+def _run(op, s, diff, bf, device):
+    args, kwargs, leaves = [], {}, []
+    for a in s.args:
+        v, _ = _build(gg, a, diff, bf)
+        args.append(_to_device(v) if device else v)
+    for k, a in s.kwargs.items():
+        v, _ = _build(gg, a, diff, bf)
+        kwargs[k] = _to_device(v) if device else v
+    for v in list(args) + list(kwargs.values()):
+        for t in (v if isinstance(v, list) else [v]):
+            if isinstance(t, gg.Tensor) and t.requires_grad:
+                leaves.append(t)
+    return op.op(gg, *args, **kwargs), leaves
+
+
+def _host(t):
+    t = t.detach()
+    if t.is_conj():
+        t = t.resolve_conj()
+    t = t.cpu()
+    return t.float().numpy() if t.dtype == gg.bfloat16 else t.numpy()
+
+
+def _same(a, b, op, what):
+    """`b` (device) equals `a` (CPU): device, dtype, shape, values (the same NumPy code; BLAS paths may round
+    differently from NumPy's matmul, so the op's own tolerance)."""
+    assert b.device.type == "cuda", f"{what}: on {b.device}, not cuda"
+    assert a.dtype == b.dtype and tuple(a.shape) == tuple(b.shape), f"{what}: {b.dtype}{tuple(b.shape)}"
+    x, y = _host(a), _host(b)
+    if x.dtype.kind in "fc":
+        np.testing.assert_allclose(y, x, atol=op.atol, rtol=op.rtol, equal_nan=True, err_msg=what)
+    else:
+        np.testing.assert_array_equal(y, x, err_msg=what)
+
+
+def _check(op, dt):
+    bf = dt == "bfloat16"
+    rng = np.random.default_rng(0)
+    for s in _samples(op, dt):
+        c_out, c_leaves = _run(op, s, op.differentiable, bf, False)
+        d_out, d_leaves = _run(op, s, op.differentiable, bf, True)
+        c_outs = [o for o in _flat(c_out) if isinstance(o, gg.Tensor)]
+        d_outs = [o for o in _flat(d_out) if isinstance(o, gg.Tensor)]
+        assert len(c_outs) == len(d_outs)
+        for i, (a, b) in enumerate(zip(c_outs, d_outs)):
+            _same(a, b, op, f"{op.name}[{s.name}] output {i}")
+        if not op.differentiable:
+            continue
+        c_g = [o for o in c_outs if o.requires_grad]
+        d_g = [o for o in d_outs if o.requires_grad]
+        if not c_g or not c_leaves:
+            continue
+        cts = [rng.standard_normal(tuple(o.shape)).astype(_host(o).dtype) for o in c_g]
+        ga = gg.autograd.grad(c_g, c_leaves, [gg.from_numpy(c).to(o.dtype) for c, o in zip(cts, c_g)],
+                              allow_unused=True)
+        gb = gg.autograd.grad(d_g, d_leaves, [gg.from_numpy(c).to(o.dtype).to("cuda") for c, o in zip(cts, d_g)],
+                              allow_unused=True)
+        for i, (a, b) in enumerate(zip(ga, gb)):
+            if a is None:
+                assert b is None or not np.any(_host(b)), f"{op.name}[{s.name}] grad {i}"
+                continue
+            _same(a, b, op, f"{op.name}[{s.name}] grad {i}")
+
+
+@pytest.mark.parametrize("op,dt", CASES)
+def test_op_on_device_equals_cpu(op, dt):
+    if f"{op.name}-{dt}" in PENDING:
+        with pytest.raises(Exception):      # (passing now? remove the row from tests/strict/pending.py)
+            _check(op, dt)
+        pytest.xfail(f"{op.name}-{dt}: not device-neutral yet (tests/strict/pending.py)")
+    _check(op, dt)
