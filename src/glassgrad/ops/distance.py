@@ -7,9 +7,9 @@ ops: cdist pdist dist renorm renorm_
 """
 import numpy as np
 
-from .. import _args, _dtype
+from .. import _args, _dtype, backend
 from .._tensor import _wrap_dim
-from ._core import make, edge, grad, broadcast_error, _inplace, full_precision
+from ._core import make, edge, grad, broadcast_error, _inplace, full_precision, as_array
 from ..autograd.graph import Node, save_in, save_out
 from .linalg_solve import _LaNode, wrap
 from .statistics import _vector_norm, norm as _norm
@@ -24,8 +24,8 @@ _INF = float("inf")
 # -- the p-norm of differences and its derivative (torch's DistanceOpsKernel.cpp) --------------------------------
 def _pnorm(d, p):
     if p == _INF and d.shape[-1] == 0:
-        return np.zeros(d.shape[:-1], d.dtype)
-    return np.asarray(_vector_norm(d, p, -1, False), d.dtype)
+        return np.zeros(d.shape[:-1], d.dtype, like=d)
+    return as_array(_vector_norm(d, p, -1, False), d.dtype)
 
 
 def _pnorm_grad(d, g, r, p):
@@ -199,7 +199,7 @@ class PdistBackward0(Node):
     def backward(self, ns, g):
         x, y = ns.unpack(self)
         a = ns.data(x)
-        i, j = np.triu_indices(a.shape[0], 1)
+        i, j = backend.xp_of(a).triu_indices(a.shape[0], 1)       # (np.triu_indices has no like=)
         gd = _pnorm_grad(a[i] - a[j], ns.data(g), ns.data(y), self.p)
         res = np.zeros_like(a)
         np.add.at(res, i, gd)
@@ -218,7 +218,7 @@ def pdist(input, p=2):
         full_precision("pdist", a.dtype)
     if not p >= 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    i, j = np.triu_indices(a.shape[0], 1)
+    i, j = backend.xp_of(a).triu_indices(a.shape[0], 1)
     with np.errstate(all="ignore"):
         y = _pnorm(a[i] - a[j], p)
     if input._rg and grad.enabled:
@@ -305,7 +305,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_dtype.c_name(a.dtype)}")
     axes = tuple(i for i in range(a.ndim) if i != dim)
-    nrm = np.asarray(_vector_norm(a, p, axes, True), a.dtype)
+    nrm = as_array(_vector_norm(a, p, axes, True), a.dtype)
     with np.errstate(all="ignore"):
         mx = a.dtype.type(maxnorm)
         factor = np.where(nrm > mx, mx / (nrm + a.dtype.type(1e-7)), a.dtype.type(1)).astype(a.dtype)

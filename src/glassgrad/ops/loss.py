@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _dtype
 from ._core import NotImplementedNode  # noqa: F401 (re-exported: its old home)
-from ._core import make, edge, save_in, grad
+from ._core import make, edge, save_in, grad, as_array
 from ..autograd.graph import Node
 from .softmax import log_softmax
 from .arithmetic import _div_scalar
@@ -38,9 +38,9 @@ def reduce_array(L, reduction):
         return reduce_array(L.astype(np.float32), reduction).astype(L.dtype)
     s = L.sum(dtype=L.dtype)
     if reduction == "sum":
-        return np.asarray(s)
+        return as_array(s)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(s / L.dtype.type(L.size))
+        return as_array(s / L.dtype.type(L.size))
 
 
 def _acc(dt):
@@ -104,7 +104,7 @@ class NllLossBackward0(Node):
     stack_rule = "nll"        # explain.attribute's rule for stacked gradients (Node.stack_rule)
 
     def _mask(self):
-        M = np.zeros(self.shape, self.dt)
+        M = np.zeros(self.shape, self.dt, like=self.tgt)
         if M.size:
             if self.bdim is None:
                 M[self.tgt] = self.coef
@@ -179,21 +179,24 @@ def _nll_core(input, target, weight, reduction, ignore_index, cls):
         picked = x[ts]
     else:
         picked = np.take_along_axis(x, np.expand_dims(ts, 1), 1)[:, 0] if x.size else \
-            np.zeros(ts.shape, x.dtype)
+            np.zeros(ts.shape, x.dtype, like=x)
     L = -(picked * wt)
     L = np.where(ign, x.dtype.type(0), L).astype(x.dtype)
     if reduction == "none":
         y = L
         coef = -wt
     elif reduction == "sum":
-        y = np.asarray(L.sum(dtype=_acc(x.dtype))).astype(x.dtype)
+        y = as_array(L.sum(dtype=_acc(x.dtype))).astype(x.dtype)
         coef = -wt
     else:
         tw = wt.sum(dtype=_acc(x.dtype))
         with np.errstate(invalid="ignore", divide="ignore"):
-            y = np.asarray(L.sum(dtype=_acc(x.dtype)) / tw).astype(x.dtype)
+            y = as_array(L.sum(dtype=_acc(x.dtype)) / tw).astype(x.dtype)
             tw = tw.astype(x.dtype)
-            coef = (-wt / tw) if tw != 0 else np.zeros_like(wt)
+            if x.__class__ is np.ndarray:
+                coef = (-wt / tw) if tw != 0 else np.zeros_like(wt)
+            else:       # on the device without a sync
+                coef = np.where(tw != 0, -wt / tw, x.dtype.type(0))
     if input._rg and grad.enabled:
         n = cls((edge(input),))
         n.tgt, n.coef, n.shape, n.dt = ts, coef.astype(x.dtype), x.shape, x.dtype
@@ -329,7 +332,7 @@ def _smoothed(nll, lsm, target, weight, reduction, ignore_index, label_smoothing
             tw = weight._data[target._data[~ign].reshape(-1).astype(np.int64)].sum()
         else:
             tw = (~ign).sum()
-        ret = smooth.sum() / make(np.asarray(tw, dtype=smooth._data.dtype if weight is not None else np.int64))
+        ret = smooth.sum() / make(as_array(tw, smooth._data.dtype if weight is not None else np.int64))
     elif reduction == "sum":
         ret = smooth.sum()
     else:

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd.graph import Node
 from .loss import check_nondiff, _cname, _same_dtype, _loss_out
-from ._core import broadcast_error
+from ._core import broadcast_error, as_array
 from .binary import clamp_min, clamp_max
 from .unary import log1p
 
@@ -120,6 +120,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         w = weight._data.astype(dt, copy=False)
         _check_broadcastable(L.shape, w.shape)
         L = L * w
-    L = np.asarray(L, dt)
+    L = as_array(L, dt)
     return _loss_out(BinaryCrossEntropyWithLogitsBackward0, input, target, reduction, L, w=w, pw=pw,
                      xshape=x.shape, tshape=t.shape)

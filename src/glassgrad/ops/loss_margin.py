@@ -79,7 +79,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
     t1 = t1.astype(np.int64)
     xy = np.take_along_axis(x2, t1[:, None], 1)
     z = margin - xy + x2
-    other = np.ones(x2.shape, bool)
+    other = np.ones(x2.shape, bool, like=x2)
     if N:
         np.put_along_axis(other, t1[:, None], False, 1)
     pos = (z > 0) & other
@@ -133,12 +133,12 @@ def multilabel_margin_loss(input, target, reduction="mean"):
     valid = np.cumprod(t2 != -1, axis=1).astype(bool)
     if np.any((t2 < -1) | (t2 >= C)):
         raise RuntimeError("argument #2 'target' is out of range")
-    is_t = np.zeros((N, C), bool)
-    rows = np.arange(N)
+    is_t = np.zeros((N, C), bool, like=x2)
+    rows = np.arange(N, like=x2)
     is_t[np.nonzero(valid)[0], t2[valid]] = True
     nont = ~is_t
-    L = np.zeros(N, x.dtype)
-    d = np.zeros((N, C), x.dtype)
+    L = np.zeros(N, x.dtype, like=x2)
+    d = np.zeros((N, C), x.dtype, like=x2)
     # one target slot at a time, vectorised over the batch: O(N C) memory
     for j in range(int(valid.sum(1).max()) if N else 0):
         v = valid[:, j]

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _args, _dtype
 
-from ._core import make, edge, save_in, grad
+from ._core import make, edge, save_in, grad, as_array
 from ..autograd.graph import Node, freed_error
 from .namespaces import TEN
 
@@ -73,7 +73,7 @@ def _result_props(flat):
     batch norm, (N, G) for group norm, the kept-dims shape for layer norm)."""
     def f(name):
         def get(self):
-            a = np.asarray(getattr(self, name))
+            a = as_array(getattr(self, name))
             return make(a.reshape(a.shape[:flat] if flat else -1).copy() if flat is not None else a.copy())
         return property(get)
     return f("mean"), f("invstd")
@@ -164,7 +164,7 @@ class NativeBatchNormBackward0(Node):
                 mean, invstd = _t_stats(ns, x, axes, self.n, self.eps)
             else:
                 rm, rv = saved[2], saved[3]
-                mean = ns.const(np.asarray(rm._data, np.float64).reshape(bshape).astype(x._data.dtype), g)
+                mean = ns.const(as_array(rm._data, np.float64).reshape(bshape).astype(x._data.dtype), g)
                 invstd = ns.const((1.0 / np.sqrt(rv._data.astype(np.float64) + self.eps)).reshape(bshape)
                                  .astype(x._data.dtype), g)
         else:
@@ -227,7 +227,7 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
         elif x.size:
             mean, var = _stats(x, axes)
         else:
-            mean = var = np.full(bshape, np.nan)
+            mean = var = np.full(bshape, np.nan, like=x)
         if running_mean is not None and n:
             m = float(momentum)
             rm = running_mean._data
@@ -235,7 +235,7 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
         if running_var is not None and n:
             m = float(momentum)
             rv = running_var._data
-            unb = var.reshape(-1) * (n / (n - 1)) if n > 1 else np.full(c, np.nan)
+            unb = var.reshape(-1) * (n / (n - 1)) if n > 1 else np.full(c, np.nan, like=x)
             rv[...] = (m * unb + (1 - m) * rv.astype(np.float64)).astype(rv.dtype).reshape(rv.shape)
     else:
         mean = running_mean._data.astype(np.float64).reshape(bshape)
@@ -328,7 +328,7 @@ def _native_layer_norm(input, normalized_shape, weight, bias, eps):
     if x.size:
         mean, var = _stats(x, axes)
     else:
-        mean = var = np.zeros(x.shape[:x.ndim - k] + (1,) * k)
+        mean = var = np.zeros(x.shape[:x.ndim - k] + (1,) * k, like=x)
     invstd64 = 1.0 / np.sqrt(var + eps)
     cd = np.dtype(np.float32) if dt.kind == "V" else dt    # bfloat16: in float32, rounded once
     y = ((x.astype(cd, copy=False) - mean.astype(cd)) * invstd64.astype(cd)).astype(cd, copy=False)
@@ -399,7 +399,7 @@ def _native_group_norm(input, weight, bias, num_groups, eps):
     if xr.size:
         mean, var = _stats(xr, (2,))
     else:
-        mean = var = np.zeros((nb, G, 1))
+        mean = var = np.zeros((nb, G, 1), like=x)
     invstd64 = 1.0 / np.sqrt(var + eps)
     bshape = (1, c) + (1,) * (x.ndim - 2)
     cd = np.dtype(np.float32) if dt.kind == "V" else dt    # bfloat16: in float32, rounded once

@@ -102,7 +102,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def _sum_bf16(input, a, dim, keepdim):
-    y = np.asarray(quiet(np.sum, a.astype(np.float32), _dims(dim, a.ndim), None, None, keepdim)).astype(a.dtype)
+    y = as_array(quiet(np.sum, a.astype(np.float32), _dims(dim, a.ndim), None, None, keepdim)).astype(a.dtype)
     if input._rg and grad.enabled:
         if dim is None and not keepdim:
             n = SumBackward0((edge(input),))
@@ -140,9 +140,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
                            f"complex dtype. Got: {_dtype.from_numpy_dtype(a.dtype).name_c}")
     axes = _dims(dim, a.ndim)
     if a.dtype.kind == "V":         # bfloat16: accumulated in float32 and rounded once
-        y = np.asarray(quiet(np.mean, a, axes, np.float32, None, keepdim)).astype(a.dtype)
+        y = as_array(quiet(np.mean, a, axes, np.float32, None, keepdim)).astype(a.dtype)
     else:
-        y = np.asarray(quiet(np.mean, a, axes, None, None, keepdim))
+        y = as_array(quiet(np.mean, a, axes, None, None, keepdim))
     cnt = 1
     for ax in axes:
         cnt *= a.shape[ax]
@@ -231,11 +231,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dt is not None:
         a = a.astype(dt)
     axes = _dims(dim, a.ndim)
-    y = np.asarray(np.nansum(ordered(a), axis=axes, keepdims=keepdim)).astype(a.dtype, copy=False)
+    y = as_array(np.nansum(ordered(a), axis=axes, keepdims=keepdim)).astype(a.dtype, copy=False)
     if a.dtype.kind in "fcV":
         w = (~np.isnan(input._data)).astype(input._data.dtype)
     else:
-        w = np.ones(a.shape, input._data.dtype)
+        w = np.ones(a.shape, input._data.dtype, like=a)
     return _mask_node(NansumBackward0, input, y, axes, keepdim, w)
 
 
@@ -248,7 +248,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_name_c(a)}")
     axes = _dims(dim, a.ndim)
-    cnt = np.asarray((~np.isnan(a)).sum(axis=axes, keepdims=keepdim))
+    cnt = as_array((~np.isnan(a)).sum(axis=axes, keepdims=keepdim))
     return div(nansum(input, dim, keepdim), make(cnt))
 
 
@@ -260,11 +260,11 @@ def _prod_others(a, axes):
     t = np.transpose(a, perm)
     lead = t.shape[:len(rest)]
     t2 = t.reshape(lead + (-1,))
-    ones = np.ones(lead + (1,), a.dtype)
+    ones = np.ones(lead + (1,), a.dtype, like=a)
     left = np.concatenate([ones, np.cumprod(t2, axis=-1)[..., :-1]], axis=-1)
     right = np.flip(np.concatenate([ones, np.cumprod(np.flip(t2, -1), axis=-1)[..., :-1]], axis=-1), -1)
     o = (left * right).reshape(t.shape)
-    return np.transpose(o, np.argsort(perm))
+    return np.transpose(o, sorted(range(len(perm)), key=perm.__getitem__))     # (the inverse permutation)
 
 
 class ProdBackward0(Node):          # y = prod(x); dx = gy * y / x (exact product of the others with zeros)
@@ -312,7 +312,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dt is not None:
         a = a.astype(dt)
     axes = _dims(dim, a.ndim)
-    y = np.asarray(np.prod(a, axis=axes, keepdims=keepdim if dim is not None else False))
+    y = as_array(np.prod(a, axis=axes, keepdims=keepdim if dim is not None else False))
     if input._rg and grad.enabled:
         n = (ProdBackward0 if dim is None else ProdBackward1)((edge(input),))
         n.in_shape = a.shape
@@ -347,7 +347,7 @@ def _full_extreme(name, fn, cls, input):
     if a.size == 0:
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                            "Specify the reduction dim with the 'dim' argument.")
-    y = np.asarray(fn(a))
+    y = as_array(fn(a))
     axes = tuple(range(a.ndim))
     w = _even_weights(a, y, axes) if input._rg and grad.enabled else None
     return _mask_node(cls, input, y, axes, False, w)
@@ -364,7 +364,7 @@ def _dim_extreme(name, argfn, input, dim, keepdim):
     d = _wrap_dim(dim, a.ndim)
     _check_nonempty(name, a, (d,))
     if a.ndim == 0:
-        idx = np.zeros((), np.int64)
+        idx = np.zeros((), np.int64, like=a)
         vals = a.copy()
     else:
         idx = np.expand_dims(argfn(a, axis=d).astype(np.int64), d)
@@ -409,7 +409,7 @@ def _amax_like(name, fn, cls, input, dim, keepdim):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                            "Specify the reduction dim with the 'dim' argument.")
     _check_nonempty(name, a, axes)
-    y = np.asarray(fn(a, axis=axes, keepdims=keepdim))
+    y = as_array(fn(a, axis=axes, keepdims=keepdim))
     w = None
     if input._rg and grad.enabled:
         w = _even_weights(a, _keep(y, a.shape, axes, keepdim), axes, False)
@@ -445,8 +445,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     if a.size == 0 and (dim is None or (a.ndim and a.shape[axes[0]] == 0)):
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
                            "has no identity.")
-    mn = np.asarray(np.min(a, axis=axes, keepdims=keepdim))
-    mx = np.asarray(np.max(a, axis=axes, keepdims=keepdim))
+    mn = as_array(np.min(a, axis=axes, keepdims=keepdim))
+    mx = as_array(np.max(a, axis=axes, keepdims=keepdim))
     if input._rg and grad.enabled:
         n = AminmaxBackward0((edge(input),))
         n.in_shape = a.shape
@@ -464,15 +464,15 @@ def _arg(name, fn, input, dim, keepdim):
     if dim is None:
         if a.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-        i = np.asarray(fn(a.reshape(-1)), np.int64)
+        i = as_array(fn(a.reshape(-1)), np.int64)
         if keepdim:
             i = i.reshape((1,) * a.ndim)
         return make(i)
     d = _wrap_dim(dim, a.ndim)
     _check_nonempty(name, a, (d,))
     if a.ndim == 0:
-        return make(np.zeros((), np.int64))
-    return make(np.asarray(fn(a, axis=d, keepdims=keepdim), np.int64))
+        return make(np.zeros((), np.int64, like=a))
+    return make(as_array(fn(a, axis=d, keepdims=keepdim), np.int64))
 
 
 def argmax(input, dim=None, keepdim=False, *, out=None):
@@ -487,7 +487,7 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
 def _logic_red(fn, input, dim, keepdim):
     a = input._data
     axes = _dims(dim, a.ndim)
-    y = np.asarray(fn(a, axis=axes, keepdims=keepdim))
+    y = as_array(fn(a, axis=axes, keepdims=keepdim))
     if a.dtype == np.uint8:
         y = y.astype(np.uint8)
     return make(y)
@@ -504,7 +504,7 @@ def any(input, dim=None, keepdim=False, *, out=None):
 def count_nonzero(input, dim=None):
     a = input._data
     axes = _dims(dim, a.ndim)
-    return make(np.asarray(np.count_nonzero(a, axis=axes) if a.ndim else int(a != 0), np.int64))
+    return make(as_array(np.count_nonzero(a, axis=axes) if a.ndim else (a != 0), np.int64))
 
 
 

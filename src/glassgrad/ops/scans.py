@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap_dim
-from ._core import make, edge, save_in, save_out, grad, _inplace, holomorphic, no_complex
+from ._core import make, edge, save_in, save_out, grad, _inplace, holomorphic, no_complex, as_array
 from ..autograd.graph import Node
 from .sorting import named, selected, _SelectNode, select_backward
 
@@ -50,7 +50,7 @@ def _cumsum(input, dim, dtype=None, reverse=False):
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     dt = _cum_dtype(a, dtype)
-    y = np.asarray(_cumsum_arr(a.astype(dt, copy=False), d, reverse), dt)
+    y = as_array(_cumsum_arr(a.astype(dt, copy=False), d, reverse), dt)
     if input._rg and grad.enabled:
         n = CumsumBackward0((edge(input),))
         n.dim = d
@@ -91,7 +91,7 @@ class CumprodBackward0(Node):       # y = cumprod(x); dx = revcumsum(gy * y) / x
         n = xd.shape[d]
         shp = [1] * xd.ndim
         shp[d] = n
-        pos = np.arange(n).reshape(shp)
+        pos = np.arange(n, like=xd).reshape(shp)
         res = None
         for k in range(n):
             ek = (pos == k).astype(xd.dtype)
@@ -105,7 +105,7 @@ def _cumprod_matrix(a, d):
     """W[..., k, j] = d y_j / d x_k = prod_{i <= j, i != k} x_i for j >= k (exact with zeros)."""
     xm = np.swapaxes(a, d, -1)
     n = xm.shape[-1]
-    W = np.zeros(xm.shape + (n,), a.dtype)
+    W = np.zeros(xm.shape + (n,), a.dtype, like=a)
     for k in range(n):
         xk = xm.copy()
         xk[..., k] = 1
@@ -120,7 +120,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     d = _wrap_dim(dim, a.ndim)
     dt = _cum_dtype(a, dtype)
     a2 = a.astype(dt, copy=False)
-    y = np.asarray(a2.copy() if a.ndim == 0 else np.cumprod(a2, axis=d), dt)
+    y = as_array(a2.copy() if a.ndim == 0 else np.cumprod(a2, axis=d), dt)
     if input._rg and grad.enabled:
         n = CumprodBackward0((edge(input),))
         n.dim = d
@@ -150,16 +150,16 @@ def _cum_extreme(name, cls, input, dim, better):
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     if a.ndim == 0:
-        idx = np.zeros((), np.int64)
+        idx = np.zeros((), np.int64, like=a)
         return named(name, selected(cls, input, a.copy(), idx, d), make(idx))
     am = np.moveaxis(a, d, -1)
     vals = np.empty_like(am)
-    idx = np.zeros(am.shape, np.int64)
+    idx = np.zeros(am.shape, np.int64, like=a)
     isf = a.dtype.kind in "fV"
     n = am.shape[-1]
     if n:
         cur = am[..., 0].copy()
-        ci = np.zeros(cur.shape, np.int64)
+        ci = np.zeros(cur.shape, np.int64, like=a)
         for j in range(n):
             v = am[..., j]
             if j:
@@ -170,8 +170,8 @@ def _cum_extreme(name, cls, input, dim, better):
                 ci = np.where(take, j, ci)
             vals[..., j] = cur
             idx[..., j] = ci
-    vals = np.ascontiguousarray(np.moveaxis(vals, -1, d))
-    idx = np.ascontiguousarray(np.moveaxis(idx, -1, d))
+    vals = np.ascontiguousarray(np.moveaxis(vals, -1, d), like=a)     # (ascontiguousarray converts without like=)
+    idx = np.ascontiguousarray(np.moveaxis(idx, -1, d), like=a)
     v = selected(cls, input, vals, idx, d)
     if a.size == 0 and v._grad_fn is not None:
         v._grad_fn._saved = (save_in(input),)

@@ -6,7 +6,7 @@ ops: argwhere nonzero_static unravel_index searchsorted bucketize isin
 import numpy as np
 
 from .. import _args, _dtype
-from ._core import make, Tensor
+from ._core import make, Tensor, as_array
 from .indexing import nonzero
 
 __all__ = ["argwhere", "nonzero_static", "unravel_index", "searchsorted", "bucketize", "isin"]
@@ -22,7 +22,7 @@ def nonzero_static(input, *, size, fill_value=-1):
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
     fill_value = _args.int_arg(fill_value, "nonzero_static", "fill_value")
     idx = np.argwhere(input._data).astype(np.int64)[:size]
-    out = np.full((size, input._data.ndim), fill_value, np.int64)
+    out = np.full((size, input._data.ndim), fill_value, np.int64, like=input._data)
     out[:idx.shape[0]] = idx
     return make(out)
 
@@ -48,16 +48,16 @@ def unravel_index(indices, shape):
         coefs[i] = coefs[i + 1] * shape[i + 1]
     if not shape:
         coefs = [1]
-    q = indices.unsqueeze(-1).floor_divide(make(np.asarray(coefs, np.int64)))
-    return (q % make(np.asarray(shape, np.int64))).unbind(-1)
+    q = indices.unsqueeze(-1).floor_divide(make(np.asarray(coefs, np.int64, like=d)))
+    return (q % make(np.asarray(shape, np.int64, like=d))).unbind(-1)
 
 
 # -- searchsorted / bucketize -------------------------------------------------------------------------------------
 def _bsearch(bd, v, right, sorter):
     """torch's cus_lower_bound / cus_upper_bound on every value: bd (..., n) against v (..., m) (or bd 1-d)."""
     n = bd.shape[-1]
-    lo = np.zeros(v.shape, np.int64)
-    hi = np.full(v.shape, n, np.int64)
+    lo = np.zeros(v.shape, np.int64, like=bd)
+    hi = np.full(v.shape, n, np.int64, like=bd)
     if n == 0:
         return lo
     flat = bd.ndim == 1
@@ -83,10 +83,10 @@ def _common(fn, a, b):
     return a.astype(dt, copy=False), b.astype(dt, copy=False)
 
 
-def _value_array(v):
+def _value_array(v, like):
     if isinstance(v, Tensor):
         return v._data, False
-    return np.asarray(_args.number_arg(v, "searchsorted", "self", 2)), True
+    return np.asarray(_args.number_arg(v, "searchsorted", "self", 2), like=like), True
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
@@ -102,7 +102,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                                "while right was True")
         right = side == "right"
     bd = sorted_sequence._data
-    v, scalar = _value_array(input)
+    v, scalar = _value_array(input, bd)
     if bd.ndim == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")
@@ -143,8 +143,9 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None
     for v, name, pos in ((elements, "elements", 1), (test_elements, "test_elements", 2)):
         if not isinstance(v, Tensor):
             _args.number_arg(v, "isin", name, pos)
-    e = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
-    t = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    like = elements._data if isinstance(elements, Tensor) else test_elements._data
+    e = elements._data if isinstance(elements, Tensor) else np.asarray(elements, like=like)
+    t = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements, like=like)
     if isinstance(elements, Tensor) and isinstance(test_elements, Tensor):
         dt = _dtype.promote_types(_dtype._FROM_NP[e.dtype], _dtype._FROM_NP[t.dtype]).np
     else:       # a number and a tensor: torch's promotion of a wrapped number, except that torch's sorting
@@ -156,4 +157,4 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None
     if dt == np.bool_:
         raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     r = np.isin(e.astype(dt), t.astype(dt).reshape(-1), invert=invert)
-    return make(np.asarray(r, bool))
+    return make(as_array(r, bool))

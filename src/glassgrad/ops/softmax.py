@@ -8,7 +8,7 @@ reduces a short axis (2..7) as a loop over its slices, several times faster than
 import numpy as np
 
 from .. import _dtype
-from ._core import make, edge, save_out, grad, quiet
+from ._core import make, edge, save_out, grad, quiet, as_array
 from ..autograd.graph import Node
 from .conversion import to_dtype
 from .reduction import _dims
@@ -65,7 +65,7 @@ def _softmax_arr(a, d, log):
     """(log-)softmax of array `a` over axes `d`: shifted by the finite max, in place on one fresh array."""
     m = _short_reduce(np.maximum, a, d)
     m = np.where(np.isfinite(m), m, 0)
-    z = np.asarray(a - m)
+    z = as_array(a - m)
     if log:
         s = _short_reduce(np.add, np.exp(z), d)
         z -= np.log(s)

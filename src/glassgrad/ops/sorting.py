@@ -80,7 +80,11 @@ def select_backward(ns, g, idx, in_shape, dim, keepdim=True):
     if not keepdim:
         g = ns.unsqueeze(g, dim)
         idx = np.expand_dims(idx, dim)
-    grid = list(np.indices(idx.shape, sparse=True))
+    if idx.__class__ is np.ndarray:
+        grid = list(np.indices(idx.shape, sparse=True))
+    else:       # np.indices has no like=: the same open grid, on idx's device
+        grid = [np.arange(s, like=idx).reshape((1,) * i + (s,) + (1,) * (idx.ndim - i - 1))
+                for i, s in enumerate(idx.shape)]
     grid[dim] = idx
     return ns.index_add_zeros(in_shape, tuple(grid), g)
 
@@ -146,13 +150,13 @@ def _sort_keys(a, axis, descending):
     o <<= 32
     shape = [1] * a.ndim
     shape[axis] = n
-    o |= np.arange(n, dtype=np.int64).reshape(shape)
+    o |= np.arange(n, dtype=np.int64, like=a).reshape(shape)
     return o
 
 
 def _argsort(a, axis, descending):
     if a.ndim == 0:
-        return np.zeros((), np.int64)
+        return np.zeros((), np.int64, like=a)
     a = ordered(a)
     keys = _sort_keys(a, axis, descending)
     if keys is not None:
@@ -211,17 +215,17 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     keys = _sort_keys(ordered(a), d, largest) if a.ndim else None
     if keys is not None:        # select the k first keys (a partition when k is small), sort only those
         if 0 < k < n // 4:
-            keys = np.sort(np.take(np.partition(keys, k - 1, axis=d), np.arange(k), axis=d), axis=d)
+            keys = np.sort(np.take(np.partition(keys, k - 1, axis=d), np.arange(k, like=a), axis=d), axis=d)
         else:
             keys.sort(axis=d)
-            keys = np.take(keys, np.arange(k), axis=d)
+            keys = np.take(keys, np.arange(k, like=a), axis=d)
         idx = keys & _LOW32
     else:
         idx = _argsort(a, d, largest)
         if a.ndim:
-            idx = np.ascontiguousarray(np.take(idx, np.arange(k), axis=d))
+            idx = np.ascontiguousarray(np.take(idx, np.arange(k, like=a), axis=d), like=a)
         elif k == 0:
-            idx = np.zeros((0,), np.int64)
+            idx = np.zeros((0,), np.int64, like=a)
     vals = _take(a, idx, d) if (a.ndim or k) else a.reshape(1)[:0]
     return named("topk", selected(TopkBackward0, input, vals, idx, d), make(idx))
 
@@ -269,13 +273,13 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         flat = ordered(a).reshape(-1)
         order = np.argsort(flat, kind="stable")
         sv = flat[order]
-        new = np.ones(sv.shape, bool)
+        new = np.ones(sv.shape, bool, like=a)
         new[1:] = (sv[1:] != sv[:-1])
         vals = sv[new].astype(a.dtype, copy=False)
         gid = np.cumsum(new) - 1
-        inv = np.empty(flat.shape, np.int64)
+        inv = np.empty(flat.shape, np.int64, like=a)
         inv[order] = gid
-        counts = np.bincount(gid, minlength=vals.size) if flat.size else np.zeros(0, np.int64)
+        counts = np.bincount(gid, minlength=vals.size) if flat.size else np.zeros(0, np.int64, like=a)
         return _unique_result(input, vals, inv.reshape(a.shape), counts, return_inverse, return_counts, Unique2Backward0)
     d = _wrap_dim(dim, a.ndim)
     vals, inv, counts = np.unique(ordered(a), return_inverse=True, return_counts=True, axis=d)
@@ -290,12 +294,12 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     d = None if dim is None else _wrap_dim(dim, a.ndim)
     m = a.reshape(-1) if d is None else np.moveaxis(a, d, 0)
     n = m.shape[0]
-    new = np.ones(n, bool)
+    new = np.ones(n, bool, like=a)
     if n > 1:
         diff = m[1:] != m[:-1]
         new[1:] = diff if diff.ndim == 1 else diff.reshape(n - 1, -1).any(1)
     gid = np.cumsum(new) - 1
     vals = m[new] if d is None else np.moveaxis(m[new], 0, d)
-    counts = np.bincount(gid, minlength=int(new.sum())) if n else np.zeros(0, np.int64)
+    counts = np.bincount(gid, minlength=int(new.sum())) if n else np.zeros(0, np.int64, like=a)
     inv = gid.reshape(a.shape) if d is None else gid
     return _unique_result(input, vals, inv, counts, return_inverse, return_counts, UniqueConsecutiveBackward0)

@@ -10,7 +10,8 @@ import numpy as np
 
 from .. import _args, _dtype
 from .._tensor import Tensor, _wrap_dim
-from ._core import make, edge, save_in, save_out, grad, ordered
+from .. import backend
+from ._core import make, edge, save_in, save_out, grad, ordered, as_array
 from ..autograd.graph import Node
 from .reduction import (_dims, _expand_back, _keep, _count, _even_weights, _mask_node, _MaskScale,
                         _check_nonempty, _name_c)
@@ -73,7 +74,7 @@ class StdBackward0(Node):           # y = sqrt(var); dx = gy (x - mean) / ((n - 
 
 
 def _var_out(cls, input, a, y, axes, keepdim, corr, n, save_result):
-    y = np.asarray(y, a.real.dtype)
+    y = as_array(y, a.real.dtype)
     if input._rg and grad.enabled:
         nd = cls((edge(input),))
         nd.in_shape = a.shape
@@ -93,7 +94,7 @@ def _var_values(a, axes, c, n, keepdim):
         d = a - m
         ss = np.sum(d.real ** 2 + d.imag ** 2 if a.dtype.kind == "c" else d ** 2, axis=axes, keepdims=keepdim)
         rt = a.real.dtype           # complex input: a real variance
-        return np.asarray(ss / np.asarray(n - c, rt) if n - c != 0 else ss / 0.0, rt)
+        return as_array(ss / np.asarray(n - c, rt) if n - c != 0 else ss / 0.0, rt)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
@@ -120,7 +121,7 @@ class LinalgVectorNormBackward0(Node):
         gk = _expand_back(ns, g, sh, ax, kd)
         with np.errstate(all="ignore"):
             if p == 0:
-                return (gk * ns.const(np.zeros(sh, ns.data(x).dtype), g),)
+                return (gk * ns.const(np.zeros(sh, ns.data(x).dtype, like=ns.data(x)), g),)
             if p == 1:
                 return (ns.sgn(x) * gk,)
             ydat = np.broadcast_to(_keep(ns.data(y), sh, ax, kd), sh)
@@ -188,7 +189,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
             if a.shape[ax] == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on the dimension {ax}"
                                    "because this dimension is empty and the operation does not have an identity")
-    y = np.asarray(_vector_norm(a, p, axes, keepdim), a.real.dtype)       # complex input: a real norm
+    y = as_array(_vector_norm(a, p, axes, keepdim), a.real.dtype)       # complex input: a real norm
     if input._rg and grad.enabled:
         n = LinalgVectorNormBackward0((edge(input),))
         n.in_shape = a.shape
@@ -227,11 +228,11 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
             m = np.max(a, axis=axes, keepdims=True)
             m = np.where(np.isfinite(m), m, 0).astype(a.dtype)
         else:
-            m = np.zeros(np.sum(a, axis=axes, keepdims=True).shape, a.dtype)
+            m = np.zeros(np.sum(a, axis=axes, keepdims=True).shape, a.dtype, like=a)
         y = np.log(np.sum(np.exp(a - m), axis=axes, keepdims=True)) + m
     if not keepdim:
         y = y.reshape(np.sum(a, axis=axes).shape)
-    y = np.asarray(y, a.dtype)
+    y = as_array(y, a.dtype)
     if input._rg and grad.enabled:
         n = LogsumexpBackward0((edge(input),))
         n.in_shape = a.shape
@@ -272,7 +273,7 @@ def _median_pos(s, ignore_nan):
     """Position in the stably sorted last axis of the (lower) median; NaN rows pick their first NaN."""
     n = s.shape[-1]
     if s.dtype.kind not in "fV":
-        return np.full(s.shape[:-1], (n - 1) // 2, np.int64)
+        return np.full(s.shape[:-1], (n - 1) // 2, np.int64, like=s)
     cnt = (~np.isnan(s)).sum(axis=-1)
     if ignore_nan:
         return np.where(cnt > 0, (cnt - 1) // 2, 0).astype(np.int64)
@@ -283,9 +284,9 @@ def _full_median(name, cls, input, ignore_nan):
     a = input._data
     flat = np.sort(ordered(a).reshape(-1), kind="stable")
     if flat.size == 0:
-        y = np.asarray(np.nan, a.dtype) if a.dtype.kind in "fV" else np.asarray(0, a.dtype)
-        return _mask_node(cls, input, y, tuple(range(a.ndim)), False, np.zeros(a.shape, a.dtype))
-    y = np.asarray(flat[_median_pos(flat, ignore_nan)], a.dtype)
+        y = np.asarray(np.nan, a.dtype, like=a) if a.dtype.kind in "fV" else np.asarray(0, a.dtype, like=a)
+        return _mask_node(cls, input, y, tuple(range(a.ndim)), False, np.zeros(a.shape, a.dtype, like=a))
+    y = as_array(flat[_median_pos(flat, ignore_nan)], a.dtype)
     axes = tuple(range(a.ndim))
     w = _even_weights(a, y, axes) if input._rg and grad.enabled else None
     return _mask_node(cls, input, y, axes, False, w)
@@ -298,12 +299,12 @@ def _select_pos(name, cls, input, dim, keepdim, posfn):
     _check_nonempty(name, a, (d,))
     if a.ndim == 0:
         posfn(np.sort(a.reshape(1)))
-        idx = np.zeros((), np.int64)
+        idx = np.zeros((), np.int64, like=a)
         return named(name, selected(cls, input, a.copy(), idx, d), make(idx))
     o = ordered(a)
     order = np.argsort(o, axis=d, kind="stable")
     s = np.moveaxis(np.take_along_axis(o, order, d), d, -1)
-    pos = np.expand_dims(posfn(s) if a.shape[d] else np.zeros(s.shape[:-1], np.int64), d)
+    pos = np.expand_dims(posfn(s) if a.shape[d] else np.zeros(s.shape[:-1], np.int64, like=s), d)
     idx = np.take_along_axis(order, pos, d).astype(np.int64)
     vals = np.take_along_axis(a, idx, d)
     if not keepdim:
@@ -335,7 +336,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
         n = s.shape[-1]
         if k < 1 or k > n:
             raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-        return np.full(s.shape[:-1], k - 1, np.int64)
+        return np.full(s.shape[:-1], k - 1, np.int64, like=s)
     return _select_pos("kthvalue", KthvalueBackward0, input, dim, keepdim, pos)
 
 
@@ -345,16 +346,18 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     d = _wrap_dim(dim, a.ndim)
     _check_nonempty("mode", a, (d,))
     if a.ndim == 0:
-        idx = np.zeros((), np.int64)
+        idx = np.zeros((), np.int64, like=a)
         return named("mode", selected(ModeBackward0, input, a.copy(), idx, d), make(idx))
     am = np.moveaxis(ordered(a), d, -1)
     rows = am.reshape(-1, am.shape[-1])
-    idx = np.zeros(rows.shape[0], np.int64)
+    idx = np.zeros(rows.shape[0], np.int64, like=a)
     for r in range(rows.shape[0]):
         row = rows[r]
         u, c = np.unique(row, return_counts=True)
         v = u[np.argmax(c)]
-        idx[r] = np.nonzero(row == v)[0][-1] if not (isinstance(v, float) and np.isnan(v)) else \
+        nan = (isinstance(v, float) and np.isnan(v)) if a.__class__ is np.ndarray else \
+            (v.dtype == np.float64 and bool(np.isnan(v)))     # (the device's 0-d result for a Python float)
+        idx[r] = np.nonzero(row == v)[0][-1] if not nan else \
             np.nonzero(np.isnan(row))[0][-1]
     idx = np.expand_dims(idx.reshape(am.shape[:-1]), d)
     vals = np.take_along_axis(a, idx, d)
@@ -423,7 +426,7 @@ def bincount(input, weights=None, minlength=0):
     if weights is not None and (weights._data.ndim != 1 or weights._data.shape[0] != a.shape[0]):
         raise RuntimeError("weights should be 1-d and have the same length as input")
     if a.size == 0:
-        return make(np.zeros(minlength, np.int64))
+        return make(np.zeros(minlength, np.int64, like=a))
     if weights is None:
         return make(np.bincount(a, minlength=minlength).astype(np.int64))
     w = weights._data
@@ -460,18 +463,20 @@ def _histogram_edges(input, bins, range):
         raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for dimension 0")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
-    return _fused_linspace(lo, hi, nb + 1, a.dtype), False
+    return _fused_linspace(lo, hi, nb + 1, a.dtype, a), False
 
 
-def _fused_linspace(lo, hi, steps, npdt):
+def _fused_linspace(lo, hi, steps, npdt, like):
     """torch's CPU linspace in npdt: start + step i for the first half, end - step (steps - 1 - i) for the
-    rest, each a fused multiply-add (one rounding; emulated in a wider float)."""
+    rest, each a fused multiply-add (one rounding; emulated in a wider float), on `like`'s device."""
     wide = np.longdouble if npdt == np.float64 else np.float64
     t = npdt.type
     step = wide((t(hi) - t(lo)) / t(steps - 1))
     i = np.arange(steps, dtype=wide)
     e = np.where(i < steps // 2, wide(t(lo)) + step * i, wide(t(hi)) - step * (steps - 1 - i))
-    return e.astype(npdt)
+    e = e.astype(npdt)
+    # long double is host-only (CuPy has none): the edges are computed on the host and moved to the device
+    return e if like.__class__ is np.ndarray else backend.to_device(e, backend.device_of(like))
 
 
 def histogram(input, bins, *, range=None, weight=None, density=False, out=None):

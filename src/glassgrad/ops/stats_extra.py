@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _args, _dtype
 from .._tensor import _wrap_dim
-from ._core import make, Tensor, edge, grad, NotImplementedNode
+from ._core import make, Tensor, edge, grad, NotImplementedNode, as_array
 from .linalg_solve import _LaNode, wrap
 from .reduction import _dims, _count, mean
 from .statistics import var, _fused_linspace
@@ -92,7 +92,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     srt = srt.view(out_shape[1:] + [srt.shape[-1]])
     sd = srt._data
     ranks, fac, fill, mask = _ranks(q._data, sd, ignore_nan)
-    ranks = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}.get(interpolation, np.asarray)(ranks)
+    ranks = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}.get(interpolation, as_array)(ranks)
     below = ranks.astype(np.int64)
     vals = srt.gather(-1, make(below))
     if interpolation in ("linear", "midpoint"):
@@ -112,11 +112,11 @@ def _ranks(q, sd, ignore_nan):
     writes and where it writes it."""
     if ignore_nan:      # ranks from the number of non-NaN values; all NaN: rank 0
         fac = (np.sum(~np.isnan(sd), axis=-1, keepdims=True) - 1).astype(sd.dtype)
-        ranks = np.asarray(q * fac, sd.dtype)
+        ranks = as_array(q * fac, sd.dtype)
         mask = ranks < 0
-        return np.where(mask, 0, ranks).astype(sd.dtype), fac, np.zeros(ranks.shape, np.int64), mask
+        return np.where(mask, 0, ranks).astype(sd.dtype), fac, np.zeros(ranks.shape, np.int64, like=sd), mask
     last = np.asarray(sd.shape[-1] - 1, sd.dtype)    # a NaN in the row: the last rank (the result is NaN)
-    r, mask = np.broadcast_arrays(np.asarray(q * last, sd.dtype), np.isnan(sd).any(-1, keepdims=True))
+    r, mask = np.broadcast_arrays(as_array(q * last, sd.dtype), np.isnan(sd).any(-1, keepdims=True))
     return np.where(mask, last, r).astype(sd.dtype), last, np.where(mask, int(last), 0), mask
 
 
@@ -167,7 +167,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if aweights is not None:
         _check_weights("aweights", aweights, n, False)
         w = aweights if w is None else w * aweights
-    w_sum = make(np.asarray(n, np.int64)) if w is None else w.sum()
+    w_sum = make(np.asarray(n, np.int64, like=x._data)) if w is None else w.sum()
     if w is not None and not bool(w_sum._data != 0):
         raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     avg = (x if w is None else x * w).sum(1) / w_sum
@@ -269,7 +269,7 @@ class LogcumsumexpBackward0(_LaNode):
         d = self.info
         if g.dim() == 0 or g.numel() == 0:
             return (g,)
-        low = make(np.asarray(np.finfo(g._data.dtype).min, g._data.dtype))
+        low = make(np.asarray(np.finfo(g._data.dtype).min, g._data.dtype, like=g._data))
         lag = g.abs().log()
         pos = where(g > 0, lag, low)
         neg = where(g < 0, lag, low)
@@ -286,7 +286,7 @@ def logcumsumexp(input, dim, *, out=None):
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
     with np.errstate(all="ignore"):
         y = np.logaddexp.accumulate(a, axis=d) if a.ndim and a.size else a.copy()
-    return wrap((np.asarray(y, a.dtype),), LogcumsumexpBackward0, (input,), (0,), (0,), d)[0]
+    return wrap((as_array(y, a.dtype),), LogcumsumexpBackward0, (input,), (0,), (0,), d)[0]
 
 
 # -- histogramdd ----------------------------------------------------------------------------------------------------
@@ -316,7 +316,7 @@ def _dd_edges(x, d, bins, rng):
                            f"dimension {d}")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
-    return _fused_linspace(lo, hi, nb + 1, x.dtype), False
+    return _fused_linspace(lo, hi, nb + 1, x.dtype, x), False
 
 
 def _dd_bin(col, edges, searched):
@@ -367,10 +367,10 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     per = list(bins) if isinstance(bins, (list, tuple)) else [bins] * D
     edges = [_dd_edges(x, d, per[d], range) for d in builtins.range(D)]
     idx = np.stack([_dd_bin(x[:, d], e, s) for d, (e, s) in enumerate(edges)], 1) if x.size else \
-        np.zeros((0, D), np.int64)
+        np.zeros((0, D), np.int64, like=a)
     keep = (idx >= 0).all(1)
     shape = tuple(e.size - 1 for e, _ in edges)
-    flat = np.ravel_multi_index(tuple(idx[keep].T), shape) if keep.any() else np.zeros(0, np.int64)
+    flat = np.ravel_multi_index(tuple(idx[keep].T), shape) if keep.any() else np.zeros(0, np.int64, like=a)
     w = None if weight is None else weight._data.reshape(-1)[keep].astype(np.float64)
     hist = np.bincount(flat, weights=w, minlength=int(np.prod(shape))).reshape(shape).astype(a.dtype)
     if density:
