@@ -94,7 +94,7 @@ def _var_values(a, axes, c, n, keepdim):
         d = a - m
         ss = np.sum(d.real ** 2 + d.imag ** 2 if a.dtype.kind == "c" else d ** 2, axis=axes, keepdims=keepdim)
         rt = a.real.dtype           # complex input: a real variance
-        return as_array(ss / np.asarray(n - c, rt) if n - c != 0 else ss / 0.0, rt)
+        return as_array(ss / rt.type(n - c) if n - c != 0 else ss / 0.0, rt)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):

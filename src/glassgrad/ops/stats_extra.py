@@ -34,7 +34,7 @@ def _q_tensor(input, q):
     q = float(_args.number_arg(q, "quantile", "q", 2))
     if not 0 <= q <= 1:
         raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
-    return make(np.asarray(q, input._data.dtype))
+    return make(np.asarray(q, input._data.dtype, like=input._data))
 
 
 def _quantile_checks(input, q, interpolation):
@@ -115,7 +115,7 @@ def _ranks(q, sd, ignore_nan):
         ranks = as_array(q * fac, sd.dtype)
         mask = ranks < 0
         return np.where(mask, 0, ranks).astype(sd.dtype), fac, np.zeros(ranks.shape, np.int64, like=sd), mask
-    last = np.asarray(sd.shape[-1] - 1, sd.dtype)    # a NaN in the row: the last rank (the result is NaN)
+    last = sd.dtype.type(sd.shape[-1] - 1)    # a NaN in the row: the last rank (the result is NaN); a NumPy scalar
     r, mask = np.broadcast_arrays(as_array(q * last, sd.dtype), np.isnan(sd).any(-1, keepdims=True))
     return np.where(mask, last, r).astype(sd.dtype), last, np.where(mask, int(last), 0), mask
 
