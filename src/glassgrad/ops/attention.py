@@ -7,6 +7,7 @@ nn.functional.scaled_dot_product_attention chooses between the fused kernel and 
 """
 import numpy as np
 
+from ..backend import contiguous
 from .linalg import matmul
 from .._blas import matmul as gemm
 from .creation import from_numpy
@@ -157,7 +158,7 @@ def _sdpa_flash(q, k, v, attn_mask, is_causal, scale):
     if (q._rg or k._rg or v._rg) and grad.enabled:
         n = ScaledDotProductFlashAttentionForCpuBackward0((edge(q), edge(k), edge(v)))
         n.scale, n.groups, n.probs_t = scale, grp, pt
-        n.mask = None if m is None else np.ascontiguousarray(m)
+        n.mask = None if m is None else contiguous(m)
         res = make(out, True, n)
         n._saved = (save_in(q), save_in(k), save_in(v), save_out(res))
         return res

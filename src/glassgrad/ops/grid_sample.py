@@ -7,6 +7,7 @@ with the namespace ns, serves both the array and the tensor (double backward) mo
 """
 import numpy as np
 
+from ..backend import contiguous
 from ._core import make, edge, save_in, grad, attach_self, full_precision
 from .._blas import matmul as gemm
 from ..autograd.graph import Node
@@ -56,7 +57,7 @@ def affine_grid_generator(theta, size, align_corners):
         full_precision("tensor_cpu", t.dtype)
     base = _base_grid(size, align_corners, t.dtype)
     y = gemm(base[None], t.transpose(0, 2, 1))                            # (N, P, nd); bf16: float32, rounded once
-    y = np.ascontiguousarray(y.reshape([size[0]] + size[2:] + [len(size) - 2]))
+    y = contiguous(y.reshape([size[0]] + size[2:] + [len(size) - 2]))
     if theta._rg and grad.enabled:
         n = AffineGridGeneratorBackward0((edge(theta),))
         n.size, n.align_corners, n.base = size, align_corners, base
@@ -186,7 +187,7 @@ class GridSampler2DBackward0(Node):
 
 def _gather(ns, xt, idx):
     if ns.is_tensor_mode:
-        return xt[tuple(make(np.ascontiguousarray(i)) for i in idx)]
+        return xt[tuple(make(contiguous(i)) for i in idx)]
     return xt[idx]
 
 
@@ -216,7 +217,7 @@ def grid_sampler_2d(input, grid, mode, padding_mode, align_corners):
         wx = (ix - x0) if dx else (x0 + 1 - ix)
         wy = (iy - y0) if dy else (y0 + 1 - iy)
         out += v * (wx * wy).astype(x.dtype)[..., None]
-    y = np.ascontiguousarray(out.transpose(0, 3, 1, 2))
+    y = contiguous(out.transpose(0, 3, 1, 2))
     if grad.enabled and (input._rg or grid._rg):
         n = GridSampler2DBackward0((edge(input), edge(grid)))
         n.interpolation_mode, n.padding_mode, n.align_corners = mode, padding_mode, align_corners
@@ -323,7 +324,7 @@ def grid_sampler_3d(input, grid, mode, padding_mode, align_corners):
         for i, i0, d in zip((ix, iy, iz), f0, ds):
             w = w * ((i - i0) if d else (i0 + 1 - i))
         out += v * w.astype(x.dtype)[..., None]
-    y = np.ascontiguousarray(out.transpose(0, 4, 1, 2, 3))
+    y = contiguous(out.transpose(0, 4, 1, 2, 3))
     if grad.enabled and (input._rg or grid._rg):
         n = GridSampler3DBackward0((edge(input), edge(grid)))
         n.interpolation_mode, n.padding_mode, n.align_corners = mode, padding_mode, align_corners
