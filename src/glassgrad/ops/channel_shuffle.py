@@ -1,6 +1,5 @@
 """channel_shuffle (ChannelShuffleBackward0): (N, g, C/g, *) -> (N, C/g, g, *), as torch; its gradient is the
 inverse shuffle (C/g groups), differentiable for double backward."""
-import numpy as np
 
 from ..backend import contiguous
 from ._core import make, edge, grad

@@ -83,9 +83,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
         L, S = q.shape[-2], k.shape[-2]
-        mask = ones((L, S), dtype=_dtype.bool).tril()
+        mask = ones((L, S), dtype=_dtype.bool, device=q.device).tril()
     if mask is not None and mask.dtype == _dtype.bool:
-        mask = zeros(mask.shape, dtype=q.dtype).masked_fill(mask.logical_not(), float("-inf"))
+        mask = zeros(mask.shape, dtype=q.dtype, device=q.device).masked_fill(mask.logical_not(), float("-inf"))
     if enable_gqa and q.dim() >= 3 and k.shape[-3] != q.shape[-3]:
         if k.shape[-3] == 0 or q.shape[-3] % k.shape[-3]:
             raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
