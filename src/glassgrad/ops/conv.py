@@ -237,7 +237,9 @@ def _convolution(x, w, b, s, p, d, transposed, op, g):
         y = conv_arr(xd, wd, s, p, d, g, keep=keep)
     if b is not None:       # y is a fresh array: add the bias in place
         bb = b._data.reshape((1, -1) + (1,) * len(s))
-        if y.flags.writeable and y.base is None and y.dtype == np.result_type(y.dtype, bb.dtype):
+        # (CuPy's flags have no `writeable`: its arrays always are)
+        if (y.__class__ is not np.ndarray or y.flags.writeable) and y.base is None \
+                and y.dtype == np.result_type(y.dtype, bb.dtype):
             y += bb
         else:
             y = y + bb

@@ -215,6 +215,6 @@ def circular_pad(x, pad):
     shape = list(a.shape)
     for d, lo, hi in pairs:
         shape[d] += lo + hi
-    out = zeros(shape, dtype=_dtype.from_numpy_dtype(a.dtype))
+    out = zeros(shape, dtype=_dtype.from_numpy_dtype(a.dtype), device=x.device)
     setitem(out, Ellipsis, x[tuple(i if isinstance(i, slice) else make(i) for i in idx)])
     return out
