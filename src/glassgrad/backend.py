@@ -147,3 +147,10 @@ def as_strided(arr, shape, strides):
             return u.view(arr.dtype)
         return np.lib.stride_tricks.as_strided(arr, shape, strides, writeable=True)
     return _cupy.lib.stride_tricks.as_strided(arr, shape, strides)
+
+
+# -- added by helper h/dnn (issue 17): contiguous -----------------------------------------------------------
+def contiguous(a):
+    """Device-neutral ``np.ascontiguousarray(a)``: NumPy's creation functions (ascontiguousarray, asarray, array)
+    dispatch only on ``like=``, never on their argument, so a device array is passed as its own ``like``."""
+    return np.ascontiguousarray(a) if a.__class__ is np.ndarray else np.ascontiguousarray(a, like=a)

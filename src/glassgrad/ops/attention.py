@@ -7,9 +7,9 @@ nn.functional.scaled_dot_product_attention chooses between the fused kernel and 
 """
 import numpy as np
 
+from ..backend import contiguous
 from .linalg import matmul
 from .._blas import matmul as gemm
-from .creation import from_numpy
 
 from ._core import make, edge, save_in, save_out, grad, broadcast_error
 from ..autograd.graph import Node
@@ -36,7 +36,7 @@ def _safe_softmax_arr(a, axis=-1, out=None):
         y = np.subtract(a, m, out=out)
         np.exp(y, out=y)
         np.divide(y, y.sum(axis=axis, keepdims=True), out=y)
-        if dead.any():
+        if a.__class__ is not np.ndarray or dead.any():        # (a device skips the sync of the test)
             np.copyto(y, 0, where=dead)
     return y
 
@@ -52,17 +52,19 @@ def _safe_softmax(x, dim=-1):
     return make(y)
 
 
-def _mask_array(attn_mask, is_causal, L, S, np_dtype):
-    """The additive float mask as an array (None when there is none): bool False -> -inf; causal -> tril."""
+def _mask_array(attn_mask, is_causal, L, S, np_dtype, like):
+    """The additive float mask as an array on `like`'s device (None when there is none): bool False -> -inf;
+    causal -> tril."""
     m = None
+    zero, ninf = np.zeros((), np_dtype, like=like), np.array(-np.inf, np_dtype, like=like)
     if attn_mask is not None:
         a = attn_mask._data
         if a.dtype == np.bool_:
-            m = np.where(a, np.zeros((), np_dtype), np.array(-np.inf, np_dtype))
+            m = np.where(a, zero, ninf)
         else:
             m = a
     if is_causal:
-        c = np.where(np.tril(np.ones((L, S), bool)), np.zeros((), np_dtype), np.array(-np.inf, np_dtype))
+        c = np.where(np.tril(np.ones((L, S), bool, like=like)), zero, ninf)
         m = c if m is None else m + c
     return m
 
@@ -81,7 +83,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
             vv = v.repeat_interleave(grp, -3) if grp > 1 else v
             att = matmul(q, kk.transpose(-2, -1)) * s
             if self.mask is not None:
-                att = att + from_numpy(self.mask)
+                att = att + make(self.mask)
             p = _safe_softmax(att, -1)
             dv = ns.matmul(ns.mT(p), g)
             dp = ns.matmul(g, ns.mT(vv))
@@ -140,8 +142,8 @@ def _sdpa_flash(q, k, v, attn_mask, is_causal, scale):
     # The scores transposed, (..., S, L): the softmax then reduces over axis -2, with the L query rows as
     # NumPy's contiguous inner loop (~4x faster than max/sum over a short last axis, row by row).
     att = gemm(ka, qa.swapaxes(-1, -2))
-    att *= np.asarray(scale, qa.dtype)
-    m = _mask_array(attn_mask, is_causal, L, S, qa.dtype)
+    att *= qa.dtype.type(scale)         # (a NumPy scalar: the same rounding as a 0-d array, on any device)
+    m = _mask_array(attn_mask, is_causal, L, S, qa.dtype, qa)
     if m is not None:
         try:
             shape = np.broadcast_shapes((B, H, L, S), m.shape)
@@ -157,7 +159,7 @@ def _sdpa_flash(q, k, v, attn_mask, is_causal, scale):
     if (q._rg or k._rg or v._rg) and grad.enabled:
         n = ScaledDotProductFlashAttentionForCpuBackward0((edge(q), edge(k), edge(v)))
         n.scale, n.groups, n.probs_t = scale, grp, pt
-        n.mask = None if m is None else np.ascontiguousarray(m)
+        n.mask = None if m is None else contiguous(m)
         res = make(out, True, n)
         n._saved = (save_in(q), save_in(k), save_in(v), save_out(res))
         return res

@@ -1,7 +1,7 @@
 """channel_shuffle (ChannelShuffleBackward0): (N, g, C/g, *) -> (N, C/g, g, *), as torch; its gradient is the
 inverse shuffle (C/g groups), differentiable for double backward."""
-import numpy as np
 
+from ..backend import contiguous
 from ._core import make, edge, grad
 from ..autograd.graph import Node
 
@@ -20,7 +20,7 @@ def _shuffle(a, groups):
     n, c = a.shape[:2]
     rest = a.shape[2:]
     y = a.reshape((n, groups, c // groups) + rest).swapaxes(1, 2)
-    return np.ascontiguousarray(y.reshape(a.shape))
+    return contiguous(y.reshape(a.shape))
 
 
 def channel_shuffle(x, groups):

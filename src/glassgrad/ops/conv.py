@@ -17,7 +17,8 @@ import numbers
 
 import numpy as np
 
-from .. import _dtype
+from ..backend import contiguous
+from .. import _dtype, backend
 from ._core import Tensor, make, edge, save_in, grad
 from ..autograd.graph import Node
 from ..autograd.saved_hooks import STACK as _SAVED_HOOKS
@@ -42,7 +43,9 @@ def windows(xp, K, s, d, O):
     nd = len(K)
     shape = xp.shape[:2] + tuple(O) + tuple(K)
     strides = st[:2] + tuple(st[2 + i] * s[i] for i in range(nd)) + tuple(st[2 + i] * d[i] for i in range(nd))
-    return _as_strided(xp, shape, strides, writeable=False)
+    if xp.__class__ is np.ndarray:
+        return _as_strided(xp, shape, strides, writeable=False)
+    return backend.as_strided(xp, shape, strides)        # a device array: its own as_strided (no writeable flag)
 
 
 def col2im_add(dst, cols, K, s, d, O):
@@ -103,11 +106,11 @@ def conv_arr(x, w, s, p, d, g, O=None, keep=None):
         O = out_size(x.shape[2:], K, s, p, d)
     dt = np.result_type(x.dtype, w.dtype)
     if N == 0 or Co == 0 or 0 in O:
-        return np.zeros((N, Co) + tuple(O), dt)
+        return np.zeros((N, Co) + tuple(O), dt, like=x)
     if _depthwise(w, g):            # one channel per group: K shifted multiply-adds, no GEMM
         xp = _pad(x, p)
         wf = w.reshape(Co, -1)
-        y = np.zeros((N, Co) + tuple(O), dt)
+        y = np.zeros((N, Co) + tuple(O), dt, like=x)
         for kk, _, sl in _offsets(K, s, d, O):
             y += xp[sl] * _dw_bshape(wf[:, kk], len(K))
         return y
@@ -123,7 +126,7 @@ def conv_input_grad_arr(gy, w, S, s, p, d, g, gyf=None):
     Cg = w.shape[1]
     C = Cg * g
     Sp = tuple(S[i] + 2 * p[i] for i in range(nd))
-    dst = np.zeros((N, C) + Sp, np.result_type(gy.dtype, w.dtype))
+    dst = np.zeros((N, C) + Sp, np.result_type(gy.dtype, w.dtype), like=gy)
     if gy.size and w.size and _depthwise(w, g):
         wf = w.reshape(Co, -1)
         for kk, _, sl in _offsets(K, s, d, O):
@@ -138,11 +141,11 @@ def conv_weight_grad_arr(x, gy, wshape, s, p, d, g, gyf=None, xframe=None):
     K = wshape[2:]
     O = gy.shape[2:]
     if x.size == 0 or gy.size == 0:
-        return np.zeros(wshape, np.result_type(x.dtype, gy.dtype))
+        return np.zeros(wshape, np.result_type(x.dtype, gy.dtype), like=x)
     if g > 1 and wshape[0] == g and wshape[1] == 1:
         nd = len(K)
         xp = _pad(x, p)
-        gw = np.empty((g, int(np.prod(K))), np.result_type(x.dtype, gy.dtype))
+        gw = np.empty((g, int(np.prod(K))), np.result_type(x.dtype, gy.dtype), like=x)
         red = (0,) + tuple(range(2, 2 + nd))
         for kk, _, sl in _offsets(K, s, d, O):
             gw[:, kk] = (xp[sl] * gy).sum(axis=red)
@@ -234,12 +237,14 @@ def _convolution(x, w, b, s, p, d, transposed, op, g):
         y = conv_arr(xd, wd, s, p, d, g, keep=keep)
     if b is not None:       # y is a fresh array: add the bias in place
         bb = b._data.reshape((1, -1) + (1,) * len(s))
-        if y.flags.writeable and y.base is None and y.dtype == np.result_type(y.dtype, bb.dtype):
+        # (CuPy's flags have no `writeable`: its arrays always are)
+        if (y.__class__ is not np.ndarray or y.flags.writeable) and y.base is None \
+                and y.dtype == np.result_type(y.dtype, bb.dtype):
             y += bb
         else:
             y = y + bb
     if not y.flags.c_contiguous:
-        y = np.ascontiguousarray(y)
+        y = contiguous(y)
     if grad.enabled and (x._rg or w._rg or (b is not None and b._rg)):
         n = ConvolutionBackward0((edge(x), edge(w), edge(b) if b is not None else (None, 0)))
         n.stride, n.padding, n.dilation, n.transposed, n.output_padding, n.groups = s, p, d, transposed, op, g
@@ -483,9 +488,9 @@ def col2im_arr(c, S, K, d, p, s):
     kp = int(np.prod(K))
     C = c.shape[1] // kp
     O = out_size(S, K, s, p, d)
-    dst = np.zeros((N, C) + tuple(S[i] + 2 * p[i] for i in range(nd)), c.dtype)
+    dst = np.zeros((N, C) + tuple(S[i] + 2 * p[i] for i in range(nd)), c.dtype, like=c)
     col2im_add(dst, c.reshape((N, C) + tuple(K) + tuple(O)), K, s, d, O)
-    return np.ascontiguousarray(dst[(slice(None), slice(None)) + tuple(slice(p[i], p[i] + S[i]) for i in range(nd))])
+    return contiguous(dst[(slice(None), slice(None)) + tuple(slice(p[i], p[i] + S[i]) for i in range(nd))])
 
 
 def im2col(x, kernel_size, dilation, padding, stride):

@@ -10,6 +10,7 @@ import functools
 
 import numpy as np
 
+from ..backend import contiguous
 from .. import _blas
 
 
@@ -19,7 +20,7 @@ def _bmm(a, b):
     mm = _blas.matmul
     if a.shape[0] == 1:
         return mm(a[0], b[0])[None]
-    out = np.empty((a.shape[0], a.shape[1], b.shape[2]), np.result_type(a.dtype, b.dtype))
+    out = np.empty((a.shape[0], a.shape[1], b.shape[2]), np.result_type(a.dtype, b.dtype), like=a)
     for i in range(a.shape[0]):
         mm(a[i], b[i], out=out[i])
     return out
@@ -96,7 +97,7 @@ class _Frame:
 
     def put(self, a, dt):
         """a (N, C, *S) -> (phases, C, L + slack): zero padding, a's phases at their grid positions."""
-        buf = np.zeros((self.phases, a.shape[1], self.L + self.slack), dt)
+        buf = np.zeros((self.phases, a.shape[1], self.L + self.slack), dt, like=a)
         grid = self._grid(buf)
         for ph, (src, dst) in enumerate(self._slices()):
             if ph in self.used:
@@ -105,7 +106,7 @@ class _Frame:
 
     def take(self, buf):
         """Inverse of put: (phases, C, >= L) -> (N, C, *S) (every input position is in one phase)."""
-        out = np.empty((self.N, buf.shape[1]) + self.S, buf.dtype)
+        out = np.empty((self.N, buf.shape[1]) + self.S, buf.dtype, like=buf)
         grid = self._grid(buf)
         for ph, (src, dst) in enumerate(self._slices()):
             out[src] = grid[ph][dst].swapaxes(0, 1)
@@ -114,7 +115,7 @@ class _Frame:
     def cols(self, buf, a, n, g):
         """Columns (g, Cg*prod(K), n) of grid positions a .. a+n-1 (one contiguous copy per kernel offset)."""
         C = buf.shape[1]
-        c = np.empty((C, len(self.taps), n), buf.dtype)
+        c = np.empty((C, len(self.taps), n), buf.dtype, like=buf)
         for kk, (ph, off) in enumerate(self.taps):
             c[:, kk] = buf[ph, :, a + off:a + off + n]
         return c.reshape(g, C // g * len(self.taps), n)
@@ -131,7 +132,7 @@ _frame_cached = functools.lru_cache(maxsize=256)(_Frame)
 def _to_grid(a, Q, dt):
     """a (N, C, *O) -> (C, N*prod(Q)): zeros with a at the start of each grid (outputs and their gradients)."""
     N, C = a.shape[:2]
-    buf = np.zeros((C, N * int(np.prod(Q))), dt)
+    buf = np.zeros((C, N * int(np.prod(Q))), dt, like=a)
     buf.reshape((C, N) + tuple(Q))[(slice(None), slice(None)) + tuple(slice(0, n) for n in a.shape[2:])] = \
         a.swapaxes(0, 1)
     return buf
@@ -140,16 +141,17 @@ def _to_grid(a, Q, dt):
 def _from_grid(y, N, Q, O):
     """(C, N*prod(Q)) -> (N, C, *O) contiguous (the valid outputs)."""
     f = y.reshape((y.shape[0], N) + tuple(Q))[(slice(None), slice(None)) + tuple(slice(0, n) for n in O)]
-    return np.ascontiguousarray(f.swapaxes(0, 1))
+    return contiguous(f.swapaxes(0, 1))
 
 
 def _tap_weights(w):
     """(Co, Cg, *K) -> (prod(K), Co, Cg) contiguous: one (Co, Cg) matrix per kernel offset."""
-    return np.ascontiguousarray(np.moveaxis(w.reshape(w.shape[0], w.shape[1], -1), 2, 0))
+    return contiguous(np.moveaxis(w.reshape(w.shape[0], w.shape[1], -1), 2, 0))
 
 
 def _acc_gemm(Cg, Og, dt, w):
-    return _gemm_fn(dt) if min(Cg, Og) >= _ACC_MIN_K and w.dtype == dt else None
+    """The accumulating cblas GEMM (host pointers: NumPy arrays only; device arrays take the _bmm path)."""
+    return _gemm_fn(dt) if min(Cg, Og) >= _ACC_MIN_K and w.dtype == dt and w.__class__ is np.ndarray else None
 
 
 def _conv_framed(x, w, s, p, d, g, dt, O, keep):
@@ -183,7 +185,7 @@ def _conv_input_grad_framed(gy, w, S, s, p, d, g, dt, gyf=None):
     if gyf is None:
         gyf = _to_grid(gy, fr.Q, dt)
     L = fr.L
-    dst = np.zeros((fr.phases, g * Cg, L + fr.slack), dt)
+    dst = np.zeros((fr.phases, g * Cg, L + fr.slack), dt, like=gy)
     f = _acc_gemm(Cg, Og, dt, w)
     if f is not None:       # dx (phase, shifted by k) += W[:, :, k]^T @ gy: no column buffer, no slice-adds
         wk = _tap_weights(w)
@@ -208,14 +210,14 @@ def _conv_weight_grad_framed(x, gy, wshape, s, p, d, g, dt, gyf=None, buf=None):
         gyf = _to_grid(gy, fr.Q, dt)
     L = fr.L
     Cg, Og = buf.shape[1] // g, Co // g
-    f = _gemm_fn(dt) if min(Cg, Og) >= _ACC_MIN_K and gyf.dtype == dt else None
+    f = _gemm_fn(dt) if min(Cg, Og) >= _ACC_MIN_K and gyf.dtype == dt and gyf.__class__ is np.ndarray else None
     if f is not None:       # dW[:, :, k] = gy @ (input phase shifted by k)^T: no im2col copy
-        out = np.empty((len(fr.taps), Co, Cg), dt)
+        out = np.empty((len(fr.taps), Co, Cg), dt, like=gyf)
         for kk, (ph, off) in enumerate(fr.taps):
             for j in range(g):
                 _gemm_acc(f, gyf[j * Og:(j + 1) * Og], buf[ph, j * Cg:(j + 1) * Cg, off:off + L],
                           out[kk, j * Og:(j + 1) * Og], beta=0.0, tb=True)
-        return np.ascontiguousarray(np.moveaxis(out, 0, 2)).reshape(wshape)
+        return contiguous(np.moveaxis(out, 0, 2)).reshape(wshape)
     # cols @ gy^T (then a small transpose) runs ~1.7x faster in OpenBLAS than gy @ cols^T; the columns are
     # built and consumed in blocks of positions that stay in cache (all of them are prod(K) x the input)
     gyt = gyf.reshape(g, Co // g, L).transpose(0, 2, 1)

@@ -100,7 +100,7 @@ def embedding_renorm_(weight, input, max_norm, norm_type):
     rows = w[idx].astype(np.float64)
     p = float(norm_type)
     if p == math.inf:
-        norms = np.abs(rows).max(axis=1) if rows.shape[1] else np.zeros(len(idx))
+        norms = np.abs(rows).max(axis=1) if rows.shape[1] else np.zeros(len(idx), like=rows)
     elif p == 0:
         norms = (rows != 0).sum(axis=1).astype(np.float64)
     else:
@@ -158,7 +158,7 @@ def _bag_freq(idx, nw):
     counts = np.bincount(idx, minlength=nw)
     srt = np.sort(idx)
     uniq = np.unique(idx)
-    div = np.ones(nw, np.float64)
+    div = np.ones(nw, np.float64, like=idx)
     div[uniq] = counts[srt[:uniq.size]]
     return div
 
@@ -189,9 +189,9 @@ def _embedding_bag(weight, input, offsets, scale_grad_by_freq=False, mode=0, spa
                            f"{padding_idx}")
     starts = offs[:-1] if include_last_offset else offs
     nb = starts.size
-    bag = np.searchsorted(starts, np.arange(n), side="right") - 1 if n else np.zeros(0, np.int64)
+    bag = np.searchsorted(starts, np.arange(n, like=idx), side="right") - 1 if n else np.zeros(0, np.int64, like=idx)
     if include_last_offset and offs.size:
-        bag = np.where(np.arange(n) < offs[-1], bag, -1)
+        bag = np.where(np.arange(n, like=idx) < offs[-1], bag, -1)
     pad = -1 if padding_idx is None else int(padding_idx)
     if pad < 0 and padding_idx is not None:
         pad += nw
@@ -199,16 +199,16 @@ def _embedding_bag(weight, input, offsets, scale_grad_by_freq=False, mode=0, spa
     vi, vb = idx[valid], bag[valid]
     psw = None if per_sample_weights is None else per_sample_weights._data
     dt = w.dtype
-    out = np.zeros((nb, d), dt)
+    out = np.zeros((nb, d), dt, like=w)
     maxi = None
     scale = None
     if mode == 2:                  # per (bag, column): the first row reaching the maximum, as torch's kernel
         rows = w[vi]
         m = vi.size
-        best = np.full((nb, d), -np.inf, dt)
+        best = np.full((nb, d), -np.inf, dt, like=w)
         np.maximum.at(best, vb, rows)
-        first = np.full((nb, d), m, np.int64)
-        np.minimum.at(first, vb, np.where(rows == best[vb], np.arange(m)[:, None], m))
+        first = np.full((nb, d), m, np.int64, like=w)
+        np.minimum.at(first, vb, np.where(rows == best[vb], np.arange(m, like=w)[:, None], m))
         has = first < m
         maxi = np.where(has, vi[np.minimum(first, m - 1)] if m else -1, -1)
         out = np.where(has, best, 0).astype(dt)
@@ -251,6 +251,6 @@ def _one_hot(tensor, num_classes=-1):
             raise RuntimeError("Class values must be non-negative.")
         if a.max() >= k:
             raise RuntimeError("Class values must be smaller than num_classes.")
-    out = np.zeros(a.shape + (k,), np.int64)
+    out = np.zeros(a.shape + (k,), np.int64, like=a)
     np.put_along_axis(out, a[..., None], 1, axis=-1) if a.size else None
     return make(out)

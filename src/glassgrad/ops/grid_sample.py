@@ -7,6 +7,7 @@ with the namespace ns, serves both the array and the tensor (double backward) mo
 """
 import numpy as np
 
+from ..backend import contiguous
 from ._core import make, edge, save_in, grad, attach_self, full_precision
 from .._blas import matmul as gemm
 from ..autograd.graph import Node
@@ -16,10 +17,10 @@ __all__ = ["affine_grid_generator", "grid_sampler_2d"]
 
 
 # -- affine_grid -------------------------------------------------------------------------------------
-def _linspace_neg_one(n, align_corners, dt):
+def _linspace_neg_one(n, align_corners, dt, like):
     if n <= 1:
-        return np.zeros(max(n, 1), dt)[:n] if n == 0 else np.zeros(1, dt)
-    i = np.arange(n)
+        return np.zeros(max(n, 1), dt, like=like)[:n] if n == 0 else np.zeros(1, dt, like=like)
+    i = np.arange(n, like=like)
     step = (1.0 - -1.0) / (n - 1)
     half = n // 2
     r = np.where(i < half, -1.0 + step * i, 1.0 - step * (n - 1 - i)).astype(dt)
@@ -28,13 +29,13 @@ def _linspace_neg_one(n, align_corners, dt):
     return r
 
 
-def _base_grid(sizes, align_corners, dt):
-    """(prod(spatial), nd + 1) rows [x, y, (z,) 1] in PyTorch's order (x = last dim)."""
+def _base_grid(sizes, align_corners, dt, like):
+    """(prod(spatial), nd + 1) rows [x, y, (z,) 1] in PyTorch's order (x = last dim), on `like`'s device."""
     sp = sizes[2:]
     nd = len(sp)
-    axes = [_linspace_neg_one(s, align_corners, dt) for s in sp]
+    axes = [_linspace_neg_one(s, align_corners, dt, like) for s in sp]
     grids = np.meshgrid(*axes, indexing="ij")          # grids[k] varies along spatial dim k
-    cols = [grids[nd - 1 - k].reshape(-1) for k in range(nd)] + [np.ones(int(np.prod(sp)), dt)]
+    cols = [grids[nd - 1 - k].reshape(-1) for k in range(nd)] + [np.ones(int(np.prod(sp)), dt, like=like)]
     return np.stack(cols, axis=1).astype(dt)
 
 
@@ -54,9 +55,9 @@ def affine_grid_generator(theta, size, align_corners):
     size = [int(s) for s in size]
     if 1 in size[2:]:             # torch's one-point axis is at::tensor(0), whose kernel has no Half / BFloat16
         full_precision("tensor_cpu", t.dtype)
-    base = _base_grid(size, align_corners, t.dtype)
+    base = _base_grid(size, align_corners, t.dtype, t)
     y = gemm(base[None], t.transpose(0, 2, 1))                            # (N, P, nd); bf16: float32, rounded once
-    y = np.ascontiguousarray(y.reshape([size[0]] + size[2:] + [len(size) - 2]))
+    y = contiguous(y.reshape([size[0]] + size[2:] + [len(size) - 2]))
     if theta._rg and grad.enabled:
         n = AffineGridGeneratorBackward0((edge(theta),))
         n.size, n.align_corners, n.base = size, align_corners, base
@@ -86,10 +87,10 @@ def _source(coord, size, padding_mode, align_corners):
     ft = coord.dtype.type
     if align_corners:
         ix = ((coord + ft(1)) / ft(2) * ft(size - 1)).astype(coord.dtype)
-        a = np.full(coord.shape, ft(size - 1) / ft(2), coord.dtype)
+        a = np.full(coord.shape, ft(size - 1) / ft(2), coord.dtype, like=coord)
     else:
         ix = (((coord + ft(1)) * ft(size) - ft(1)) / ft(2)).astype(coord.dtype)
-        a = np.full(coord.shape, ft(size) / ft(2), coord.dtype)
+        a = np.full(coord.shape, ft(size) / ft(2), coord.dtype, like=coord)
     if padding_mode == "border":
         keep = (ix > 0) & (ix < size - 1)
         ix = np.clip(ix, 0, size - 1).astype(coord.dtype)
@@ -136,7 +137,7 @@ class GridSampler2DBackward0(Node):
         ix_c, iy_c, ax, bx, ay, by, corners = self.geom
         N, C, H, W = x.shape
         gt = ns.permute(g, (0, 2, 3, 1))                                   # (N, Ho, Wo, C)
-        nI = np.broadcast_to(np.arange(N).reshape(N, 1, 1), ix_c.shape)
+        nI = np.broadcast_to(np.arange(N, like=ix_c).reshape(N, 1, 1), ix_c.shape)
         xt = ns.permute(x, (0, 2, 3, 1))                                   # (N, H, W, C)
         gxs, gys = grid[..., 0], grid[..., 1]
         ixt = gxs * ns.const(ax, gxs) + ns.const(bx, gxs)
@@ -186,7 +187,7 @@ class GridSampler2DBackward0(Node):
 
 def _gather(ns, xt, idx):
     if ns.is_tensor_mode:
-        return xt[tuple(make(np.ascontiguousarray(i)) for i in idx)]
+        return xt[tuple(make(contiguous(i)) for i in idx)]
     return xt[idx]
 
 
@@ -205,8 +206,8 @@ def grid_sampler_2d(input, grid, mode, padding_mode, align_corners):
     by = (iy - ay * gd[..., 1]).astype(iy.dtype)
     corners = _corners(ix, iy, W, H, mode)
     xt = x.transpose(0, 2, 3, 1)
-    nI = np.arange(N).reshape(N, 1, 1)
-    out = np.zeros(ix.shape + (C,), x.dtype)
+    nI = np.arange(N, like=x).reshape(N, 1, 1)
+    out = np.zeros(ix.shape + (C,), x.dtype, like=x)
     x0, y0 = np.floor(ix), np.floor(iy)
     for xc, yc, ok, dx, dy in corners:
         v = xt[nI, np.clip(yc, 0, H - 1), np.clip(xc, 0, W - 1)] * ok[..., None]
@@ -216,7 +217,7 @@ def grid_sampler_2d(input, grid, mode, padding_mode, align_corners):
         wx = (ix - x0) if dx else (x0 + 1 - ix)
         wy = (iy - y0) if dy else (y0 + 1 - iy)
         out += v * (wx * wy).astype(x.dtype)[..., None]
-    y = np.ascontiguousarray(out.transpose(0, 3, 1, 2))
+    y = contiguous(out.transpose(0, 3, 1, 2))
     if grad.enabled and (input._rg or grid._rg):
         n = GridSampler2DBackward0((edge(input), edge(grid)))
         n.interpolation_mode, n.padding_mode, n.align_corners = mode, padding_mode, align_corners
@@ -262,7 +263,7 @@ class GridSampler3DBackward0(Node):
         N, C, D, H, W = x.shape
         gt = ns.permute(g, (0, 2, 3, 4, 1))                               # (N, Do, Ho, Wo, C)
         xt = ns.permute(x, (0, 2, 3, 4, 1))                               # (N, D, H, W, C)
-        nI = np.broadcast_to(np.arange(N).reshape(N, 1, 1, 1), ix.shape)
+        nI = np.broadcast_to(np.arange(N, like=ix).reshape(N, 1, 1, 1), ix.shape)
         its = [grid[..., k] * ns.const(a, grid[..., k]) + ns.const(b, grid[..., k])
                for k, a, b in ((0, ax, bx), (1, ay, by), (2, az, bz))]
         i0s = [np.floor(v).astype(np.int64) for v in (ix, iy, iz)]
@@ -311,8 +312,8 @@ def grid_sampler_3d(input, grid, mode, padding_mode, align_corners):
     bs = tuple((i - a * gd[..., k]).astype(i.dtype) for k, (i, a) in enumerate(((ix, ax), (iy, ay), (iz, az))))
     corners = _corners3(ix, iy, iz, W, H, D, mode)
     xt = x.transpose(0, 2, 3, 4, 1)
-    nI = np.arange(N).reshape(N, 1, 1, 1)
-    out = np.zeros(ix.shape + (C,), x.dtype)
+    nI = np.arange(N, like=x).reshape(N, 1, 1, 1)
+    out = np.zeros(ix.shape + (C,), x.dtype, like=x)
     f0 = [np.floor(v) for v in (ix, iy, iz)]
     for xc, yc, zc, ok, ds in corners:
         v = xt[nI, np.clip(zc, 0, D - 1), np.clip(yc, 0, H - 1), np.clip(xc, 0, W - 1)] * ok[..., None]
@@ -323,7 +324,7 @@ def grid_sampler_3d(input, grid, mode, padding_mode, align_corners):
         for i, i0, d in zip((ix, iy, iz), f0, ds):
             w = w * ((i - i0) if d else (i0 + 1 - i))
         out += v * w.astype(x.dtype)[..., None]
-    y = np.ascontiguousarray(out.transpose(0, 4, 1, 2, 3))
+    y = contiguous(out.transpose(0, 4, 1, 2, 3))
     if grad.enabled and (input._rg or grid._rg):
         n = GridSampler3DBackward0((edge(input), edge(grid)))
         n.interpolation_mode, n.padding_mode, n.align_corners = mode, padding_mode, align_corners

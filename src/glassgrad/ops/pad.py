@@ -65,7 +65,7 @@ def constant_pad_nd(x, pad, value=0):
         v = int(value)
     else:
         v = value
-    y = np.full(oshape, v, a.dtype)
+    y = np.full(oshape, v, a.dtype, like=a)
     y[dst] = a[src]
     if x._rg and grad.enabled:
         n = ConstantPadNdBackward0((edge(x),))
@@ -75,8 +75,9 @@ def constant_pad_nd(x, pad, value=0):
 
 
 # -- reflect / replicate / circular: a gather with one index array per padded dim ---------------
-def _index(L, lo, hi, mode):
-    i = np.arange(-lo, L + hi)
+def _index(L, lo, hi, mode, like=None):
+    """The source positions along one padded dim (built on `like`'s device when given)."""
+    i = np.arange(-lo, L + hi, like=like)
     if mode == "reflect":
         if L > 1:
             p = 2 * (L - 1)
@@ -89,18 +90,19 @@ def _index(L, lo, hi, mode):
     else:       # circular: crop first, then wrap around the cropped extent (PyTorch's order)
         c0, c1 = max(-lo, 0), L - max(-hi, 0)
         lc = c1 - c0
-        i = c0 + np.arange(-max(lo, 0), lc + max(hi, 0)) % lc if lc > 0 else np.zeros(max(L + lo + hi, 0), np.int64)
+        i = c0 + np.arange(-max(lo, 0), lc + max(hi, 0), like=like) % lc if lc > 0 else \
+            np.zeros(max(L + lo + hi, 0), np.int64, like=like)
     return i.astype(np.int64)
 
 
-def _gather_index(shape, pairs, mode):
-    """A broadcasting index tuple selecting the padded result."""
+def _gather_index(shape, pairs, mode, like=None):
+    """A broadcasting index tuple selecting the padded result (index arrays on `like`'s device)."""
     nd = len(shape)
     pd = sorted(pairs)
     idx = [slice(None)] * nd
     k = len(pd)
     for j, (d, lo, hi) in enumerate(pd):
-        ix = _index(shape[d], lo, hi, mode)
+        ix = _index(shape[d], lo, hi, mode, like)
         idx[d] = ix.reshape((-1,) + (1,) * (k - 1 - j))
     return tuple(idx)
 
@@ -109,7 +111,7 @@ def _scatter_dim(g, axis, L, lo, hi, ix):
     """Adjoint of gathering `ix` along `axis`: the identity block plus the few border entries."""
     shape = list(g.shape)
     shape[axis] = L
-    out = np.zeros(shape, g.dtype)
+    out = np.zeros(shape, g.dtype, like=g)
     Lo = g.shape[axis]
     j0, j1 = max(lo, 0), min(lo + L, Lo)
     pre = (slice(None),) * axis
@@ -164,7 +166,7 @@ _NODES = {("reflect", 1): ReflectionPad1DBackward0, ("reflect", 2): ReflectionPa
 def _gather_pad(x, pad, mode):
     a = x._data
     pairs = _pairs(pad, a.ndim)
-    idx = _gather_index(a.shape, pairs, mode)
+    idx = _gather_index(a.shape, pairs, mode, a)
     y = a[idx]
     if x._rg and grad.enabled:
         n = _NODES[(mode, len(pairs))]((edge(x),))
@@ -209,10 +211,10 @@ def circular_pad(x, pad):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         if a.shape[d] + lo + hi < 0:
             raise RuntimeError("Negative padding value is resulting in an empty dimension")
-    idx = _gather_index(a.shape, pairs, "circular")
+    idx = _gather_index(a.shape, pairs, "circular", a)
     shape = list(a.shape)
     for d, lo, hi in pairs:
         shape[d] += lo + hi
-    out = zeros(shape, dtype=_dtype.from_numpy_dtype(a.dtype))
+    out = zeros(shape, dtype=_dtype.from_numpy_dtype(a.dtype), device=x.device)
     setitem(out, Ellipsis, x[tuple(i if isinstance(i, slice) else make(i) for i in idx)])
     return out

@@ -14,6 +14,7 @@ the max pools, col2im for avg_pool, dense averaging matrices for adaptive_avg_po
 """
 import numpy as np
 
+from ..backend import contiguous
 from ._core import make, edge, save_in, grad, full_precision, attach_self as _attach
 from ..autograd.graph import Node
 from .conv import col2im, _convolution
@@ -42,13 +43,13 @@ def _flat_index_add(ns, shape, flat, g):
     N, C = shape[:2]
     P = int(np.prod(shape[2:]))
     if ns.is_tensor_mode:
-        nI = np.arange(N).reshape(N, 1, 1)
-        cI = np.arange(C).reshape(1, C, 1)
+        nI = np.arange(N, like=flat).reshape(N, 1, 1)
+        cI = np.arange(C, like=flat).reshape(1, C, 1)
         gg = ns.reshape(g, (N, C, int(np.prod(g.shape[2:]))))
         r = ns.index_add_zeros((N, C, P), (nI, cI, flat.reshape(gg.shape)), gg)
         return ns.reshape(r, shape)
-    out = np.zeros((N * C, P), g.dtype)
-    rows = np.arange(N * C).reshape(-1, 1)
+    out = np.zeros((N * C, P), g.dtype, like=g)
+    rows = np.arange(N * C, like=g).reshape(-1, 1)
     np.add.at(out, (rows, flat.reshape(N * C, -1)), g.reshape(N * C, -1))
     return out.reshape(shape)
 
@@ -77,10 +78,10 @@ class _MaxPoolNode(Node):
         nd = len(K)
         S = self.shape[2:]
         u = _UINT_OF.get(g.dtype)
-        zero = np.zeros((), g.dtype)
+        zero = np.zeros((), g.dtype, like=g)
         if _tiles(K, s, p, d, S, O):      # each input element is in at most one window: masked copies
             full = all(O[i] * K[i] == S[i] for i in range(nd))       # every element gets written
-            out = (np.empty if full else np.zeros)(self.shape, g.dtype)
+            out = (np.empty if full else np.zeros)(self.shape, g.dtype, like=g)
             for kk, k in enumerate(np.ndindex(*K)):
                 m = self.kidx == kk
                 dst = out[_offset_slice(k, s, d, O)]
@@ -90,7 +91,7 @@ class _MaxPoolNode(Node):
                     np.bitwise_and(g.view(u), np.negative(m.view(np.uint8), dtype=u), out=dst.view(u))
             return out
         ext = [max((O[i] - 1) * s[i] + d[i] * (K[i] - 1) + 1, S[i] + 2 * p[i]) for i in range(nd)]
-        out = np.zeros(tuple(self.shape[:2]) + tuple(ext), g.dtype)
+        out = np.zeros(tuple(self.shape[:2]) + tuple(ext), g.dtype, like=g)
         for kk, k in enumerate(np.ndindex(*K)):
             m = self.kidx == kk
             out[_offset_slice(k, s, d, O)] += np.where(m, g, zero) if u is None else _masked(g, m, u)
@@ -139,8 +140,8 @@ def _running_max(ap, K, s, d, O):
     keep the first offset (torch's scan order); a NaN window gives NaN at its last NaN (as torch)."""
     Kp = int(np.prod(K))
     offs = list(np.ndindex(*K))
-    val = np.array(ap[_offset_slice(offs[0], s, d, O)], order="C")
-    kidx = np.zeros(val.shape, np.int8 if Kp < 128 else np.int64)
+    val = np.array(ap[_offset_slice(offs[0], s, d, O)], order="C", like=ap)
+    kidx = np.zeros(val.shape, np.int8 if Kp < 128 else np.int64, like=ap)
     for kk in range(1, Kp):         # branch-free updates: masked copies with random masks are several x slower
         v = ap[_offset_slice(offs[kk], s, d, O)]
         np.maximum(kidx, np.multiply(v > val, kk, dtype=kidx.dtype), out=kidx)   # kk where v > val (kk grows)
@@ -156,15 +157,15 @@ def _running_max(ap, K, s, d, O):
 def _first_valid(kidx, K, s, p, d, S, O):
     """A window whose inputs all equal the padding value may have picked a padding position: torch's kernel
     reports the window's first position inside the input then."""
-    first = np.zeros((), np.int64)       # per window: the offset of its first position inside the input
+    first = np.zeros((), np.int64, like=kidx)       # per window: the offset of its first position inside the input
     for i in range(len(K)):
-        k0 = np.maximum(0, -((np.arange(O[i]) * s[i] - p[i]) // d[i]))
+        k0 = np.maximum(0, -((np.arange(O[i], like=kidx) * s[i] - p[i]) // d[i]))
         first = np.add.outer(first * K[i], k0)
-    bad = np.zeros(kidx.shape, bool)
+    bad = np.zeros(kidx.shape, bool, like=kidx)
     for kk, k in enumerate(np.ndindex(*K)):
-        inside = np.ones((), bool)
+        inside = np.ones((), bool, like=kidx)
         for i in range(len(K)):
-            pos = np.arange(O[i]) * s[i] - p[i] + k[i] * d[i]
+            pos = np.arange(O[i], like=kidx) * s[i] - p[i] + k[i] * d[i]
             inside = np.logical_and.outer(inside, (pos >= 0) & (pos < S[i]))
         bad |= (kidx == kk) & ~inside
     return np.where(bad, first, kidx).astype(kidx.dtype)
@@ -183,20 +184,21 @@ def max_pool_with_indices(x, K, s, p, d, ceil_mode):
         pads = [(p[i], max(ext[i] - S[i] - p[i], 0)) for i in range(nd)]
         ap = a
         if any(q for pr in pads for q in pr):
-            ap = np.full((N, C) + tuple(S[i] + sum(pads[i]) for i in range(nd)), _lowest(a.dtype), a.dtype)
+            ap = np.full((N, C) + tuple(S[i] + sum(pads[i]) for i in range(nd)), _lowest(a.dtype), a.dtype, like=a)
             ap[(slice(None), slice(None)) + tuple(slice(pads[i][0], pads[i][0] + S[i]) for i in range(nd))] = a
         val, kidx = _running_max(ap, K, s, d, O)
-        if ap is not a and (val == _lowest(a.dtype)).any():
+        # (on a device, no sync for the test: the fix-up runs whenever there is padding)
+        if ap is not a and (ap.__class__ is not np.ndarray or (val == _lowest(a.dtype)).any()):
             kidx = _first_valid(kidx, K, s, p, d, S, O)
     else:
-        kidx = np.zeros((N, C) + tuple(O), np.int64)
-        val = np.zeros((N, C) + tuple(O), a.dtype)
+        kidx = np.zeros((N, C) + tuple(O), np.int64, like=a)
+        val = np.zeros((N, C) + tuple(O), a.dtype, like=a)
     # flat index = (flat index of the window start) + (flat offset of the kernel position kidx)
-    start = np.zeros((), np.int64)
-    koff = np.zeros((), np.int64)
+    start = np.zeros((), np.int64, like=a)
+    koff = np.zeros((), np.int64, like=a)
     for i in range(nd):
-        start = np.add.outer(start * S[i], np.arange(O[i]) * s[i] - p[i])
-        koff = np.add.outer(koff * S[i], np.arange(K[i]) * d[i])
+        start = np.add.outer(start * S[i], np.arange(O[i], like=a) * s[i] - p[i])
+        koff = np.add.outer(koff * S[i], np.arange(K[i], like=a) * d[i])
     flat = np.take(koff.reshape(-1), kidx)
     flat += start
     batched = a0.ndim == nd + 2
@@ -204,25 +206,25 @@ def max_pool_with_indices(x, K, s, p, d, ceil_mode):
         val, flat_out = val[0], flat[0]
     else:
         flat_out = flat
-    idx_t = make(np.ascontiguousarray(flat_out))
+    idx_t = make(contiguous(flat_out))
     if x._rg and grad.enabled:
         n = _MAXPOOL[nd]((edge(x),))
         n.kernel_size, n.stride, n.padding, n.dilation, n.ceil_mode = K, s, p, d, ceil_mode
         n.kidx, n.flat, n.shape, n.batched = kidx, flat, a.shape, batched
         n._saved = (save_in(x), save_in(idx_t))
-        return make(np.ascontiguousarray(val), True, n), idx_t
-    return make(np.ascontiguousarray(val)), idx_t
+        return make(contiguous(val), True, n), idx_t
+    return make(contiguous(val)), idx_t
 
 
 # -- avg pool -----------------------------------------------------------------------------------------
-def _avg_divisor(S, O, K, s, p, count_include_pad, divisor_override):
-    """Per output position divisor (broadcast (*O))."""
+def _avg_divisor(S, O, K, s, p, count_include_pad, divisor_override, like):
+    """Per output position divisor (broadcast (*O)), on `like`'s device."""
     nd = len(K)
     if divisor_override:
         return None
-    div = np.ones((), np.int64)
+    div = np.ones((), np.int64, like=like)
     for i in range(nd):
-        start = np.arange(O[i]) * s[i] - p[i]
+        start = np.arange(O[i], like=like) * s[i] - p[i]
         end = np.minimum(start + K[i], S[i] + p[i])
         pool = end - start
         cnt = np.minimum(end, S[i]) - np.maximum(start, 0)
@@ -266,7 +268,7 @@ class _AvgPoolNode(Node):
                 r = constant_pad_nd(r, flat, 0)
             return r
         ext = [max((O[i] - 1) * s[i] + K[i], S[i] + 2 * p[i]) for i in range(nd)]
-        out = np.zeros((N, C) + tuple(ext), gd.dtype)
+        out = np.zeros((N, C) + tuple(ext), gd.dtype, like=gd)
         for k in np.ndindex(*K):
             sl = (slice(None), slice(None)) + tuple(slice(k[i], k[i] + s[i] * (O[i] - 1) + 1, s[i]) for i in range(nd))
             out[sl] += gd
@@ -279,7 +281,7 @@ def _col2im3_t(cols, NC, ext, K, s, p):
     Kp = int(np.prod(K))
     O = [(ext[i] + 2 * p[i] - K[i]) // s[i] + 1 for i in range(3)]
     x = reshape(cols, (N, C * Kp) + tuple(O))
-    w = np.zeros((C * Kp, 1) + tuple(K), cols._data.dtype)
+    w = np.zeros((C * Kp, 1) + tuple(K), cols._data.dtype, like=cols._data)
     for c in range(C):
         for kk, k in enumerate(np.ndindex(*K)):
             w[(c * Kp + kk, 0) + k] = 1
@@ -308,13 +310,13 @@ def avg_pool(x, K, s, p, ceil_mode, count_include_pad, divisor_override):
     O = [pool_out_size(S[i], K[i], s[i], p[i], 1, ceil_mode) for i in range(nd)]
     ext = [max((O[i] - 1) * s[i] + K[i], S[i] + 2 * p[i]) for i in range(nd)]
     isint = a.dtype.kind in "iub"
-    acc = np.zeros((N, C) + tuple(O), np.float64 if isint else a.dtype)
+    acc = np.zeros((N, C) + tuple(O), np.float64 if isint else a.dtype, like=a)
     if a.size and all(O):
         ap = np.pad(a, [(0, 0), (0, 0)] + [(p[i], ext[i] - S[i] - p[i]) for i in range(nd)])
         for k in np.ndindex(*K):
             sl = (slice(None), slice(None)) + tuple(slice(k[i], k[i] + s[i] * (O[i] - 1) + 1, s[i]) for i in range(nd))
             acc += ap[sl]
-    div = _avg_divisor(S, O, K, s, p, count_include_pad, divisor_override)
+    div = _avg_divisor(S, O, K, s, p, count_include_pad, divisor_override, a)
     if divisor_override:
         y = acc / divisor_override
     else:
@@ -334,19 +336,19 @@ def avg_pool(x, K, s, p, ceil_mode, count_include_pad, divisor_override):
 
 
 # -- adaptive pools -----------------------------------------------------------------------------------
-def _adaptive_bounds(S, O):
-    o = np.arange(O)
+def _adaptive_bounds(S, O, like=None):
+    o = np.arange(O, like=like)
     start = (o * S) // O
     end = -((-(o + 1) * S) // O)
     return start, end
 
 
-def _avg_matrix(S, O, dt):
-    m = np.zeros((O, S), dt)
-    start, end = _adaptive_bounds(S, O)
-    for j in range(O):
-        m[j, start[j]:end[j]] = 1.0 / (end[j] - start[j])
-    return m
+def _avg_matrix(S, O, dt, like):
+    """(O, S): row j averages the inputs of window j (built on `like`'s device, no per-row writes)."""
+    start, end = _adaptive_bounds(S, O, like)
+    j = np.arange(S, like=like)
+    inside = (j >= start[:, None]) & (j < end[:, None])
+    return np.where(inside, (1.0 / (end - start))[:, None], 0.0).astype(dt)
 
 
 class _AdaptiveAvgNode(Node):
@@ -372,10 +374,10 @@ def adaptive_avg_pool(x, O):
     a = x._data
     nd = len(O)
     S = a.shape[-nd:]
-    mats = [_avg_matrix(S[i], O[i], a.dtype if a.dtype.kind in "fV" else np.float64) for i in range(nd)]
+    mats = [_avg_matrix(S[i], O[i], a.dtype if a.dtype.kind in "fV" else np.float64, a) for i in range(nd)]
     y = separable_matrices_apply(ARR, a, mats, False).astype(a.dtype) if a.size else \
-        np.zeros(a.shape[:-nd] + tuple(O), a.dtype)
-    y = np.ascontiguousarray(y)
+        np.zeros(a.shape[:-nd] + tuple(O), a.dtype, like=a)
+    y = contiguous(y)
     if x._rg and grad.enabled:
         n = _ADAVG[nd]((edge(x),))
         n.self_sym_sizes, n.mats = a.shape, mats
@@ -412,9 +414,10 @@ def adaptive_max_pool(x, O):
     S = a.shape[2:]
     idxs, kmax = [], []
     for i in range(nd):
-        start, end = _adaptive_bounds(S[i], O[i])
+        start, end = _adaptive_bounds(S[i], O[i])          # host: the window width km is a shape
         km = int((end - start).max()) if O[i] else 0
-        ix = np.minimum(start[:, None] + np.arange(km)[None, :], end[:, None] - 1)
+        start, end = _adaptive_bounds(S[i], O[i], a)
+        ix = np.minimum(start[:, None] + np.arange(km, like=a)[None, :], end[:, None] - 1)
         idxs.append(ix)
         kmax.append(km)
     if a.size and all(O):
@@ -429,24 +432,24 @@ def adaptive_max_pool(x, O):
         kidx = w.argmax(-1)
         val = np.take_along_axis(w, kidx[..., None], -1)[..., 0]
         kk = np.unravel_index(kidx, tuple(kmax))
-        flat = np.zeros(kidx.shape, np.int64)
+        flat = np.zeros(kidx.shape, np.int64, like=a)
         for i in range(nd):
             shp = [1] * (nd + 2)
             shp[2 + i] = -1
-            orow = np.arange(O[i]).reshape(shp)
+            orow = np.arange(O[i], like=a).reshape(shp)
             flat = flat * S[i] + idxs[i][orow, kk[i]]
     else:
-        val = np.zeros((N, C) + tuple(O), a.dtype)
-        flat = np.zeros((N, C) + tuple(O), np.int64)
+        val = np.zeros((N, C) + tuple(O), a.dtype, like=a)
+        flat = np.zeros((N, C) + tuple(O), np.int64, like=a)
     batched = a0.ndim == nd + 2
     vo, fo = (val, flat) if batched else (val[0], flat[0])
-    idx_t = make(np.ascontiguousarray(fo))
+    idx_t = make(contiguous(fo))
     if x._rg and grad.enabled:
         n = _ADMAX[nd]((edge(x),))
         n.flat, n.shape, n.batched = flat, a.shape, batched
         n._saved = (save_in(x), save_in(idx_t))
-        return make(np.ascontiguousarray(vo), True, n), idx_t
-    return make(np.ascontiguousarray(vo)), idx_t
+        return make(contiguous(vo), True, n), idx_t
+    return make(contiguous(vo)), idx_t
 
 
 # -- max_unpool -----------------------------------------------------------------------------------------
@@ -459,8 +462,8 @@ class _MaxUnpoolNode(Node):
             if ns.is_tensor_mode:
                 N, C = t.shape[:2]
                 tt = ns.reshape(t, (N, C, -1))
-                nI = np.arange(N).reshape(N, 1, 1)
-                cI = np.arange(C).reshape(1, C, 1)
+                nI = np.arange(N, like=self.flat).reshape(N, 1, 1)
+                cI = np.arange(C, like=self.flat).reshape(1, C, 1)
                 r = tt[(make(nI), make(cI), make(self.flat.reshape(N, C, -1)))]
                 return ns.reshape(r, self.flat.shape)
             N, C = t.shape[:2]
@@ -490,8 +493,8 @@ def max_unpool(x, indices, out_sz):
         bad = int(fl.max() if fl.max() >= P else fl.min())
         raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
                            f"{'x'.join(map(str, out_sz))}")
-    out = np.zeros((N * C, P), a.dtype)
-    out[np.arange(N * C)[:, None], fl.reshape(N * C, -1)] = a.reshape(N * C, -1)
+    out = np.zeros((N * C, P), a.dtype, like=a)
+    out[np.arange(N * C, like=a)[:, None], fl.reshape(N * C, -1)] = a.reshape(N * C, -1)
     out = out.reshape((N, C) + tuple(out_sz))
     batched = a0.ndim == nd + 2
     if not batched:
@@ -512,10 +515,10 @@ class FractionalMaxPool2DBackward0(_AdaptiveMaxNode):
 def _intervals(sample, S, O, k):
     """PyTorch's generate_intervals, vectorised over planes: sample (N, C) -> starts (N, C, O)."""
     ft = sample.dtype.type
-    seq = np.zeros(sample.shape + (O,), np.int64)
+    seq = np.zeros(sample.shape + (O,), np.int64, like=sample)
     if O > 1:
         alpha = ft(S - k) / ft(O - 1)
-        i = np.arange(O - 1).astype(sample.dtype)
+        i = np.arange(O - 1, like=sample).astype(sample.dtype)
         seq[..., :O - 1] = (((i + sample[..., None]) * alpha).astype(sample.dtype).astype(np.int64)
                             - (sample * alpha).astype(sample.dtype).astype(np.int64)[..., None])
     if O > 0:
@@ -531,21 +534,21 @@ def fractional_max_pool2d(x, K, O, samples):
     sm = samples._data.astype(a.dtype, copy=False)
     sw = _intervals(sm[..., 0], W, O[1], K[1])
     sh = _intervals(sm[..., 1], H, O[0], K[0])
-    hI = sh[:, :, :, None, None, None] + np.arange(K[0]).reshape(1, 1, 1, 1, -1, 1)
-    wI = sw[:, :, None, :, None, None] + np.arange(K[1]).reshape(1, 1, 1, 1, 1, -1)
-    nI = np.arange(N).reshape(-1, 1, 1, 1, 1, 1)
-    cI = np.arange(C).reshape(1, -1, 1, 1, 1, 1)
+    hI = sh[:, :, :, None, None, None] + np.arange(K[0], like=a).reshape(1, 1, 1, 1, -1, 1)
+    wI = sw[:, :, None, :, None, None] + np.arange(K[1], like=a).reshape(1, 1, 1, 1, 1, -1)
+    nI = np.arange(N, like=a).reshape(-1, 1, 1, 1, 1, 1)
+    cI = np.arange(C, like=a).reshape(1, -1, 1, 1, 1, 1)
     w = a[nI, cI, hI, wI].reshape(N, C, O[0], O[1], -1)
-    kidx = w.argmax(-1) if w.size else np.zeros((N, C, O[0], O[1]), np.int64)
-    val = np.take_along_axis(w, kidx[..., None], -1)[..., 0] if w.size else np.zeros(kidx.shape, a.dtype)
+    kidx = w.argmax(-1) if w.size else np.zeros((N, C, O[0], O[1]), np.int64, like=a)
+    val = np.take_along_axis(w, kidx[..., None], -1)[..., 0] if w.size else np.zeros(kidx.shape, a.dtype, like=a)
     kh, kw = np.divmod(kidx, K[1])
     flat = (sh[:, :, :, None] + kh) * W + (sw[:, :, None, :] + kw)
     batched = a0.ndim == 4
     vo, fo = (val, flat) if batched else (val[0], flat[0])
-    idx_t = make(np.ascontiguousarray(fo))
+    idx_t = make(contiguous(fo))
     if x._rg and grad.enabled:
         n = FractionalMaxPool2DBackward0((edge(x),))
         n.flat, n.shape, n.batched = flat, a.shape, batched
         n._saved = (save_in(x), save_in(idx_t))
-        return make(np.ascontiguousarray(vo), True, n), idx_t
-    return make(np.ascontiguousarray(vo)), idx_t
+        return make(contiguous(vo), True, n), idx_t
+    return make(contiguous(vo)), idx_t

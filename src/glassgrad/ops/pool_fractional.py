@@ -4,6 +4,7 @@ The 2-D form is in pool.py; this reuses its interval generation and its backward
 flat indices of the chosen maxima)."""
 import numpy as np
 
+from ..backend import contiguous
 from ._core import make, edge, save_in, grad
 from .pool import _AdaptiveMaxNode, _batched, _intervals
 
@@ -23,7 +24,8 @@ def fractional_max_pool3d(x, K, O, samples):
     st = _intervals(sm[..., 0], T, O[0], K[0])
     sh = _intervals(sm[..., 1], H, O[1], K[1])
     sw = _intervals(sm[..., 2], W, O[2], K[2])
-    r = np.arange
+    def r(n):
+        return np.arange(n, like=a)
     tI = st[:, :, :, None, None, None, None, None] + r(K[0]).reshape(1, 1, 1, 1, 1, -1, 1, 1)
     hI = sh[:, :, None, :, None, None, None, None] + r(K[1]).reshape(1, 1, 1, 1, 1, 1, -1, 1)
     wI = sw[:, :, None, None, :, None, None, None] + r(K[2]).reshape(1, 1, 1, 1, 1, 1, 1, -1)
@@ -34,18 +36,18 @@ def fractional_max_pool3d(x, K, O, samples):
         kidx = win.argmax(-1)
         val = np.take_along_axis(win, kidx[..., None], -1)[..., 0]
     else:
-        kidx = np.zeros((N, C, *O), np.int64)
-        val = np.zeros(kidx.shape, a.dtype)
+        kidx = np.zeros((N, C, *O), np.int64, like=a)
+        val = np.zeros(kidx.shape, a.dtype, like=a)
     kt, rest = np.divmod(kidx, K[1] * K[2])
     kh, kw = np.divmod(rest, K[2])
     flat = (((st[:, :, :, None, None] + kt) * H + (sh[:, :, None, :, None] + kh)) * W
             + (sw[:, :, None, None, :] + kw))
     batched = a0.ndim == 5
     vo, fo = (val, flat) if batched else (val[0], flat[0])
-    idx_t = make(np.ascontiguousarray(fo))
+    idx_t = make(contiguous(fo))
     if x._rg and grad.enabled:
         n = FractionalMaxPool3DBackward0((edge(x),))
         n.flat, n.shape, n.batched = flat, a.shape, batched
         n._saved = (save_in(x), save_in(idx_t))
-        return make(np.ascontiguousarray(vo), True, n), idx_t
-    return make(np.ascontiguousarray(vo)), idx_t
+        return make(contiguous(vo), True, n), idx_t
+    return make(contiguous(vo)), idx_t

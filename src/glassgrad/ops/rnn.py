@@ -41,7 +41,7 @@ def _scaled_transpose(w, scale):
     """(w * scale[:, None]).T as a C-contiguous array, copied in row blocks (a plain transposed copy of a
     (1024, 256) matrix is ~2x slower: it walks the source column-wise)."""
     n = w.shape[0]
-    out = np.empty((w.shape[1], n), w.dtype)
+    out = np.empty((w.shape[1], n), w.dtype, like=w)
     for j in range(0, n, 64):
         np.multiply(w[j:j + 64].T, scale[j:j + 64], out=out[:, j:j + 64])
     return out
@@ -59,10 +59,10 @@ def _forward(x, h0, c0, w_ih, w_hh, bias, reverse):
     T, B, _ = x.shape
     H = h0.shape[1]
     dt = x.dtype
-    rows = np.repeat(np.array(_GATE_SCALE, dt), H)            # (4H,) per weight row
+    rows = np.repeat(np.array(_GATE_SCALE, dt, like=x), H)            # (4H,) per weight row
     # the input projection of all steps, one GEMM per gate, straight into the gate buffer; step t then
     # replaces its projections by its activations
-    acts = np.empty((4, T, B, H), dt)
+    acts = np.empty((4, T, B, H), dt, like=x)
     x2 = x.reshape(T * B, -1)
     w_ih_s = w_ih * rows[:, None]
     for k in range(4):
@@ -70,14 +70,14 @@ def _forward(x, h0, c0, w_ih, w_hh, bias, reverse):
     if bias is not None:
         acts += (bias * rows).reshape(4, 1, 1, H)
     w_hhT = _scaled_transpose(w_hh, rows)   # h @ W^T with a transposed operand is ~1.5x slower at B rows
-    hs = np.empty((T + 1, B, H), dt)
-    cs = np.empty((T + 1, B, H), dt)
-    tcs = np.empty((T, B, H), dt)
-    pre = np.empty((B, 4, H), dt)
+    hs = np.empty((T + 1, B, H), dt, like=x)
+    cs = np.empty((T + 1, B, H), dt, like=x)
+    tcs = np.empty((T, B, H), dt, like=x)
+    pre = np.empty((B, 4, H), dt, like=x)
     pre2 = pre.reshape(B, 4 * H)
-    tmp = np.empty((B, H), dt)
-    scale = np.array(_GATE_SCALE, dt).reshape(4, 1, 1)
-    shift = np.array(_GATE_SHIFT, dt).reshape(4, 1, 1)
+    tmp = np.empty((B, H), dt, like=x)
+    scale = np.array(_GATE_SCALE, dt, like=x).reshape(4, 1, 1)
+    shift = np.array(_GATE_SHIFT, dt, like=x).reshape(4, 1, 1)
     if reverse:
         steps, prev = range(T - 1, -1, -1), 1     # step t reads slot t + 1, writes slot t
         hs[T], cs[T] = h0, c0
@@ -114,7 +114,7 @@ def _backward(gout, ghn, gcn, x, w_ih, w_hh, ws, reverse, need):
     c_prev = cs[1:] if reverse else cs[:-1]
     # the factors that do not depend on the recurrence, for all steps at once (contiguous, no temporaries):
     # d(pre-activation of i, f, g) = dc * fac[0:3];  d(pre-activation of o) = dh * fac[3]
-    fac = np.empty((4, T, B, H), dt)
+    fac = np.empty((4, T, B, H), dt, like=x)
     fi, ff, fg, fo = fac
     np.subtract(1, i, out=fi)                     # sigmoid' = s (1 - s), tanh' = 1 - g^2
     fi *= i
@@ -131,10 +131,10 @@ def _backward(gout, ghn, gcn, x, w_ih, w_hh, ws, reverse, need):
     dc_dh = np.multiply(tcs, tcs)                 # d c_t / d h_t = o * (1 - tanh(c)^2)
     np.subtract(1, dc_dh, out=dc_dh)
     dc_dh *= o
-    dgates = np.empty((T, B, 4 * H), dt)          # pre-activation gate gradients, rows as the forward GEMMs'
-    dh = np.zeros((B, H), dt) if ghn is None else np.array(ghn, dt)
-    dc = np.zeros((B, H), dt) if gcn is None else np.array(gcn, dt)
-    tmp = np.empty((B, H), dt)
+    dgates = np.empty((T, B, 4 * H), dt, like=x)   # pre-activation gate gradients, rows as the forward GEMMs'
+    dh = np.zeros((B, H), dt, like=x) if ghn is None else np.array(ghn, dt, like=x)
+    dc = np.zeros((B, H), dt, like=x) if gcn is None else np.array(gcn, dt, like=x)
+    tmp = np.empty((B, H), dt, like=x)
     last = T - 1 if reverse else 0
     for t in (range(T) if reverse else range(T - 1, -1, -1)):
         if gout is not None:
@@ -244,7 +244,7 @@ def lstm_layer(x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False, *, ba
         res = (make(out, True, n, 0), make(hn, True, n, 1), make(cn, True, n, 2))
         zb = None
         if b_ih is None or b_hh is None:    # torch saves zeros for a layer without biases
-            zb = make(np.zeros(wi.shape[0], xd.dtype))
+            zb = make(np.zeros(wi.shape[0], xd.dtype, like=xd))
         n._saved = (tuple(save_in(t if t is not None else zb) for t in ts) + tuple(save_out(r) for r in res))
         return res
     return make(out), make(hn), make(cn)
@@ -344,8 +344,9 @@ class PackPaddedSequenceBackward0(Node):
 def _pack_padded(input, bs, batch_first):
     """Rows input[t, :bs[t]] for every step t, one after another (nn.utils.rnn.pack_padded_sequence's
     data; PackPaddedSequenceBackward0 scatters the gradient back)."""
-    t_idx = np.repeat(np.arange(len(bs)), bs)
-    b_idx = np.concatenate([np.arange(b) for b in bs]) if bs else np.zeros(0, np.int64)
+    a = input._data
+    t_idx = np.repeat(np.arange(len(bs), like=a), [int(b) for b in bs])
+    b_idx = np.concatenate([np.arange(b, like=a) for b in bs]) if bs else np.zeros(0, np.int64, like=a)
     index = (b_idx, t_idx) if batch_first else (t_idx, b_idx)
     data = input._data[index]
     if input._rg and grad.enabled:

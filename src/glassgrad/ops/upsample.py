@@ -7,6 +7,7 @@ and a matmul with the (dense) interpolation matrix in tensor mode, so double bac
 """
 import numpy as np
 
+from ..backend import contiguous
 from ._core import make, edge, grad
 from ..autograd.graph import Node
 
@@ -20,10 +21,11 @@ def _scale_value(scale, i, o, ft):
     return ft(i) / ft(o)
 
 
-def nearest_index(i, o, scale, exact, shortcuts=False):
+def nearest_index(i, o, scale, exact, shortcuts=False, like=None):
     """Input index per output index (float32 arithmetic like PyTorch's nearest kernels).  PyTorch's
-    backward kernel (not its forward) special-cases output == input and output == 2 * input."""
-    dst = np.arange(o)
+    backward kernel (not its forward) special-cases output == input and output == 2 * input.  The indices
+    are built on `like`'s device."""
+    dst = np.arange(o, like=like)
     if not exact:
         if shortcuts and o == i:
             return dst
@@ -37,9 +39,9 @@ def nearest_index(i, o, scale, exact, shortcuts=False):
     return np.minimum(src, i - 1)
 
 
-def _source_coords(i, o, scale, align_corners, ft, clamp_negative):
+def _source_coords(i, o, scale, align_corners, ft, clamp_negative, like=None):
     """The (fractional) input coordinate of each output index for linear / cubic interpolation."""
-    dst = np.arange(o)
+    dst = np.arange(o, like=like)
     if align_corners:
         sc = ft(i - 1) / ft(o - 1) if o > 1 else ft(0)
         return (dst.astype(ft) * sc).astype(ft)
@@ -50,13 +52,13 @@ def _source_coords(i, o, scale, align_corners, ft, clamp_negative):
     return src
 
 
-def linear_taps(i, o, scale, align_corners, dt):
+def linear_taps(i, o, scale, align_corners, dt, like=None):
     """(i0, i1, l0, l1) per output index for linear interpolation (opmath = dt)."""
     ft = np.float32 if dt == np.float32 else np.float64
     if o == i:          # PyTorch copies a dim whose size does not change, whatever the scale
-        dst = np.arange(o)
-        return dst, dst, np.ones(o, dt), np.zeros(o, dt)
-    src = _source_coords(i, o, scale, align_corners, ft, clamp_negative=True)
+        dst = np.arange(o, like=like)
+        return dst, dst, np.ones(o, dt, like=like), np.zeros(o, dt, like=like)
+    src = _source_coords(i, o, scale, align_corners, ft, True, like)
     i0 = np.minimum(src.astype(np.int64), i - 1)
     i1 = i0 + (i0 < i - 1)
     l1 = np.clip(src - i0.astype(ft), 0, 1).astype(ft)
@@ -64,10 +66,10 @@ def linear_taps(i, o, scale, align_corners, dt):
     return i0, i1, l0.astype(dt), l1.astype(dt)
 
 
-def cubic_taps(i, o, scale, align_corners, dt):
+def cubic_taps(i, o, scale, align_corners, dt, like=None):
     """Four clamped indices and PyTorch's cubic-convolution weights (A = -0.75) per output index."""
     ft = np.float32 if dt == np.float32 else np.float64
-    src = _source_coords(i, o, scale, align_corners, ft, clamp_negative=False)
+    src = _source_coords(i, o, scale, align_corners, ft, False, like)
     i0 = np.minimum(np.floor(src).astype(np.int64), i - 1)
     t = np.clip(src - i0.astype(ft), 0, 1).astype(ft)
     A = ft(-0.75)
@@ -93,7 +95,7 @@ def _segsum(g, idx, n, axis):
     """out[..., j, ...] = sum of g along axis where idx == j (idx non-decreasing)."""
     shape = list(g.shape)
     shape[axis] = n
-    out = np.zeros(shape, g.dtype)
+    out = np.zeros(shape, g.dtype, like=g)
     if g.shape[axis] == 0 or g.size == 0:
         return out
     u, starts = np.unique(idx, return_index=True)
@@ -106,12 +108,12 @@ def _matrix(taps, n_in, dt):
     """Dense (out, in) matrix of one dim's linear map."""
     if taps[0] == "nearest":
         idx = taps[1]
-        m = np.zeros((len(idx), n_in), dt)
-        m[np.arange(len(idx)), idx] = 1
+        m = np.zeros((len(idx), n_in), dt, like=idx)
+        m[np.arange(len(idx), like=idx), idx] = 1
         return m
     _, idx, wts = taps
-    m = np.zeros((len(idx[0]), n_in), dt)
-    r = np.arange(len(idx[0]))
+    m = np.zeros((len(idx[0]), n_in), dt, like=idx[0])
+    r = np.arange(len(idx[0]), like=idx[0])
     for i, w in zip(idx, wts):
         np.add.at(m, (r, i), w)
     return m
@@ -122,7 +124,7 @@ def separable_matrices_apply(ns, g, mats, transpose):
     nd = len(mats)
     for j, m in enumerate(mats):
         axis = g.dim() - nd + j if ns.is_tensor_mode else g.ndim - nd + j
-        mm = ns.const(m if transpose else np.ascontiguousarray(m.T), g)
+        mm = ns.const(m if transpose else contiguous(m.T), g)
         last = (g.dim() if ns.is_tensor_mode else g.ndim) - 1
         if axis != last:
             g = ns.transpose(ns.matmul(ns.transpose(g, axis, last), mm), axis, last)
@@ -214,14 +216,14 @@ def upsample(x, output_size, scales, mode, align_corners=False):
         sc = scales[j] if scales is not None else None
         if mode in ("nearest", "nearest-exact"):
             # PyTorch's 2-D forward kernel and every backward kernel use the shortcuts; 1-D/3-D forwards do not
-            taps.append(("nearest", nearest_index(i, o, sc, mode == "nearest-exact", nd == 2)))
-            bw_taps.append(("nearest", nearest_index(i, o, sc, mode == "nearest-exact", True)))
+            taps.append(("nearest", nearest_index(i, o, sc, mode == "nearest-exact", nd == 2, a)))
+            bw_taps.append(("nearest", nearest_index(i, o, sc, mode == "nearest-exact", True, a)))
         else:
             if mode == "bicubic":
-                i0, i1, i2, i3, w0, w1, w2, w3 = cubic_taps(i, o, sc, align_corners, a.dtype.type)
+                i0, i1, i2, i3, w0, w1, w2, w3 = cubic_taps(i, o, sc, align_corners, a.dtype.type, a)
                 taps.append(("taps", (i0, i1, i2, i3), (w0, w1, w2, w3)))
             else:
-                i0, i1, l0, l1 = linear_taps(i, o, sc, align_corners, a.dtype.type)
+                i0, i1, l0, l1 = linear_taps(i, o, sc, align_corners, a.dtype.type, a)
                 taps.append(("taps", (i0, i1), (l0, l1)))
             bw_taps.append(taps[-1])
     if a.size:
@@ -237,8 +239,8 @@ def upsample(x, output_size, scales, mode, align_corners=False):
                     acc += np.take(y, i, axis=axis) * _bshape(w, axis, y.ndim)
                 y = acc.astype(a.dtype, copy=False)
     else:
-        y = np.zeros(a.shape[:2] + tuple(output_size), a.dtype)
-    y = np.ascontiguousarray(y)
+        y = np.zeros(a.shape[:2] + tuple(output_size), a.dtype, like=a)
+    y = contiguous(y)
     if x._rg and grad.enabled:
         n = _node_cls(mode, nd)((edge(x),))
         n.output_size, n.scales, n.align_corners, n.input_shape, n.taps = \
@@ -294,7 +296,7 @@ def _check_shuffle(name, a, r, factor):
 
 def _shuffle_out(x, y, node_cls, factor, r):
     """The (contiguous) result of pixel_(un)shuffle, with its Backward node when x needs a gradient."""
-    y = np.ascontiguousarray(y)
+    y = contiguous(y)
     if x._rg and grad.enabled:
         n = node_cls((edge(x),))
         setattr(n, factor, r)

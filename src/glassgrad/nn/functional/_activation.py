@@ -206,7 +206,7 @@ def _clamped_norm(x, dim, eps):
     """||x|| over dim (keepdim) whose value is clamped to eps while its gradient stays the norm's:
     PyTorch clamps the norm in place under no_grad, so the result keeps the norm's grad_fn."""
     n = _norm(x, 2, dim, True)
-    c = np.maximum(n._data, np.asarray(eps, n._data.dtype))
+    c = np.maximum(n._data, n._data.dtype.type(eps))       # (a NumPy scalar: any device, the same cast)
     if n._grad_fn is None:
         return make(c)
     return make(c, True, n._grad_fn, n._out_nr)

@@ -33,7 +33,7 @@ def _at_dropout(x, p, train=True):
     if p == 0 or not train or x.numel() == 0:
         return x
     if p == 1:
-        return x * zeros((), dtype=x.dtype)
+        return x * zeros((), dtype=x.dtype, device=x.device)
     noise = empty_like(x).bernoulli_(1 - p)
     noise.div_(1 - p)
     return x * noise
@@ -83,9 +83,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
         L, S = q.shape[-2], k.shape[-2]
-        mask = ones((L, S), dtype=_dtype.bool).tril()
+        mask = ones((L, S), dtype=_dtype.bool, device=q.device).tril()
     if mask is not None and mask.dtype == _dtype.bool:
-        mask = zeros(mask.shape, dtype=q.dtype).masked_fill(mask.logical_not(), float("-inf"))
+        mask = zeros(mask.shape, dtype=q.dtype, device=q.device).masked_fill(mask.logical_not(), float("-inf"))
     if enable_gqa and q.dim() >= 3 and k.shape[-3] != q.shape[-3]:
         if k.shape[-3] == 0 or q.shape[-3] % k.shape[-3]:
             raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
@@ -151,7 +151,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
                       "instead.", stacklevel=3)
     if not is_float:
-        mask = zeros(mask.shape, dtype=target_type).masked_fill(mask, float("-inf"))
+        mask = zeros(mask.shape, dtype=target_type, device=mask.device).masked_fill(mask, float("-inf"))
     return mask
 
 
@@ -192,7 +192,7 @@ def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
 
 def _pad_last(m):
     """Append one zero column on the last dim (F.pad(m, (0, 1)))."""
-    return cat([m, zeros(tuple(m.shape[:-1]) + (1,), dtype=m.dtype)], -1)
+    return cat([m, zeros(tuple(m.shape[:-1]) + (1,), dtype=m.dtype, device=m.device)], -1)
 
 
 def _mha_masks(query, key_padding_mask, attn_mask, is_causal, need_weights):
@@ -269,8 +269,8 @@ def _mha_bias_kv(k, v, bias_k, bias_v, static_k, static_v, bsz, attn_mask, key_p
 def _mha_zero_attn(k, v, bsz, num_heads, head_dim, attn_mask, key_padding_mask):
     """add_zero_attn: one more key/value position of zeros (the masks grow a column)."""
     zshape = (bsz * num_heads, 1, head_dim)
-    k = cat([k, zeros(zshape, dtype=k.dtype)], dim=1)
-    v = cat([v, zeros(zshape, dtype=v.dtype)], dim=1)
+    k = cat([k, zeros(zshape, dtype=k.dtype, device=k.device)], dim=1)
+    v = cat([v, zeros(zshape, dtype=v.dtype, device=v.device)], dim=1)
     if attn_mask is not None:
         attn_mask = _pad_last(attn_mask)
     if key_padding_mask is not None:

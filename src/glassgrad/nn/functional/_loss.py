@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor, _make
+from ...backend import as_array, to_device, to_host
 from ...autograd.grad_mode import no_grad
 from ...ops import loss as _L, loss_bce as _BCE, loss_margin as _M
 from ...ops.loss_ctc import ctc_loss_per_sample
@@ -424,14 +425,17 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if not batched:
         lp = _V.unsqueeze(log_probs, 1)
         tg = _V.unsqueeze(targets, 0)
-        il = [int(v) for v in np.asarray(il._data if isinstance(il, Tensor) else il).reshape(-1)]
-        tl = [int(v) for v in np.asarray(tl._data if isinstance(tl, Tensor) else tl).reshape(-1)]
+        # the lengths drive the per-sample loops: read on the host (an explicit copy of a device tensor's few ints)
+        il = [int(v) for v in np.asarray(to_host(il._data) if isinstance(il, Tensor) else il).reshape(-1)]
+        tl = [int(v) for v in np.asarray(to_host(tl._data) if isinstance(tl, Tensor) else tl).reshape(-1)]
     res = ctc_loss_per_sample(lp, tg, il, tl, blank, zero_infinity)
     if zero_infinity:
-        res = _T.where(res == float("inf"), _make(np.zeros((), res._data.dtype)), res)
+        res = _T.where(res == float("inf"), _make(np.zeros((), res._data.dtype, like=res._data)), res)
     if reduction == "mean":
-        tlv = tl._data if isinstance(tl, Tensor) else np.asarray(list(tl) if not isinstance(tl, int) else [tl])
-        tlt = _B.clamp_min(_make(np.asarray(tlv, dtype=res._data.dtype).reshape(-1)), 1)
+        # (lengths may be a CPU tensor beside device log-probs, as torch allows: moved to the loss's device)
+        tlv = to_device(tl._data, res.device) if isinstance(tl, Tensor) else \
+            np.asarray(list(tl) if not isinstance(tl, int) else [tl], like=res._data)
+        tlt = _B.clamp_min(_make(as_array(tlv, res._data.dtype).reshape(-1)), 1)
         return (res / tlt).mean()
     if reduction == "sum":
         return res.sum()

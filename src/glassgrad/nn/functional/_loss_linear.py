@@ -11,6 +11,7 @@ import numpy as np
 from ..._dtype import int64
 from ...autograd.function import Function
 from ...ops._core import make
+from ...backend import as_array, contiguous
 from ._linear import linear
 from ._loss import cross_entropy
 
@@ -84,7 +85,7 @@ def _chunk_arrays(x, W, target, b, weight, ignore_index, num_classes):
 def _chunk_grads(x, W, logits, denom, wr, tc, scale):
     """d loss / d (input, linear_weight, linear_bias) with per-row factors `scale` (N,)."""
     d = np.exp(logits) / denom[:, None] * (wr * scale)[:, None]
-    d[np.arange(len(tc)), tc] -= wr * scale
+    d[np.arange(len(tc), like=d), tc] -= wr * scale
     return d @ W, d.T @ x, d.sum(0)
 
 
@@ -94,17 +95,17 @@ class GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_default(
         x, W = input._data, linear_weight._data
         b = None if linear_bias is None else linear_bias._data
         logits, denom, wr, tc = _chunk_arrays(x, W, target, b, weight, ignore_index, W.shape[0])
-        total = (wr * (np.log(denom) - logits[np.arange(len(tc)), tc])).sum()
+        total = (wr * (np.log(denom) - logits[np.arange(len(tc), like=x), tc])).sum()
         if reduction == "mean":
             den = wr.sum()
-            total = total / den if den != 0 else np.array(np.nan, x.dtype)
-            scale = np.full(len(tc), 1 / den if den != 0 else np.nan, x.dtype)
+            total = total / den if den != 0 else np.array(np.nan, x.dtype, like=x)
+            scale = np.full(len(tc), 1 / den if den != 0 else np.nan, x.dtype, like=x)
         else:
-            scale = np.ones(len(tc), x.dtype)
+            scale = np.ones(len(tc), x.dtype, like=x)
         ctx.grads = _chunk_grads(x, W, logits, denom, wr, tc, scale)
         ctx.allow_retain_graph = allow_retain_graph
         ctx.with_bias = linear_bias is not None
-        return make(np.asarray(total, x.dtype))
+        return make(as_array(total, x.dtype))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -126,7 +127,7 @@ class GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_no_reduc
         logits, denom, wr, tc = _chunk_arrays(x, W, target, b, weight, ignore_index, W.shape[0])
         ctx.saved = (x, W, logits, denom, wr, tc)
         ctx.with_bias = linear_bias is not None
-        return make(np.ascontiguousarray(wr * (np.log(denom) - logits[np.arange(len(tc)), tc])))
+        return make(contiguous(wr * (np.log(denom) - logits[np.arange(len(tc), like=x), tc])))
 
     @staticmethod
     def backward(ctx, grad_output):

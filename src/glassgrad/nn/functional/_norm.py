@@ -79,7 +79,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     shape = tuple(input.shape)
     c = shape[1]
     before, after = size // 2, (size - 1) // 2
-    zs = lambda n: zeros((shape[0], n) + shape[2:], dtype=input.dtype)   # noqa: E731
+    zs = lambda n: zeros((shape[0], n) + shape[2:], dtype=input.dtype, device=input.device)   # noqa: E731
     parts = ([zs(before)] if before else []) + [sq] + ([zs(after)] if after else [])
     padded = cat(parts, 1) if len(parts) > 1 else sq
     div = padded.narrow(1, 0, c)

@@ -402,7 +402,7 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
         output_size = [int(input.size(-2) * r[0]), int(input.size(-1) * r[1])]
     if _random_samples is None:
         n_batch = 1 if input.dim() == 3 else input.size(0)
-        _random_samples = rand(n_batch, input.size(-3), 2, dtype=input.dtype)
+        _random_samples = rand(n_batch, input.size(-3), 2, dtype=input.dtype, device=input.device)
     K = _fractional_int_pair(kernel_size, "kernel_size")
     O = _fractional_int_pair(output_size, "output_size")
     if input.dim() not in (3, 4):
@@ -444,7 +444,7 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
         output_size = [int(input.size(-3) * r[0]), int(input.size(-2) * r[1]), int(input.size(-1) * r[2])]
     if _random_samples is None:
         n_batch = 1 if input.dim() == 4 else input.size(0)
-        _random_samples = rand(n_batch, input.size(-4), 3, dtype=input.dtype)
+        _random_samples = rand(n_batch, input.size(-4), 3, dtype=input.dtype, device=input.device)
     K = _fractional_int_triple(kernel_size, "kernel_size")
     O = _fractional_int_triple(output_size, "output_size")
     if input.dim() not in (4, 5):

@@ -42,7 +42,7 @@ class CrossMapLRN2d(Function):
         dt = x.dtype.type
         N, C, H, W = x.shape
         size = ctx.size
-        padded = np.zeros((C + size - 1, H, W), x.dtype)
+        padded = np.zeros((C + size - 1, H, W), x.dtype, like=x)
         cache_ratio_value = dt(2 * ctx.alpha * ctx.beta / size)
         inverse_pre_pad = int(size - (size - 1) / 2)
         grad_input = np.power(scale, dt(-ctx.beta)) * g

@@ -217,9 +217,10 @@ class RNNBase(Module):
         c_n = stack(cs, 0) if cx is not None else None
         return layer_in, h_n, c_n
 
-    def _zeros_state(self, B, size, dtype):
+    def _zeros_state(self, B, size, like):
+        """The default state: zeros of `like`'s dtype on its device."""
         D = 2 if self.bidirectional else 1
-        return zeros((self.num_layers * D, B, size), dtype=dtype)
+        return zeros((self.num_layers * D, B, size), dtype=like.dtype, device=like.device)
 
     def _forward_impl(self, input, hx):
         """Shared forward of RNN, LSTM and GRU.  hx: Tensor, (h, c) for LSTM, or None."""
@@ -234,9 +235,8 @@ class RNNBase(Module):
             bs = [int(b) for b in batch_sizes.tolist()]
             B = bs[0]
             if hx is None:
-                hx = ((self._zeros_state(B, real_hidden, data.dtype), self._zeros_state(B, self.hidden_size,
-                                                                                          data.dtype))
-                      if is_lstm else self._zeros_state(B, self.hidden_size, data.dtype))
+                hx = ((self._zeros_state(B, real_hidden, data), self._zeros_state(B, self.hidden_size, data))
+                      if is_lstm else self._zeros_state(B, self.hidden_size, data))
             else:
                 hx = self.permute_hidden(hx, sorted_indices)
             x = data
@@ -268,9 +268,8 @@ class RNNBase(Module):
                         hx = hx.unsqueeze(1)
             B = input.size(0) if self.batch_first else input.size(1)
             if hx is None:
-                hx = ((self._zeros_state(B, real_hidden, input.dtype),
-                       self._zeros_state(B, self.hidden_size, input.dtype))
-                      if is_lstm else self._zeros_state(B, self.hidden_size, input.dtype))
+                hx = ((self._zeros_state(B, real_hidden, input), self._zeros_state(B, self.hidden_size, input))
+                      if is_lstm else self._zeros_state(B, self.hidden_size, input))
             x = input
         if is_lstm:
             self.check_input(x, batch_sizes)
@@ -403,7 +402,7 @@ class RNNCellBase(Module):
         if not batched:
             input = input.unsqueeze(0)
         if hx is None:
-            z = zeros((input.size(0), self.hidden_size), dtype=input.dtype)
+            z = zeros((input.size(0), self.hidden_size), dtype=input.dtype, device=input.device)
             states = (z, z) if n_states == 2 else (z,)
         else:
             states = tuple(hx) if n_states == 2 else (hx,)
