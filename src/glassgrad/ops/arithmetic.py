@@ -11,8 +11,8 @@ each input a gradient of its own dtype, as PyTorch does).
 """
 import numpy as np
 
-from .. import _args, _dtype
-from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, check_inplace,
+from .. import _args, _dtype, backend
+from ._core import (Tensor, as_array, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, check_inplace,
                     commit_inplace, as_tensor_arg, _bcast, _Binary, _binary_node, _needs_grad, _want, _inplace)
 from ..autograd.graph import Node
 from .conversion import to_dtype
@@ -201,7 +201,7 @@ def _div_scalar(x, c):
     """x / c with c cast to x's dtype first: PyTorch's division by a C++ Scalar (node DivBackward1), which
     its loss functions use (nn/functional/_loss.py)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        y = np.asarray(x._data / x._data.dtype.type(c))
+        y = as_array(x._data / x._data.dtype.type(c))
     if x._rg and grad.enabled:
         n = DivBackward1((edge(x),))
         n.c = c
@@ -252,7 +252,7 @@ def div(input, other, *, rounding_mode=None, out=None):
 
 
 def _int_zero_check(bd):
-    if np.any(np.asarray(bd) == 0):
+    if np.any(as_array(bd) == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -416,7 +416,9 @@ class CopyBackwards(Node):          # x.copy_(src); dsrc = gy (summed to src's s
 
 
 def _copy_from(x, src):
-    s = src._data if isinstance(src, Tensor) else np.asarray(src)
+    s = src._data if isinstance(src, Tensor) else as_array(src)
+    if s.__class__ is not x._data.__class__ and s.ndim:     # a copy between devices, as torch's copy_ makes
+        s = backend.to_device(s, backend.device_of(x._data))
     try:
         arr = np.broadcast_to(s, x._data.shape)
     except ValueError:
@@ -545,7 +547,7 @@ def _mod(fn, scalar_cls, tensor_cls):
         ad, bd, bt = binary_operands(input, other)
         if ad.dtype.kind == "c":
             raise NotImplementedError(f'"{"remainder" if fn is _remainder_arr else "fmod"}_cpu" not implemented for \'{_dtype.c_name(ad.dtype)}\'')
-        if ad.dtype.kind in "iu" and np.any(np.asarray(bd) == 0):
+        if ad.dtype.kind in "iu" and np.any(as_array(bd) == 0):
             raise RuntimeError("ZeroDivisionError")
         with np.errstate(all="ignore"):
             y = _bcast(fn, ad, bd, input, other)
@@ -562,7 +564,7 @@ def _remainder_arr(a, b):
     if np.result_type(a, b).kind not in "fV":
         return np.remainder(a, b)
     m = np.fmod(a, b)
-    return np.where((m != 0) & ((np.asarray(b) < 0) != (m < 0)), m + b, m)
+    return np.where((m != 0) & ((as_array(b) < 0) != (m < 0)), m + b, m)
 
 
 remainder = _mod(_remainder_arr, RemainderBackward0, RemainderBackward1)
