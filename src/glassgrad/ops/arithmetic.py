@@ -408,11 +408,13 @@ def rpow(input, other):
 
 # -- copy_ and in-place arithmetic ------------------------------------------------------------------
 class CopyBackwards(Node):          # x.copy_(src); dsrc = gy (summed to src's shape, cast to its dtype)
-    __slots__ = ("src_shape", "src_dt")
+    __slots__ = ("src_shape", "src_dt", "src_dev")
 
     def backward(self, ns, g):
-        gs = ns.sum_to(g, self.src_shape)
-        return (ns.zeros_like(g), ns.cast(gs, self.src_dt))
+        gs = ns.cast(ns.sum_to(g, self.src_shape), self.src_dt)
+        if self.src_dev is not None:        # a copy between devices: src's gradient goes back to src's device
+            gs = gs.to(self.src_dev) if ns.is_tensor_mode else backend.to_device(gs, self.src_dev)
+        return (ns.zeros_like(g), gs)
 
 
 def _copy_from(x, src):
@@ -439,6 +441,7 @@ def copy_(x, src, non_blocking=False):
         n = CopyBackwards((edge(x), edge(src)))
         n.src_shape = src._data.shape
         n.src_dt = src._data.dtype
+        n.src_dev = None if src._data.__class__ is x._data.__class__ else backend.device_of(src._data)
         return commit_inplace(x, make(arr, True, n))
     x._data[...] = _copy_from(x, src)
     x._vc[0] += 1
