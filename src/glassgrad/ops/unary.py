@@ -426,7 +426,8 @@ class LogitBackward0(Node):         # y = log(x / (1 - x)); dx = gy / (x (1 - x)
         xd = ns.data(x)
         if self.eps is None:
             bad = (xd < 0) | (xd > 1)
-            return (ns.where(ns.const(bad, g), r * np.nan, r) if np.any(bad) else r,)
+            keep = xd.__class__ is np.ndarray and not np.any(bad)     # (on a device: no sync, where always)
+            return (r if keep else ns.where(ns.const(bad, g), r * np.nan, r),)
         return (ns.mask(~((xd < self.eps) | (xd > 1 - self.eps)), r),)
 
 
