@@ -149,8 +149,22 @@ def as_strided(arr, shape, strides):
     return _cupy.lib.stride_tricks.as_strided(arr, shape, strides)
 
 
-# -- added by helper h/dnn (issue 17): contiguous -----------------------------------------------------------
 def contiguous(a):
     """Device-neutral ``np.ascontiguousarray(a)``: NumPy's creation functions (ascontiguousarray, asarray, array)
     dispatch only on ``like=``, never on their argument, so a device array is passed as its own ``like``."""
     return np.ascontiguousarray(a) if a.__class__ is np.ndarray else np.ascontiguousarray(a, like=a)
+
+
+def host_apply(fn, *arrays):
+    """``fn(*arrays)`` for a kernel that only NumPy can run (a Python-level loop such as ``np.frompyfunc(math.erf)``,
+    an object-dtype step): on the CPU it is just the call; device arrays are copied to the host, and the result
+    (an array, or a tuple of arrays) is copied back to the device of the first device array -- an explicit round
+    trip, used only where there is no NumPy-API (device) way to compute the same values."""
+    dev = next((a for a in arrays if a.__class__ is not np.ndarray and isinstance(a, _ARRAYS)), None)
+    if dev is None:
+        return fn(*arrays)
+    d = device_of(dev)
+    y = fn(*[to_host(a) if isinstance(a, _ARRAYS) else a for a in arrays])
+    if isinstance(y, tuple):
+        return tuple(to_device(np.asarray(v), d) for v in y)
+    return to_device(np.asarray(y), d)

@@ -12,9 +12,9 @@ have a gradient whose derivative is zero, yet PyTorch's gradient still depends o
 """
 import numpy as np
 
-from .. import _args, _dtype
+from .. import _args, _dtype, backend
 from .._rng.common import _u53
-from ._core import make, edge, save_in, save_out, grad, _inplace
+from ._core import as_array, make, edge, save_in, save_out, grad, _inplace
 from ..autograd.graph import Node
 from .random import default_generator
 from .reduction import _wrap_dim
@@ -56,7 +56,7 @@ def _f32(a):
 
 
 def _out(y, a):
-    return np.asarray(y).astype(a.dtype, copy=False)
+    return as_array(y, a.dtype)
 
 
 def _record(x, y, cls, save="self", **attrs):
@@ -563,19 +563,20 @@ def rrelu_with_noise(input, lower=1.0 / 8, upper=1.0 / 3, training=False, genera
                                   f"not implemented for '{_name_c(a)}'")
     if training:
         gen = default_generator if generator is None else generator
-        flat = np.ascontiguousarray(a).reshape(-1)
+        flat = np.ascontiguousarray(a, like=a).reshape(-1)
         neg = flat <= 0
         if a.dtype == np.float64:
             lo, hi = float(lower), float(upper)
         else:
             lo, hi = float(np.float32(lower)), float(np.float32(upper))
         r = _u53(gen, int(neg.sum())) * (hi - lo) + lo
-        noise = np.ones(flat.shape, a.dtype)
-        noise[neg] = r.astype(a.dtype if a.dtype != np.float16 else np.float32).astype(a.dtype)
+        noise = np.ones(flat.shape, a.dtype, like=a)
+        r = r.astype(a.dtype if a.dtype != np.float16 else np.float32).astype(a.dtype)
+        noise[neg] = r if a.__class__ is np.ndarray else backend.to_device(r, backend.device_of(a))   # host RNG draws
         noise = noise.reshape(a.shape)
         y = (a * noise).astype(a.dtype, copy=False)
     else:
-        noise = np.zeros(a.shape, a.dtype)
+        noise = np.zeros(a.shape, a.dtype, like=a)
         y = _leaky(a, (lower + upper) / 2)
     if input._rg and grad.enabled:
         n = _node((edge(input),))

@@ -11,8 +11,8 @@ each input a gradient of its own dtype, as PyTorch does).
 """
 import numpy as np
 
-from .. import _args, _dtype
-from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, check_inplace,
+from .. import _args, _dtype, backend
+from ._core import (Tensor, as_array, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, check_inplace,
                     commit_inplace, as_tensor_arg, _bcast, _Binary, _binary_node, _needs_grad, _want, _inplace)
 from ..autograd.graph import Node
 from .conversion import to_dtype
@@ -201,7 +201,7 @@ def _div_scalar(x, c):
     """x / c with c cast to x's dtype first: PyTorch's division by a C++ Scalar (node DivBackward1), which
     its loss functions use (nn/functional/_loss.py)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        y = np.asarray(x._data / x._data.dtype.type(c))
+        y = as_array(x._data / x._data.dtype.type(c))
     if x._rg and grad.enabled:
         n = DivBackward1((edge(x),))
         n.c = c
@@ -252,7 +252,7 @@ def div(input, other, *, rounding_mode=None, out=None):
 
 
 def _int_zero_check(bd):
-    if np.any(np.asarray(bd) == 0):
+    if np.any(as_array(bd) == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -408,15 +408,19 @@ def rpow(input, other):
 
 # -- copy_ and in-place arithmetic ------------------------------------------------------------------
 class CopyBackwards(Node):          # x.copy_(src); dsrc = gy (summed to src's shape, cast to its dtype)
-    __slots__ = ("src_shape", "src_dt")
+    __slots__ = ("src_shape", "src_dt", "src_dev")
 
     def backward(self, ns, g):
-        gs = ns.sum_to(g, self.src_shape)
-        return (ns.zeros_like(g), ns.cast(gs, self.src_dt))
+        gs = ns.cast(ns.sum_to(g, self.src_shape), self.src_dt)
+        if self.src_dev is not None:        # a copy between devices: src's gradient goes back to src's device
+            gs = gs.to(self.src_dev) if ns.is_tensor_mode else backend.to_device(gs, self.src_dev)
+        return (ns.zeros_like(g), gs)
 
 
 def _copy_from(x, src):
-    s = src._data if isinstance(src, Tensor) else np.asarray(src)
+    s = src._data if isinstance(src, Tensor) else as_array(src)
+    if s.__class__ is not x._data.__class__ and s.ndim:     # a copy between devices, as torch's copy_ makes
+        s = backend.to_device(s, backend.device_of(x._data))
     try:
         arr = np.broadcast_to(s, x._data.shape)
     except ValueError:
@@ -437,6 +441,7 @@ def copy_(x, src, non_blocking=False):
         n = CopyBackwards((edge(x), edge(src)))
         n.src_shape = src._data.shape
         n.src_dt = src._data.dtype
+        n.src_dev = None if src._data.__class__ is x._data.__class__ else backend.device_of(src._data)
         return commit_inplace(x, make(arr, True, n))
     x._data[...] = _copy_from(x, src)
     x._vc[0] += 1
@@ -545,7 +550,7 @@ def _mod(fn, scalar_cls, tensor_cls):
         ad, bd, bt = binary_operands(input, other)
         if ad.dtype.kind == "c":
             raise NotImplementedError(f'"{"remainder" if fn is _remainder_arr else "fmod"}_cpu" not implemented for \'{_dtype.c_name(ad.dtype)}\'')
-        if ad.dtype.kind in "iu" and np.any(np.asarray(bd) == 0):
+        if ad.dtype.kind in "iu" and np.any(as_array(bd) == 0):
             raise RuntimeError("ZeroDivisionError")
         with np.errstate(all="ignore"):
             y = _bcast(fn, ad, bd, input, other)
@@ -562,7 +567,7 @@ def _remainder_arr(a, b):
     if np.result_type(a, b).kind not in "fV":
         return np.remainder(a, b)
     m = np.fmod(a, b)
-    return np.where((m != 0) & ((np.asarray(b) < 0) != (m < 0)), m + b, m)
+    return np.where((m != 0) & ((as_array(b) < 0) != (m < 0)), m + b, m)
 
 
 remainder = _mod(_remainder_arr, RemainderBackward0, RemainderBackward1)

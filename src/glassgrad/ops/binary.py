@@ -8,7 +8,7 @@ ops: minimum maximum fmin fmax clamp clip clamp_min clamp_max atan2 arctan2 hypo
 import numpy as np
 
 from .. import _dtype
-from ._core import (Tensor, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, as_tensor_arg,
+from ._core import (Tensor, as_array, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, as_tensor_arg,
                     _bcast, _Binary, _binary_node, _needs_grad, _red_n, _want, _inplace, broadcast_error,
                     NotImplementedNode)
 from ..autograd.graph import Node
@@ -39,7 +39,7 @@ class ClampBackward1(Node):         # y = clamp(x, min, max), number bounds; dx 
     def backward(self, ns, g):
         x, = ns.unpack(self)
         xd = ns.data(x)
-        m = np.ones(xd.shape, bool)
+        m = np.ones(xd.shape, bool, like=xd)
         if self.min is not None:
             m &= xd >= self.min
         if self.max is not None:
@@ -83,7 +83,7 @@ def clamp(input, min=None, max=None, *, out=None):
         y = np.maximum(y, np.asarray(min, rt)) if not np.isnan(min) else np.full_like(y, np.nan)
     if max is not None:
         y = np.minimum(y, np.asarray(max, rt)) if not np.isnan(max) else np.full_like(y, np.nan)
-    y = np.array(y, copy=True)
+    y = as_array(y).copy(order="K")
     if input._rg and grad.enabled:
         n = ClampBackward1((edge(input),))
         n.min, n.max = min, max
@@ -106,7 +106,7 @@ def _clamp_t(input, min, max):
             y = np.minimum(y, cv[-1])
     except ValueError:
         raise broadcast_error(input._data.shape, ts[1]._data.shape) from None
-    y = np.array(y, copy=True)
+    y = as_array(y).copy(order="K")
     if grad.enabled and any(t._rg for t in ts):
         n = ClampBackward0((edge(input), edge(lo) if lo is not None else NO_EDGE,
                             edge(hi) if hi is not None else NO_EDGE))

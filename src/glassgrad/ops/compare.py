@@ -182,41 +182,41 @@ def _kind(x):
 
 def isnan(input):
     a = input._data
-    return make(np.isnan(a) if a.dtype.kind in "fcV" else np.zeros(a.shape, bool))
+    return make(np.isnan(a) if a.dtype.kind in "fcV" else np.zeros(a.shape, bool, like=a))
 
 
 def isinf(input):
     a = input._data
-    return make(np.isinf(a) if a.dtype.kind in "fcV" else np.zeros(a.shape, bool))
+    return make(np.isinf(a) if a.dtype.kind in "fcV" else np.zeros(a.shape, bool, like=a))
 
 
 def isfinite(input):
     a = input._data
-    return make(np.isfinite(a) if a.dtype.kind in "fcV" else np.ones(a.shape, bool))
+    return make(np.isfinite(a) if a.dtype.kind in "fcV" else np.ones(a.shape, bool, like=a))
 
 
 def isposinf(input, *, out=None):
     a = input._data
-    return make(np.isposinf(a) if a.dtype.kind in "fV" else np.zeros(a.shape, bool))
+    return make(np.isposinf(a) if a.dtype.kind in "fV" else np.zeros(a.shape, bool, like=a))
 
 
 def isneginf(input, *, out=None):
     a = input._data
-    return make(np.isneginf(a) if a.dtype.kind in "fV" else np.zeros(a.shape, bool))
+    return make(np.isneginf(a) if a.dtype.kind in "fV" else np.zeros(a.shape, bool, like=a))
 
 
 def isreal(input):
     a = input._data
-    return make(np.asarray(a.imag == 0) if a.dtype.kind == "c" else np.ones(a.shape, bool))
+    return make(as_array(a.imag == 0) if a.dtype.kind == "c" else np.ones(a.shape, bool, like=a))
 
 
 def signbit(input, *, out=None):
     a = input._data
     if a.dtype.kind == "b":
-        return make(np.zeros(a.shape, bool))
+        return make(np.zeros(a.shape, bool, like=a))
     if a.dtype.kind == "u":
-        return make(np.zeros(a.shape, bool))
-    return make(np.asarray(np.signbit(a)))
+        return make(np.zeros(a.shape, bool, like=a))
+    return make(as_array(np.signbit(a)))
 
 
 # -- logical ----------------------------------------------------------------------------------------
@@ -246,7 +246,7 @@ def logical_xor(input, other, *, out=None):
 
 
 def logical_not(input, *, out=None):
-    return make(np.asarray(np.logical_not(input._data)))
+    return make(as_array(np.logical_not(input._data)))
 
 
 def logical_and_(x, other):
@@ -301,7 +301,7 @@ def bitwise_not(input, *, out=None):
     a = input._data
     if a.dtype.kind in "fcV":
         _not_impl("bitwise_not", a)
-    return make(np.asarray(np.invert(a)))
+    return make(as_array(np.invert(a)))
 
 
 def _bitwise_inplace(fn, x, other):
@@ -328,9 +328,9 @@ def bitwise_not_(x):
 
 
 def _lshift(a, b):
-    a = np.asarray(a)
+    a = as_array(a)
     bits = a.dtype.itemsize * 8
-    b = np.asarray(b)
+    b = as_array(b)
     bad = (b < 0) | (b >= bits)
     with np.errstate(all="ignore"):
         r = np.left_shift(a, np.where(bad, 0, b).astype(b.dtype)).astype(a.dtype)
@@ -338,9 +338,9 @@ def _lshift(a, b):
 
 
 def _rshift(a, b):
-    a = np.asarray(a)
+    a = as_array(a)
     bits = a.dtype.itemsize * 8
-    b = np.asarray(b)
+    b = as_array(b)
     bad = (b < 0) | (b >= bits)
     with np.errstate(all="ignore"):
         r = np.right_shift(a, np.where(bad, 0, b).astype(b.dtype)).astype(a.dtype)
@@ -380,7 +380,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     except ValueError:
         raise broadcast_error(a.shape, b.shape) from None
     if a.dtype.kind == "b":
-        return make(np.asarray(a == b))
+        return make(as_array(a == b))
     if a.dtype.kind in "iu":
         a = a.astype(np.float64)
         b = b.astype(np.float64)
@@ -390,7 +390,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         close = close | (fin & (np.abs(a - b) <= atol + rtol * np.abs(b)))
         if equal_nan:
             close = close | (np.isnan(a) & np.isnan(b))
-    return make(np.asarray(close))
+    return make(as_array(close))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

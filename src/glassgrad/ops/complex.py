@@ -240,8 +240,9 @@ def _two_real(fn, a, b, fn_name="complex"):
     ct = np.complex64 if ad.dtype == np.float32 else np.complex128
     from ._core import broadcast_shape
     shape = broadcast_shape(ad.shape, bd.shape)
-    out = np.empty(shape, ct)
-    out.real, out.imag = fn(ad, bd)
+    out = np.empty(shape, ct, like=ad)
+    re, im = fn(ad, bd)
+    out.real[...], out.imag[...] = re, im          # (views: CuPy's arrays have no .real setter)
     return out
 
 

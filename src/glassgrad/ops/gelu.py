@@ -101,11 +101,12 @@ def _gelu32(a, need_d):
     n = x.size
     y = np.empty_like(x)
     d = np.empty_like(x) if need_d else None
-    m = min(n, _BLOCK)
-    s1, s2, s3 = np.empty(m, _F32), np.empty(m, _F32), np.empty(m, _F32)
+    blk = _BLOCK if x.__class__ is np.ndarray else max(n, 1)     # a device runs the whole array at once
+    m = min(n, blk)
+    s1, s2, s3 = np.empty(m, _F32, like=x), np.empty(m, _F32, like=x), np.empty(m, _F32, like=x)
     with np.errstate(all="ignore"):
-        for i in range(0, n, _BLOCK):
-            j = min(n, i + _BLOCK)
+        for i in range(0, n, blk):
+            j = min(n, i + blk)
             _gelu32_block(x[i:j], y[i:j], None if d is None else d[i:j], s1[:j - i], s2[:j - i], s3[:j - i])
     if not dense:
         y = _like(a, y.reshape(a.shape))

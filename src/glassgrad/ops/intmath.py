@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from .. import _args, _dtype
-from ._core import make, edge, grad, binary_operands, broadcast_error, _inplace, save_in
+from ._core import as_array, make, edge, grad, binary_operands, broadcast_error, _inplace, save_in
 from ..autograd.graph import Node
 from .linalg_solve import _LaNode, wrap
 from .sorting import named
@@ -32,7 +32,7 @@ def _int_op(name, fn, input, other):
     if a.dtype.kind not in "iu":
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
     with np.errstate(all="ignore"):
-        return make(np.asarray(fn(a, b), a.dtype))
+        return make(as_array(fn(a, b), a.dtype))
 
 
 def gcd(input, other, *, out=None):
@@ -73,7 +73,7 @@ def ldexp(input, other, *, out=None):
     a, b = _pair("ldexp", input, other)
     dt = a.dtype if a.dtype.kind in "fV" else _dtype._default[0].np
     with np.errstate(all="ignore"):
-        y = np.asarray(a.astype(dt) * np.power(dt.type(2.0), b.astype(dt)), dt)
+        y = as_array(a.astype(dt) * np.power(dt.type(2.0), b.astype(dt)), dt)
     return wrap((y,), LdexpBackward0, (input, other), (1, 0))[0]
 
 
@@ -102,11 +102,11 @@ def frexp(input, *, out=None):
     if a.dtype.kind not in "fV":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(a)
-    m, e = np.asarray(m, a.dtype), np.asarray(e, np.int32)
+    m, e = as_array(m, a.dtype), as_array(e, np.int32)
     if input._rg and grad.enabled:
         n = FrexpBackward0((edge(input),))
         with np.errstate(all="ignore"):
-            n.scale = np.asarray(np.ldexp(np.ones_like(a), -e), a.dtype)
+            n.scale = as_array(np.ldexp(np.ones_like(a), -e), a.dtype)
         out = make(m, True, n, 0)
         ex = make(e)
         n._saved = (save_in(ex),)
@@ -123,7 +123,7 @@ class NextafterBackward0(Node):
         gx = ns.sum_to(g, self.xshape) if self.next_functions[0][0] is not None else None
         go = None
         if self.next_functions[1][0] is not None:
-            go = ns.const(np.zeros(self.oshape, ns.data(g).dtype), g)
+            go = ns.const(np.zeros(self.oshape, ns.data(g).dtype, like=ns.data(g)), g)
         return gx, go
 
 
@@ -131,7 +131,7 @@ def nextafter(input, other, *, out=None):
     a, b = _pair("nextafter", input, other)
     if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
-    y = np.asarray(np.nextafter(a, b), a.dtype)
+    y = as_array(np.nextafter(a, b), a.dtype)
     if grad.enabled and (input._rg or other._rg):
         n = NextafterBackward0((edge(input), edge(other)))
         n.xshape, n.oshape = input._data.shape, other._data.shape

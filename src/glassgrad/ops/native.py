@@ -10,7 +10,7 @@ ops: native_batch_norm native_layer_norm native_group_norm (the norm kernels of 
 """
 import numpy as np
 
-from ._core import make, edge, grad, NotImplementedNode
+from ._core import as_array, make, edge, grad, NotImplementedNode
 from ..autograd.graph import Node
 from . import norm as _norm, channel_shuffle as _cs
 from .statistics import LinalgVectorNormBackward0
@@ -25,7 +25,7 @@ __all__ = ["native_batch_norm", "native_layer_norm", "native_group_norm", "nativ
 
 
 def _f(a, dt):
-    return make(np.asarray(a).astype(dt))
+    return make(as_array(a).astype(dt))
 
 
 def _axes(a):
@@ -51,7 +51,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         mean, var = _norm._stats(x, _axes(x))
         stats = (_f(mean.reshape(-1), dt), _f(1.0 / np.sqrt(var.reshape(-1) + eps), dt))
     else:
-        stats = (make(np.zeros(0, dt)), make(np.zeros(0, dt)))
+        stats = (make(np.zeros(0, dt, like=x)), make(np.zeros(0, dt, like=x)))
     out = _norm._native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
     return (out,) + stats
 
@@ -63,7 +63,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     x = input._data
     axes = tuple(range(x.ndim - len(shape), x.ndim))
     dt = _stats_dtype(x, weight, bias)
-    mean, var = _norm._stats(x, axes) if x.size else (np.zeros(x.shape[:x.ndim - len(shape)] + (1,) * len(shape)),) * 2
+    mean, var = _norm._stats(x, axes) if x.size else (np.zeros(x.shape[:x.ndim - len(shape)] + (1,) * len(shape), like=x),) * 2
     return out, _f(mean, dt), _f(1.0 / np.sqrt(var + eps), dt)
 
 
@@ -76,7 +76,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
                            f"{x.size}")
     out = _norm._native_group_norm(input, weight, bias, group, eps)
     xr = x.reshape(int(N), int(group), -1)
-    mean, var = _norm._stats(xr, (2,)) if xr.size else (np.zeros((int(N), int(group), 1)),) * 2
+    mean, var = _norm._stats(xr, (2,)) if xr.size else (np.zeros((int(N), int(group), 1), like=x),) * 2
     dt = _stats_dtype(x, weight, bias)
     return out, _f(mean[..., 0], dt), _f(1.0 / np.sqrt(var[..., 0] + eps), dt)
 
@@ -101,12 +101,12 @@ def native_dropout(input, p, train):
         mask = _bernoulli_like(input, 1 - p)._data.astype(bool)
         scale = 0.0 if p == 1 else 1.0 / (1 - p)
     else:
-        mask, scale = np.ones(x.shape, bool), 1.0
-    y = (x * mask).astype(x.dtype, copy=False) * np.asarray(scale, x.dtype)
-    m = make(np.ascontiguousarray(mask))
+        mask, scale = np.ones(x.shape, bool, like=x), 1.0
+    y = (x * mask).astype(x.dtype, copy=False) * as_array(scale, x.dtype)
+    m = make(np.ascontiguousarray(mask, like=mask))
     if input._rg and grad.enabled:
         n = NativeDropoutBackward0((edge(input),))
-        n.factor = mask.astype(x.dtype) * np.asarray(scale, x.dtype)
+        n.factor = mask.astype(x.dtype) * as_array(scale, x.dtype)
         return make(y, True, n), m
     return make(y), m
 
@@ -201,7 +201,8 @@ def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, runni
     """The global (mean, invstd) from per-process rows of (mean, invstd, count); the running stats move by
     `momentum` (towards the unbiased variance)."""
     mu, inv = mean._data.astype(np.float64), invstd._data.astype(np.float64)
-    c = np.asarray(counts._data if hasattr(counts, "_data") else counts, np.float64).reshape(-1, 1)
+    c = (counts._data.astype(np.float64, copy=False) if hasattr(counts, "_data") else
+         np.asarray(counts, np.float64, like=mu)).reshape(-1, 1)
     var = 1.0 / np.square(inv) - eps
     n = c.sum()
     gmean = (c * mu).sum(0) / n
@@ -216,7 +217,7 @@ def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, runni
 
 
 def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count):
-    counts = np.full(mean._data.shape[0], float(count))
+    counts = np.full(mean._data.shape[0], float(count), like=mean._data)
     return batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps,
                                                counts)
 
@@ -242,7 +243,7 @@ def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum
     weight, with N the sum of `count`."""
     x, dy = input._data, grad_out._data
     nd = x.ndim
-    n = float(np.asarray(count._data if hasattr(count, "_data") else count).sum())
+    n = float(as_array(count._data if hasattr(count, "_data") else count).sum())
     inv = _b(invstd._data, nd)
     xmu = x - _b(mean._data, nd)
     gx = (dy - _b(sum_dy._data, nd) / n - xmu * inv * inv * _b(sum_dy_xmu._data, nd) / n) * inv
@@ -264,7 +265,7 @@ class ConvTbcBackward0(Node):    # y[t] = sum_k x_pad[t + k] @ w[k] + b; dx, dw:
         wc = w.transpose(2, 1, 0)
         gx = conv_input_grad_arr(gy, wc, (x.shape[0],), (1,), p, (1,), 1).transpose(2, 0, 1)
         gw = conv_weight_grad_arr(x.transpose(1, 2, 0), gy, wc.shape, (1,), p, (1,), 1).transpose(2, 1, 0)
-        return (np.ascontiguousarray(gx, dtype=x.dtype), np.ascontiguousarray(gw, dtype=w.dtype),
+        return (np.ascontiguousarray(gx, dtype=x.dtype, like=gx), np.ascontiguousarray(gw, dtype=w.dtype, like=gw),
                 g.sum(axis=(0, 1)).astype(g.dtype))
 
 
@@ -289,7 +290,8 @@ def conv_tbc(input, weight, bias, pad=0):
         raise RuntimeError(f"Trying to create tensor with negative dimension {t_out}: [{t_out}, {x.shape[1]}, "
                            f"{w.shape[2]}]")
     y = conv_arr(x.transpose(1, 2, 0), w.transpose(2, 1, 0), (1,), (pad,), (1,), 1)
-    y = np.ascontiguousarray((y + b.reshape(1, -1, 1)).transpose(2, 0, 1), dtype=x.dtype)
+    y = (y + b.reshape(1, -1, 1)).transpose(2, 0, 1)
+    y = np.ascontiguousarray(y, dtype=x.dtype, like=y)
     ins = (input, weight, bias)
     if grad.enabled and any(t._rg for t in ins):
         n = ConvTbcBackward0(tuple(edge(t) if t._rg else (None, 0) for t in ins))

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .. import _args
-from ._core import make, edge, save_in, save_out, grad, quiet, _inplace, full_precision
+from ._core import as_array, make, edge, save_in, save_out, grad, quiet, _inplace, full_precision
 from ..autograd.graph import Node
 from .unary import _node, _unary, _float_input
 from . import unary as _U
@@ -26,7 +26,7 @@ __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "i0_", "sinc", "s
 def _cast(f):
     """The kernel f computed on the array, cast back to the array's dtype."""
     def run(a):
-        return np.asarray(f(a)).astype(a.dtype, copy=False)
+        return as_array(f(a)).astype(a.dtype, copy=False)
     return run
 
 
@@ -53,12 +53,12 @@ def _i1_grad(ns, x, y, scaled):
     """d/dx of i1 (scaled=False) or i1e: i0(x) - y / x (minus sgn(x) y for i1e), 1/2 at |x| <= eps."""
     xd = ns.data(x)
     tiny = np.abs(xd) <= np.finfo(xd.dtype).eps
-    safe = ns.where(ns.const(tiny, x), ns.const(np.asarray(np.finfo(xd.dtype).eps, xd.dtype), x), x)
+    safe = ns.where(ns.const(tiny, x), ns.const(as_array(np.finfo(xd.dtype).eps, xd.dtype), x), x)
     if scaled:
         gx = ns.special_i0e(safe) - y * (ns.sign(safe) + ns.reciprocal(safe))
     else:
         gx = ns.i0(safe) - y * ns.reciprocal(safe)
-    return ns.where(ns.const(tiny, x), ns.const(np.asarray(0.5, xd.dtype), x), gx)
+    return ns.where(ns.const(tiny, x), ns.const(as_array(0.5, xd.dtype), x), gx)
 
 
 class _SelfResult(Node):
@@ -96,7 +96,7 @@ def _self_result_op(name, cls, kernel, full=False):
         a = _float_input(input)
         if full:
             full_precision(name[len("special_"):] + "_cpu", a.dtype)
-        y = np.asarray(quiet(f, a))
+        y = as_array(quiet(f, a))
         if input._rg and grad.enabled:
             n = cls((edge(input),))
             res = make(y, True, n)
@@ -149,7 +149,7 @@ def polygamma(n, input, *, out=None, _cls=PolygammaBackward0):
     n = _order(n, "polygamma")
     _args.tensor_arg(input, "polygamma", "input", 2)
     a = _float_input(input)
-    y = np.asarray(quiet(lambda u: np.asarray(K.polygamma_arr(n, u)).astype(u.dtype, copy=False), a))
+    y = as_array(quiet(lambda u: as_array(K.polygamma_arr(n, u)).astype(u.dtype, copy=False), a))
     if input._rg and grad.enabled:
         node = _cls((edge(input),))
         node.n = n
@@ -190,7 +190,7 @@ class MvlgammaBackward0(Node):      # dx = gy sum_j digamma(x - j/2)
 def _mvlgamma_arr(a, p):
     x = a.astype(np.float64)
     y = sum(K.lgamma_arr(x + c) for c in _mv_offsets(p)) + p * (p - 1) * math.log(math.pi) * 0.25
-    return np.asarray(y).astype(a.dtype, copy=False)
+    return as_array(y).astype(a.dtype, copy=False)
 
 
 def mvlgamma(input, p, *, out=None):
@@ -253,7 +253,7 @@ def special_ndtr(input, *, out=None):
     C++ Scalar (MulBackward1)."""
     _args.tensor_arg(input, "special_ndtr", "input", 1)
     h = _U.erf(input * math.sqrt(0.5)) + 1
-    y = np.asarray(h._data * h._data.dtype.type(0.5))
+    y = as_array(h._data * h._data.dtype.type(0.5))
     if h._rg and grad.enabled:
         n = MulBackward1((edge(h),))
         n.c = 0.5

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ._core import make, full_precision
+from ._core import as_array, make, full_precision
 from .unary import _float_input
 from .special_kernels import chbevl, i0_arr, i1_arr
 from . import special_bessel_coef as C
@@ -119,7 +119,7 @@ def _airy_series(x):
     """Ai(x) by its power series (|x| < 2.09): 0.3550 f(x) - 0.2588 g(x)."""
     f, g, k, m, n = np.ones_like(x), x.copy(), np.ones_like(x), np.ones_like(x), x.copy()
     z = x * x * x
-    act = np.ones(x.shape, bool)
+    act = np.ones(x.shape, bool, like=x)
     for _ in range(60):
         m2 = m * z / (k + 1.0)
         n2 = n * z / (k + 2.0)
@@ -164,7 +164,7 @@ def _op(name, kernel, native=False):
         full_precision(name[len("special_"):] + "_cpu", a.dtype)
         with np.errstate(all="ignore"):
             y = kernel(a if native and a.dtype in (np.float32, np.float64) else a.astype(np.float64))
-        return make(np.asarray(y).astype(a.dtype))
+        return make(as_array(y).astype(a.dtype))
     fn.__name__ = fn.__qualname__ = name
     return fn
 

@@ -11,7 +11,7 @@ zeta's only through q (d/dq zeta(x, q) = -x zeta(x + 1, q)); igamma's only throu
 import numpy as np
 
 from .. import _dtype
-from ._core import Tensor, full_precision, make, edge, NO_EDGE, save_in, grad, binary_operands, _Binary, _binary_node, \
+from ._core import as_array, Tensor, full_precision, make, edge, NO_EDGE, save_in, grad, binary_operands, _Binary, _binary_node, \
     _needs_grad, _want, _bcast, _inplace
 from . import special_kernels as K, special_igamma as G
 
@@ -30,7 +30,7 @@ def _operands(name, input, other):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     arr = ad if at is not None else bd
     dt = arr.dtype if arr.dtype.kind in "fV" else _dtype._default[0].np
-    return np.asarray(ad, dt), np.asarray(bd, dt), at, bt
+    return as_array(ad, dt), as_array(bd, dt), at, bt
 
 
 def _binary_special(cls0, cls1, cls2, fwd, input, other, name, save=True, full=False):
@@ -39,7 +39,7 @@ def _binary_special(cls0, cls1, cls2, fwd, input, other, name, save=True, full=F
     ad, bd, at, bt = _operands(name, input, other)
     if full:
         full_precision(name[len("special_"):] + "_cpu", ad.dtype)
-    y = np.asarray(_bcast(lambda u, v: np.asarray(fwd(u, v)).astype(u.dtype, copy=False), ad, bd, input, other))
+    y = as_array(_bcast(lambda u, v: as_array(fwd(u, v)).astype(u.dtype, copy=False), ad, bd, input, other))
     if at is None:
         if not (bt._rg and grad.enabled):
             return make(y)
@@ -81,7 +81,7 @@ class SpecialXlog1PyBackward0(_Binary):    # z = x log1p(y); dx = gy log1p(y); d
         a, b = _unpack(self, ns)
         ga = gb = None
         if self.ashape is not None and _want(self, 0):
-            bd = ns.data(b) if isinstance(b, (np.ndarray, Tensor)) else np.asarray(b)
+            bd = ns.data(b) if isinstance(b, (np.ndarray, Tensor)) else as_array(b)
             ad = ns.data(a)
             z = np.broadcast_to((ad == 0) & (bd <= -1), g.shape)
             lb = ns.log(ns.where(ns.const(z, g), ns.ones_like(g), g * 0 + b + 1))
@@ -141,7 +141,7 @@ class IgammaBackward0(_Binary):            # P(a, x); dx = gy exp((a - 1) log x 
         a, x = ns.unpack(self)
         if _want(self, 0):
             raise NotImplementedError(f"the derivative for '{self._what}: input' is not implemented.")
-        la = ns.const(np.asarray(K.lgamma_arr(ns.data(a))).astype(ns.data(a).dtype), a)
+        la = ns.const(as_array(K.lgamma_arr(ns.data(a))).astype(ns.data(a).dtype), a)
         gx = g * ns.exp((a - 1) * ns.log(x) - x - la) * self._sign
         return self._red(ns, None, gx)
 
@@ -163,7 +163,7 @@ def _igamma_op(name, cls, kernel, label=None):
         if ad.dtype.kind not in "fV":
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                       f"'{_dtype.from_numpy_dtype(ad.dtype).name_c}'")
-        y = np.asarray(_bcast(lambda u, v: np.asarray(kernel(u, v)).astype(u.dtype, copy=False), ad, bd, input,
+        y = as_array(_bcast(lambda u, v: as_array(kernel(u, v)).astype(u.dtype, copy=False), ad, bd, input,
                               other))
         if _needs_grad(input, bt):
             n = _binary_node(cls, input, other, bt)

@@ -10,6 +10,7 @@ near x; its float32 results are float32 sums).
 """
 import numpy as np
 
+from ..backend import as_array
 from .special_kernels import lgamma_arr
 
 __all__ = ["igamma_arr", "igammac_arr"]
@@ -26,7 +27,7 @@ def _fac(a, x):
 def _series_p(a, x):
     """P(a, x) by sum_n x^n / ((a+1)...(a+n)), times x^a e^-x / Gamma(a + 1)."""
     ans, c, r = np.ones_like(x), np.ones_like(x), a.copy()
-    idx = np.arange(x.size)
+    idx = np.arange(x.size, like=x)
     for _ in range(_MAXITER):
         if not idx.size:
             break
@@ -40,7 +41,7 @@ def _series_p(a, x):
 def _series_q_small(a, x):
     """Q(a, x) for small x (DLMF 8.7.3): -expm1(a log x - lgamma(1 + a)) - x^a / Gamma(a) sum_n (-x)^n / (n! (a+n))."""
     fac, s = np.ones_like(x), np.zeros_like(x)
-    act = np.ones(x.shape, bool)
+    act = np.ones(x.shape, bool, like=x)
     for n in range(1, _MAXITER):
         fac = fac * -x / n
         term = fac / (a + n)
@@ -59,7 +60,7 @@ def _cf_q(a, x):
     pkm2, qkm2 = np.ones_like(x), x.copy()
     pkm1, qkm1 = x + 1.0, z * x
     ans = pkm1 / qkm1
-    act = np.ones(x.shape, bool)
+    act = np.ones(x.shape, bool, like=x)
     c = 0.0
     for _ in range(_MAXITER):
         c += 1.0
@@ -84,7 +85,7 @@ def _cf_q(a, x):
 
 def _regions(a, x):
     """Broadcast float64 operands, flat, with the mask of the interior (finite a > 0, x > 0)."""
-    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
+    a, x = np.broadcast_arrays(as_array(a, np.float64), as_array(x, np.float64))
     shape = a.shape
     a, x = a.ravel(), x.ravel()
     inner = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
@@ -121,7 +122,7 @@ def _interior_q(a, x):
 def igamma_arr(a, x):
     """The regularized lower incomplete gamma function P(a, x), float64."""
     shape, a, x, inner = _regions(a, x)
-    out = np.full(a.shape, np.nan)
+    out = np.full(a.shape, np.nan, like=a)
     out[(a == 0) & (x > 0)] = 1.0
     out[(a > 0) & (x == 0)] = 0.0
     out[np.isinf(a) & (a > 0) & np.isfinite(x) & (x >= 0)] = 0.0
@@ -134,7 +135,7 @@ def igamma_arr(a, x):
 def igammac_arr(a, x):
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), float64."""
     shape, a, x, inner = _regions(a, x)
-    out = np.full(a.shape, np.nan)
+    out = np.full(a.shape, np.nan, like=a)
     out[(a == 0) & (x > 0)] = 0.0
     out[(a > 0) & (x == 0)] = 1.0
     out[np.isinf(a) & (a > 0) & np.isfinite(x) & (x >= 0)] = 1.0

@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from ..backend import as_array, host_apply
+
 __all__ = ["lgamma_arr", "digamma_arr", "trigamma_arr", "zeta_arr", "polygamma_arr", "chbevl",
            "i0_arr", "i0e_arr", "i1_arr", "i1e_arr", "sinc_arr", "compute_dtype"]
 
@@ -28,10 +30,11 @@ _lgamma_u = np.frompyfunc(math.lgamma, 1, 1)
 
 def lgamma_arr(a):
     """log|Gamma(x)| in float64: the C library's lgamma (math.lgamma), +inf at the poles 0, -1, -2, ..."""
-    x = np.asarray(a, dtype=np.float64)
+    x = as_array(a, np.float64)
     pole = (x <= 0) & (x == np.floor(x))
     safe = np.where(pole, 1.0, x)
-    y = np.asarray(_lgamma_u(safe), dtype=np.float64) if x.size else np.zeros(x.shape)
+    # math.lgamma per element: a host-only loop (NumPy has no lgamma; host_apply round-trips device arrays)
+    y = host_apply(lambda h: np.asarray(_lgamma_u(h), dtype=np.float64) if h.size else np.zeros(h.shape), safe)
     return np.where(pole, np.inf, y)
 
 
@@ -62,7 +65,7 @@ def _digamma_pos(x):
 
 def digamma_arr(a):
     """psi(x) in a's float dtype: -inf / +inf at +0 / -0, nan at negative integers, reflection below 0."""
-    x = compute_dtype(np.asarray(a))
+    x = compute_dtype(as_array(a))
     dt = x.dtype.type
     neg = x < 0
     r = np.modf(x.astype(np.float64))[0]
@@ -75,7 +78,7 @@ def digamma_arr(a):
 
 def trigamma_arr(a):
     """psi'(x) in a's float dtype (PyTorch's trigamma: reflection below 1/2, six steps, asymptotic series)."""
-    x = compute_dtype(np.asarray(a))
+    x = compute_dtype(as_array(a))
     dt = x.dtype.type
     low = x < dt(0.5)
     s = np.sin(dt(math.pi) * np.where(low, x, 0))
@@ -117,10 +120,10 @@ def _zeta_sum(x, q, s, done, cap=100000):
 def zeta_arr(x, q):
     """The Hurwitz zeta function sum_k (k + q)^-x in float64 (PyTorch's zeta, nan for x < 1, inf at x = 1
     and at the poles q = 0, -1, ...)."""
-    x, q = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(q, np.float64))
+    x, q = np.broadcast_arrays(as_array(x, np.float64), as_array(q, np.float64))
     shape = x.shape
     x, q = x.ravel().copy(), q.ravel().copy()
-    early = np.full(x.shape, np.nan)
+    early = np.full(x.shape, np.nan, like=x)
     qint = q == np.floor(q)
     early = np.where((q <= 0) & (x != np.floor(x)), np.nan, early)
     early = np.where((q <= 0) & qint, np.inf, early)
@@ -149,7 +152,7 @@ def zeta_arr(x, q):
 
 def polygamma_arr(n, a):
     """psi^(n)(x): digamma (n = 0), trigamma (n = 1), else (-1)^(n+1) n! zeta(n + 1, x), as PyTorch."""
-    x = compute_dtype(np.asarray(a))
+    x = compute_dtype(as_array(a))
     if n == 0:
         return digamma_arr(x)
     if n == 1:
@@ -215,16 +218,16 @@ _I1_B = (7.51729631084210481353e-18, 4.41434832307170791151e-18, -4.650305368489
 def _bessel_i(a, small, large, odd, scaled):
     """exp(-|x|) I(|x|) from the two Chebyshev series (small: |x| <= 8, times |x| for I1), unscaled by
     exp(|x|) unless `scaled`, with the sign of x for the odd order.  float64."""
-    x = np.abs(np.asarray(a, np.float64))
+    x = np.abs(as_array(a, np.float64))
     le = x <= 8
     ys = chbevl(np.where(le, x / 2 - 2, 0.0), small)
     if odd:
         ys = ys * x
     yl = chbevl(np.where(le, 0.0, 32 / np.where(le, 1.0, x) - 2), large) / np.sqrt(x)
-    e = 1.0 if scaled else np.exp(np.abs(compute_dtype(np.asarray(a)))).astype(np.float64)  # float32 overflows as torch; half computes in float32
+    e = 1.0 if scaled else np.exp(np.abs(compute_dtype(as_array(a)))).astype(np.float64)  # float32 overflows as torch; half computes in float32
     out = np.where(le, e * ys, e * yl)
     if odd:
-        out = np.where(np.asarray(a) < 0, -out, out)
+        out = np.where(as_array(a) < 0, -out, out)
     return out
 
 
@@ -246,7 +249,7 @@ def i1e_arr(a):
 
 def sinc_arr(a):
     """sin(pi x) / (pi x), 1 at 0 (PyTorch's sinc: the product pi x in the input's dtype)."""
-    x = np.asarray(a)
+    x = as_array(a)
     px = x * x.dtype.type(math.pi)
     return np.where(x == 0, x.dtype.type(1), np.sin(px) / np.where(x == 0, 1, px))
 
@@ -257,7 +260,8 @@ _erfc_u = np.frompyfunc(math.erfc, 1, 1)
 
 
 def _erfc(x):
-    return np.asarray(_erfc_u(x), dtype=np.float64) if x.size else np.zeros(x.shape)
+    # math.erfc per element: host-only, as lgamma_arr's loop
+    return host_apply(lambda h: np.asarray(_erfc_u(h), dtype=np.float64) if h.size else np.zeros(h.shape), x)
 
 
 def _erfcx_pos(x):
@@ -279,7 +283,7 @@ def _erfcx_pos(x):
 
 def erfcx_arr(a):
     """The scaled complementary error function exp(x^2) erfc(x), float64 (inf below -26.7, as PyTorch)."""
-    a = np.asarray(a)
+    a = as_array(a)
     x = a.astype(np.float64)
     pos = _erfcx_pos(np.abs(x))
     xx = (a * a).astype(np.float64)         # x^2 in the input's dtype, as PyTorch (float32: its rounding)
@@ -316,7 +320,7 @@ _EXPM2 = 0.13533528323661269189
 
 def ndtri_arr(a):
     """The inverse of the standard normal CDF (Cephes ndtri), float64."""
-    y0 = np.asarray(a, np.float64)
+    y0 = as_array(a, np.float64)
     upper = y0 > 1 - _EXPM2
     y = np.where(upper, 1 - y0, y0)
     mid = y > _EXPM2
@@ -337,7 +341,7 @@ def ndtri_arr(a):
 
 def log_ndtr_arr(a):
     """log of the standard normal CDF (SciPy's, as PyTorch): through erfcx below -1, log1p(-erfc / 2) above."""
-    x = np.asarray(a, np.float64)
+    x = as_array(a, np.float64)
     t = x * 0.7071067811865476
     low = x < -1
     tl = np.where(low, t, 0.0)
@@ -348,6 +352,6 @@ def log_ndtr_arr(a):
 
 def entr_arr(a):
     """-x log(x): 0 at 0, -inf below 0, nan at nan (in a's dtype)."""
-    x = np.asarray(a)
+    x = as_array(a)
     out = np.where(x > 0, -x * np.log(np.where(x > 0, x, 1)), np.where(x == 0, x.dtype.type(0), -np.inf))
     return np.where(np.isnan(x), x, out).astype(x.dtype)

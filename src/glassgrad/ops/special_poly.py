@@ -11,7 +11,7 @@ PyTorch).  PyTorch defines no derivative for them: the results never require gra
 """
 import numpy as np
 
-from ._core import make, full_precision
+from ._core import as_array, make, full_precision
 from .special_binary import _operands
 
 _THRESHOLD = {("t", False): 6, ("u", False): 8, ("v", False): 8, ("w", False): 8,
@@ -20,7 +20,7 @@ _THRESHOLD = {("t", False): 6, ("u", False): 8, ("v", False): 8, ("w", False): 8
 
 def _degree(n, dt, nan_is=None):
     """n as int64 (truncated; nan / inf as -1 for Hermite, as PyTorch's guard, else as the C cast: -2^63)."""
-    n = np.asarray(n)
+    n = as_array(n)
     if n.dtype.kind == "f":
         bad = ~np.isfinite(n)
         n = np.where(bad, -1 if nan_is == -1 else np.iinfo(np.int64).min, np.trunc(np.where(bad, 0, n)))
@@ -108,8 +108,8 @@ def _poly_op(name, kernel):
         full_precision(name[len("special_"):] + "_cpu", xd.dtype)
         raw_n = n._data if hasattr(n, "_data") else n
         with np.errstate(all="ignore"):
-            y = kernel(np.asarray(xd), raw_n if np.ndim(raw_n) else np.asarray(raw_n))
-        return make(np.asarray(y, xd.dtype).reshape(np.broadcast_shapes(np.shape(xd), np.shape(nd))))
+            y = kernel(as_array(xd), raw_n if np.ndim(raw_n) else as_array(raw_n))
+        return make(as_array(y, xd.dtype).reshape(np.broadcast_shapes(np.shape(xd), np.shape(nd))))
     fn.__name__ = fn.__qualname__ = name
     return fn
 

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 
-from .. import _args
+from .. import _args, backend
 from ._core import grad, check_inplace
 from .creation import empty_strided
 from .strided import as_strided, _AsStridedAccum
@@ -186,6 +186,11 @@ def as_subclass(self, cls):
 # -- set_ (a Tensor as the source of storage) ---------------------------------------------------------------
 def _storage(a):
     """The flat storage under array `a` (the outermost contiguous NumPy array it views) and a's offset in it."""
+    if a.__class__ is not np.ndarray:           # a device array: backend's walk to the storage it views
+        root = backend.owner(a)
+        if root.flags.c_contiguous and root.size:
+            return root.reshape(-1), (backend.data_ptr(a) - backend.data_ptr(root)) // a.itemsize
+        return np.ascontiguousarray(a, like=a).reshape(-1), 0
     root = a
     while isinstance(root.base, np.ndarray):
         root = root.base
@@ -210,7 +215,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     check_inplace(self)
     dt = self._data.dtype
     if source is None:
-        new = np.zeros(0, dt)
+        new = np.zeros(0, dt, like=self._data)
     else:
         _args.tensor_arg(source, "set_", "source", 1)
         if source._data.dtype != dt:
@@ -227,10 +232,12 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
             off = off + _args.int_arg(storage_offset, "set_", "storage_offset", 2)   # from source's own offset, as torch
             need = off + 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else off
             if need > flat.size:            # the storage grows (the old elements first)
-                grown = np.empty(need, dt)
+                grown = np.empty(need, dt, like=flat)
                 grown[:flat.size] = flat
                 flat = grown
-            new = np.lib.stride_tricks.as_strided(flat[off:], size, tuple(s * flat.itemsize for s in stride))
+            st = tuple(s * flat.itemsize for s in stride)
+            new = np.lib.stride_tricks.as_strided(flat[off:], size, st) if flat.__class__ is np.ndarray else \
+                backend.as_strided(flat[off:], size, st)
     if not isinstance(self, Tensor):
         raise TypeError("set_(): self must be a Tensor")
     src_rg = source is not None and source._rg

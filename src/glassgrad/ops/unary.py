@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from .. import _args, _dtype
+from ..backend import host_apply
 from ._core import as_array, make, edge, save_in, save_out, grad, quiet, _inplace, ordered
 from ..autograd.graph import Node
 
@@ -32,6 +33,7 @@ __all__ = ["exp", "exp_", "log", "log_", "sqrt", "sqrt_",
            "round", "round_", "logit", "logit_", "nan_to_num", "nan_to_num_"]
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _2_SQRTPI = 2.0 / math.sqrt(math.pi)
+_ERF_U, _ERFC_U = np.frompyfunc(math.erf, 1, 1), np.frompyfunc(math.erfc, 1, 1)
 
 
 # -- exp / log / sqrt, written by hand ---------------------------------------------------------------
@@ -196,16 +198,18 @@ _COMPLEX_MSG = {"floor": "{} is not supported for complex inputs", "ceil": "{} i
 
 # -- made by the factories: y = f(x) (the _unary line); dx = the formula given to _node -----------------
 def _erf_arr(a):
-    return np.asarray(np.frompyfunc(math.erf, 1, 1)(a), dtype=np.float64)
+    # math.erf per element: a host-only loop (NumPy has no erf; host_apply round-trips device arrays)
+    return host_apply(lambda h: np.asarray(_ERF_U(h), dtype=np.float64), a)
 
 
 def _erfc_arr(a):
-    return np.asarray(np.frompyfunc(math.erfc, 1, 1)(a), dtype=np.float64)
+    # math.erfc per element: host-only, as _erf_arr
+    return host_apply(lambda h: np.asarray(_ERFC_U(h), dtype=np.float64), a)
 
 
 def erfinv_array(a):
     """erfinv on an array: Giles' approximation polished with Newton steps (float64)."""
-    y = np.asarray(a, dtype=np.float64)
+    y = as_array(a, np.float64)
     with np.errstate(all="ignore"):
         w = -np.log((1.0 - y) * (1.0 + y))
         ws = w - 2.5
@@ -251,7 +255,7 @@ def sign_array(a):
     abs' gradient at NaN is 0, as torch's).  Integers: np.sign."""
     if a.dtype.kind not in "fV":
         return np.sign(a)
-    return np.asarray(np.greater(a, 0).astype(a.dtype) - np.less(a, 0).astype(a.dtype))
+    return as_array(np.greater(a, 0).astype(a.dtype) - np.less(a, 0).astype(a.dtype))
 
 
 SignBackward0 = _node("SignBackward0", _zero, save=None)
@@ -422,7 +426,8 @@ class LogitBackward0(Node):         # y = log(x / (1 - x)); dx = gy / (x (1 - x)
         xd = ns.data(x)
         if self.eps is None:
             bad = (xd < 0) | (xd > 1)
-            return (ns.where(ns.const(bad, g), r * np.nan, r) if np.any(bad) else r,)
+            keep = xd.__class__ is np.ndarray and not np.any(bad)     # (on a device: no sync, where always)
+            return (r if keep else ns.where(ns.const(bad, g), r * np.nan, r),)
         return (ns.mask(~((xd < self.eps) | (xd > 1 - self.eps)), r),)
 
 

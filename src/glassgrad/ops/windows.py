@@ -7,8 +7,9 @@ import math
 
 import numpy as np
 
-from .. import _args, _dtype
-from ._core import make
+from .. import _args, _dtype, backend
+from .._device import as_device, default_device as _default_device
+from ._core import as_array, make
 from .special_kernels import i0_arr
 
 __all__ = ["bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window"]
@@ -29,16 +30,24 @@ def _window_args(name, window_length, dtype, periodic=True, *numbers):
     return n, dt
 
 
+def _like(device):
+    """An empty array on the window's device (NEP 35's like= for the arrays made here); None for the CPU."""
+    dev = _default_device() if device is None else device
+    if dev is None or as_device(dev).type == "cpu":
+        return None
+    return backend.to_device(np.empty(0), as_device(dev))
+
+
 def _finish(a, dt, requires_grad):
-    t = make(np.asarray(a).astype(dt.np))
+    t = make(as_array(a).astype(dt.np))
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
-def _special(n, dt, requires_grad):
+def _special(n, dt, requires_grad, like=None):
     """Length 0 and 1: an empty window, and [1]."""
-    t = make(np.ones(n, dt.np))
+    t = make(np.ones(n, dt.np, like=like))
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -52,10 +61,10 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
                    pin_memory=False, requires_grad=False):
     n, dt = _window_args("hamming_window", window_length, dtype, periodic, alpha, beta)
     if n <= 1:
-        return _special(n, dt, requires_grad)
+        return _special(n, dt, requires_grad, _like(device))
     m = n + 1 if periodic else n
     w = _work_dtype(dt)
-    a = np.arange(m, dtype=w) * w(2 * math.pi / (m - 1))
+    a = np.arange(m, dtype=w, like=_like(device)) * w(2 * math.pi / (m - 1))
     a = np.cos(a) * w(-beta) + w(alpha)
     return _finish(a[:n], dt, requires_grad)
 
@@ -63,17 +72,17 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                 requires_grad=False):
     _window_args("hann_window", window_length, dtype, periodic)
-    return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype, requires_grad=requires_grad)
+    return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
     n, dt = _window_args("bartlett_window", window_length, dtype, periodic)
     if n <= 1:
-        return _special(n, dt, requires_grad)
+        return _special(n, dt, requires_grad, _like(device))
     m = n + 1 if periodic else n
     w = _work_dtype(dt)
-    a = np.arange(m, dtype=w) * w(2.0 / (m - 1))
+    a = np.arange(m, dtype=w, like=_like(device)) * w(2.0 / (m - 1))
     half = ((m - 1) >> 1) + 1
     a[half:] = a[half:] * w(-1) + w(2)
     return _finish(a[:n], dt, requires_grad)
@@ -83,10 +92,10 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
                     requires_grad=False):
     n, dt = _window_args("blackman_window", window_length, dtype, periodic)
     if n <= 1:
-        return _special(n, dt, requires_grad)
+        return _special(n, dt, requires_grad, _like(device))
     m = n + 1 if periodic else n
     w = _work_dtype(dt)
-    a = np.arange(m, dtype=w) * w(math.pi / (m - 1))
+    a = np.arange(m, dtype=w, like=_like(device)) * w(math.pi / (m - 1))
     a = np.cos(a * w(4)) * w(0.08) - np.cos(a * w(2)) * w(0.5) + w(0.42)
     return _finish(a[:n], dt, requires_grad)
 
@@ -95,12 +104,12 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
                   pin_memory=False, requires_grad=False):
     n, dt = _window_args("kaiser_window", window_length, dtype, periodic, beta)
     if n <= 1:
-        return _special(n, dt, requires_grad)
+        return _special(n, dt, requires_grad, _like(device))
     m = n + 1 if periodic else n
     w = _work_dtype(dt)
     alpha = w((m - 1) / 2.0)
-    x = (np.arange(m, dtype=w) - alpha) / alpha
+    x = (np.arange(m, dtype=w, like=_like(device)) - alpha) / alpha
     with np.errstate(invalid="ignore"):
         arg = w(beta) * np.sqrt(np.maximum(w(1) - x * x, w(0)))
-    a = i0_arr(arg.astype(w)) / i0_arr(np.asarray(beta, w))
-    return _finish(np.asarray(a, w)[:n], dt, requires_grad)
+    a = i0_arr(arg.astype(w)) / i0_arr(as_array(beta, w))
+    return _finish(as_array(a, w)[:n], dt, requires_grad)
