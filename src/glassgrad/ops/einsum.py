@@ -4,7 +4,7 @@ ops: einsum tensordot inner (a tensordot over the last dims)
 """
 import numpy as np
 
-from ._core import Tensor
+from ._core import Tensor, as_array
 from .linalg import _LinalgNode, _wrap, _st, _tensor_arg
 from .arithmetic import mul
 from .._autocast_state import state as _acs
@@ -79,7 +79,8 @@ def _np_einsum(eq, *arrs):
                 sizes[c] = d
     arrs = [a if a.shape == tuple(sizes[c] for c in s) else np.broadcast_to(a, tuple(sizes[c] for c in s))
             for s, a in zip(subs, arrs)]
-    return np.ascontiguousarray(_f32_einsum(eq, arrs))
+    y = _f32_einsum(eq, arrs)
+    return np.ascontiguousarray(y, like=arrs[0])
 
 
 def _f32_einsum(eq, arrs):
@@ -119,7 +120,7 @@ def _einsum_core(subs, out, operands, cls):
         arrs.append(a)
     eq = ",".join(subs) + "->" + out
     y = _f32_einsum(eq, arrs)
-    y = np.array(y, dtype=dt0, copy=True, order="C")
+    y = as_array(y).astype(dt0, order="C")          # a fresh C-ordered copy, on the device of y
     return _wrap(y, cls, tuple(operands), _einsum_bw, (list(subs), out, sizes, [t._data.shape for t in operands]))
 
 
