@@ -4,6 +4,7 @@ ops: einsum tensordot inner (a tensordot over the last dims)
 """
 import numpy as np
 
+from .. import backend
 from ._core import Tensor, as_array
 from .linalg import _LinalgNode, _wrap, _st, _tensor_arg
 from .arithmetic import mul
@@ -58,7 +59,7 @@ def _einsum_bw(n, ns, g, *ops):
                 st = [0] * len(uniq)
                 for d, c in enumerate(s):
                     st[uniq.index(c)] += a.strides[d]
-                return np.lib.stride_tricks.as_strided(a, tuple(a.shape[s.index(c)] for c in uniq), tuple(st))
+                return backend.as_strided(a, tuple(a.shape[s.index(c)] for c in uniq), tuple(st))   # (a writable view)
             r = ns.view_scatter(full, view_fn, r)
         shp = shapes[i]
         red = tuple(d for d, c in enumerate(s) if shp[d] == 1 and sizes[c] != 1)

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype, _layout, backend
-from .._sparse_coo import COO, coalesce as _coalesce, to_dense as _dense, gather, add as _coo_add
+from .._sparse_coo import COO, coalesce as _coalesce, to_dense as _dense, gather, add as _coo_add, empty as empty_coo
 from .._sparse_tensor import SparseTensor, make_sparse, register, not_on_sparse
 from ..autograd.graph import check_saved, freed_error
 from ._core import Node, Tensor, make, edge, NO_EDGE, save_in, grad, sum_to, as_array
@@ -158,7 +158,7 @@ def zeros_sparse(size, dtype, requires_grad=False):
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     c = input._data
     dt = c.values.dtype if dtype is None else _dtype.to_dtype(dtype).np
-    coo = COO(np.zeros((c.sparse_dim, 0), np.int64), np.zeros((0,) + c.values.shape[1:], dt), c.shape, True)
+    coo = empty_coo(c.sparse_dim, c.shape, dt, c.values)
     return make_sparse(coo)._set_requires_grad(requires_grad, _RG_MSG)
 
 
