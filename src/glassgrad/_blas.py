@@ -171,7 +171,8 @@ def axpy(alpha, x, y):
 def gemm_fn(dtype):
     """Row-major cblas_sgemm / cblas_dgemm for float32 / float64 (MKL's when installed, else the OpenBLAS
     NumPy ships), for callers that need what np.matmul cannot do (C = A @ B + beta * C on strided rows);
-    None when neither library is available or the dtype is another."""
+    None when neither library is available or the dtype is another.  Host memory only (it takes .ctypes
+    pointers): a caller uses it only for NumPy arrays (``arr.__class__ is np.ndarray``)."""
     if dtype == np.float32:
         name = "sgemm"
     elif dtype == np.float64:
@@ -309,7 +310,8 @@ def _matmul_bf16(a, b, out):
 def matmul(a, b, out=None):
     """np.matmul(a, b, out=out); a 2-d @ 2-d float32/float64 product goes through MKL's GEMM when the
     optional `mkl` wheel is installed (glassgrad[mkl]; GLASSGRAD_BLAS=numpy turns it off).  bfloat16 is
-    multiplied in float32 and rounded once, as torch's CPU GEMM accumulates it."""
+    multiplied in float32 and rounded once, as torch's CPU GEMM accumulates it.  Device (CuPy) arrays take
+    np.matmul, which CuPy runs as cuBLAS; so does axpy's caller (axpy refuses anything but NumPy arrays)."""
     if a.dtype.kind == "V":
         return _matmul_bf16(a, b, out)
     lib = _mkl[0] if _mkl[1] else _load_mkl()

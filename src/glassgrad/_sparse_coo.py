@@ -1,4 +1,4 @@
-"""COO storage: what a sparse Tensor holds in ``_data`` instead of an ndarray (NumPy only).
+"""COO storage: what a sparse Tensor holds in ``_data`` instead of an ndarray (NumPy or device arrays).
 
 ``COO(indices, values, shape, coalesced)``: ``indices`` an int64 array (sparse_dim, nnz), ``values`` an
 array (nnz, *dense_dims), ``shape`` the tensor's size (sparse dims first, then the dense dims).  It has the
@@ -104,9 +104,15 @@ class COO:
         return COO(self.indices, self.values / other, self.shape, self.coalesced)
 
 
+def empty(sparse_dim, shape, dtype, like):
+    """A COO of `shape` with no entries (its first `sparse_dim` dims sparse), on the device of array `like`."""
+    return COO(np.zeros((sparse_dim, 0), np.int64, like=like),
+               np.zeros((0,) + tuple(shape[sparse_dim:]), dtype, like=like), shape, True)
+
+
 def flat_index(indices, shape):
     """The row-major linear position of each column of `indices` among the sparse dims `shape`."""
-    lin = np.zeros(indices.shape[1], dtype=np.int64)
+    lin = np.zeros(indices.shape[1], dtype=np.int64, like=indices)
     for d, s in enumerate(shape):
         lin *= s
         lin += indices[d]
@@ -120,13 +126,13 @@ def coalesce(c):
     sd = c.sparse_dim
     lin = flat_index(c.indices, c.shape[:sd])
     uniq, inv = np.unique(lin, return_inverse=True)
-    vals = np.zeros((len(uniq),) + c.values.shape[1:], dtype=c.values.dtype)
+    vals = np.zeros((len(uniq),) + c.values.shape[1:], dtype=c.values.dtype, like=c.values)
     if c.values.dtype == np.bool_:
         np.logical_or.at(vals, inv, c.values)
     else:
         np.add.at(vals, inv, c.values)
-    idx = np.array(np.unravel_index(uniq, c.shape[:sd]), dtype=np.int64).reshape(sd, len(uniq)) if sd else \
-        np.zeros((0, len(uniq)), dtype=np.int64)
+    idx = np.array(np.unravel_index(uniq, c.shape[:sd]), dtype=np.int64, like=uniq).reshape(sd, len(uniq)) if sd else \
+        np.zeros((0, len(uniq)), dtype=np.int64, like=uniq)
     return COO(idx, vals, c.shape, True)
 
 
@@ -146,8 +152,8 @@ def steal(c):
 
 def to_dense(c):
     if c.sparse_dim == 0:       # every entry is the whole (dense) tensor: their sum
-        return c.values.sum(0) if c.nnz else np.zeros(c.shape, dtype=c.values.dtype)
-    out = np.zeros(c.shape, dtype=c.values.dtype)
+        return c.values.sum(0) if c.nnz else np.zeros(c.shape, dtype=c.values.dtype, like=c.values)
+    out = np.zeros(c.shape, dtype=c.values.dtype, like=c.values)
     if c.nnz:
         if c.values.dtype == np.bool_:
             np.logical_or.at(out, tuple(c.indices), c.values)
@@ -186,10 +192,10 @@ def add(a, b, alpha=1):
             order.append((i, j))
             i += 1
             j += 1
-    ia = np.array([o[0] for o in order])
-    ib = np.array([o[1] for o in order])
+    ia = np.array([o[0] for o in order], like=a.indices)
+    ib = np.array([o[1] for o in order], like=a.indices)
     idx = np.where(ia >= 0, a.indices[:, np.maximum(ia, 0)], b.indices[:, np.maximum(ib, 0)])
-    zero = np.zeros((1,) + av.shape[1:], dt)
+    zero = np.zeros((1,) + av.shape[1:], dt, like=av)
     vals = (np.concatenate([av, zero])[np.where(ia >= 0, ia, na)] + np.concatenate([bv, zero])[np.where(ib >= 0, ib, nb)])
     return COO(idx, vals, a.shape, False)
 
@@ -201,7 +207,7 @@ def gather(g, indices, sparse_shape):
     g = coalesce(g)
     lin = flat_index(indices, sparse_shape)
     glin = flat_index(g.indices, sparse_shape)
-    out = np.zeros((indices.shape[1],) + g.values.shape[1:], dtype=g.values.dtype)
+    out = np.zeros((indices.shape[1],) + g.values.shape[1:], dtype=g.values.dtype, like=g.values)
     if len(glin):
         pos = np.clip(np.searchsorted(glin, lin), 0, len(glin) - 1)
         hit = glin[pos] == lin
@@ -225,7 +231,7 @@ class CSR(COO):
     @property
     def indices(self):
         if self._idx is None:
-            rows = np.repeat(np.arange(len(self.crow) - 1, dtype=np.int64), np.diff(self.crow))
+            rows = np.repeat(np.arange(len(self.crow) - 1, dtype=np.int64, like=self.crow), np.diff(self.crow))
             self._idx = np.stack([rows, self.col.astype(np.int64)])
         return self._idx
 
@@ -260,6 +266,6 @@ class CSR(COO):
 def to_csr(c, index_dtype=np.int64):
     """A 2-D COO (coalesced first) as CSR."""
     c = coalesce(c)
-    crow = np.zeros(c.shape[0] + 1, dtype=index_dtype)
+    crow = np.zeros(c.shape[0] + 1, dtype=index_dtype, like=c.indices)
     np.cumsum(np.bincount(c.indices[0], minlength=c.shape[0]), out=crow[1:])
     return CSR(crow, c.indices[1].astype(index_dtype), c.values, c.shape)

@@ -9,7 +9,7 @@ from .. import _dtype
 from .._blas import matmul as gemm
 from . import views as _views
 from .linalg import matmul, _LinalgNode, _wrap, _st, _no_bool, _mv_checks, _mv_dtype, _scalar_type, _bmm_checks
-from ._core import _inplace
+from ._core import _inplace, as_array
 from .._autocast_state import state as _acs
 from . import _autocast as _ac
 
@@ -87,7 +87,7 @@ def _combine(inp, prod, dt, beta, alpha):
             y += b          # y is a fresh product: add the bias in place
         else:
             y = y + b
-    return np.asarray(y, dtype=prod.dtype if dt is None else dt)
+    return as_array(y, prod.dtype if dt is None else dt)
 
 
 # -- addmm ---------------------------------------------------------------------------------------

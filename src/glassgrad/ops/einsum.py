@@ -4,7 +4,8 @@ ops: einsum tensordot inner (a tensordot over the last dims)
 """
 import numpy as np
 
-from ._core import Tensor
+from .. import backend
+from ._core import Tensor, as_array
 from .linalg import _LinalgNode, _wrap, _st, _tensor_arg
 from .arithmetic import mul
 from .._autocast_state import state as _acs
@@ -58,7 +59,7 @@ def _einsum_bw(n, ns, g, *ops):
                 st = [0] * len(uniq)
                 for d, c in enumerate(s):
                     st[uniq.index(c)] += a.strides[d]
-                return np.lib.stride_tricks.as_strided(a, tuple(a.shape[s.index(c)] for c in uniq), tuple(st))
+                return backend.as_strided(a, tuple(a.shape[s.index(c)] for c in uniq), tuple(st))   # (a writable view)
             r = ns.view_scatter(full, view_fn, r)
         shp = shapes[i]
         red = tuple(d for d, c in enumerate(s) if shp[d] == 1 and sizes[c] != 1)
@@ -79,7 +80,8 @@ def _np_einsum(eq, *arrs):
                 sizes[c] = d
     arrs = [a if a.shape == tuple(sizes[c] for c in s) else np.broadcast_to(a, tuple(sizes[c] for c in s))
             for s, a in zip(subs, arrs)]
-    return np.ascontiguousarray(_f32_einsum(eq, arrs))
+    y = _f32_einsum(eq, arrs)
+    return np.ascontiguousarray(y, like=arrs[0])
 
 
 def _f32_einsum(eq, arrs):
@@ -119,7 +121,7 @@ def _einsum_core(subs, out, operands, cls):
         arrs.append(a)
     eq = ",".join(subs) + "->" + out
     y = _f32_einsum(eq, arrs)
-    y = np.array(y, dtype=dt0, copy=True, order="C")
+    y = as_array(y).astype(dt0, order="C")          # a fresh C-ordered copy, on the device of y
     return _wrap(y, cls, tuple(operands), _einsum_bw, (list(subs), out, sizes, [t._data.shape for t in operands]))
 
 

@@ -84,7 +84,7 @@ class FftR2CBackward0(Node):        # y = F x (x real, onesided: half the last d
             if pad > 0:
                 shape = list(g.shape)
                 shape[d] = pad
-                g = cat([g, zeros(shape, dtype=g.dtype)], d)
+                g = cat([g, zeros(shape, dtype=g.dtype, device=g.device)], d)
             return (ns.real(fft_c2c(g, self.dims, self.norm, False)),)
         if pad > 0:
             widths = [(0, 0)] * g.ndim
@@ -102,7 +102,7 @@ class FftC2RBackward0(Node):        # y = irfft-like(x); dx = rfft(gy), the mirr
         n, half = g.shape[d], gi.shape[d]
         double = n - half
         if double > 0:
-            w = np.ones(half, _REAL_OF[np.dtype(ns.data(gi).dtype)])
+            w = np.ones(half, _REAL_OF[np.dtype(ns.data(gi).dtype)], like=ns.data(gi))
             w[1:1 + double] = 2
             w = w.reshape((half,) + (1,) * (len(gi.shape) - 1 - d))
             gi = gi * (ns.const(w, gi) if ns.is_tensor_mode else w)

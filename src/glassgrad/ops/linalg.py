@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from .._blas import matmul as gemm
-from ._core import Tensor, make, edge, save_in, grad, broadcast_error, holomorphic
+from ._core import Tensor, as_array, make, edge, save_in, grad, broadcast_error, holomorphic
 from ..autograd.graph import Node
 from .arithmetic import mul
 from .views import reshape
@@ -363,7 +363,7 @@ def dot(input, tensor, *, out=None):
     _tensor_arg(tensor, "dot", 2, "tensor")
     _dot_checks(input, tensor)
     _no_bool("dot", input)
-    y = np.asarray(np.dot(input._data, tensor._data), dtype=input._data.dtype)
+    y = as_array(np.dot(input._data, tensor._data), input._data.dtype)
     return _wrap(y, DotBackward0, (input, tensor), _dot_bw)
 
 
@@ -371,7 +371,7 @@ def vdot(input, other, *, out=None):
     _tensor_arg(other, "vdot", 2, "other")
     _dot_checks(input, other)
     _no_bool("vdot", input)
-    y = np.asarray(np.vdot(input._data, other._data), dtype=input._data.dtype)
+    y = as_array(np.vdot(input._data, other._data), input._data.dtype)
     return _wrap(y, VdotBackward0, (input, other), _vdot_bw)
 
 

@@ -79,7 +79,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     b, L = input._data, input2._data
     _sizes_match("cholesky_solve", L, b)
     x = _chol_solve_arrays(b, L, upper) if b.size and L.size else np.zeros(
-        np.broadcast_shapes(b.shape[:-2], L.shape[:-2]) + b.shape[-2:], np.result_type(b, L))
+        np.broadcast_shapes(b.shape[:-2], L.shape[:-2]) + b.shape[-2:], np.result_type(b, L), like=b)
     return wrap((x.astype(np.result_type(b, L), copy=False),), CholeskySolveBackward0, (input, input2),
                 saved_in=(1,), saved_out=(0,), info=(bool(upper), b.shape))[0]
 
@@ -100,8 +100,8 @@ def cholesky_inverse(input, upper=False, *, out=None):
     _float_only("cholesky_inverse_out", input)
     L = input._data
     n = L.shape[-1]
-    eye = np.broadcast_to(np.eye(n, dtype=L.dtype), L.shape)
-    inv = _chol_solve_arrays(eye, L, upper) if L.size else np.zeros(L.shape, L.dtype)
+    eye = np.broadcast_to(np.eye(n, dtype=L.dtype, like=L), L.shape)
+    inv = _chol_solve_arrays(eye, L, upper) if L.size else np.zeros(L.shape, L.dtype, like=L)
     return wrap((inv.astype(L.dtype, copy=False),), CholeskyInverseBackward0, (input,), saved_in=(0,),
                 saved_out=(0,), info=bool(upper))[0]
 

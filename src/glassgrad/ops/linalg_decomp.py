@@ -11,7 +11,7 @@ or singular values give what PyTorch gives (inf / nan from the 1 / (l_j - l_i) t
 import numpy as np
 
 from .. import _dtype
-from ._core import make, grad, broadcast_shape
+from ._core import make, grad, broadcast_shape, as_array
 from .shape import cat
 from .complex import conj, imag
 from .ternary import where
@@ -39,7 +39,7 @@ class LinalgEighBackward0(_LaNode):   # gA = V (skew(V^T gV) / E + diag(gL)) V^T
         VhgV = V.mH @ gV                    # mH: the conjugate transpose (mT for real tensors)
         VhgV = 0.5 * (VhgV - VhgV.mH)
         n = L.shape[-1]
-        eye = np.eye(n, dtype=bool)
+        eye = np.eye(n, dtype=bool, like=L._data)
         E = L.unsqueeze(-2) - L.unsqueeze(-1) + make(eye.astype(L._data.dtype))
         ret = VhgV / E
         if gL is not None:
@@ -72,7 +72,7 @@ def eigh(A, UPLO="L", *, out=None):
     if a.size:
         L, V = np.linalg.eigh(a, UPLO=uplo)
     else:
-        L, V = np.zeros(a.shape[:-1], a.dtype), np.zeros(a.shape, a.dtype)
+        L, V = np.zeros(a.shape[:-1], a.dtype, like=a), np.zeros(a.shape, a.dtype, like=a)
     Lt, Vt = wrap((L.astype(a.real.dtype), V.astype(a.dtype)), LinalgEighBackward0, (A,), saved_out=(0, 1))
     return named("linalg_eigh", ("eigenvalues", "eigenvectors"), (Lt, Vt))
 
@@ -85,7 +85,7 @@ def eigvalsh(A, UPLO="L", *, out=None):
             return eigh(A, UPLO)[0]
     a = _eigh_arrays(A, "linalg.eigh")
     uplo = _uplo(UPLO)
-    L = np.linalg.eigvalsh(a, UPLO=uplo) if a.size else np.zeros(a.shape[:-1], a.dtype)
+    L = np.linalg.eigvalsh(a, UPLO=uplo) if a.size else np.zeros(a.shape[:-1], a.dtype, like=a)
     return make(L.astype(a.real.dtype))        # Hermitian: real eigenvalues
 
 
@@ -116,17 +116,17 @@ def _det_backward_first(g, A, det, use_at):
     contiguous A, as PyTorch hands LAPACK its row-major memory), a zero pivot replaced by eps: an exactly
     singular matrix (det == 0) gets a zero gradient."""
     n = A.shape[-1]
-    d = (g * det)[..., None, None] * np.eye(n, dtype=A.dtype)
+    d = (g * det)[..., None, None] * np.eye(n, dtype=A.dtype, like=A)
     F = np.swapaxes(A, -1, -2) if use_at else A
     LU, piv, info = lu_arrays(F)
     with np.errstate(all="ignore"):
         if not info.any():
             return np.linalg.solve(np.swapaxes(A, -1, -2), d).astype(A.dtype)
-        idx = np.arange(n)
+        idx = np.arange(n, like=A)
         dg = LU[..., idx, idx]
         LU[..., idx, idx] = np.where(dg == 0, np.finfo(A.dtype).eps, dg)
         U = np.triu(LU)
-        L = np.tril(LU, -1) + np.eye(n, dtype=A.dtype)
+        L = np.tril(LU, -1) + np.eye(n, dtype=A.dtype, like=A)
         P = perm_from_pivots(piv, n)
         if use_at:          # F = A^T = P L U: A^-T d = U^-1 L^-1 P^T d
             y = _tri_solve(L, np.matmul(np.swapaxes(P, -1, -2), d), False)
@@ -137,7 +137,7 @@ def _det_backward_first(g, A, det, use_at):
 
 def _det_backward(g, A, det):
     if A._data.size == 0:
-        return make(np.zeros(A._data.shape, A._data.dtype))
+        return make(np.zeros(A._data.shape, A._data.dtype, like=A._data))
     n = A.shape[-1]
     eps = float(np.finfo(A._data.dtype).eps)
     d = (g * det).unsqueeze(-1).unsqueeze(-2) * _eye_like(A)
@@ -148,7 +148,7 @@ def _det_backward(g, A, det):
     if singular.all():
         return sing
     safe = A._data.copy()
-    safe[singular] = np.eye(n)
+    safe[singular] = np.eye(n, like=safe)
     Asafe = A + make(safe - A._data)            # A itself where non-singular (the gradient flows to A)
     mask = make(np.broadcast_to(singular[..., None, None], A.shape))
     return where(mask, sing, solve(Asafe.mT, d))
@@ -168,14 +168,14 @@ def _prod_safe_zeros_backward(g, x):
         return g.expand(x.shape)
     if n == 1:
         return g
-    ones = make(np.ones(x.shape[:-1] + (1,), x._data.dtype))
+    ones = make(np.ones(x.shape[:-1] + (1,), x._data.dtype, like=x._data))
     fwd = cat([ones, x.narrow(-1, 0, n - 1)], -1).cumprod(-1)
     rev = cat([ones, x.narrow(-1, 1, n - 1).flip(-1)], -1).cumprod(-1).flip(-1)
     return g * (fwd * rev)
 
 
 def _eye_like(A):
-    return make(np.eye(A.shape[-1], dtype=A._data.dtype))
+    return make(np.eye(A.shape[-1], dtype=A._data.dtype, like=A._data))
 
 
 def _lapack_transposed(a):
@@ -187,8 +187,8 @@ def det(A, *, out=None):
     a = square_float("linalg.det", A, kernel="lu_cpu")
     use_at = _lapack_transposed(a)
     with np.errstate(all="ignore"):
-        y = np.asarray(np.linalg.det(np.swapaxes(a, -1, -2) if use_at else a) if a.size else
-                       np.ones(a.shape[:-2]), a.dtype)
+        y = as_array(np.linalg.det(np.swapaxes(a, -1, -2) if use_at else a) if a.size else
+                     np.ones(a.shape[:-2], like=a), a.dtype)
     d, = wrap((y,), LinalgDetBackward0, (A,), saved_in=(0,), saved_out=(0,), info=use_at)
     return d
 
@@ -213,8 +213,8 @@ class LinalgSlogdetBackward0(_LaNode):     # gA = g A^-H, g = g_logabsdet (- i I
 def slogdet(A, *, out=None):
     a = square_float("linalg.slogdet", A)
     with np.errstate(all="ignore"):
-        s, l_ = np.linalg.slogdet(np.swapaxes(a, -1, -2) if _lapack_transposed(a) else a) if a.size else (np.ones(a.shape[:-2]), np.zeros(a.shape[:-2]))
-    s, l_ = wrap((np.asarray(s, a.dtype), np.asarray(l_, a.real.dtype)), LinalgSlogdetBackward0, (A,), saved_in=(0,),
+        s, l_ = np.linalg.slogdet(np.swapaxes(a, -1, -2) if _lapack_transposed(a) else a) if a.size else (np.ones(a.shape[:-2], like=a), np.zeros(a.shape[:-2], like=a))
+    s, l_ = wrap((as_array(s, a.dtype), as_array(l_, a.real.dtype)), LinalgSlogdetBackward0, (A,), saved_in=(0,),
                  saved_out=(0,))
     return named("linalg_slogdet", ("sign", "logabsdet"), (s, l_))
 
@@ -245,7 +245,7 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
     VhgV = None if gVh is None else _skew(Vh @ gVh.mH)
     S2 = S * S
     k = S.shape[-1]
-    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + make(np.eye(k, dtype=S._data.dtype))
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + make(np.eye(k, dtype=S._data.dtype, like=S._data))
     if gU is not None and gVh is not None:
         gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
     elif gU is not None:
@@ -281,9 +281,9 @@ def _svd_arrays(A, full_matrices):
     k = min(m, n)
     if a.size == 0:
         um, vn = (m, n) if full_matrices else (k, k)
-        eye_u = np.broadcast_to(np.eye(m, um, dtype=a.dtype), a.shape[:-2] + (m, um)).copy()
-        eye_v = np.broadcast_to(np.eye(vn, n, dtype=a.dtype), a.shape[:-2] + (vn, n)).copy()
-        return eye_u, np.zeros(a.shape[:-2] + (k,), a.real.dtype), eye_v
+        eye_u = np.broadcast_to(np.eye(m, um, dtype=a.dtype, like=a), a.shape[:-2] + (m, um)).copy()
+        eye_v = np.broadcast_to(np.eye(vn, n, dtype=a.dtype, like=a), a.shape[:-2] + (vn, n)).copy()
+        return eye_u, np.zeros(a.shape[:-2] + (k,), a.real.dtype, like=a), eye_v
     U, S, Vh = np.linalg.svd(a, full_matrices=full_matrices)
     return U.astype(a.dtype), S.astype(a.real.dtype), Vh.astype(a.dtype)
 
@@ -314,7 +314,7 @@ def svdvals(A, *, driver=None, out=None):
     check_matrix("linalg.svd", A)
     check_float("linalg.svd", A, kernel="linalg_svd_cpu")
     a = A._data
-    S = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]),), a.dtype)
+    S = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]),), a.dtype, like=a)
     return make(S.astype(a.real.dtype))        # singular values are real
 
 
@@ -354,7 +354,7 @@ def qr_backward(gQ, gR, Q, R, mode):
         skew = skew - 0.5 * skew.diagonal(0, -2, -1).diag_embed()
     gA = Q @ skew
     gA = solve_triangular(R.narrow(-1, 0, m).mH, gA, upper=False, left=False)
-    gA = cat([gA, make(np.zeros(tuple(R.shape[:-1]) + (n - m,), R._data.dtype))], -1)
+    gA = cat([gA, make(np.zeros(tuple(R.shape[:-1]) + (n - m,), R._data.dtype, like=R._data))], -1)
     if gR is not None:
         gA = gA + Q @ gR
     return gA
@@ -373,12 +373,12 @@ def qr(A, mode="reduced", *, out=None):
     k = min(m, n)
     if a.size == 0:
         qc = m if mode == "complete" else k
-        Q = np.broadcast_to(np.eye(m, qc, dtype=a.dtype), a.shape[:-2] + (m, qc)).copy()
-        R = np.zeros(a.shape[:-2] + (qc, n), a.dtype)
+        Q = np.broadcast_to(np.eye(m, qc, dtype=a.dtype, like=a), a.shape[:-2] + (m, qc)).copy()
+        R = np.zeros(a.shape[:-2] + (qc, n), a.dtype, like=a)
     else:
         Q, R = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
     if mode == "r":
-        Q = np.zeros((0,), a.dtype)
+        Q = np.zeros((0,), a.dtype, like=a)
     Qt, Rt = wrap((Q.astype(a.dtype), R.astype(a.dtype)), LinalgQrBackward0, (A,), saved_out=(0, 1), info=mode)
     return named("linalg_qr", ("Q", "R"), (Qt, Rt))
 
@@ -419,7 +419,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
                            "more dimensions of float, double, cfloat or cdouble types")
     m, n = a.shape[-2:]
     if a.size == 0:
-        y = np.zeros(a.shape[:-2] + (n, m), a.dtype)
+        y = np.zeros(a.shape[:-2] + (n, m), a.dtype, like=a)
     else:
         U, S, Vh = np.linalg.svd(a, full_matrices=False)
         cut = _cutoff(S, atol, rtol, m, n, a.dtype)
@@ -436,9 +436,9 @@ def _cutoff(S, atol, rtol, m, n, dtype):
     atol, rtol = _tol(atol), _tol(rtol)
     if rtol is None:
         rtol = 0.0 if (atol is not None and np.any(atol > 0)) else np.finfo(dtype).eps * max(m, n)
-    smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype)
-    at = 0.0 if atol is None else np.asarray(atol)[..., None]
-    return np.maximum(at, np.asarray(rtol)[..., None] * smax)
+    smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype, like=S)
+    at = 0.0 if atol is None else np.asarray(atol, like=S)[..., None]
+    return np.maximum(at, np.asarray(rtol, like=S)[..., None] * smax)
 
 
 # -- matrix_exp -------------------------------------------------------------------------------------------------
@@ -450,7 +450,7 @@ class LinalgMatrixExpBackward0(_LaNode):   # gA = the top-right block of exp([[A
     def formula(g, A):
         At = A.mH
         n = A.shape[-1]
-        Z = make(np.zeros(tuple(A.shape), A._data.dtype))
+        Z = make(np.zeros(tuple(A.shape), A._data.dtype, like=A._data))
         M = cat([cat([At, g], -1), cat([Z, At], -1)], -2)
         return (matrix_exp(M).narrow(-2, 0, n).narrow(-1, n, n),)
 
@@ -464,11 +464,11 @@ def _expm(a):
     2005), in float64."""
     x = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     n = x.shape[-1]
-    norm1 = np.abs(x).sum(-2).max(-1) if x.size else np.zeros(x.shape[:-2])
+    norm1 = np.abs(x).sum(-2).max(-1) if x.size else np.zeros(x.shape[:-2], like=x)
     s = np.maximum(0, np.ceil(np.log2(np.maximum(norm1, 1e-300) / 5.371920351148152))).astype(int)
     x = x / (2.0 ** s)[..., None, None]
     b = _PADE13
-    eye = np.eye(n)
+    eye = np.eye(n, like=x)
     x2 = x @ x
     x4 = x2 @ x2
     x6 = x4 @ x2
@@ -483,7 +483,7 @@ def _expm(a):
 
 def matrix_exp(A):
     a = square_float("linalg.matrix_exp", A, allow_low=True)
-    y = _expm(a) if a.size else np.array(a, copy=True)
+    y = _expm(a) if a.size else np.array(a, copy=True, like=a)
     E, = wrap((y,), LinalgMatrixExpBackward0, (A,), saved_in=(0,))
     return E
 

@@ -8,7 +8,7 @@ a real input's gradient is the real part of the complex one (PyTorch's handle_r_
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, backend
 from .linalg_solve import _LaNode, wrap, named, solve, low_kernel
 from .linalg import matmul
 from .complex import conj, real, imag
@@ -45,10 +45,10 @@ class LinalgEigBackward0(_LaNode):   # gA = V^-H (P(V^H gV) / conj(E) + diag(gL)
             Lc = conj(L)
             n = L.shape[-1]
             E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1)
-            E = where(eye(n, dtype=_dtype.bool), E * 0 + 1, E)
+            E = where(eye(n, dtype=_dtype.bool, device=L.device), E * 0 + 1, E)
             gA = gA / E
             if gL is not None:
-                gA = where(eye(n, dtype=_dtype.bool), diag_embed(gL), gA)
+                gA = where(eye(n, dtype=_dtype.bool, device=L.device), diag_embed(gL), gA)
         else:
             gA = diag_embed(gL)
         gA = solve(Vh, matmul(gA, Vh))
@@ -67,10 +67,13 @@ def _eig_arrays(A, fname):
     if a.dtype.kind in "fV":
         low_kernel("linalg_eig_out_cpu", a, on_empty=True)
     ct = _dtype.from_numpy_dtype(a.dtype).to_complex().np      # torch's error for integer inputs
-    if a.size:
+    if not a.size:
+        L, V = np.zeros(a.shape[:-1], ct, like=a), np.zeros(a.shape, ct, like=a)
+    elif a.__class__ is np.ndarray:
         L, V = np.linalg.eig(a)
-    else:
-        L, V = np.zeros(a.shape[:-1], ct), np.zeros(a.shape, ct)
+    else:       # CuPy has no general (non-Hermitian) eig (LAPACK geev): on the host, as torch's CUDA eig syncs too
+        dev = backend.device_of(a)
+        L, V = (backend.to_device(x, dev) for x in np.linalg.eig(backend.to_host(a)))
     return L.astype(ct), V.astype(ct)
 
 

@@ -7,7 +7,7 @@ ops: chain_matmul frobenius_norm nuclear_norm addmv_ lu_unpack geqrf ormqr
 import numpy as np
 
 from .. import _args, _dtype
-from ._core import make, edge, grad, NO_EDGE
+from ._core import make, edge, grad, NO_EDGE, as_array
 from .linalg_solve import _LaNode, named, perm_from_pivots, wrap, lapack_dtype, low_kernel
 from .linalg_deprecated import deprecated
 from .linalg_lu import householder_product, householder_backward
@@ -116,10 +116,10 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you properly "
                            "pass the result of lu_factor?")
     k = min(m, n)
-    empty = np.zeros(0, LU.dtype)
+    empty = np.zeros(0, LU.dtype, like=LU)
     P = perm_from_pivots(piv, m).astype(LU.dtype) if unpack_pivots else empty
     if unpack_data:
-        L = np.tril(LU[..., :, :k], -1) + np.eye(m, k, dtype=LU.dtype)
+        L = np.tril(LU[..., :, :k], -1) + np.eye(m, k, dtype=LU.dtype, like=LU)
         U = np.triu(LU[..., :k, :])
     else:
         L = U = empty
@@ -150,15 +150,15 @@ def geqrf(input, *, out=None):
         raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
     m, n = a.shape[-2:]
     if a.size == 0:
-        h, tau = a.copy(), np.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
+        h, tau = a.copy(), np.zeros(a.shape[:-2] + (min(m, n),), a.dtype, like=a)
     else:
         h, tau = np.linalg.qr(a, mode="raw")
         h = np.swapaxes(h, -1, -2).astype(a.dtype)
-        tau = np.asarray(tau, a.dtype)
+        tau = as_array(tau, a.dtype)
     if not (grad.enabled and input._rg):
-        return named("geqrf", ("a", "tau"), (make(np.ascontiguousarray(h)), make(tau)))
+        return named("geqrf", ("a", "tau"), (make(np.ascontiguousarray(h, like=a)), make(tau)))
     node = GeqrfBackward0((edge(input),))
-    return named("geqrf", ("a", "tau"), (make(np.ascontiguousarray(h), True, node, 0), make(tau, True, node, 1)))
+    return named("geqrf", ("a", "tau"), (make(np.ascontiguousarray(h, like=a), True, node, 0), make(tau, True, node, 1)))
 
 
 def _square(A):
@@ -243,5 +243,5 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
         Q = householder_product(_square(make(input._data)), make(input2._data))._data
     y = np.matmul(np.swapaxes(Q, -1, -2) if transpose else Q, input3._data) if left else \
         np.matmul(input3._data, np.swapaxes(Q, -1, -2) if transpose else Q)
-    return wrap((np.asarray(y, input._data.dtype),), OrmqrBackward0, (input, input2, input3), (0, 1, 2), (),
+    return wrap((as_array(y, input._data.dtype),), OrmqrBackward0, (input, input2, input3), (0, 1, 2), (),
                 (left, transpose))[0]

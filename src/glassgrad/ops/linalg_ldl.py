@@ -8,7 +8,7 @@ no derivative (its node is `NotImplemented`); ldl_solve is not differentiable ei
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, backend
 from ._core import make, edge, grad, real_only
 from .linalg_solve import named, check_matrix, lapack_dtype, low_kernel
 from ._core import NotImplementedNode
@@ -151,6 +151,8 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     real_only("torch.linalg.ldl_factor_ex", A)
     a = _ldl_checks("torch.linalg.ldl_factor_ex", A)
     n = a.shape[-1]
+    dev = backend.device_of(a)
+    a = backend.to_host(a)      # Bunch-Kaufman in Python loops over elements (CuPy has no sytrf): on the host
     res = [_sytf2(x) for x in a.reshape((-1, n, n))] if a.size else []
     LD = np.stack([r[0] for r in res]).reshape(a.shape).astype(a.dtype) if res else np.zeros(a.shape, a.dtype)
     piv = np.stack([r[1] for r in res]).reshape(a.shape[:-1]) if res else \
@@ -158,6 +160,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     info = np.array([r[2] for r in res], np.int32).reshape(a.shape[:-2]) if res else np.zeros(a.shape[:-2], np.int32)
     if check_errors and info.any():
         raise RuntimeError(f"torch.linalg.ldl_factor_ex: Unknown error code: {int(info.reshape(-1).max())}.")
+    LD, piv, info = (backend.to_device(x, dev) for x in (LD, piv, info))
     if grad.enabled and A._rg:
         node = NotImplementedNode((edge(A),))
         node.what = "aten::linalg_ldl_factor_ex"
@@ -187,11 +190,13 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
         raise RuntimeError(f"Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is {n} by {n} but "
                            f"each b matrix is {b.shape[-2]} by {b.shape[-1]}")
     batch = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
+    dev = backend.device_of(b)
+    ld, b = backend.to_host(ld), backend.to_host(b)     # sytrs in Python loops (CuPy has none): on the host
     ldb = np.broadcast_to(ld, batch + ld.shape[-2:]).reshape((-1, n, n))
-    pvb = np.broadcast_to(pivots._data, batch + (n,)).reshape((-1, n))
+    pvb = np.broadcast_to(backend.to_host(pivots._data), batch + (n,)).reshape((-1, n))
     bb = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
     x = np.stack([_sytrs(*t) for t in zip(ldb, pvb, bb)]) if bb.shape[0] else np.zeros(bb.shape)
-    X = make(x.reshape(batch + b.shape[-2:]).astype(b.dtype))
+    X = make(backend.to_device(x.reshape(batch + b.shape[-2:]).astype(b.dtype), dev))
     if grad.enabled and (LD._rg or B._rg):
         node = NotImplementedNode((edge(LD), edge(B)))
         node.what = "aten::linalg_ldl_solve"

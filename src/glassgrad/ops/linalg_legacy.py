@@ -61,7 +61,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         S = _dec.svdvals(input)
         m, n = input._data.shape[-2:]
         b = input._data.shape[:-2]
-        z = [make(np.zeros(b + (k, k), input._data.dtype)) for k in (m, n)]
+        z = [make(np.zeros(b + (k, k), input._data.dtype, like=input._data)) for k in (m, n)]
         return named("svd", ("U", "S", "V"), (z[0], S, z[1]))
     U, S, Vh = _dec.svd(input, full_matrices=not some)
     return named("svd", ("U", "S", "V"), (U, S, Vh.mT))

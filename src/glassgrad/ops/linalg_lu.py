@@ -22,7 +22,7 @@ def _unpack(LU, pivots):
     """(P, L, U) arrays of a packed LU (..., m, n) and its pivots."""
     m, n = LU.shape[-2:]
     k = min(m, n)
-    L = np.tril(LU[..., :, :k], -1) + np.eye(m, k, dtype=LU.dtype)
+    L = np.tril(LU[..., :, :k], -1) + np.eye(m, k, dtype=LU.dtype, like=LU)
     U = np.triu(LU[..., :k, :])
     return perm_from_pivots(pivots, m).astype(LU.dtype), L, U
 
@@ -30,7 +30,7 @@ def _unpack(LU, pivots):
 def _tril1(L):
     """L's strictly lower part plus the unit diagonal (a differentiable unit-lower factor)."""
     m, k = L.shape[-2:]
-    return L.tril(-1) + make(np.eye(m, k, dtype=L._data.dtype))
+    return L.tril(-1) + make(np.eye(m, k, dtype=L._data.dtype, like=L._data))
 
 
 def lu_backward(gL, gU, P, L, U):
@@ -56,7 +56,7 @@ def lu_backward(gL, gU, P, L, U):
             gA = cat([gA + gU.narrow(-1, 0, k).triu(), gU.narrow(-1, k, n - k)], -1)
         gA = solve_triangular(L.mH, gA, upper=True, left=True, unitriangular=True)
         if gU is None:
-            gA = cat([gA, make(np.zeros(tuple(U.shape[:-1]) + (n - k,), U._data.dtype))], -1)
+            gA = cat([gA, make(np.zeros(tuple(U.shape[:-1]) + (n - k,), U._data.dtype, like=U._data))], -1)
         return P @ gA
     gA = gU @ U.mH if gU is not None else None
     if gL is not None:
@@ -67,7 +67,7 @@ def lu_backward(gL, gU, P, L, U):
         gA = cat([gA + gL.narrow(-2, 0, k).tril(-1), gL.narrow(-2, k, m - k)], -2)
     gA = solve_triangular(U.mH, gA, upper=False, left=False)
     if gL is None:
-        gA = cat([gA, make(np.zeros(tuple(L.shape[:-2]) + (m - k, k), L._data.dtype))], -2)
+        gA = cat([gA, make(np.zeros(tuple(L.shape[:-2]) + (m - k, k), L._data.dtype, like=L._data))], -2)
     return P @ gA
 
 
@@ -271,11 +271,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if m > n and driver != "gelsy" and full:
         res = np.sum(np.abs(np.matmul(a, x) - b2) ** 2, -2).astype(a.real.dtype)
     else:
-        res = np.zeros((0,), a.real.dtype)
+        res = np.zeros((0,), a.real.dtype, like=a)
     x = (x[..., 0] if vector else x).astype(a.dtype)
     sol, rt = wrap((x, res), LinalgLstsqBackward0, (A, B), saved_in=(0, 1), saved_out=(0,), info=vector)
-    rank_t = make(rank if driver != "gels" else np.zeros((0,), np.int64))
-    sv = make(S.astype(a.real.dtype) if driver in ("gelsd", "gelss") else np.zeros((0,), a.real.dtype))
+    rank_t = make(rank if driver != "gels" else np.zeros((0,), np.int64, like=a))
+    sv = make(S.astype(a.real.dtype) if driver in ("gelsd", "gelss") else np.zeros((0,), a.real.dtype, like=a))
     return named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"), (sol, rt, rank_t, sv))
 
 
@@ -294,10 +294,11 @@ def _reflectors(A, tau):
     m, k = A.shape[-2], tau.shape[-1]
     dt = A._data.dtype
     bs = tuple(A.shape[:-2])
-    eye = make(np.eye(m, dtype=dt))
+    like = A._data
+    eye = make(np.eye(m, dtype=dt, like=like))
     vs, hs = [], []
     for i in range(k):
-        head = make(np.concatenate([np.zeros(bs + (i, 1), dt), np.ones(bs + (1, 1), dt)], -2))
+        head = make(np.concatenate([np.zeros(bs + (i, 1), dt, like=like), np.ones(bs + (1, 1), dt, like=like)], -2))
         v = cat([head, A.narrow(-2, i + 1, m - i - 1).narrow(-1, i, 1)], -2)
         vs.append(v)
         hs.append(eye - tau.narrow(-1, i, 1).unsqueeze(-1) * (v @ v.mT))
@@ -308,24 +309,25 @@ def householder_backward(g, A, tau):
     m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1]
     dt = A._data.dtype
     bs = tuple(A.shape[:-2])
+    like = A._data
     vs, hs = _reflectors(A, tau)
-    G = cat([g, make(np.zeros(bs + (m, m - n), dt))], -1) if m > n else g
+    G = cat([g, make(np.zeros(bs + (m, m - n), dt, like=like))], -1) if m > n else g
     rights = [None] * k
-    R = make(np.eye(m, dtype=dt))
+    R = make(np.eye(m, dtype=dt, like=like))
     for i in range(k - 1, -1, -1):
         rights[i] = R
         R = hs[i] @ R
-    Pl = make(np.eye(m, dtype=dt))
+    Pl = make(np.eye(m, dtype=dt, like=like))
     cols, gtaus = [], []
     for i in range(k):
         gH = Pl.mT @ G @ rights[i].mT
         v, t = vs[i], tau.narrow(-1, i, 1).unsqueeze(-1)
         gv = -t * ((gH + gH.mT) @ v)
         gtaus.append(-(v.mT @ gH @ v).squeeze(-1).squeeze(-1))
-        cols.append(cat([make(np.zeros(bs + (i + 1, 1), dt)), gv.narrow(-2, i + 1, m - i - 1)], -2))
+        cols.append(cat([make(np.zeros(bs + (i + 1, 1), dt, like=like)), gv.narrow(-2, i + 1, m - i - 1)], -2))
         Pl = Pl @ hs[i]
     if n > k:
-        cols.append(make(np.zeros(bs + (m, n - k), dt)))
+        cols.append(make(np.zeros(bs + (m, n - k), dt, like=like)))
     return (cat(cols, -1), stack(gtaus, -1))
 
 
@@ -345,9 +347,9 @@ def householder_product(A, tau, *, out=None):
     if not lapack_dtype(a.dtype):
         raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
     k = t.shape[-1]
-    q = np.broadcast_to(np.eye(m, dtype=a.dtype), a.shape[:-2] + (m, m)).copy()
+    q = np.broadcast_to(np.eye(m, dtype=a.dtype, like=a), a.shape[:-2] + (m, m)).copy()
     for i in range(k - 1, -1, -1):
-        v = np.concatenate([np.zeros(a.shape[:-2] + (i,), a.dtype), np.ones(a.shape[:-2] + (1,), a.dtype),
+        v = np.concatenate([np.zeros(a.shape[:-2] + (i,), a.dtype, like=a), np.ones(a.shape[:-2] + (1,), a.dtype, like=a),
                             a[..., i + 1:, i]], -1)
         q = q - t[..., i, None, None] * v[..., :, None] * np.matmul(v[..., None, :], q)
     Q, = wrap((q[..., :n].astype(a.dtype),), LinalgHouseholderProductBackward0, (A, tau), saved_in=(0, 1))

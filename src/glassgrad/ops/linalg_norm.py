@@ -110,7 +110,7 @@ def cond(A, p=None, *, out=None):
     check_float("linalg.svd" if svd else "linalg.cond", A, kernel="linalg_svd_cpu" if svd else None,
                 low_fname="linalg.inv")
     if A._data.size == 0:
-        return make(np.zeros(A._data.shape[:-2], A._data.dtype))
+        return make(np.zeros(A._data.shape[:-2], A._data.dtype, like=A._data))
     if p is None or (not isinstance(p, str) and abs(p) == 2):
         s = svdvals(A)
         smax, smin = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
@@ -121,7 +121,7 @@ def cond(A, p=None, *, out=None):
     r = matrix_norm(A, p) * matrix_norm(Ainv, p)
     bad = info._data != 0
     if bad.any():
-        r = where(make(bad), make(np.asarray(_INF, A._data.dtype)), r)
+        r = where(make(bad), make(np.asarray(_INF, A._data.dtype, like=A._data)), r)
     return r
 
 
@@ -132,9 +132,9 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
     a = A._data
     m, n = a.shape[-2:]
     if hermitian:
-        S = np.sort(np.abs(np.linalg.eigvalsh(a)), -1)[..., ::-1] if a.size else np.zeros(a.shape[:-1], a.dtype)
+        S = np.sort(np.abs(np.linalg.eigvalsh(a)), -1)[..., ::-1] if a.size else np.zeros(a.shape[:-1], a.dtype, like=a)
     else:
-        S = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
+        S = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(m, n),), a.dtype, like=a)
     if tol is not None:
         atol, rtol = tol, 0.0
     cut = _cutoff(S, atol, rtol, m, n, a.dtype)
@@ -145,7 +145,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
 def matrix_power(A, n, *, out=None):
     check_square("linalg.matrix_power", A)
     if n == 0:
-        eye = np.broadcast_to(np.eye(A._data.shape[-1], dtype=A._data.dtype), A._data.shape)
+        eye = np.broadcast_to(np.eye(A._data.shape[-1], dtype=A._data.dtype, like=A._data), A._data.shape)
         return A.clone().copy_(make(eye))
     if n < 0:
         A = inv(A)
@@ -257,7 +257,7 @@ def vander(x, *, N=None):
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
     dt = x._data.dtype if x._data.dtype != np.bool_ else np.int64
-    ones = make(np.ones(tuple(x.shape) + (1,), dt))
+    ones = make(np.ones(tuple(x.shape) + (1,), dt, like=x._data))
     xs = x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,))
     return cat([ones, xs.cumprod(-1)], -1)
 

@@ -12,7 +12,7 @@ non positive-definite inputs; the `_ex` forms return (result, info) instead.
 import numpy as np
 
 from .. import _dtype
-from ._core import make, edge, save_in, save_out, grad, broadcast_shape
+from ._core import make, edge, save_in, save_out, grad, broadcast_shape, as_array
 from ..autograd.graph import Node
 from ..autograd.grad_mode import no_grad
 from .sorting import _structseq
@@ -136,17 +136,18 @@ def first_failure(info):
 # -- LU with partial pivoting (LAPACK getrf's choices), batched ---------------------------------------------------
 def lu_arrays(a):
     """(LU, pivots (1-based int32), info) of `a` (..., m, n), as LAPACK's getrf computes them."""
-    a = np.asarray(a)
+    a = as_array(a)
     m, n = a.shape[-2:]
     k = min(m, n)
     bs = a.shape[:-2]
     if a.size == 0:
-        return np.array(a, copy=True), np.ones(bs + (k,), np.int32) * np.arange(1, k + 1, dtype=np.int32), \
-            np.zeros(bs, np.int32)
-    b = np.array(a.reshape((-1, m, n)), dtype=a.dtype, copy=True)
-    piv = np.zeros((b.shape[0], k), np.int32)
-    info = np.zeros(b.shape[0], np.int32)
-    rows = np.arange(b.shape[0])
+        return np.array(a, copy=True, like=a), \
+            np.ones(bs + (k,), np.int32, like=a) * np.arange(1, k + 1, dtype=np.int32, like=a), \
+            np.zeros(bs, np.int32, like=a)
+    b = np.array(a.reshape((-1, m, n)), dtype=a.dtype, copy=True, like=a)
+    piv = np.zeros((b.shape[0], k), np.int32, like=a)
+    info = np.zeros(b.shape[0], np.int32, like=a)
+    rows = np.arange(b.shape[0], like=a)
     with np.errstate(all="ignore"):
         for j in range(k):
             p = j + np.argmax(np.abs(b[:, j:, j]), axis=1)
@@ -171,17 +172,17 @@ def perm_from_pivots(piv, m):
     """The permutation matrices P (A = P L U) of LAPACK pivots (..., k)."""
     bs = piv.shape[:-1]
     if piv.size == 0:
-        return np.broadcast_to(np.eye(m), bs + (m, m)).copy()
+        return np.broadcast_to(np.eye(m, like=piv), bs + (m, m)).copy()
     pv = piv.reshape(-1, piv.shape[-1]) - 1
-    perm = np.tile(np.arange(m), (pv.shape[0], 1))
-    rows = np.arange(pv.shape[0])
+    perm = np.tile(np.arange(m, like=piv), (pv.shape[0], 1))
+    rows = np.arange(pv.shape[0], like=piv)
     for j in range(pv.shape[1]):
         p = pv[:, j]
         t = perm[rows, j].copy()
         perm[rows, j] = perm[rows, p]
         perm[rows, p] = t
-    P = np.zeros((pv.shape[0], m, m))
-    P[rows[:, None], perm, np.arange(m)[None, :]] = 1
+    P = np.zeros((pv.shape[0], m, m), like=piv)
+    P[rows[:, None], perm, np.arange(m, like=piv)[None, :]] = 1
     return P.reshape(bs + (m, m))
 
 
@@ -197,14 +198,14 @@ class LinalgInvExBackward0(_LaNode):     # X = A^-1; gA = -X^H gX X^H (X^T for r
 
 
 def _inv_arrays(a):
-    info = np.zeros(a.shape[:-2], np.int32)
+    info = np.zeros(a.shape[:-2], np.int32, like=a)
     try:
         with np.errstate(all="ignore"):
-            y = np.linalg.inv(a) if a.size else np.array(a, copy=True)
+            y = np.linalg.inv(a) if a.size else np.array(a, copy=True, like=a)
     except np.linalg.LinAlgError:
         info = lu_info(a)
         with np.errstate(all="ignore"):
-            y = np.stack([np.linalg.inv(x) if i == 0 else np.full(x.shape, np.inf, a.dtype)
+            y = np.stack([np.linalg.inv(x) if i == 0 else np.full(x.shape, np.inf, a.dtype, like=a)
                           for x, i in zip(a.reshape((-1,) + a.shape[-2:]), info.reshape(-1))]).reshape(a.shape)
     return y.astype(a.dtype, copy=False), info
 
@@ -295,13 +296,13 @@ def _solve_arrays(a, b, vector, left):
     batch = broadcast_shape(a.shape[:-2], b2.shape[:-2])
     a_b = np.broadcast_to(a, batch + a.shape[-2:])
     b_b = np.broadcast_to(b2, batch + b2.shape[-2:])
-    info = np.zeros(batch, np.int32)
+    info = np.zeros(batch, np.int32, like=a)
     try:
         with np.errstate(all="ignore"):
-            x = np.linalg.solve(a_b, b_b) if a_b.size and b_b.size else np.zeros(b_b.shape, a.dtype)
+            x = np.linalg.solve(a_b, b_b) if a_b.size and b_b.size else np.zeros(b_b.shape, a.dtype, like=a)
     except np.linalg.LinAlgError:
         info = lu_info(a_b)
-        x = np.full(b_b.shape, np.nan, a.dtype)
+        x = np.full(b_b.shape, np.nan, a.dtype, like=a)
         ok = info == 0
         if ok.any():
             x[ok] = np.linalg.solve(a_b[ok], b_b[ok])
@@ -360,7 +361,8 @@ def _triangle(a, upper, unit):
     if unit:
         n = a.shape[-1]
         t = t.copy()
-        t[..., np.arange(n), np.arange(n)] = 1
+        d = np.arange(n, like=a)
+        t[..., d, d] = 1
     return t
 
 
@@ -394,7 +396,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 def _tri_solve(t, b, upper):
     """Substitution on triangular `t` (upper or lower) for every column of `b`, batched."""
     n = t.shape[-1]
-    x = np.zeros(np.broadcast_shapes(t.shape[:-2], b.shape[:-2]) + b.shape[-2:], np.result_type(t, b))
+    x = np.zeros(np.broadcast_shapes(t.shape[:-2], b.shape[:-2]) + b.shape[-2:], np.result_type(t, b), like=t)
     order = range(n - 1, -1, -1) if upper else range(n)
     for i in order:
         s = b[..., i, :] - np.einsum("...j,...jk->...k", t[..., i, :], x)
@@ -421,14 +423,14 @@ def _chol_backward(gL, L, upper):
 
 
 def _chol_arrays(a):
-    info = np.zeros(a.shape[:-2], np.int32)
+    info = np.zeros(a.shape[:-2], np.int32, like=a)
     try:
-        L = np.linalg.cholesky(a) if a.size else np.zeros(a.shape, a.dtype)
+        L = np.linalg.cholesky(a) if a.size else np.zeros(a.shape, a.dtype, like=a)
     except np.linalg.LinAlgError:
         flat = a.reshape((-1,) + a.shape[-2:])
         res = [_chol_partial(x) for x in flat]
         L = np.stack([r[0] for r in res]).reshape(a.shape)
-        info = np.array([r[1] for r in res], np.int32).reshape(a.shape[:-2])
+        info = np.array([r[1] for r in res], np.int32, like=a).reshape(a.shape[:-2])
     return L.astype(a.dtype, copy=False), info
 
 

@@ -13,11 +13,11 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _layout
-from .._sparse_coo import COO, coalesce as _coalesce, to_dense as _dense, gather, add as _coo_add
+from .. import _dtype, _layout, backend
+from .._sparse_coo import COO, coalesce as _coalesce, to_dense as _dense, gather, add as _coo_add, empty as empty_coo
 from .._sparse_tensor import SparseTensor, make_sparse, register, not_on_sparse
 from ..autograd.graph import check_saved, freed_error
-from ._core import Node, Tensor, make, edge, NO_EDGE, save_in, grad, sum_to
+from ._core import Node, Tensor, make, edge, NO_EDGE, save_in, grad, sum_to, as_array
 from ._data import _array_from_data
 
 __all__ = ["sparse_coo_tensor"]
@@ -111,6 +111,8 @@ def sparse_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, devi
         vt = vt.to(dt)          # differentiable, as torch's conversion of the values
     vals = _array_from_data(values, dt) if vt is None else vt._data
     vals = vals if vals.ndim else vals.reshape(1)
+    if idx.__class__ is not vals.__class__:     # torch makes the indices on the values' device
+        idx = backend.to_device(idx, backend.device_of(vals))
     sd = idx.shape[0] if idx.ndim else 0
     dense = vals.shape[1:]
     if size is not None:
@@ -156,7 +158,7 @@ def zeros_sparse(size, dtype, requires_grad=False):
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     c = input._data
     dt = c.values.dtype if dtype is None else _dtype.to_dtype(dtype).np
-    coo = COO(np.zeros((c.sparse_dim, 0), np.int64), np.zeros((0,) + c.values.shape[1:], dt), c.shape, True)
+    coo = empty_coo(c.sparse_dim, c.shape, dt, c.values)
     return make_sparse(coo)._set_requires_grad(requires_grad, _RG_MSG)
 
 
@@ -195,10 +197,10 @@ def to_sparse(input, sparse_dim=_NO_DIM, *, layout=None, blocksize=None, dense_d
     if not 0 <= sd <= a.ndim:
         raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{a.ndim}] range, but {sd} is given")
     nz = a != 0 if sd == a.ndim else (a != 0).reshape(a.shape[:sd] + (-1,)).any(-1)
-    idx = np.array(np.nonzero(nz), dtype=np.int64).reshape(sd, -1)
+    idx = np.array(np.nonzero(nz), dtype=np.int64, like=a).reshape(sd, -1)
     vals = a[tuple(idx)].copy() if sd else a.reshape((1,) + a.shape).copy()
     if not sd:
-        idx = np.zeros((0, 1), np.int64)
+        idx = np.zeros((0, 1), np.int64, like=a)
     cls = ToSparseBackward1 if sparse_dim is _NO_DIM else ToSparseBackward0
     return out(COO(idx, vals, a.shape, True), cls, (input,))[0]
 
@@ -371,7 +373,8 @@ class SelectBackward0(Node):
         g = grad_in(ns, g)
         if isinstance(g, COO):
             raise not_on_sparse("select_backward")
-        full = np.zeros(self.in_shape, dtype=g.dtype)
+        g = as_array(g)         # (a NumPy scalar where the selected slice is 0-d)
+        full = np.zeros(self.in_shape, dtype=g.dtype, like=g)
         full[(slice(None),) * self.dim + (self.index,)] = g
         return grads_out(ns, full)
 
@@ -390,7 +393,7 @@ def select(input, dim, index):
     shape = c.shape[:d] + c.shape[d + 1:]
     if d < c.sparse_dim and c.sparse_dim == 1:     # no sparse dim left: a dense result (the matches summed)
         keep = c.indices[0] == i
-        y = c.values[keep].sum(0) if keep.any() else np.zeros(shape, c.values.dtype)
+        y = c.values[keep].sum(0) if keep.any() else np.zeros(shape, c.values.dtype, like=c.values)
         if grad.enabled and input._rg:
             n = SelectBackward0((edge(input),))
             n.dim, n.index, n.in_shape = d, i, c.shape
@@ -446,7 +449,7 @@ def _to_factor_shape(prod, shape):
     """The dense factor's gradient: sparse, as torch's (g * self), summed over its broadcast dims (kept);
     torch cannot view a sparse gradient down to fewer dims, nor is a 0-d factor's gradient sparse."""
     if not shape:
-        return np.asarray(prod.values.sum(), dtype=prod.values.dtype)
+        return as_array(prod.values.sum(), prod.values.dtype)
     if len(shape) != prod.ndim:
         raise not_on_sparse("view")
     if tuple(shape) == prod.shape:
@@ -492,7 +495,7 @@ class DivBackward0(Node):
         if len(self.next_functions) < 2 or self.next_functions[1][0] is None:
             return grads_out(ns, gs)
         go = -(gather(g, c.indices, c.shape[:c.sparse_dim]) * c.values).sum() / (o * o)     # a 0-d divisor
-        return grads_out(ns, gs, np.asarray(go, dtype=o.dtype))
+        return grads_out(ns, gs, as_array(go, o.dtype))
 
 
 def div(input, other, *, rounding_mode=None):

@@ -47,7 +47,7 @@ def _check(crow, col, nnz, shape):
         raise RuntimeError("`0 <= crow_indices[..., 1:] - crow_indices[..., :-1] <= ncols` is not satisfied.")
     if nnz and (col.min() < 0 or col.max() >= shape[1]):
         raise RuntimeError("`0 <= col_indices < ncols` is not satisfied.")
-    rows = np.repeat(np.arange(shape[0]), np.diff(crow))
+    rows = np.repeat(np.arange(shape[0], like=crow), np.diff(crow))
     if nnz > 1 and ((np.diff(col) <= 0) & (np.diff(rows) == 0)).any():
         raise RuntimeError("`col_indices[..., crow_indices[..., i - 1]:crow_indices[..., i]] for all i = 1, ..., "
                            "nrows are sorted and distinct along the last dimension values` is not satisfied.")
@@ -120,7 +120,7 @@ def to_sparse_csr(input, dense_dim=None):
         a = input._data
         if a.ndim != 2:
             raise RuntimeError(f"glassgrad: only 2-D sparse CSR tensors are supported, not {a.ndim}-D")
-        idx = np.array(np.nonzero(a), dtype=np.int64).reshape(2, -1)
+        idx = np.array(np.nonzero(a), dtype=np.int64, like=a).reshape(2, -1)
         c = COO(idx, a[tuple(idx)].copy(), a.shape, True)
     return out(to_csr(c), ToSparseCsrBackward0, (input,))[0]
 

@@ -39,8 +39,8 @@ def index_select(input, dim, index):
         res = COO(c.indices, np.take(c.values, idx, axis=d - c.sparse_dim + 1), shape, c.coalesced)
     else:
         hits = [np.nonzero(c.indices[d] == v)[0] for v in idx]
-        take = np.concatenate(hits).astype(np.int64) if hits else np.zeros(0, np.int64)
-        pos = np.repeat(np.arange(len(idx)), [len(h) for h in hits]) if hits else np.zeros(0, np.int64)
+        take = np.concatenate(hits).astype(np.int64) if hits else np.zeros(0, np.int64, like=idx)
+        pos = np.repeat(np.arange(len(idx), like=idx), [len(h) for h in hits]) if hits else np.zeros(0, np.int64, like=idx)
         new = c.indices[:, take].copy()
         new[d] = pos
         res = COO(new, c.values[take], shape, len(take) < 2)

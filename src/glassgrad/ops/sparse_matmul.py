@@ -20,13 +20,14 @@ def spsp(a, b):
     """COO (m, k) @ COO (k, n) -> coalesced COO (m, n)."""
     a, b = _coalesce(a), _coalesce(b)
     br, bc = b.indices
-    start = np.searchsorted(br, np.arange(b.shape[0]), "left")
-    stop = np.searchsorted(br, np.arange(b.shape[0]), "right")
+    rows = np.arange(b.shape[0], like=br)
+    start = np.searchsorted(br, rows, "left")
+    stop = np.searchsorted(br, rows, "right")
     ar, ak = a.indices
     counts = (stop - start)[ak]
-    rep = np.repeat(np.arange(a.nnz), counts)
+    rep = np.repeat(np.arange(a.nnz, like=ak), counts)
     first = np.repeat(start[ak], counts)
-    within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    within = np.arange(int(counts.sum()), like=ak) - np.repeat(np.cumsum(counts) - counts, counts)
     bi = first + within
     vals = a.values[rep] * b.values[bi]
     idx = np.stack([ar[rep], bc[bi]]).astype(np.int64).reshape(2, -1)
@@ -104,7 +105,7 @@ class MulBackward0(Node):
     def backward(self, ns, g):
         g = grad_in(ns, g)
         a, b = saved(self)
-        g = _coalesce(g) if isinstance(g, COO) else COO(np.array(np.nonzero(np.ones(g.shape, bool)), np.int64)
+        g = _coalesce(g) if isinstance(g, COO) else COO(np.array(np.nonzero(np.ones(g.shape, bool, like=g)), np.int64, like=g)
                                                          .reshape(len(g.shape), -1), g.reshape(-1), g.shape, True)
         ga = intersect(g, b) if self.next_functions[0][0] is not None else None
         gb = intersect(g, a) if self.next_functions[1][0] is not None else None

@@ -12,8 +12,9 @@ import numpy as np
 
 from .. import _dtype
 from .._sparse_coo import COO, CSR, to_csr, coalesce as _coalesce, to_dense as _dense, gather, flat_index
+from .._sparse_coo import empty as _empty_coo
 from .._sparse_tensor import register, not_on_sparse, make_sparse, SparseCsrTensor
-from ._core import Node, NotImplementedNode, Tensor, make, edge, NO_EDGE, save_in, grad, sum_to
+from ._core import Node, NotImplementedNode, Tensor, make, edge, NO_EDGE, save_in, grad, sum_to, as_array
 from .addmm import addmm as _dense_addmm
 from .linalg import mm as _dense_mm
 from . import sparse_matmul as _spsp
@@ -32,7 +33,7 @@ def _masked_product(c, a, b):
 
 def _spmm(c, d):
     """COO (m, k) @ dense (k, n) -> dense (m, n)."""
-    y = np.zeros((c.shape[0], d.shape[1]), dtype=np.result_type(c.values, d))
+    y = np.zeros((c.shape[0], d.shape[1]), dtype=np.result_type(c.values, d), like=d)
     r, k = c.indices
     np.add.at(y, r, c.values[:, None] * d[k])
     return y
@@ -40,7 +41,7 @@ def _spmm(c, d):
 
 def _spmm_t(c, g):
     """COO (m, k) transposed @ dense (m, n) -> dense (k, n)."""
-    y = np.zeros((c.shape[1], g.shape[1]), dtype=g.dtype)
+    y = np.zeros((c.shape[1], g.shape[1]), dtype=g.dtype, like=g)
     r, k = c.indices
     np.add.at(y, k, c.values[:, None] * g[r])
     return y
@@ -241,7 +242,7 @@ def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1):
     rows = np.unique(c.indices[0])
     n = mat2._data.shape[1]
     y = (_spmm(c, mat2._data)[rows] * alpha).reshape(-1)
-    idx = np.stack([np.repeat(rows, n), np.tile(np.arange(n), len(rows))]).astype(np.int64)
+    idx = np.stack([np.repeat(rows, n), np.tile(np.arange(n, like=rows), len(rows))]).astype(np.int64)
     vals = np.concatenate([a.values * beta, y]).astype(c.values.dtype, copy=False)
     res = make_sparse(COO(np.concatenate([a.indices, idx], axis=1), vals, a.shape, False))
     return _no_derivative(res, "aten::sspaddmm", (input, mat1, mat2))
@@ -256,7 +257,7 @@ def smm(input, mat2):
     if not is_sparse(input):
         raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
     c = input._data
-    zero = make_sparse(COO(np.zeros((2, 0), np.int64), np.zeros((0,), c.values.dtype),
+    zero = make_sparse(COO(np.zeros((2, 0), np.int64, like=c.indices), np.zeros((0,), c.values.dtype, like=c.values),
                            (c.shape[0], mat2._data.shape[1] if mat2._data.ndim == 2 else 0), True))
     return sspaddmm(zero, input, mat2)
 
@@ -282,7 +283,7 @@ class SparseSumBackward0(Node):
             gv = np.expand_dims(gv, d - sd + 1)
         gv = np.broadcast_to(gv.astype(c.values.dtype, copy=False), c.values.shape)   # torch's expand: a view
         if self.__class__ is not SumBackward0:
-            gv = np.ascontiguousarray(gv)       # torch materialises this one (its leaf may take it over)
+            gv = np.ascontiguousarray(gv, like=gv)     # torch materialises this one (its leaf may take it over)
         return grads_out(ns, COO(c.indices, gv, c.shape, True))
 
 
@@ -340,7 +341,7 @@ def sparse_sum(input, dim=None, dtype=None, *, _cls=SparseSumBackward0, keepdim=
     c = input._data
     vals = c.values if dtype is None else c.values.astype(_dtype.to_dtype(dtype).np)
     if dim is None:
-        y = np.asarray(vals.sum(dtype=vals.dtype if vals.dtype.kind in "fcV" else np.int64))
+        y = as_array(vals.sum(dtype=vals.dtype if vals.dtype.kind in "fcV" else np.int64))
         res = make(y)
         dims, cls = list(range(c.ndim)), SumBackward0
     else:
@@ -360,7 +361,7 @@ def sparse_sum(input, dim=None, dtype=None, *, _cls=SparseSumBackward0, keepdim=
         else:
             idx = c.indices[keep]
             if keepdim:
-                idx = np.zeros((sd, c.nnz), np.int64)
+                idx = np.zeros((sd, c.nnz), np.int64, like=c.indices)
                 idx[keep] = c.indices[keep]
                 if dense_summed:
                     vals = np.expand_dims(vals, tuple(d - sd + 1 for d in dense_summed))
@@ -393,11 +394,11 @@ def _groups(c, d):
 
 
 def _group_softmax(v, inv, ng, log):
-    m = np.full((ng,) + v.shape[1:], -np.inf, dtype=v.dtype)
+    m = np.full((ng,) + v.shape[1:], -np.inf, dtype=v.dtype, like=v)
     np.maximum.at(m, inv, v)
     z = v - m[inv]
     e = np.exp(z)
-    s = np.zeros((ng,) + v.shape[1:], dtype=v.dtype)
+    s = np.zeros((ng,) + v.shape[1:], dtype=v.dtype, like=v)
     np.add.at(s, inv, e)
     return z - np.log(s)[inv] if log else e / s[inv]
 
@@ -420,7 +421,7 @@ class SparseSoftmaxBackward0(Node):
         base = gv if self.log else gv * yv
         if self.dim < y.sparse_dim:
             inv, ng = _groups(y, self.dim)
-            s = np.zeros((ng,) + yv.shape[1:], dtype=yv.dtype)
+            s = np.zeros((ng,) + yv.shape[1:], dtype=yv.dtype, like=yv)
             np.add.at(s, inv, base)
             s = s[inv]
         else:
@@ -524,12 +525,11 @@ def sparse_resize_(input, size, sparse_dim, dense_dim):
                                            list(size[sparse_dim:])))
         vals = c.values
         if size[sparse_dim:] != c.shape[sparse_dim:]:      # torch leaves the new part uninitialised
-            vals = np.zeros((c.nnz,) + size[sparse_dim:], vals.dtype)
+            vals = np.zeros((c.nnz,) + size[sparse_dim:], vals.dtype, like=vals)
             vals[(slice(None),) + tuple(slice(0, s) for s in c.shape[sparse_dim:])] = c.values
         input._data = COO(c.indices, vals, size, c.coalesced)
     else:
-        input._data = COO(np.zeros((sparse_dim, 0), np.int64), np.zeros((0,) + size[sparse_dim:], c.values.dtype),
-                          size, True)
+        input._data = _empty_coo(sparse_dim, size, c.values.dtype, c.values)
     return input
 
 
@@ -540,8 +540,7 @@ def sparse_resize_and_clear_(input, size, sparse_dim, dense_dim):
     if sparse_dim + dense_dim != len(size):
         raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
                            f"sparse_dim = {sparse_dim}, dense_dim = {dense_dim}")
-    input._data = COO(np.zeros((sparse_dim, 0), np.int64), np.zeros((0,) + size[sparse_dim:],
-                                                                    input._data.values.dtype), size, True)
+    input._data = _empty_coo(sparse_dim, size, input._data.values.dtype, input._data.values)
     return input
 
 

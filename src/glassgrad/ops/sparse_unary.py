@@ -10,9 +10,9 @@ floor ceil round trunc) the gradient is sparse on the input's coalesced pattern;
 """
 import numpy as np
 
-from .._sparse_coo import COO, coalesce as _coalesce, gather
+from .._sparse_coo import COO, coalesce as _coalesce, gather, empty as empty_coo
 from .._sparse_tensor import make_sparse, register, not_on_sparse
-from ._core import Node, Tensor, make, edge, grad
+from ._core import Node, Tensor, make, edge, grad, as_array
 from . import unary as _unary, arithmetic as _arith, compare as _compare
 from .sparse import grad_in, grads_out
 
@@ -30,10 +30,9 @@ def _node(name, derivative=None, error=None):
             if error is not None:
                 raise error(x.shape)
             if derivative == "zero":
-                return grads_out(ns, COO(np.zeros((x.sparse_dim, 0), np.int64), np.zeros((0,) + x.values.shape[1:],
-                                                                                         x.values.dtype), x.shape, True))
+                return grads_out(ns, empty_coo(x.sparse_dim, x.shape, x.values.dtype, x.values))
             gv = gather(grad_in(ns, g), x.indices, x.shape[:x.sparse_dim])
-            d = np.asarray(derivative(x.values, y.values, self))
+            d = as_array(derivative(x.values, y.values, self))
             return grads_out(ns, COO(x.indices, (gv * d).astype(x.values.dtype, copy=False), x.shape, True))
     SparseUnaryNode.__name__ = SparseUnaryNode.__qualname__ = name
     return SparseUnaryNode

@@ -47,7 +47,7 @@ def unfold_backward(g, input_sizes, dim, size, step):
     """The adjoint of x.unfold(dim, size, step): frames g (..., n_frames, ..., size) added back into a tensor
     of `input_sizes`."""
     a = g._data
-    out = np.zeros(tuple(input_sizes), a.dtype)
+    out = np.zeros(tuple(input_sizes), a.dtype, like=a)
     for f in range(a.shape[dim]):
         src = np.moveaxis(np.take(a, f, axis=dim), -1, dim)
         key = (slice(None),) * dim + (slice(f * step, f * step + size),)
@@ -130,7 +130,7 @@ def _stft(x, n_fft, hop_length, win_length, window, normalized, onesided, return
     if window is not None and (window.ndim != 1 or window.shape[0] != win):
         fail(f"expected a 1D window tensor of size equal to win_length={win}, but got window with size "
              f"{list(window.shape)}")
-    w = _centered_window(window, win, n_fft, x.dtype)
+    w = _centered_window(window, win, n_fft, x.dtype, x.device)
     frames = unfold(inp, 1, n_fft, hop)             # (batch, n_frames, n_fft)
     if w is not None:
         frames = mul(frames, w)
@@ -151,11 +151,11 @@ def _stft(x, n_fft, hop_length, win_length, window, normalized, onesided, return
     return out if rc else view_as_real(out)
 
 
-def _centered_window(window, win, n_fft, dtype):
+def _centered_window(window, win, n_fft, dtype, device):
     if win >= n_fft:
         return window
     left = (n_fft - win) // 2
-    return constant_pad_nd(window if window is not None else ones(win, dtype=dtype), [left, n_fft - win - left])
+    return constant_pad_nd(window if window is not None else ones(win, dtype=dtype, device=device), [left, n_fft - win - left])
 
 
 # -- istft --------------------------------------------------------------------------------------------
@@ -209,7 +209,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
 
 
 def _istft(x, n_fft, hop, win, window, center, normalized, one, length, return_complex, expected, fail):
-    wt = window if window is not None else ones(win, dtype=x.dtype)
+    wt = window if window is not None else ones(win, dtype=x.dtype, device=x.device)
     if win != n_fft:
         left = (n_fft - win) // 2
         wt = constant_pad_nd(wt, [left, n_fft - win - left])
