@@ -147,3 +147,10 @@ def as_strided(arr, shape, strides):
             return u.view(arr.dtype)
         return np.lib.stride_tricks.as_strided(arr, shape, strides, writeable=True)
     return _cupy.lib.stride_tricks.as_strided(arr, shape, strides)
+
+
+# -- h/dcore: like(x) -------------------------------------------------------------------------------------
+def like(x):
+    """`x` as NEP 35's ``like=`` argument of an allocation beside it: an array (host or device) as it is,
+    anything else (a NumPy scalar, a Python number) None -- a host allocation, as without ``like=``."""
+    return x if isinstance(x, _ARRAYS) else None

@@ -428,6 +428,10 @@ def _fill_inplace(x, arr, name="FillBackward2", shared_ok=False):
     """Write `arr` into x (an initialiser: no history, version bumped).  shared_ok: `arr` is one value, which
     may be written into elements that share memory (fill_, zero_ on an expanded tensor, as torch)."""
     check_inplace(x, shared_ok)
+    if arr.__class__ is np.ndarray and x._data.__class__ is not np.ndarray and arr.ndim:
+        # the RNG streams are host code (ops/_rng.py: torch's CPU generators, bit for bit): their numbers are
+        # moved to the device explicitly
+        arr = backend.to_device(arr, backend.device_of(x._data))
     if x._rg and grad.enabled and x._grad_fn is not None:
         # filling a non-leaf cuts its history (node `name`: zero gradient upstream)
         return _detached_overwrite(x, arr, name)

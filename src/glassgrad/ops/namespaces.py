@@ -22,7 +22,7 @@ from .._blas import matmul as gemm
 from .._tensor import Tensor, _make
 from .._sparse_coo import COO
 from .._sparse_tensor import make_sparse
-from ._core import sum_to
+from ._core import as_array, sum_to, _ARRAYS
 from .scans import _cumsum
 from .unary import erfinv_array
 from . import special_kernels as SK
@@ -147,7 +147,7 @@ class ArrayNamespace:
     # -- values ----------------------------------------------------------------------
     @staticmethod
     def zeros(shape, like):
-        return np.zeros(shape, like.dtype)
+        return np.zeros(shape, like.dtype, like=like)
 
     @staticmethod
     def zeros_like(g):
@@ -205,14 +205,14 @@ class ArrayNamespace:
     @staticmethod
     def index_add_zeros(shape, index, g):
         """Zeros of `shape` with g added at an index (repeated indices accumulate)."""
-        out = np.zeros(shape, g.dtype)
+        out = np.zeros(shape, g.dtype, like=g)
         np.add.at(out, index, g)
         return out
 
     @staticmethod
     def view_scatter(shape, view_fn, g, dtype=None):
         """Zeros of `shape` with g written into the view that view_fn selects."""
-        out = np.zeros(shape, g.dtype if dtype is None else dtype)
+        out = np.zeros(shape, g.dtype if dtype is None else dtype, like=g if isinstance(g, _ARRAYS) else None)
         view_fn(out)[...] = g
         return out
 
@@ -393,7 +393,8 @@ class _TensorNS:
 
     @staticmethod
     def zeros(shape, like):
-        return _make(np.zeros(shape, like.dtype if isinstance(like, np.ndarray) else like._data.dtype))
+        arr = like._data if isinstance(like, Tensor) else like
+        return _make(np.zeros(shape, arr.dtype, like=arr))
 
     @staticmethod
     def zeros_like(g):
@@ -409,7 +410,7 @@ class _TensorNS:
 
     @staticmethod
     def where(c, a, b):
-        return T.where(c if isinstance(c, Tensor) else _make(np.asarray(c)), a, b)
+        return T.where(c if isinstance(c, Tensor) else _make(as_array(c)), a, b)
 
     @staticmethod
     def matmul(a, b):
@@ -470,7 +471,7 @@ class _TensorNS:
     @staticmethod
     def mask(cond, g):
         c = cond._data if isinstance(cond, Tensor) else cond
-        return T.where(_make(np.asarray(c)), g, _make(np.zeros((), g._data.dtype)))
+        return T.where(_make(as_array(c)), g, _make(np.zeros((), g._data.dtype, like=g._data)))
 
     @staticmethod
     def index_add_zeros(shape, index, g):
@@ -490,7 +491,7 @@ class _TensorNS:
 
     @staticmethod
     def const(x, like):
-        return x if isinstance(x, Tensor) else _make(np.asarray(x))
+        return x if isinstance(x, Tensor) else _make(as_array(x))
 
     # -- linalg --
     @staticmethod

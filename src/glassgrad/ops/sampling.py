@@ -6,7 +6,7 @@ ops: (nodes and checks for) poisson binomial
 """
 import numpy as np
 
-from .. import _args, _dtype
+from .. import _args, _dtype, backend
 from ._core import make, edge, grad, NotImplementedNode
 from ..autograd.graph import Node
 from .random import Generator
@@ -44,7 +44,7 @@ class PoissonBackward0(Node):
     __slots__ = ("shape", "dtype")
 
     def backward(self, ns, g):
-        return (ns.const(np.zeros(self.shape, self.dtype), g),)
+        return (ns.const(np.zeros(self.shape, self.dtype, like=backend.like(ns.data(g))), g),)
 
 
 def poisson_result(values, input):
