@@ -90,6 +90,26 @@ def _device_arg(device):
     return None if device is None else as_device(device)
 
 
+def _on(fn, dev):
+    """The allocator `fn` (np.zeros / np.ones / np.full) for a tensor on `dev` (None: the default device): NumPy's
+    for the CPU, the same function of CuPy's module under the CUDA device (memory allocated where it lives rather
+    than copied there).  Any other device keeps NumPy's: _finish gives its error."""
+    if dev is None:
+        dev = _default_device()
+        if dev is None:
+            return fn
+    dev = as_device(dev)
+    xp = backend._cupy
+    if dev.type != "cuda" or xp is None:
+        return fn
+    xfn = getattr(xp, fn.__name__)
+
+    def alloc(*args):
+        with xp.cuda.Device(dev.index or 0):
+            return xfn(*args)
+    return alloc
+
+
 def _finish(arr, requires_grad, device=None):
     if device is None:
         device = _default_device()
@@ -203,18 +223,18 @@ def _rebuild(arr, requires_grad):
 # -- filled -------------------------------------------------------------------------------------
 def zeros(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     shape, dt, dev = _spec("zeros", size_, dtype, device, requires_grad, size)
-    return _finish(_new(np.zeros, shape, dt, dt.np), requires_grad, dev)
+    return _finish(_new(_on(np.zeros, dev), shape, dt, dt.np), requires_grad, dev)
 
 
 def ones(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     shape, dt, dev = _spec("ones", size_, dtype, device, requires_grad, size)
-    return _finish(_new(np.ones, shape, dt, dt.np), requires_grad, dev)
+    return _finish(_new(_on(np.ones, dev), shape, dt, dt.np), requires_grad, dev)
 
 
 def empty(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
           memory_format=None):
     shape, dt, dev = _spec("empty", size_, dtype, device, requires_grad, size)
-    return _finish(_fill_uninit(_new(np.zeros, shape, dt, dt.np)), requires_grad, dev)
+    return _finish(_fill_uninit(_new(_on(np.zeros, dev), shape, dt, dt.np)), requires_grad, dev)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **kw):
@@ -268,7 +288,13 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
     fv = _fill_value(fv, dt, "full")
     _args.bool_arg(requires_grad, "full", "requires_grad")
     dev = _device_arg(device)
-    return _finish(_new(np.full, shape, dt, fv, dt.np), requires_grad, dev)
+    return _finish(_new(_on(np.full, dev), shape, dt, fv, dt.np), requires_grad, dev)
+
+
+def _here(x, device):
+    """The like= of a *_like allocation: x's array when the new tensor goes to x's device (device None)."""
+    d = x._data
+    return d if device is None and d.__class__ is not np.ndarray and isinstance(d, backend._ARRAYS) else None
 
 
 def _like(x, dtype, fn):
@@ -276,17 +302,18 @@ def _like(x, dtype, fn):
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(np.zeros(input._data.shape, _like(input, dtype, "zeros_like")), requires_grad,
-                   device or input.device)
+    return _finish(np.zeros(input._data.shape, _like(input, dtype, "zeros_like"), like=_here(input, device)),
+                   requires_grad, device or input.device)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(np.ones(input._data.shape, _like(input, dtype, "ones_like")), requires_grad,
-                   device or input.device)
+    return _finish(np.ones(input._data.shape, _like(input, dtype, "ones_like"), like=_here(input, device)),
+                   requires_grad, device or input.device)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(_fill_uninit(np.zeros(input._data.shape, _like(input, dtype, "empty_like"))), requires_grad,
+    return _finish(_fill_uninit(np.zeros(input._data.shape, _like(input, dtype, "empty_like"),
+                                         like=_here(input, device))), requires_grad,
                    device or input.device)
 
 
@@ -294,7 +321,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
               memory_format=None):
     npdt = _like(input, dtype, "full_like")
     fv = _fill_value(fill_value, _dtype.from_numpy_dtype(npdt), "full_like")
-    return _finish(np.full(input._data.shape, fv, npdt), requires_grad, device or input.device)
+    return _finish(np.full(input._data.shape, fv, npdt, like=_here(input, device)), requires_grad,
+                   device or input.device)
 
 
 # -- ranges --------------------------------------------------------------------------------------
