@@ -304,6 +304,8 @@ def setitem(x, index, value):
     idx = normalize_index(index, x._data.ndim)
     index = idx if isinstance(index, tuple) or len(idx) != 1 else idx[0]
     if all(_is_basic(it) for it in idx):
+        if isinstance(value, Tensor) and value._data.__class__ is not x._data.__class__:
+            value = value.to(x.device)      # torch's copy_ crosses devices (a CPU value into a CUDA tensor)
         copy_(getitem(x, index), value)
         return
     if not isinstance(value, Tensor):
