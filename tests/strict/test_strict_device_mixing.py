@@ -66,3 +66,22 @@ def test_cpu_scalar_gradient_stays_on_cpu():
     assert a.grad.device.type == "cuda" and s.grad.device.type == "cpu"
     assert s.grad.item() == 6.0
     np.testing.assert_array_equal(a.grad.cpu().numpy(), [2.0, 2.0, 2.0])
+
+
+def _libtorch_has(text):
+    lib = os.path.join(importlib.util.find_spec("torch").submodule_search_locations[0], "lib", "libtorch_cpu.so")
+    return text.encode() in open(lib, "rb").read()
+
+
+@pytest.mark.parametrize("out_on_cuda", [True, False])
+def test_out_on_another_device_raises_torchs_error(out_on_cuda):
+    """torch's structured kernels (resize_out) refuse an out= tensor on another device than the result."""
+    assert _libtorch_has("Expected out tensor to have device "), "torch's wording moved: update this test"
+    a = gg.arange(1.0, 4.0)
+    x, out = (a, gg.zeros(3).cuda()) if out_on_cuda else (a.cuda(), gg.zeros(3))
+    with pytest.raises(RuntimeError) as e:
+        gg.add(x, x, out=out)
+    want = ("cpu", "cuda:0") if out_on_cuda else ("cuda:0", "cpu")
+    assert str(e.value) == f"Expected out tensor to have device {want[0]}, but got {want[1]} instead"
+    y = gg.add(a.cuda(), a.cuda(), out=gg.zeros(3).cuda())
+    assert y.device.type == "cuda" and y.tolist() == [2.0, 4.0, 6.0]
