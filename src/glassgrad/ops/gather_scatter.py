@@ -246,6 +246,8 @@ def _scatter_impl(input, dim, index, src, value, reduce):
         vals = _part(s, i1.shape)
     else:
         vals = np.asarray(value).astype(a.dtype) if not isinstance(value, Tensor) else value._data.astype(a.dtype)
+        if a.__class__ is not np.ndarray and vals.__class__ is np.ndarray:
+            vals = vals[()]                 # a number: a scalar beside device data (CuPy takes no host array)
     if reduce == "add":
         np.add.at(a, ix, vals)
     elif reduce == "multiply":

@@ -226,7 +226,8 @@ def _scatter_rows(in_shape, rows, g):
     nd = len(in_shape) - (g.ndim - 1)
     lead = int(np.prod(in_shape[:nd]))
     out = np.zeros((lead,) + tuple(g.shape[1:]), g.dtype, like=g)
-    if g.ndim > 1 and g.size and g.__class__ is np.ndarray:   # (host only: CuPy has no void dtype)      # one opaque record per row: a 1-d fancy assignment, not a row loop
+    if g.ndim > 1 and g.size and g.__class__ is np.ndarray:
+        # one opaque record per row: a 1-d fancy assignment, not a row loop (host only: CuPy has no void dtype)
         rec = np.dtype((np.void, g.itemsize * (g.size // g.shape[0])))
         out.reshape(lead, -1).view(rec)[:, 0][rows] = np.ascontiguousarray(g).reshape(g.shape[0], -1).view(rec)[:, 0]
     else:

@@ -64,7 +64,8 @@ def masked_fill(input, mask, value):
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value._data.ndim} dimension(s).")
     v = value._data if vt else _args.number_arg(value, "masked_fill", "value", 3, complex_ok=True)
-    y = np.where(mb, as_array(v).astype(a.dtype), a)
+    v = as_array(v).astype(a.dtype)
+    y = np.where(mb, v if v.__class__ is a.__class__ else v[()], a)     # (a number beside device data: a scalar)
     if _needs(input, value if vt else None):
         if vt:
             return make(y, True, _node(MaskedFillBackward1, (input, value), mask=mb))
@@ -99,7 +100,8 @@ def masked_select(input, mask, *, out=None):
     mb = np.broadcast_to(m, shape)
     y = np.broadcast_to(a, shape)[mb]
     if _needs(input):
-        return make(y, True, _node(MaskedSelectBackward0, (input,), mask=np.ascontiguousarray(mb, like=mb), shape=a.shape))
+        return make(y, True, _node(MaskedSelectBackward0, (input,), mask=np.ascontiguousarray(mb, like=mb),
+                                   shape=a.shape))
     return make(y)
 
 
@@ -177,7 +179,8 @@ class PutBackward0(Node):           # y = x.put(i, s, acc); dx = gy (acc) or gy.
 
     def backward(self, ns, g):
         if ns.is_tensor_mode:
-            gx = g if self.accumulate else put(g, make(self.index), make(np.zeros(self.index.shape, g._data.dtype, like=g._data)))
+            gx = g if self.accumulate else put(g, make(self.index),
+                                                make(np.zeros(self.index.shape, g._data.dtype, like=g._data)))
             return (gx, ns.reshape(take(g, make(self.index)), self.sshape))
         gx = g
         if not self.accumulate:
@@ -244,7 +247,8 @@ class IndexPutBackward0(Node):      # dx = gy with zeros at idx (or gy if accumu
 
     def backward(self, ns, g):
         if ns.is_tensor_mode:
-            gx = g if self.accumulate else _index_put_np(g, self.index, make(np.zeros((), g._data.dtype)), False)
+            zero = make(np.zeros((), g._data.dtype, like=g._data))
+            gx = g if self.accumulate else _index_put_np(g, self.index, zero, False)
             gv = getitem(g, self.index)
         else:
             gx = g

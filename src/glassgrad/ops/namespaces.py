@@ -37,6 +37,12 @@ from . import complex as CX
 _UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
 
 
+def _device(x):
+    """x when it is a device array (the like= of a constant beside it: CuPy takes no host array, not even 0-d),
+    else None."""
+    return x if x.__class__ is not np.ndarray and isinstance(x, _ARRAYS) else None
+
+
 class ArrayNamespace:
     """Backward on raw arrays."""
     is_tensor_mode = False
@@ -199,7 +205,7 @@ class ArrayNamespace:
         +0.0 elsewhere) at ~1/10 of its cost on large random masks."""
         u = _UINT_OF.get(g.dtype)
         if u is None or g.size < 2048 or cond.__class__ is not np.ndarray or cond.dtype != np.bool_:
-            return np.where(cond, g, np.zeros((), g.dtype))        # (one call: cheaper on small arrays)
+            return np.where(cond, g, np.zeros((), g.dtype, like=_device(g)))     # (one call: cheaper on small arrays)
         return np.bitwise_and(g.view(u), np.negative(cond.view(np.uint8), dtype=u)).view(g.dtype)
 
     @staticmethod

@@ -280,7 +280,7 @@ def _tri(x, diagonal, lower):
     if a.ndim < 2:
         raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
     m = _tri_mask(a.shape, _args.int_arg(diagonal, "tril" if lower else "triu", "diagonal", 2), lower, a)
-    y = np.where(m, a, np.zeros((), a.dtype))
+    y = np.where(m, a, np.zeros((), a.dtype, like=a))
     return _unary(x, y, TrilBackward0 if lower else TriuBackward0, mask=m)
 
 

@@ -186,7 +186,8 @@ def _addc(cls, fn, input, t1, t2, value):
                            "(input + value * tensor1 / tensor2), for all dtypes.")
     value = _args.number_arg(value, "addcmul" if cls is AddcmulBackward0 else "addcdiv", "value")
     broadcast_shape(b.shape, c.shape, a.shape)
-    y = (a + fn(b, c) * np.asarray(value, rt)).astype(rt)
+    v = np.asarray(value, rt)
+    y = (a + fn(b, c) * (v if a.__class__ is np.ndarray else v[()])).astype(rt)      # (CuPy takes no host array)
     if grad.enabled and any(t._rg for t in ts):
         n = cls(tuple(edge(t) for t in ts))
         n.value = value
