@@ -198,8 +198,12 @@ _ARRAYS = backend._ARRAYS         # host or device arrays
 
 
 def _bf16_with_number(ad, bd):
-    a_arr, b_arr = isinstance(ad, _ARRAYS), isinstance(bd, _ARRAYS)
-    if a_arr is b_arr:                  # two arrays (host or device): ml_dtypes' ufuncs compute in float32
+    if ad.__class__ is _nd:             # (the other: a number)
+        return ad.dtype.kind == "V"
+    if bd.__class__ is _nd:
+        return bd.dtype.kind == "V"
+    a_arr, b_arr = isinstance(ad, _ARRAYS), isinstance(bd, _ARRAYS)     # device arrays
+    if a_arr is b_arr:                  # two arrays: ml_dtypes' ufuncs compute in float32 already
         return False
     return (ad if a_arr else bd).dtype.kind == "V"
 

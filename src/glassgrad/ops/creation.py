@@ -94,13 +94,15 @@ def _on(fn, dev):
     """The allocator `fn` (np.zeros / np.ones / np.full) for a tensor on `dev` (None: the default device): NumPy's
     for the CPU, the same function of CuPy's module under the CUDA device (memory allocated where it lives rather
     than copied there).  Any other device keeps NumPy's: _finish gives its error."""
+    xp = backend._cupy
+    if xp is None:
+        return fn
     if dev is None:
         dev = _default_device()
         if dev is None:
             return fn
     dev = as_device(dev)
-    xp = backend._cupy
-    if dev.type != "cuda" or xp is None:
+    if dev.type != "cuda":
         return fn
     xfn = getattr(xp, fn.__name__)
 
@@ -294,7 +296,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
 def _here(x, device):
     """The like= of a *_like allocation: x's array when the new tensor goes to x's device (device None)."""
     d = x._data
-    return d if device is None and d.__class__ is not np.ndarray and isinstance(d, backend._ARRAYS) else None
+    if d.__class__ is np.ndarray or device is not None:
+        return None
+    return d if isinstance(d, backend._ARRAYS) else None
 
 
 def _like(x, dtype, fn):
