@@ -216,8 +216,8 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     return _finish(np.array(_fill_value(s, dt, "scalar_tensor", "s", 1)), requires_grad, _device_arg(device))
 
 
-def _rebuild(arr, requires_grad):
-    t = _make(arr)
+def _rebuild(arr, requires_grad, device=None):
+    t = _make(arr if device is None else backend.to_device(arr, as_device(device)))
     t._rg = requires_grad
     return t
 
