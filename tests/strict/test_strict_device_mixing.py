@@ -85,3 +85,21 @@ def test_out_on_another_device_raises_torchs_error(out_on_cuda):
     assert str(e.value) == f"Expected out tensor to have device {want[0]}, but got {want[1]} instead"
     y = gg.add(a.cuda(), a.cuda(), out=gg.zeros(3).cuda())
     assert y.device.type == "cuda" and y.tolist() == [2.0, 4.0, 6.0]
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "maximum"])
+@pytest.mark.parametrize("scalar_first", [True, False])
+def test_gradient_reaches_a_cpu_graph_behind_a_cpu_scalar(name, scalar_first):
+    """torch's engine moves a gradient to its input's device: the CPU graph behind a CPU scalar that joined a CUDA
+    op gets CPU gradients, equal to an all-CPU run."""
+    grads = []
+    for dev in ("cpu", "cuda"):
+        w = gg.arange(1.0, 4.0, requires_grad=True)
+        a = gg.full((2, 3), 2.5).to(dev).requires_grad_()
+        s = (w * w).sum() / 7
+        y = OPS[name](s, a) if scalar_first else OPS[name](a, s)
+        y.sum().backward()
+        assert w.grad.device.type == "cpu" and a.grad.device.type == dev
+        grads.append((w.grad.numpy(), a.grad.cpu().numpy()))
+    for c, d in zip(*grads):
+        np.testing.assert_array_equal(d, c)

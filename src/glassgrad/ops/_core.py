@@ -168,6 +168,9 @@ def _tensor_operands(a, ad, b):
     bd = b._data
     if ad.__class__ is not bd.__class__:        # a host array beside a device array
         ad, bd = mixed_devices(ad, bd)
+        if bd.__class__ is not b._data.__class__:   # other: a CPU scalar tensor -- it joins a's device, so the op
+            b = b.to(backend.device_of(ad))         # saves it there and its gradient goes back (ToCopyBackward0)
+            bd = b._data
     if ad.dtype is bd.dtype or ad.dtype == bd.dtype:
         return ad, bd, b
     rt = _dtype.result_type(a, b).np
@@ -274,7 +277,10 @@ def _binary_node(cls, a, b, bt):
         n.bdt = None
         n.other = b
     else:
-        n = cls((edge(a), edge(bt)))
+        if a._data.__class__ is not bt._data.__class__:   # input: a CPU scalar tensor beside a CUDA one (other moved
+            n = cls((edge(a.to(bt.device)), edge(bt)))      # in _tensor_operands): its gradient goes back to the CPU
+        else:
+            n = cls((edge(a), edge(bt)))
         n.bshape = bt._data.shape
         n.bdt = bt._data.dtype
         n.other = None
