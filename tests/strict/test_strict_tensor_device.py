@@ -19,8 +19,11 @@ def _on_device(t):
     lambda d: gg.zeros(2, 3, device=d), lambda d: gg.ones(4, device=d, dtype=gg.int64),
     lambda d: gg.empty(3, device=d), lambda d: gg.full((2,), 1.5, device=d),
     lambda d: gg.zeros_like(gg.ones(3).to(d)), lambda d: gg.full_like(gg.ones(2, 2).to(d), 7),
-    lambda d: gg.ones_like(gg.ones(3).to(d), dtype=gg.float64),
-], ids=["zeros", "ones", "empty", "full", "zeros_like", "full_like", "ones_like"])
+    lambda d: gg.ones_like(gg.ones(3).to(d), dtype=gg.float64), lambda d: gg.arange(7, device=d),
+    lambda d: gg.arange(0.1, 2.3, 0.3, device=d, dtype=gg.float32), lambda d: gg.eye(3, 4, device=d),
+    lambda d: gg.eye(2, dtype=gg.int64, device=d),
+], ids=["zeros", "ones", "empty", "full", "zeros_like", "full_like", "ones_like", "arange", "arange_float", "eye",
+        "eye_int"])
 def test_factories_on_the_device(make):
     c, d = make("cpu"), make("cuda")
     assert _on_device(d) and d.dtype == c.dtype and d.shape == c.shape
@@ -30,7 +33,7 @@ def test_factories_on_the_device(make):
 def test_default_device_factories():
     gg.set_default_device("cuda")
     try:
-        assert _on_device(gg.zeros(2)) and _on_device(gg.full((2,), 3.0))
+        assert _on_device(gg.zeros(2)) and _on_device(gg.full((2,), 3.0)) and _on_device(gg.arange(3))
     finally:
         gg.set_default_device(None)
     assert gg.zeros(2).device.type == "cpu"

@@ -366,7 +366,7 @@ def _range_size(fn, start, end, step, dt):
     return n
 
 
-def _range(fn, start, end, step, dtype, float_default):
+def _range(fn, start, end, step, dtype, float_default, dev=None):
     """The values of arange / range: start + i * step, computed in double for floating dtypes (as torch)."""
     isf = any(isinstance(v, float) for v in (start, end, step))
     dt = _dt(dtype, (_dtype._default[0] if isf or float_default else _dtype.int64), fn)
@@ -377,9 +377,10 @@ def _range(fn, start, end, step, dtype, float_default):
             raise ValueError("step must be nonzero")
         start, end, step = (int(v) if math.isfinite(v) else v for v in (start, end, step))
     n = _range_size(fn, start, end, step, dt)
+    ar = _on(np.arange, dev)            # (on a CUDA device: computed there, the same float64 / int64 arithmetic)
     if dt.is_floating_point:
-        return (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
-    return (start + np.arange(n, dtype=np.int64) * step).astype(dt.np)
+        return (start + ar(0, n, 1, np.float64) * step).astype(dt.np)
+    return (start + ar(0, n, 1, np.int64) * step).astype(dt.np)
 
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -388,7 +389,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     step = _range_arg(step, "arange", "step", 3)
     if end is None:
         start, end = 0, start
-    return _finish(_range("arange", start, end, step, dtype, False), requires_grad, _device_arg(device))
+    dev = _device_arg(device)
+    return _finish(_range("arange", start, end, step, dtype, False, dev), requires_grad, dev)
 
 
 def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
@@ -397,7 +399,8 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
                   "in [start, end).", UserWarning, stacklevel=2)
     start, end, step = (_range_arg(v, "range", a, i + 1) for i, (v, a) in
                         enumerate(((start, "start"), (end, "end"), (step, "step"))))
-    return _finish(_range("range", start, end, step, dtype, True), requires_grad, _device_arg(device))
+    dev = _device_arg(device)
+    return _finish(_range("range", start, end, step, dtype, True, dev), requires_grad, dev)
 
 
 def _steps(steps, fn):
@@ -452,7 +455,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     dt = _dt(dtype, None, "eye")
     dev = _device_arg(device)
-    return _finish(_new(lambda shape: np.eye(*shape, dtype=dt.np), (n, m), dt), requires_grad, dev)
+    return _finish(_new(lambda shape: _on(np.eye, dev)(*shape, 0, dt.np), (n, m), dt), requires_grad, dev)
 
 
 # -- in-place initialisers (Tensor methods) ---------------------------------------------------------
