@@ -51,8 +51,8 @@ def _resize_(t, shape):
         if t._base is None:
             t._extra_dict()["storage"] = store         # the storage keeps its size when the tensor shrinks
     else:
-        grown = np.zeros((off + n) * isz, np.uint8)
-        old = np.ascontiguousarray(a).reshape(-1).view(np.uint8) if store is None else store
+        grown = np.zeros((off + n) * isz, np.uint8, like=a)
+        old = np.ascontiguousarray(a, like=a).reshape(-1).view(np.uint8) if store is None else store
         keep = min(old.size, grown.size - (off * isz if store is None else 0))
         start = off * isz if store is None else 0
         grown[start:start + keep] = old[:keep]

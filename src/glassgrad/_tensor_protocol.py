@@ -11,6 +11,7 @@ import numpy as np
 from . import _dtype, _shm, _tensor
 from . import ops as _ops
 from ._args import tensor_arg
+from . import backend
 from .backend import cuda_available
 
 
@@ -128,7 +129,10 @@ class TensorProtocol:
 
     # -- pickling (ops/creation.py) --------------------------------------------------------------
     def __reduce_ex__(self, proto):
-        return (_ops.creation._rebuild, (np.array(self._data), self._rg))
+        a = self._data
+        if a.__class__ is np.ndarray:
+            return (_ops.creation._rebuild, (np.array(a), self._rg))
+        return (_ops.creation._rebuild, (backend.to_host(a), self._rg, str(self.device)))  # a CUDA tensor: back there
 
     # -- conversions (ops/conversion.py) and t.new_* ---------------------------------------------
     def to(self, *args, **kwargs):

@@ -168,3 +168,9 @@ def host_apply(fn, *arrays):
     if isinstance(y, tuple):
         return tuple(to_device(np.asarray(v), d) for v in y)
     return to_device(np.asarray(y), d)
+
+
+def like(x):
+    """`x` as NEP 35's ``like=`` argument of an allocation beside it: an array (host or device) as it is,
+    anything else (a NumPy scalar, a Python number) None -- a host allocation, as without ``like=``."""
+    return x if isinstance(x, _ARRAYS) else None

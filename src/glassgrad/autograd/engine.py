@@ -35,6 +35,7 @@ from . import graph as _graph
 from .graph import AccumulateGrad, GraphRoot, freed_error
 from .grad_mode import state
 from .anomaly import run_with_anomaly
+from .. import backend as _backend
 from .._dtype import _FROM_NP
 from .._tensor import Tensor, _make
 from .._sparse_coo import COO as _COO, CSR as _CSR, steal as _steal
@@ -474,6 +475,10 @@ def _accumulate(var, g, create_graph, ns, adopt=False):
             g = g.astype(gdt)
         if g.shape != var._data.shape:
             g = ns.sum_to(g, var._data.shape)
+        if g.__class__ is not var._data.__class__:     # a CPU scalar's gradient from a CUDA op: torch's engine
+            dev = _backend.device_of(var._data)          # moves it to the input's device
+            if _backend.device_of(g) != dev:
+                g = _backend.to_device(g, dev)
         cur = var._grad
         if cur is None:
             if not (adopt and g.flags.writeable and g.flags.c_contiguous):

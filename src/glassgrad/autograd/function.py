@@ -12,6 +12,7 @@ from .graph import Node, freed_error, edge, check_saved, save_in, save_out
 from .saved_hooks import unpack_tensor
 from .inplace import check_inplace
 from .grad_mode import state, no_grad
+from ..backend import _ARRAYS
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor, _make
 
@@ -95,9 +96,13 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._n_out == 1:
             grads = [grads]
         gts = []
+        like = None
         for g, (shape, dt) in zip(grads, self._out_meta):
             if g is None and self._materialize:
-                g = np.zeros(shape, dt)
+                if like is None:        # the zeros beside the gradients that came (on their device)
+                    like = next((d for d in (ns.data(x) for x in grads if x is not None)
+                                 if d.__class__ is not np.ndarray and isinstance(d, _ARRAYS)), False)
+                g = np.zeros(shape, dt, like=None if like is False else like)
             gts.append(None if g is None else ns.to_tensor(g) if ns.is_tensor_mode else _make(g))
         res = cls.backward(self, *gts)
         if not isinstance(res, tuple):

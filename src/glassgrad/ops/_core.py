@@ -120,7 +120,8 @@ def as_tensor_arg(x, like):
     dt = _dtype.scalar_dtype(x) if isinstance(x, _scalar_types) else None
     if dt is None:                       # a list or other data: as torch.tensor(x) reads it
         return _make(np.array(_array_from_data(x, None), copy=True))
-    return _make(np.asarray(x, dtype=dt.np))
+    d = like._data if isinstance(like, Tensor) else like      # a number: a 0-d tensor on `like`'s device
+    return _make(np.asarray(x, dtype=dt.np, like=d if d.__class__ is not _nd and isinstance(d, _ARRAYS) else None))
 
 
 def binary_operands(a, b):
@@ -165,10 +166,29 @@ def is_operand(b):
 
 def _tensor_operands(a, ad, b):
     bd = b._data
+    if ad.__class__ is not bd.__class__:        # a host array beside a device array
+        ad, bd = mixed_devices(ad, bd)
+        if bd.__class__ is not b._data.__class__:   # other: a CPU scalar tensor -- it joins a's device, so the op
+            b = b.to(backend.device_of(ad))         # saves it there and its gradient goes back (ToCopyBackward0)
+            bd = b._data
     if ad.dtype is bd.dtype or ad.dtype == bd.dtype:
         return ad, bd, b
     rt = _dtype.result_type(a, b).np
     return (ad if ad.dtype == rt else ad.astype(rt)), (bd if bd.dtype == rt else bd.astype(rt)), b
+
+
+def mixed_devices(*arrays):
+    """The operands of one op, host and device arrays mixed: torch's TensorIterator lets a CPU 0-dim tensor (a
+    scalar) join CUDA tensors -- here as a NumPy scalar, which a device kernel takes -- and refuses any other
+    mix with its RuntimeError (the device first found that is not the CPU, then the other)."""
+    dev = next((x for x in arrays if x.__class__ is not _nd and isinstance(x, _ARRAYS)), None)
+    if dev is None:
+        return arrays
+    for x in arrays:
+        if x.__class__ is _nd and x.ndim:
+            raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{backend.device_of(dev)} and cpu!")
+    return tuple(x[()] if x.__class__ is _nd else x for x in arrays)
 
 
 def _fits(v, npdt):
@@ -177,25 +197,32 @@ def _fits(v, npdt):
 
 
 _nd = np.ndarray
+_ARRAYS = backend._ARRAYS         # host or device arrays
 
 
 def _bf16_with_number(ad, bd):
-    x = ad if ad.__class__ is _nd else bd
-    return x.__class__ is _nd and x.dtype.kind == "V"
+    if ad.__class__ is _nd:             # (the other: a number)
+        return ad.dtype.kind == "V"
+    if bd.__class__ is _nd:
+        return bd.dtype.kind == "V"
+    a_arr, b_arr = isinstance(ad, _ARRAYS), isinstance(bd, _ARRAYS)     # device arrays
+    if a_arr is b_arr:                  # two arrays: ml_dtypes' ufuncs compute in float32 already
+        return False
+    return (ad if a_arr else bd).dtype.kind == "V"
 
 
 def _bcast_bf16(fn, ad, bd, a, b):
     """bfloat16 as torch's CPU kernels compute it: in float32, the result rounded once to bfloat16.  A Python
     number is first rounded to bfloat16 (the common dtype), but mul and div keep it as a float32 'opmath'
     scalar; a NumPy float32 scalar is one already computed in float32 (add's alpha * other)."""
-    dt = (ad if ad.__class__ is np.ndarray and ad.dtype.kind == "V" else bd).dtype
+    dt = (ad if isinstance(ad, _ARRAYS) and ad.dtype.kind == "V" else bd).dtype
     keep = fn is np.multiply or fn is np.true_divide
     r = _bcast(fn, _f32_operand(ad, dt, keep), _f32_operand(bd, dt, keep), a, b)
     return r.astype(dt) if r.dtype == np.float32 else r
 
 
 def _f32_operand(x, dt, keep):
-    if isinstance(x, np.ndarray):
+    if isinstance(x, _ARRAYS):
         return x.astype(np.float32)
     if keep or x.__class__ is np.float32:
         return np.float32(x)
@@ -250,7 +277,10 @@ def _binary_node(cls, a, b, bt):
         n.bdt = None
         n.other = b
     else:
-        n = cls((edge(a), edge(bt)))
+        if a._data.__class__ is not bt._data.__class__:   # input: a CPU scalar tensor beside a CUDA one (other moved
+            n = cls((edge(a.to(bt.device)), edge(bt)))      # in _tensor_operands): its gradient goes back to the CPU
+        else:
+            n = cls((edge(a), edge(bt)))
         n.bshape = bt._data.shape
         n.bdt = bt._data.dtype
         n.other = None
@@ -345,8 +375,9 @@ def _detached_overwrite(x, arr, name="FillBackward2"):
     (`name`, one of the classes below) passes a zero gradient back."""
     e = edge(x)
     if x._base is not None:     # a view: its base's graph is rewritten as for any in-place op (CopySlices)
-        out = make(np.array(np.broadcast_to(arr, x._data.shape), dtype=x._data.dtype), True,
-                   _OVERWRITE_NODES[name]((e,)))
+        y = np.empty(x._data.shape, x._data.dtype, like=x._data)
+        y[...] = arr
+        out = make(y, True, _OVERWRITE_NODES[name]((e,)))
         return commit_inplace(x, out)
     backend.shared_writable(x._data)[...] = arr
     x._vc[0] += 1

@@ -90,6 +90,28 @@ def _device_arg(device):
     return None if device is None else as_device(device)
 
 
+def _on(fn, dev):
+    """The allocator `fn` (np.zeros / np.ones / np.full) for a tensor on `dev` (None: the default device): NumPy's
+    for the CPU, the same function of CuPy's module under the CUDA device (memory allocated where it lives rather
+    than copied there).  Any other device keeps NumPy's: _finish gives its error."""
+    xp = backend._cupy
+    if xp is None:
+        return fn
+    if dev is None:
+        dev = _default_device()
+        if dev is None:
+            return fn
+    dev = as_device(dev)
+    if dev.type != "cuda":
+        return fn
+    xfn = getattr(xp, fn.__name__)
+
+    def alloc(*args):
+        with xp.cuda.Device(dev.index or 0):
+            return xfn(*args)
+    return alloc
+
+
 def _finish(arr, requires_grad, device=None):
     if device is None:
         device = _default_device()
@@ -194,8 +216,8 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     return _finish(np.array(_fill_value(s, dt, "scalar_tensor", "s", 1)), requires_grad, _device_arg(device))
 
 
-def _rebuild(arr, requires_grad):
-    t = _make(arr)
+def _rebuild(arr, requires_grad, device=None):
+    t = _make(arr if device is None else backend.to_device(arr, as_device(device)))
     t._rg = requires_grad
     return t
 
@@ -203,18 +225,18 @@ def _rebuild(arr, requires_grad):
 # -- filled -------------------------------------------------------------------------------------
 def zeros(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     shape, dt, dev = _spec("zeros", size_, dtype, device, requires_grad, size)
-    return _finish(_new(np.zeros, shape, dt, dt.np), requires_grad, dev)
+    return _finish(_new(_on(np.zeros, dev), shape, dt, dt.np), requires_grad, dev)
 
 
 def ones(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     shape, dt, dev = _spec("ones", size_, dtype, device, requires_grad, size)
-    return _finish(_new(np.ones, shape, dt, dt.np), requires_grad, dev)
+    return _finish(_new(_on(np.ones, dev), shape, dt, dt.np), requires_grad, dev)
 
 
 def empty(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
           memory_format=None):
     shape, dt, dev = _spec("empty", size_, dtype, device, requires_grad, size)
-    return _finish(_fill_uninit(_new(np.zeros, shape, dt, dt.np)), requires_grad, dev)
+    return _finish(_fill_uninit(_new(_on(np.zeros, dev), shape, dt, dt.np)), requires_grad, dev)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **kw):
@@ -268,7 +290,15 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
     fv = _fill_value(fv, dt, "full")
     _args.bool_arg(requires_grad, "full", "requires_grad")
     dev = _device_arg(device)
-    return _finish(_new(np.full, shape, dt, fv, dt.np), requires_grad, dev)
+    return _finish(_new(_on(np.full, dev), shape, dt, fv, dt.np), requires_grad, dev)
+
+
+def _here(x, device):
+    """The like= of a *_like allocation: x's array when the new tensor goes to x's device (device None)."""
+    d = x._data
+    if d.__class__ is np.ndarray or device is not None:
+        return None
+    return d if isinstance(d, backend._ARRAYS) else None
 
 
 def _like(x, dtype, fn):
@@ -276,17 +306,18 @@ def _like(x, dtype, fn):
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(np.zeros(input._data.shape, _like(input, dtype, "zeros_like")), requires_grad,
-                   device or input.device)
+    return _finish(np.zeros(input._data.shape, _like(input, dtype, "zeros_like"), like=_here(input, device)),
+                   requires_grad, device or input.device)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(np.ones(input._data.shape, _like(input, dtype, "ones_like")), requires_grad,
-                   device or input.device)
+    return _finish(np.ones(input._data.shape, _like(input, dtype, "ones_like"), like=_here(input, device)),
+                   requires_grad, device or input.device)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(_fill_uninit(np.zeros(input._data.shape, _like(input, dtype, "empty_like"))), requires_grad,
+    return _finish(_fill_uninit(np.zeros(input._data.shape, _like(input, dtype, "empty_like"),
+                                         like=_here(input, device))), requires_grad,
                    device or input.device)
 
 
@@ -294,7 +325,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
               memory_format=None):
     npdt = _like(input, dtype, "full_like")
     fv = _fill_value(fill_value, _dtype.from_numpy_dtype(npdt), "full_like")
-    return _finish(np.full(input._data.shape, fv, npdt), requires_grad, device or input.device)
+    return _finish(np.full(input._data.shape, fv, npdt, like=_here(input, device)), requires_grad,
+                   device or input.device)
 
 
 # -- ranges --------------------------------------------------------------------------------------
@@ -334,7 +366,7 @@ def _range_size(fn, start, end, step, dt):
     return n
 
 
-def _range(fn, start, end, step, dtype, float_default):
+def _range(fn, start, end, step, dtype, float_default, dev=None):
     """The values of arange / range: start + i * step, computed in double for floating dtypes (as torch)."""
     isf = any(isinstance(v, float) for v in (start, end, step))
     dt = _dt(dtype, (_dtype._default[0] if isf or float_default else _dtype.int64), fn)
@@ -345,9 +377,10 @@ def _range(fn, start, end, step, dtype, float_default):
             raise ValueError("step must be nonzero")
         start, end, step = (int(v) if math.isfinite(v) else v for v in (start, end, step))
     n = _range_size(fn, start, end, step, dt)
+    ar = _on(np.arange, dev)            # (on a CUDA device: computed there, the same float64 / int64 arithmetic)
     if dt.is_floating_point:
-        return (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
-    return (start + np.arange(n, dtype=np.int64) * step).astype(dt.np)
+        return (start + ar(0, n, 1, np.float64) * step).astype(dt.np)
+    return (start + ar(0, n, 1, np.int64) * step).astype(dt.np)
 
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -356,7 +389,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     step = _range_arg(step, "arange", "step", 3)
     if end is None:
         start, end = 0, start
-    return _finish(_range("arange", start, end, step, dtype, False), requires_grad, _device_arg(device))
+    dev = _device_arg(device)
+    return _finish(_range("arange", start, end, step, dtype, False, dev), requires_grad, dev)
 
 
 def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
@@ -365,7 +399,8 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
                   "in [start, end).", UserWarning, stacklevel=2)
     start, end, step = (_range_arg(v, "range", a, i + 1) for i, (v, a) in
                         enumerate(((start, "start"), (end, "end"), (step, "step"))))
-    return _finish(_range("range", start, end, step, dtype, True), requires_grad, _device_arg(device))
+    dev = _device_arg(device)
+    return _finish(_range("range", start, end, step, dtype, True, dev), requires_grad, dev)
 
 
 def _steps(steps, fn):
@@ -420,7 +455,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     dt = _dt(dtype, None, "eye")
     dev = _device_arg(device)
-    return _finish(_new(lambda shape: np.eye(*shape, dtype=dt.np), (n, m), dt), requires_grad, dev)
+    return _finish(_new(lambda shape: _on(np.eye, dev)(*shape, 0, dt.np), (n, m), dt), requires_grad, dev)
 
 
 # -- in-place initialisers (Tensor methods) ---------------------------------------------------------
@@ -428,6 +463,10 @@ def _fill_inplace(x, arr, name="FillBackward2", shared_ok=False):
     """Write `arr` into x (an initialiser: no history, version bumped).  shared_ok: `arr` is one value, which
     may be written into elements that share memory (fill_, zero_ on an expanded tensor, as torch)."""
     check_inplace(x, shared_ok)
+    if arr.__class__ is np.ndarray and x._data.__class__ is not np.ndarray and arr.ndim:
+        # the RNG streams are host code (ops/_rng.py: torch's CPU generators, bit for bit): their numbers are
+        # moved to the device explicitly
+        arr = backend.to_device(arr, backend.device_of(x._data))
     if x._rg and grad.enabled and x._grad_fn is not None:
         # filling a non-leaf cuts its history (node `name`: zero gradient upstream)
         return _detached_overwrite(x, arr, name)

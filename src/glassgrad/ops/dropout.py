@@ -25,7 +25,7 @@ def _bernoulli_like(x, q):
         return empty_like(x).bernoulli_(q)
     st = [abs(s) for s in a.strides]
     perm = sorted(range(a.ndim), key=lambda i: (-st[i], i))
-    n = empty(tuple(a.shape[i] for i in perm), dtype=x.dtype).bernoulli_(q)
+    n = empty(tuple(a.shape[i] for i in perm), dtype=x.dtype, device=x.device).bernoulli_(q)
     return n.permute(*[perm.index(i) for i in range(a.ndim)])
 
 
@@ -35,13 +35,13 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
     if p == 0 or not train or input._data.size == 0:
         return input
     if p == 1:
-        z = zeros((), dtype=input.dtype)
+        z = zeros((), dtype=input.dtype, device=input.device)
         return input.mul_(z) if inplace else input.mul(z)
     if feature:
         if input._data.ndim < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         shape = input._data.shape[:2] + (1,) * (input._data.ndim - 2)
-        noise = empty(shape, dtype=input.dtype).bernoulli_(1 - p)
+        noise = empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
     else:
         noise = _bernoulli_like(input, 1 - p)
     if alpha:

@@ -24,7 +24,12 @@ __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select",
 
 # -- helpers ------------------------------------------------------------------------------
 def _ix(idx, dim):
-    grids = list(np.indices(idx.shape, sparse=True))
+    if idx.__class__ is np.ndarray:
+        grids = list(np.indices(idx.shape, sparse=True))
+    else:                               # a device index: the grids beside it (np.indices makes host arrays)
+        n = idx.ndim
+        grids = [np.arange(s, like=idx).reshape((1,) * k + (s,) + (1,) * (n - k - 1))
+                 for k, s in enumerate(idx.shape)]
     grids[dim] = idx
     return tuple(grids)
 
@@ -41,8 +46,8 @@ def _gather(ns, g, dim, idx):
 
 def _scatter_add(ns, shape, dim, idx, src):
     if ns.is_tensor_mode:
-        return scatter_add(make(np.zeros(shape, src._data.dtype)), dim, make(idx), src)
-    out = np.zeros(shape, src.dtype)
+        return scatter_add(make(np.zeros(shape, src._data.dtype, like=src._data)), dim, make(idx), src)
+    out = np.zeros(shape, src.dtype, like=src)
     np.add.at(out, _ix(idx, dim), _part(src, idx.shape))
     return out
 
@@ -67,8 +72,8 @@ def _index_select(ns, g, dim, idx):
 
 def _index_add_zeros(ns, shape, dim, idx, g):
     if ns.is_tensor_mode:
-        return index_add(make(np.zeros(shape, g._data.dtype)), dim, make(idx), g)
-    out = np.zeros(shape, g.dtype)
+        return index_add(make(np.zeros(shape, g._data.dtype, like=g._data)), dim, make(idx), g)
+    out = np.zeros(shape, g.dtype, like=g)
     if not _add_rows_by_rank(np.moveaxis(out, dim, 0), idx, np.moveaxis(g, dim, 0)):
         np.add.at(out, _along(dim, idx), g)
     return out
@@ -89,8 +94,8 @@ def _add_rows_by_rank(out, idx, g):
     if most > 64:
         return False
     order = np.argsort(idx, kind="stable")
-    rank = np.empty(n, np.int64)
-    rank[order] = np.arange(n) - (np.cumsum(counts) - counts)[idx[order]]
+    rank = np.empty(n, np.int64, like=idx)
+    rank[order] = np.arange(n, like=idx) - (np.cumsum(counts) - counts)[idx[order]]
     for r in range(most):
         k = np.flatnonzero(rank == r)
         out[idx[k]] += g[k]
@@ -207,9 +212,10 @@ def _pad_to(ns, part, shape):
     if tuple(part.shape) == shape:
         return part
     if ns.is_tensor_mode:
-        sl = tuple(np.arange(s).reshape((-1,) + (1,) * (len(part.shape) - k - 1)) for k, s in enumerate(part.shape))
+        sl = tuple(np.arange(s, like=part._data).reshape((-1,) + (1,) * (len(part.shape) - k - 1))
+                   for k, s in enumerate(part.shape))
         return index_put_zeros(shape, sl, part)
-    out = np.zeros(shape, part.dtype)
+    out = np.zeros(shape, part.dtype, like=part)
     out[tuple(slice(0, s) for s in part.shape)] = part
     return out
 
@@ -240,6 +246,8 @@ def _scatter_impl(input, dim, index, src, value, reduce):
         vals = _part(s, i1.shape)
     else:
         vals = np.asarray(value).astype(a.dtype) if not isinstance(value, Tensor) else value._data.astype(a.dtype)
+        if a.__class__ is not np.ndarray and vals.__class__ is np.ndarray:
+            vals = vals[()]                 # a number: a scalar beside device data (CuPy takes no host array)
     if reduce == "add":
         np.add.at(a, ix, vals)
     elif reduce == "multiply":
@@ -346,9 +354,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     i1 = _as1(idx)
     s = _part(_as1(src._data), i1.shape)
     ix = _ix(i1, d)
-    hit = np.zeros(x.shape, bool)
+    hit = np.zeros(x.shape, bool, like=x)
     hit[ix] = True
-    cnt = np.zeros(x.shape, np.int64)
+    cnt = np.zeros(x.shape, np.int64, like=x)
     np.add.at(cnt, ix, 1)
     a = x.copy()
     red_init = {"sum": 0, "prod": 1, "mean": 0, "amax": -np.inf, "amin": np.inf}[reduce]

@@ -56,7 +56,7 @@ def _identity(dt, reduce):
 
 
 def _reduce_arr(a, d, idx, s, reduce, include_self):
-    out = np.array(a.reshape(1) if a.ndim == 0 else a)
+    out = np.array(a.reshape(1) if a.ndim == 0 else a, like=a)
     o = np.moveaxis(out, d, 0)
     sv = np.moveaxis(s.reshape(1) if s.ndim == 0 else s, d, 0)
     idx = idx.astype(np.int64)
@@ -165,5 +165,5 @@ def fill_diagonal_(input, fill_value, wrap=False):
 
 def _fill(view, value):
     """view.fill_(value) as a copy of a constant, so that the base's graph records the write (CopySlices)."""
-    view.copy_(make(np.full(view._data.shape, value, view._data.dtype)))
+    view.copy_(make(np.full(view._data.shape, value, view._data.dtype, like=view._data)))
 

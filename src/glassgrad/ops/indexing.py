@@ -10,7 +10,8 @@ import re
 
 import numpy as np
 
-from ._core import Tensor, make, edge, grad
+from .. import backend
+from ._core import Tensor, make, edge, grad, _ARRAYS
 from ..autograd.graph import Node
 from . import views as V, slicing as SL
 
@@ -141,9 +142,11 @@ def _to_np_index(index, x):
                 a = a.astype(bool)
             elif a.dtype.kind in "fV":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if a.__class__ is np.ndarray and x._data.__class__ is not np.ndarray and a.ndim:
+                a = backend.to_device(a, x.device)      # a CPU index of a CUDA tensor: moved, as torch does
             out.append(a)
         elif isinstance(it, (list, tuple)):
-            a = np.asarray(it)
+            a = np.asarray(it, like=x._data)
             if a.dtype.kind in "fV":      # torch makes a long tensor of a list: floats are truncated
                 a = a.astype(np.int64)
             out.append(a)
@@ -222,8 +225,9 @@ def _scatter_rows(in_shape, rows, g):
     """Zeros of in_shape (viewed as (n, ...)) with g's rows written at the positions `rows`."""
     nd = len(in_shape) - (g.ndim - 1)
     lead = int(np.prod(in_shape[:nd]))
-    out = np.zeros((lead,) + tuple(g.shape[1:]), g.dtype)
-    if g.ndim > 1 and g.size:      # one opaque record per row: a 1-d fancy assignment, not a row loop
+    out = np.zeros((lead,) + tuple(g.shape[1:]), g.dtype, like=g)
+    if g.ndim > 1 and g.size and g.__class__ is np.ndarray:
+        # one opaque record per row: a 1-d fancy assignment, not a row loop (host only: CuPy has no void dtype)
         rec = np.dtype((np.void, g.itemsize * (g.size // g.shape[0])))
         out.reshape(lead, -1).view(rec)[:, 0][rows] = np.ascontiguousarray(g).reshape(g.shape[0], -1).view(rec)[:, 0]
     else:
@@ -260,7 +264,12 @@ def getitem(x, index):
     else:
         _check_masks(npidx, a.shape)
         y = _check_adv(x, npidx)
-        if not isinstance(y, np.ndarray) or y.base is not None and np.shares_memory(y, a):
+        if y.__class__ is not np.ndarray:
+            if not isinstance(y, _ARRAYS):          # a NumPy scalar
+                y = np.array(y)
+            elif y.base is not None:                # a device array: advanced indexing copies (CuPy)
+                y = y.copy()
+        elif y.base is not None and np.shares_memory(y, a):
             y = np.array(y)
     if x._rg and grad.enabled:
         n = IndexBackward0((edge(x),))
@@ -283,7 +292,7 @@ class _IndexPutZerosBackward(Node):
 def index_put_zeros(shape, index, g):
     """Differentiable: zeros of `shape` with tensor g added at `index` (used by double backward)."""
     idx = tuple(i._data if isinstance(i, Tensor) else i for i in (index if isinstance(index, tuple) else (index,)))
-    out = np.zeros(shape, g._data.dtype)
+    out = np.zeros(shape, g._data.dtype, like=g._data)
     np.add.at(out, idx, g._data)
     if g._rg and grad.enabled:
         n = _IndexPutZerosBackward((edge(g),))
@@ -296,9 +305,9 @@ def nonzero(input, *, as_tuple=False, out=None):
     nz = np.nonzero(input._data) if input._data.ndim else ()
     if as_tuple:
         if input._data.ndim == 0:
-            return (make(np.zeros(int(bool(input._data)), np.int64)),)
+            return (make(np.zeros(int(bool(input._data)), np.int64, like=input._data)),)
         return tuple(make(a.astype(np.int64)) for a in nz)
     if input._data.ndim == 0:
-        return make(np.zeros((int(bool(input._data)), 0), np.int64))
-    return make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
+        return make(np.zeros((int(bool(input._data)), 0), np.int64, like=input._data))
+    return make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64, like=input._data))
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _args, _dtype
 from .._tensor import _wrap_dim
-from ._core import Tensor, make, as_tensor_arg, broadcast_error
+from ._core import Tensor, make, as_tensor_arg, broadcast_error, as_array
 from ..autograd.graph import Node
 from .indexing import getitem, _to_np_index, _is_basic, _check_adv, normalize_index, _expand_ellipsis, _check_masks
 from .gather_scatter import _node, _needs, _inplace, gather
@@ -64,7 +64,8 @@ def masked_fill(input, mask, value):
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value._data.ndim} dimension(s).")
     v = value._data if vt else _args.number_arg(value, "masked_fill", "value", 3, complex_ok=True)
-    y = np.where(mb, np.asarray(v).astype(a.dtype), a)
+    v = as_array(v).astype(a.dtype)
+    y = np.where(mb, v if v.__class__ is a.__class__ else v[()], a)     # (a number beside device data: a scalar)
     if _needs(input, value if vt else None):
         if vt:
             return make(y, True, _node(MaskedFillBackward1, (input, value), mask=mb))
@@ -81,10 +82,10 @@ class MaskedSelectBackward0(Node):  # dx = sum_to(zeros with gy at mask)
 
     def backward(self, ns, g):
         if ns.is_tensor_mode:
-            z = make(np.zeros(self.mask.shape, g._data.dtype))
+            z = make(np.zeros(self.mask.shape, g._data.dtype, like=g._data))
             full = masked_scatter(z, make(self.mask), g)
         else:
-            full = np.zeros(self.mask.shape, g.dtype)
+            full = np.zeros(self.mask.shape, g.dtype, like=g)
             full[self.mask] = g
         return (ns.sum_to(full, self.shape),)
 
@@ -99,7 +100,8 @@ def masked_select(input, mask, *, out=None):
     mb = np.broadcast_to(m, shape)
     y = np.broadcast_to(a, shape)[mb]
     if _needs(input):
-        return make(y, True, _node(MaskedSelectBackward0, (input,), mask=np.ascontiguousarray(mb), shape=a.shape))
+        return make(y, True, _node(MaskedSelectBackward0, (input,), mask=np.ascontiguousarray(mb, like=mb),
+                                   shape=a.shape))
     return make(y)
 
 
@@ -112,10 +114,10 @@ class MaskedScatterBackward0(Node):  # dx = gy where not mask; dsrc = gy[mask] z
         if ns.is_tensor_mode:
             sel = masked_select(g, make(self.mask))
             k = sel._data.shape[0]
-            flat = cat([sel, make(np.zeros(n - k, g._data.dtype))]) if n > k else sel
+            flat = cat([sel, make(np.zeros(n - k, g._data.dtype, like=g._data))]) if n > k else sel
         else:
             sel = g[self.mask]
-            flat = np.zeros(n, g.dtype)
+            flat = np.zeros(n, g.dtype, like=g)
             flat[:sel.shape[0]] = sel
         return (gx, ns.reshape(flat, self.sshape))
 
@@ -130,7 +132,7 @@ def masked_scatter(input, mask, source):
     y = a.copy()
     y[mb] = s[:k].astype(a.dtype)
     if _needs(input, source):
-        return make(y, True, _node(MaskedScatterBackward0, (input, source), mask=np.ascontiguousarray(mb),
+        return make(y, True, _node(MaskedScatterBackward0, (input, source), mask=np.ascontiguousarray(mb, like=mb),
                                    sshape=source._data.shape))
     return make(y)
 
@@ -158,15 +160,15 @@ class TakeBackward0(Node):          # y = x.take(i); dx = zeros.put_(i, gy, accu
 
     def backward(self, ns, g):
         if ns.is_tensor_mode:
-            return (put(make(np.zeros(self.shape, g._data.dtype)), make(self.index), g, True),)
-        out = np.zeros(int(np.prod(self.shape)), g.dtype)
+            return (put(make(np.zeros(self.shape, g._data.dtype, like=g._data)), make(self.index), g, True),)
+        out = np.zeros(int(np.prod(self.shape)), g.dtype, like=g)
         np.add.at(out, self.index.reshape(-1), g.reshape(-1))
         return (out.reshape(self.shape),)
 
 
 def take(input, index):
     idx = _flat_index(input, index, "take")
-    y = np.ascontiguousarray(input._data).reshape(-1)[idx]
+    y = np.ascontiguousarray(input._data, like=input._data).reshape(-1)[idx]
     if _needs(input):
         return make(y, True, _node(TakeBackward0, (input,), index=idx, shape=input._data.shape))
     return make(y)
@@ -177,7 +179,8 @@ class PutBackward0(Node):           # y = x.put(i, s, acc); dx = gy (acc) or gy.
 
     def backward(self, ns, g):
         if ns.is_tensor_mode:
-            gx = g if self.accumulate else put(g, make(self.index), make(np.zeros(self.index.shape, g._data.dtype)))
+            gx = g if self.accumulate else put(g, make(self.index),
+                                                make(np.zeros(self.index.shape, g._data.dtype, like=g._data)))
             return (gx, ns.reshape(take(g, make(self.index)), self.sshape))
         gx = g
         if not self.accumulate:
@@ -195,7 +198,7 @@ def put(input, index, source, accumulate=False):
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
                            f"self.dtype = {input.dtype} and source.dtype = {source.dtype}")
-    a = np.array(input._data, order="C")
+    a = np.array(input._data, order="C", like=input._data)
     f = a.reshape(-1)
     if accumulate:
         np.add.at(f, idx.reshape(-1), source._data.reshape(-1))
@@ -234,7 +237,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     bi[d] = indices._data.shape[d]
     x2 = input if tuple(bx) == input._data.shape else V.expand(input, bx)
     i2 = indices if tuple(bi) == indices._data.shape else make(np.ascontiguousarray(
-        np.broadcast_to(indices._data, bi)))
+        np.broadcast_to(indices._data, bi), like=indices._data))
     return gather(x2, d, i2)
 
 
@@ -244,7 +247,8 @@ class IndexPutBackward0(Node):      # dx = gy with zeros at idx (or gy if accumu
 
     def backward(self, ns, g):
         if ns.is_tensor_mode:
-            gx = g if self.accumulate else _index_put_np(g, self.index, make(np.zeros((), g._data.dtype)), False)
+            zero = make(np.zeros((), g._data.dtype, like=g._data))
+            gx = g if self.accumulate else _index_put_np(g, self.index, zero, False)
             gv = getitem(g, self.index)
         else:
             gx = g
@@ -304,6 +308,8 @@ def setitem(x, index, value):
     idx = normalize_index(index, x._data.ndim)
     index = idx if isinstance(index, tuple) or len(idx) != 1 else idx[0]
     if all(_is_basic(it) for it in idx):
+        if isinstance(value, Tensor) and value._data.__class__ is not x._data.__class__:
+            value = value.to(x.device)      # torch's copy_ crosses devices (a CPU value into a CUDA tensor)
         copy_(getitem(x, index), value)
         return
     if not isinstance(value, Tensor):

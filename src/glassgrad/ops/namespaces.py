@@ -22,7 +22,7 @@ from .._blas import matmul as gemm
 from .._tensor import Tensor, _make
 from .._sparse_coo import COO
 from .._sparse_tensor import make_sparse
-from ._core import sum_to
+from ._core import as_array, sum_to, _ARRAYS
 from .scans import _cumsum
 from .unary import erfinv_array
 from . import special_kernels as SK
@@ -35,6 +35,12 @@ from . import complex as CX
 
 
 _UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+
+
+def _device(x):
+    """x when it is a device array (the like= of a constant beside it: CuPy takes no host array, not even 0-d),
+    else None."""
+    return x if x.__class__ is not np.ndarray and isinstance(x, _ARRAYS) else None
 
 
 class ArrayNamespace:
@@ -147,7 +153,7 @@ class ArrayNamespace:
     # -- values ----------------------------------------------------------------------
     @staticmethod
     def zeros(shape, like):
-        return np.zeros(shape, like.dtype)
+        return np.zeros(shape, like.dtype, like=like)
 
     @staticmethod
     def zeros_like(g):
@@ -199,20 +205,20 @@ class ArrayNamespace:
         +0.0 elsewhere) at ~1/10 of its cost on large random masks."""
         u = _UINT_OF.get(g.dtype)
         if u is None or g.size < 2048 or cond.__class__ is not np.ndarray or cond.dtype != np.bool_:
-            return np.where(cond, g, np.zeros((), g.dtype))        # (one call: cheaper on small arrays)
+            return np.where(cond, g, np.zeros((), g.dtype, like=_device(g)))     # (one call: cheaper on small arrays)
         return np.bitwise_and(g.view(u), np.negative(cond.view(np.uint8), dtype=u)).view(g.dtype)
 
     @staticmethod
     def index_add_zeros(shape, index, g):
         """Zeros of `shape` with g added at an index (repeated indices accumulate)."""
-        out = np.zeros(shape, g.dtype)
+        out = np.zeros(shape, g.dtype, like=g)
         np.add.at(out, index, g)
         return out
 
     @staticmethod
     def view_scatter(shape, view_fn, g, dtype=None):
         """Zeros of `shape` with g written into the view that view_fn selects."""
-        out = np.zeros(shape, g.dtype if dtype is None else dtype)
+        out = np.zeros(shape, g.dtype if dtype is None else dtype, like=g if isinstance(g, _ARRAYS) else None)
         view_fn(out)[...] = g
         return out
 
@@ -393,7 +399,8 @@ class _TensorNS:
 
     @staticmethod
     def zeros(shape, like):
-        return _make(np.zeros(shape, like.dtype if isinstance(like, np.ndarray) else like._data.dtype))
+        arr = like._data if isinstance(like, Tensor) else like
+        return _make(np.zeros(shape, arr.dtype, like=arr))
 
     @staticmethod
     def zeros_like(g):
@@ -409,7 +416,7 @@ class _TensorNS:
 
     @staticmethod
     def where(c, a, b):
-        return T.where(c if isinstance(c, Tensor) else _make(np.asarray(c)), a, b)
+        return T.where(c if isinstance(c, Tensor) else _make(as_array(c)), a, b)
 
     @staticmethod
     def matmul(a, b):
@@ -470,7 +477,7 @@ class _TensorNS:
     @staticmethod
     def mask(cond, g):
         c = cond._data if isinstance(cond, Tensor) else cond
-        return T.where(_make(np.asarray(c)), g, _make(np.zeros((), g._data.dtype)))
+        return T.where(_make(as_array(c)), g, _make(np.zeros((), g._data.dtype, like=g._data)))
 
     @staticmethod
     def index_add_zeros(shape, index, g):
@@ -490,7 +497,7 @@ class _TensorNS:
 
     @staticmethod
     def const(x, like):
-        return x if isinstance(x, Tensor) else _make(np.asarray(x))
+        return x if isinstance(x, Tensor) else _make(as_array(x))
 
     # -- linalg --
     @staticmethod

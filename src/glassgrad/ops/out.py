@@ -45,6 +45,8 @@ def _one(name, r, o):
                            "but one of the arguments requires grad.")
     if r.dtype != o.dtype and not _dtype.can_cast(r.dtype, o.dtype):
         raise RuntimeError(f"result type {r.dtype.name_c} can't be cast to the desired output type {o.dtype.name_c}")
+    if o._data.__class__ is not r._data.__class__ and o.device != r.device:     # (structured kernels' resize_out)
+        raise RuntimeError(f"Expected out tensor to have device {r.device}, but got {o.device} instead")
     if tuple(o.shape) != tuple(r.shape):
         if o.numel():
             warnings.warn(_RESIZED.format(list(o.shape), list(r.shape)), UserWarning, stacklevel=4)

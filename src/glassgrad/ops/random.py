@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .. import _args, _dtype, _rng
+from .. import _args, _dtype, _rng, backend
 from .._device import as_device
 from .._tensor import Tensor, _make
 from .creation import _spec, _new, _finish, _fill_inplace, _size, _dt, _device_arg, check_alloc
@@ -190,7 +190,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         if isinstance(std, Tensor) and not (s >= 0).all():
             raise RuntimeError("normal expects all elements of std >= 0.0")
         shape = broadcast_shape(m.shape, s.shape)
-        z = _rng.normal(g, shape, 0.0, 1.0, ref._data.dtype)
+        z = beside(ref._data, _rng.normal(g, shape, 0.0, 1.0, ref._data.dtype))
         return _finish((z * s + m).astype(ref._data.dtype), False)
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments - got (float, float): a float mean "
@@ -206,18 +206,27 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
                    _device_arg(device))
 
 
+def beside(x, arr):
+    """A host draw `arr` placed on the device of array `x`.  The generators (_rng.py, distributions/_samplers.py)
+    replay torch's CPU streams bit for bit in host code, with no NumPy-API form: their numbers are computed on the
+    host and moved explicitly (as are a device tensor's parameters, with backend.to_host, before the draw)."""
+    return arr if x.__class__ is np.ndarray else backend.to_device(arr, backend.device_of(x))
+
+
 def bernoulli(input, p=None, *, generator=None, out=None):
     g = _gen_arg(generator, "bernoulli")
+    a = input._data
     if p is not None:
-        return _make(_rng.bernoulli_scalar(g, input._data.shape, float(_args.number_arg(p, "bernoulli", "p", 2)),
-                                           input._data.dtype))
-    return _make(_rng.bernoulli_tensor(g, input._data, input._data.dtype))
+        return _make(beside(a, _rng.bernoulli_scalar(g, a.shape, float(_args.number_arg(p, "bernoulli", "p", 2)),
+                                                     a.dtype)))
+    return _make(beside(a, _rng.bernoulli_tensor(g, backend.to_host(a), a.dtype)))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     num_samples = _args.int_arg(num_samples, "multinomial", "num_samples", 2)
-    return _make(_rng.multinomial(_gen_arg(generator, "multinomial"), input._data, num_samples,
-                                  _args.bool_arg(replacement, "multinomial", "replacement", 3)))
+    a = input._data
+    return _make(beside(a, _rng.multinomial(_gen_arg(generator, "multinomial"), backend.to_host(a), num_samples,
+                                            _args.bool_arg(replacement, "multinomial", "replacement", 3))))
 
 
 # -- in-place initialisers (Tensor methods) ---------------------------------------------------------

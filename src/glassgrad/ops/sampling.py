@@ -6,10 +6,10 @@ ops: (nodes and checks for) poisson binomial
 """
 import numpy as np
 
-from .. import _args, _dtype
+from .. import _args, _dtype, backend
 from ._core import make, edge, grad, NotImplementedNode
 from ..autograd.graph import Node
-from .random import Generator
+from .random import Generator, beside
 
 __all__ = []
 
@@ -44,10 +44,11 @@ class PoissonBackward0(Node):
     __slots__ = ("shape", "dtype")
 
     def backward(self, ns, g):
-        return (ns.const(np.zeros(self.shape, self.dtype), g),)
+        return (ns.const(np.zeros(self.shape, self.dtype, like=backend.like(ns.data(g))), g),)
 
 
 def poisson_result(values, input):
+    values = beside(input._data, values)            # (the samplers are host code: see random.beside)
     if not (grad.enabled and input._rg):
         return make(values)
     n = PoissonBackward0((edge(input),))
@@ -56,6 +57,7 @@ def poisson_result(values, input):
 
 
 def binomial_result(values, count, prob):
+    values = beside(count._data, values)
     ins = [t for t in (count, prob) if t._rg]
     if not (grad.enabled and ins):
         return make(values)

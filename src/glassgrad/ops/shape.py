@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 
-from .. import _args, _dtype
+from .. import _args, _dtype, backend
 from .._tensor import _wrap_dim, Size
-from ._core import Tensor, make, edge, grad, broadcast_shape, _inplace, broadcast_error
+from ._core import Tensor, make, edge, grad, broadcast_shape, _inplace, broadcast_error, as_array
 from ..autograd.graph import Node
 from .conversion import clone
 from .creation import check_alloc
@@ -50,7 +50,7 @@ def cat(tensors, dim=0, *, out=None):
     # legacy: 1-d empty tensors are skipped
     parts = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)]
     if not parts:
-        return make(np.zeros((0,), rt.np))
+        return make(np.zeros((0,), rt.np, like=tensors[0]._data))
     ref = parts[0]._data
     if ref.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
@@ -218,7 +218,7 @@ def repeat(x, *sizes):
     pad = (1,) * (len(reps) - x._data.ndim) + x._data.shape
     check_alloc([r * s for r, s in zip(reps, pad)], x._data.itemsize)
     y = np.tile(x._data, reps) if reps else x._data.copy()
-    return _unary(x, np.ascontiguousarray(y), RepeatBackward0, reps=reps, in_shape=x._data.shape)
+    return _unary(x, np.ascontiguousarray(y, like=y), RepeatBackward0, reps=reps, in_shape=x._data.shape)
 
 
 def tile(x, dims):
@@ -231,7 +231,7 @@ def tile(x, dims):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:        # torch.repeat_interleave(repeats_tensor)
         r = input._data.reshape(-1).astype(np.int64)
-        return make(np.repeat(np.arange(r.shape[0], dtype=np.int64), r))
+        return make(np.repeat(np.arange(r.shape[0], dtype=np.int64, like=r), r))
     x = input
     if dim is None:
         x = V.flatten(x) if x._data.ndim != 1 else x
@@ -247,7 +247,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if r.shape[0] != x._data.shape[d]:
             raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
                                f"{r.shape[0]} and input.size({d}) = {x._data.shape[d]}")
-        idx = make(np.repeat(np.arange(r.shape[0], dtype=np.int64), r))
+        idx = make(np.repeat(np.arange(r.shape[0], dtype=np.int64, like=r), r))
         return index_select(x, d, idx)
     r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
     if r < 0:
@@ -259,9 +259,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return V.view(clone(e), shp[:d] + (shp[d] * r,) + shp[d + 1:])
 
 
-def _tri_mask(shape, k, lower):
+def _tri_mask(shape, k, lower, like=None):
     m, n = shape[-2], shape[-1]
-    return np.tri(m, n, k, dtype=bool) if lower else ~np.tri(m, n, k - 1, dtype=bool)
+    return np.tri(m, n, k, dtype=bool, like=like) if lower else ~np.tri(m, n, k - 1, dtype=bool, like=like)
 
 
 class TrilBackward0(Node):          # y = tril(x, k); dx = tril(gy, k)
@@ -279,8 +279,8 @@ def _tri(x, diagonal, lower):
     a = x._data
     if a.ndim < 2:
         raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
-    m = _tri_mask(a.shape, _args.int_arg(diagonal, "tril" if lower else "triu", "diagonal", 2), lower)
-    y = np.where(m, a, np.zeros((), a.dtype))
+    m = _tri_mask(a.shape, _args.int_arg(diagonal, "tril" if lower else "triu", "diagonal", 2), lower, a)
+    y = np.where(m, a, np.zeros((), a.dtype, like=a))
     return _unary(x, y, TrilBackward0 if lower else TriuBackward0, mask=m)
 
 
@@ -312,8 +312,7 @@ def _diag_at(b, offset, d1, d2):
     sub = m[..., start[0]:, start[1]:]
     k = max(min(sub.shape[-2], sub.shape[-1]), 0)
     st = sub.strides
-    return np.lib.stride_tricks.as_strided(sub, sub.shape[:-2] + (k,), st[:-2] + (st[-2] + st[-1],),
-                                           writeable=True)
+    return backend.as_strided(sub, sub.shape[:-2] + (k,), st[:-2] + (st[-2] + st[-1],))
 
 
 class DiagEmbedBackward0(Node):     # y = diag_embed(x); dx = diagonal(gy)
@@ -342,7 +341,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     it = iter(rest)
     for i in range(nd):
         shape.append(n if i in (d1, d2) else next(it))
-    out = np.zeros(shape, a.dtype)
+    out = np.zeros(shape, a.dtype, like=a)
     fn = _diag_view_fn(int(offset), d1, d2)
     _write_diag(out, int(offset), d1, d2, a.reshape(-1) if a.ndim == 0 else a)
     return _unary(input, out, DiagEmbedBackward0, fn=fn)
@@ -351,7 +350,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def _write_diag(out, offset, d1, d2, vals):
     m = np.moveaxis(out, (d1, d2), (-2, -1))
     k = vals.shape[-1]
-    i = np.arange(k)
+    i = np.arange(k, like=out)
     r, c = (i, i + offset) if offset >= 0 else (i - offset, i)
     m[..., r, c] = vals
 
@@ -364,7 +363,7 @@ def diag(input, diagonal=0, *, out=None):
     if a.ndim != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
     fn = _diag_view_fn(diagonal, 0, 1)
-    y = np.ascontiguousarray(fn(a))
+    y = np.ascontiguousarray(fn(a), like=a)
     return _unary(input, y, DiagonalBackward0_copy, fn=fn, shape=a.shape)
 
 
@@ -372,7 +371,7 @@ class TraceBackward0(Node):         # y = trace(x); dx = gy * eye
     __slots__ = ("shape",)
 
     def backward(self, ns, g):
-        e = np.eye(self.shape[0], self.shape[1], dtype=bool)
+        e = np.eye(self.shape[0], self.shape[1], dtype=bool, like=backend.like(ns.data(g)))
         return (ns.mask(ns.const(e, g), ns.expand(ns.reshape(g, (1, 1)), self.shape)),)
 
 
@@ -384,7 +383,7 @@ def trace(input):
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
     if a.dtype == np.bool_:
         raise NotImplementedError('"trace" not implemented for \'Bool\'')
-    y = np.asarray(np.trace(a), dtype=a.dtype if a.dtype.kind in "fVc" else np.int64)
+    y = as_array(np.trace(a), a.dtype if a.dtype.kind in "fVc" else np.int64)
     return _unary(input, y, TraceBackward0, shape=a.shape)
 
 
@@ -527,7 +526,7 @@ class Rot90Backward0(Node):         # y = rot90(x, k, dims); dx = rot90(gy, -k, 
     def backward(self, ns, g):
         if ns.is_tensor_mode:
             return (rot90(g, -self.k, self.dims),)
-        return (np.ascontiguousarray(np.rot90(g, -self.k, self.dims)),)
+        return (np.ascontiguousarray(np.rot90(g, -self.k, self.dims), like=g),)
 
 
 def rot90(input, k=1, dims=(0, 1)):

@@ -11,9 +11,9 @@ import itertools
 
 import numpy as np
 
-from .. import _args, _dtype
+from .. import _args, _dtype, backend
 from .._tensor import _wrap_dim
-from ._core import make, edge, grad, Tensor
+from ._core import make, edge, grad, Tensor, as_array
 from .linalg_solve import _LaNode, wrap
 from .slicing import split, chunk, tensor_split, _MultiViewNode, _slice_fn
 from .shape import meshgrid, stack, cat
@@ -85,7 +85,7 @@ class UnsafeSplitWithSizesBackward0(_MultiViewNode):
 def _unsafe(pieces, x, cls, dim):
     """The pieces (views) as fresh tensors of one node `cls`."""
     d = _wrap_dim(dim, x._data.ndim) if x._data.ndim else 0
-    arrs = [np.array(p._data) for p in pieces]
+    arrs = [np.array(p._data, like=p._data) for p in pieces]
     if not (x._rg and grad.enabled):
         return tuple(make(a) for a in arrs)
     n = cls((edge(x),))
@@ -146,7 +146,7 @@ def block_diag(*tensors):
     for t in tensors[1:]:
         dt = _dtype.promote_types(_dtype._FROM_NP[dt], _dtype._FROM_NP[t._data.dtype]).np
     mats = [t._data.reshape((1, -1) if t._data.ndim < 2 else t._data.shape) for t in tensors]
-    out = np.zeros((sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)), dt)
+    out = np.zeros((sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)), dt, like=mats[0])
     info, r, c = [], 0, 0
     for t, m in zip(tensors, mats):
         out[r:r + m.shape[0], c:c + m.shape[1]] = m
@@ -180,12 +180,14 @@ def combinations(input, r=2, with_replacement=False):
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
-        return make(np.empty(0, input._data.dtype))
+        return make(np.empty(0, input._data.dtype, like=input._data))
     n = input._data.shape[0]
     mask = np.zeros((n,) * r, bool)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     for c in pick(range(n), r):
         mask[c] = True
+    if input._data.__class__ is not np.ndarray:     # the mask is built by a Python loop on the host: moved once
+        mask = backend.to_device(mask, input.device)
     grids = meshgrid(*([input] * r), indexing="ij")
     return stack([masked_select(g, make(mask)) for g in grids], 1)
 
@@ -243,7 +245,7 @@ def _floating(x):
 def _mul_scalar(x, c):
     """x * c for a C++ Scalar c (MulBackward1)."""
     x = _floating(x)
-    y = np.asarray(x._data * x._data.dtype.type(c))
+    y = as_array(x._data * x._data.dtype.type(c))
     if x._rg and grad.enabled:
         n = MulBackward1((edge(x),))
         n.c = c
@@ -290,7 +292,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     d = _trap_dim("trapezoid", y, x, dim)
     if y._data.shape[d] == 0:
         shape = y._data.shape[:d] + y._data.shape[d + 1:]
-        return make(np.zeros(shape, y._data.dtype))
+        return make(np.zeros(shape, y._data.dtype, like=y._data))
     c = _trap_args("trapezoid", y, x, dx, d)
     if c is not None:
         return _mul_scalar(y.sum(d) - _mul_scalar(y.select(d, 0) + y.select(d, -1), 0.5), c)

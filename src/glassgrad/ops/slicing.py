@@ -5,7 +5,7 @@ ops: slice (basic indexing, `slice_dim`) narrow select diagonal unfold, and the 
 """
 import numpy as np
 
-from .. import _args
+from .. import _args, backend
 from .._tensor import _wrap_dim
 from ._core import edge, grad
 from ..autograd.graph import Node
@@ -101,12 +101,11 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
 
 def _diag_view(b, o, a1, a2):
     """A writable strided view of b's diagonal (np.diagonal's is read-only)."""
-    from numpy.lib.stride_tricks import as_strided as _as
     bb = np.moveaxis(b, (a1, a2), (-2, -1))
     start = bb[..., :, o:] if o >= 0 else bb[..., -o:, :]
     m = max(0, min(start.shape[-2], start.shape[-1]))
     st = start.strides
-    return _as(start, start.shape[:-2] + (m,), st[:-2] + (st[-2] + st[-1],), writeable=True)
+    return backend.as_strided(start, start.shape[:-2] + (m,), st[:-2] + (st[-2] + st[-1],))
 
 
 class UnfoldBackward0(_ViewNode):    # y = x.unfold(d, size, step); dx = overlapping windows summed
@@ -117,7 +116,7 @@ class UnfoldBackward0(_ViewNode):    # y = x.unfold(d, size, step); dx = overlap
         n = 1
         for s in self.in_shape:
             n *= s
-        idx = fn(np.arange(n).reshape(self.in_shape)).reshape(-1)
+        idx = fn(np.arange(n, like=backend.like(ns.data(g))).reshape(self.in_shape)).reshape(-1)
         return (ns.reshape(ns.index_add_zeros((n,), (idx,), ns.reshape(g, (-1,))), self.in_shape),)
 
 
@@ -159,7 +158,8 @@ class _MultiViewNode(Node):
         shape = self.in_shape
         if ns.plain:     # the pieces are disjoint: write every gradient into one array (zeros where none came)
             present = [g is not None for g in grads]
-            out = (np.empty if all(present) else np.zeros)(shape, self.dtype)
+            like = backend.like(grads[present.index(True)]) if any(present) else None
+            out = (np.empty if all(present) else np.zeros)(shape, self.dtype, like=like)
             for g, fn, p in zip(grads, self.fns, present):
                 if p:
                     fn(out)[...] = g

@@ -8,6 +8,7 @@ onto the storage (summed where the output overlaps itself) and read back at the 
 """
 import numpy as np
 
+from .. import backend
 from .._tensor import Size
 from ._core import make, edge, grad
 from .slicing import SliceBackward0
@@ -67,11 +68,9 @@ def check_strided(size, stride, offset, itemsize, storage_bytes):
 
 def _strided_fn(size, stride, off):
     """The view of a flat storage array at element `off` with element strides `stride` (any dtype)."""
-    from numpy.lib.stride_tricks import as_strided as _as
-
     def fn(b):
         flat = b.reshape(-1, order="A")         # memory order: a view for C- and Fortran-ordered storages
-        return _as(flat[off:], size, tuple(s * flat.itemsize for s in stride), writeable=True)
+        return backend.as_strided(flat[off:], size, tuple(s * flat.itemsize for s in stride))
     return fn
 
 
@@ -123,10 +122,10 @@ class _AsStridedAccum(AsStridedBackward0):
         if ns.is_tensor_mode:
             raise RuntimeError("double backward through as_strided is not supported by glassgrad")
         n_storage, (in_off, in_stride), (off, size, stride) = self.args
-        pos = np.arange(n_storage, dtype=np.int64)
+        pos = np.arange(n_storage, dtype=np.int64, like=g)
         out_pos = _strided_fn(size, stride, off)(pos).reshape(-1)
         in_pos = _strided_fn(self.in_shape, in_stride, in_off)(pos)
-        acc = np.zeros(n_storage, g.dtype)
+        acc = np.zeros(n_storage, g.dtype, like=g)
         np.add.at(acc, out_pos, g.reshape(-1))
         count = np.bincount(in_pos.reshape(-1), minlength=n_storage)
         dx = acc[in_pos]

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _args, _dtype
 from ._core import (holomorphic, Tensor, make, edge, save_in, grad, as_tensor_arg, broadcast_error, broadcast_shape, _red_n,
-                    _want, _inplace)
+                    _want, _inplace, mixed_devices)
 from ..autograd.graph import Node
 from .indexing import nonzero
 
@@ -59,6 +59,8 @@ def where(condition, input=None, other=None, *, out=None):
     rt = _dtype.result_type(input, other).np
     ad = input._data if input._data.dtype == rt else input._data.astype(rt)
     bd = other._data if other._data.dtype == rt else other._data.astype(rt)
+    if not (c.__class__ is ad.__class__ is bd.__class__):
+        c, ad, bd = mixed_devices(c, ad, bd)
     try:
         y = np.where(c, ad, bd)
     except ValueError:
@@ -117,6 +119,8 @@ def lerp(input, end, weight, *, out=None):
             raise RuntimeError(f"expected dtype {_dtype.cpp_name(s.dtype)} for `{nm}` but got dtype "
                                f"{_dtype.cpp_name(t._data.dtype)}")
     w = weight._data if wt else weight
+    if not (s.__class__ is e.__class__ and (not wt or w.__class__ is s.__class__)):
+        s, e, w = mixed_devices(s, e, w) if wt else mixed_devices(s, e) + (w,)
     out_dt = s.dtype
     if out_dt.itemsize == 2 and out_dt.kind in "fV":     # float16 / bfloat16: torch computes in float32, rounds once
         s, e = s.astype(np.float32), e.astype(np.float32)
@@ -171,6 +175,8 @@ def _addc(cls, fn, input, t1, t2, value):
     ts = [input, t1, t2]
     rt = _dtype.result_type(*ts).np
     a, b, c = (t._data.astype(rt, copy=False) for t in ts)
+    if not (a.__class__ is b.__class__ is c.__class__):
+        a, b, c = mixed_devices(a, b, c)
     if cls is AddcdivBackward0 and rt.kind in "iub":
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
                            " release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
@@ -180,7 +186,8 @@ def _addc(cls, fn, input, t1, t2, value):
                            "(input + value * tensor1 / tensor2), for all dtypes.")
     value = _args.number_arg(value, "addcmul" if cls is AddcmulBackward0 else "addcdiv", "value")
     broadcast_shape(b.shape, c.shape, a.shape)
-    y = (a + fn(b, c) * np.asarray(value, rt)).astype(rt)
+    v = np.asarray(value, rt)
+    y = (a + fn(b, c) * (v if a.__class__ is np.ndarray else v[()])).astype(rt)      # (CuPy takes no host array)
     if grad.enabled and any(t._rg for t in ts):
         n = cls(tuple(edge(t) for t in ts))
         n.value = value

@@ -13,7 +13,7 @@ through the view's region: dinput = gy with that region zeroed, dsrc = the regio
 """
 import numpy as np
 
-from .. import _args
+from .. import _args, backend
 from .._tensor import _wrap_dim
 from ._core import make, edge, grad, NO_EDGE, NotImplementedNode
 from ..autograd.graph import Node
@@ -109,7 +109,7 @@ _RELABEL = {n.__bases__[0]: n for n in (
 
 
 def _fresh(a):
-    return np.array(a, order="C", copy=True)
+    return np.array(a, order="C", copy=True, like=a)
 
 
 def _copied(y, cls=None):
@@ -299,11 +299,9 @@ def _memory_order_fn(size, stride, off, perm):
     """as_strided on an array's positions counted in the memory order `perm` of its axes (b.transpose(perm)
     is C-contiguous for the output array, so the view writes through; a gradient array is read through a
     copy)."""
-    from numpy.lib.stride_tricks import as_strided as _as
-
     def fn(b):
         flat = b.transpose(perm).reshape(-1)
-        return _as(flat[off:], size, tuple(st * flat.itemsize for st in stride), writeable=True)
+        return backend.as_strided(flat[off:], size, tuple(st * flat.itemsize for st in stride))
     return fn
 
 
@@ -322,7 +320,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         out = _fresh(a)
     else:                         # a dense, permuted layout: positions count in memory order
         inv = tuple(np.argsort(perm))
-        out = np.array(a.transpose(perm), order="C").transpose(inv)
+        out = np.array(a.transpose(perm), order="C", like=a).transpose(inv)
         fn = _memory_order_fn(size, stride, off, perm)
     return _scatter(input, src, make(fn(out)), fn, AsStridedScatterBackward0, out)
 
@@ -379,7 +377,7 @@ def fill(input, value):
     if v is not None and v._data.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {v._data.ndim} "
                            f"dimensions.")
-    out = np.empty(input._data.shape, input._data.dtype)
+    out = np.empty(input._data.shape, input._data.dtype, like=input._data)
     out[...] = v._data if v is not None else _args.number_arg(value, "fill", "value", 2)
     if v is None:
         if input._rg and grad.enabled:

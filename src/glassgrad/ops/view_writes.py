@@ -17,7 +17,7 @@ class _ViewScatterBackward(Node):   # y = scatter g into zeros through view_fn; 
 
 
 def view_scatter(shape, view_fn, g):
-    out = np.zeros(shape, g._data.dtype)
+    out = np.zeros(shape, g._data.dtype, like=g._data)
     view_fn(out)[...] = g._data
     if g._rg and grad.enabled:
         n = _ViewScatterBackward((edge(g),))
@@ -34,7 +34,7 @@ class _ApplyViewBackward(Node):
 
 
 def apply_view(g, view_fn):
-    arr = np.ascontiguousarray(view_fn(g._data))
+    arr = np.ascontiguousarray(view_fn(g._data), like=g._data)
     if g._rg and grad.enabled:
         n = _ApplyViewBackward((edge(g),))
         n.view_fn = view_fn

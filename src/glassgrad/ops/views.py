@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .. import _args
+from .. import _args, backend
 from .._tensor import Size, _wrap_dim
 from ._core import make, edge, grad, check_inplace, sum_to
 from ..autograd.graph import Node
@@ -103,6 +103,15 @@ class CloneBackward0(Node):          # y = x.clone(); dx = gy
         return (g,)
 
 
+def _device_view(a, shape):
+    """`a` (a device array) viewed with `shape`; AttributeError (as NumPy's shape setter) when its strides do
+    not allow a view.  CuPy's reshape views when it can and copies otherwise: the copy is told by its memory."""
+    arr = a.reshape(shape)
+    if a.size and backend.data_ptr(arr) != backend.data_ptr(a):
+        raise AttributeError("not a view")
+    return arr
+
+
 def view(x, *shape):
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)) and hasattr(shape[0], "is_floating_point"):
         return view_dtype(x, shape[0])
@@ -111,8 +120,11 @@ def view(x, *shape):
     shape = _infer_shape(_shape_arg(shape), x._data.size)
     a = x._data
     try:
-        arr = a.view()
-        arr.shape = shape        # raises instead of copying when strides do not allow a view
+        if a.__class__ is np.ndarray:
+            arr = a.view()
+            arr.shape = shape        # raises instead of copying when strides do not allow a view
+        else:
+            arr = _device_view(a, shape)
     except AttributeError:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
@@ -122,9 +134,12 @@ def view(x, *shape):
 def reshape(x, *shape):
     shape = _infer_shape(_shape_arg(shape, "reshape", "shape"), x._data.size)
     a = x._data
-    arr = a.view()
     try:
-        arr.shape = shape
+        if a.__class__ is np.ndarray:
+            arr = a.view()
+            arr.shape = shape
+        else:
+            arr = _device_view(a, shape)
     except AttributeError:
         # not expressible as a view: copy (PyTorch: clone + _unsafe_view)
         c = clone(x)
