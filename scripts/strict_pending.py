@@ -33,7 +33,8 @@ def main():
     keep = [r for r in sorted(set(rows)) if r not in passing]
     head = text[:text.index("PENDING = {")]
     with open(PENDING, "w") as f:
-        f.write(head + "PENDING = {\n" + "".join(f"    {r!r},\n" for r in keep) + "}\n")
+        body = "{\n" + "".join(f"    {r!r},\n" for r in keep) + "}" if keep else "set()"
+        f.write(head + "PENDING = " + body + "\n")
     print(f"{len(passing)} rows now pass (removed), {len(keep)} pending")
     if failing:
         print(f"{len(failing)} rows FAIL that are not pending (fix them):\n  " + "\n  ".join(sorted(failing)))

@@ -14,7 +14,7 @@ RTOL, ATOL = 1e-4, 1e-5
 # starts passing fails the test until it is removed here).  All three wait only for ops outside nn (h/dnn's
 # branch): addmm's _combine, softmax's _softmax_arr and loss's nll reductions (np.asarray of device results),
 # ArrayNS.index_add_zeros / view_scatter / zeros (host zeros) -- with those fixed all three pass.
-PENDING = {"mlp", "cnn", "lstm"}
+PENDING = set()
 
 
 class _LSTMNet(nn.Module):

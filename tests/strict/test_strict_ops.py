@@ -65,7 +65,11 @@ def _check(op, dt):
     rng = np.random.default_rng(0)
     for s in _samples(op, dt):
         c_out, c_leaves = _run(op, s, op.differentiable, bf, False)
-        d_out, d_leaves = _run(op, s, op.differentiable, bf, True)
+        gg.set_default_device("cuda")           # factories inside the op (windows, tril_indices, ...) too
+        try:
+            d_out, d_leaves = _run(op, s, op.differentiable, bf, True)
+        finally:
+            gg.set_default_device("cpu")
         c_outs = [o for o in _flat(c_out) if isinstance(o, gg.Tensor)]
         d_outs = [o for o in _flat(d_out) if isinstance(o, gg.Tensor)]
         assert len(c_outs) == len(d_outs)

@@ -12,6 +12,7 @@ import itertools
 import numpy as np
 
 from .. import _args, _dtype, backend
+from .._device import as_device, default_device
 from .._tensor import _wrap_dim
 from ._core import make, edge, grad, Tensor, as_array
 from .linalg_solve import _LaNode, wrap
@@ -193,7 +194,7 @@ def combinations(input, r=2, with_replacement=False):
 
 
 # -- tril_indices / triu_indices ------------------------------------------------------------------------------------
-def _tri_indices(name, row, col, offset, dtype, lower):
+def _tri_indices(name, row, col, offset, dtype, lower, device=None):
     row = _args.int_arg(row, name, "row", 1)
     col = _args.int_arg(col, name, "col", 2)
     offset = _args.int_arg(offset, name, "offset", 3)
@@ -205,15 +206,17 @@ def _tri_indices(name, row, col, offset, dtype, lower):
     if col < 0:
         raise RuntimeError(f"col must be non-negative, got{col}")
     r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
-    return make(np.stack([r, c]).astype(dt.np).reshape(2, -1))
+    idx = np.stack([r, c]).astype(dt.np).reshape(2, -1)
+    dev = default_device() if device is None else as_device(device)
+    return make(idx if dev is None or dev.type == "cpu" else backend.to_device(idx, dev))    # (a small host computation, moved)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    return _tri_indices("tril_indices", row, col, offset, dtype, True)
+    return _tri_indices("tril_indices", row, col, offset, dtype, True, device)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    return _tri_indices("triu_indices", row, col, offset, dtype, False)
+    return _tri_indices("triu_indices", row, col, offset, dtype, False, device)
 
 
 # -- vander --------------------------------------------------------------------------------------------------------
