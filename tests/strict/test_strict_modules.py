@@ -18,7 +18,7 @@ RTOL, ATOL = 1e-4, 1e-5
 
 # Inputs: a shape tuple is a float32 standard-normal tensor that requires grad; ("int", high, shape) an int64 tensor
 # in [0, high); ("pos", shape) positive floats (requires grad); ("prob", shape) floats in (0.05, 0.95) (requires
-# grad); ("sign", shape) +-1 floats; ("t", tensor) the given tensor.
+# grad); ("sign", shape) +-1 floats; ("t", tensor) the given tensor; ("bool", p, shape) a mask (True with prob. p).
 X1, X2, X3 = (2, 4, 9), (2, 4, 7, 6), (2, 4, 5, 6, 5)
 CONV = dict(in_channels=4, out_channels=6, kernel_size=3)
 SEQ, TGT = (5, 2, 8), (4, 2, 8)          # (T, N, E) for the transformer family
@@ -193,6 +193,8 @@ def _inputs(specs, rng):
                 out.append(gg.from_numpy(rng.integers(0, s[1], s[2]).astype(np.int64)))
             elif kind == "t":
                 out.append(gg.tensor(s[1]))
+            elif kind == "bool":
+                out.append(gg.from_numpy(rng.random(s[2]) < s[1]))
             elif kind == "sign":
                 out.append(gg.from_numpy(np.where(rng.random(s[1]) < 0.5, -1.0, 1.0).astype(np.float32)))
             else:
@@ -222,13 +224,20 @@ def _flat(o):
 
 
 def _run(name, device):
-    m, specs = _make(name)
+    return run_case(lambda: _make(name), device)
+
+
+def run_case(make, device, call=None, train=True):
+    """`make()` -> (module, input specs), on `device`; forward (``call(m, *xs)``, else ``m(*xs)``) in train or
+    eval mode, then backward of a fixed random weighting of every float output: (module, inputs, outputs)."""
+    m, specs = make()
     xs = _inputs(specs, np.random.default_rng(1))
     if device == "cuda":
         m = m.cuda()
         xs = [x.detach().cuda().requires_grad_(x.requires_grad) for x in xs]
+    m.train(train)
     gg.manual_seed(2)                          # the same random stream for dropout / RReLU / fractional pooling
-    outs = _flat(m(*xs))
+    outs = _flat(call(m, *xs) if call is not None else m(*xs))
     rng = np.random.default_rng(3)
     loss = None
     for o in outs:
@@ -253,8 +262,13 @@ def _same(a, b, what):
 
 @pytest.mark.parametrize("name", [n for n in NAMES if n not in SKIPPED])
 def test_module_on_device_equals_cpu(name):
-    cm, cx, co = _run(name, "cpu")
-    dm, dx, do = _run(name, "cuda")
+    compare(name, _run(name, "cpu"), _run(name, "cuda"))
+
+
+def compare(name, cpu, dev):
+    """The device run `dev` equals the CPU run `cpu` (run_case's results): outputs, input / parameter gradients,
+    parameters and buffers -- and all of the device's are on the device."""
+    (cm, cx, co), (dm, dx, do) = cpu, dev
     assert len(co) == len(do) and co, f"{name}: {len(co)} outputs on the CPU, {len(do)} on the device"
     for i, (a, b) in enumerate(zip(co, do)):
         _same(a, b, f"{name} output {i}")
@@ -337,6 +351,43 @@ def test_state_dict_of_cuda_module_and_load_from_cpu():
     dev.eval()
     back.eval()
     _same(back(x), dev(x.cuda()), "forward after load_state_dict")
+
+
+def test_copies_and_conversions_stay_on_device():
+    import copy
+    m = _net().cuda()
+    for what, r in [("deepcopy", copy.deepcopy(m)), ("to_empty", copy.deepcopy(m).to_empty(device="cuda")),
+                    ("half", copy.deepcopy(m).half()), ("double", copy.deepcopy(m).double())]:
+        ts = list(r.parameters()) + list(r.buffers())
+        assert all(t.device.type == "cuda" for t in ts), what
+    d = copy.deepcopy(m)
+    for k, v in d.state_dict().items():
+        np.testing.assert_array_equal(v.cpu().numpy(), m.state_dict()[k].cpu().numpy(), err_msg=k)
+    assert copy.deepcopy(m).double()[4].weight.dtype == gg.float64
+
+
+@pytest.mark.parametrize("how", ["forward", "load_state_dict", "deepcopy"])
+def test_lazy_module_moved_before_materializing(how):
+    """A Lazy module moved with .cuda() before its first call materializes on the device (torch: the
+    uninitialized parameters and buffers keep their class through .cuda() and remember the device)."""
+    import copy
+    gg.manual_seed(0)
+    m = nn.Sequential(nn.LazyConv2d(3, 2), nn.LazyBatchNorm2d(), nn.Flatten(), nn.LazyLinear(2)).cuda()
+    assert isinstance(m[1].running_mean, nn.parameter.UninitializedBuffer)
+    if how == "deepcopy":
+        m = copy.deepcopy(m)
+    x = gg.randn(2, 4, 5, 5)
+    if how == "load_state_dict":
+        gg.manual_seed(1)
+        ref = nn.Sequential(nn.Conv2d(4, 3, 2), nn.BatchNorm2d(3), nn.Flatten(), nn.Linear(48, 2))
+        m.load_state_dict(ref.state_dict())
+        ref.eval()
+        m.eval()
+        _same(ref(x), m(x.cuda()), "forward after load_state_dict")
+    else:
+        m(x.cuda())
+    assert all(t.device.type == "cuda" for t in list(m.parameters()) + list(m.buffers()))
+    assert not any(nn.parameter.is_lazy(t) for t in list(m.parameters()) + list(m.buffers()))
 
 
 INITS = {
