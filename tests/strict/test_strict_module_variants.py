@@ -131,3 +131,47 @@ def test_module_variant_on_device_equals_cpu(vid):
         gg.manual_seed(0)
         return make(), specs
     compare(vid, run_case(build, "cpu", call, train), run_case(build, "cuda", call, train))
+
+
+class _F(nn.Module):
+    """An nn.functional call as a module (the functions that no module above, nor the op table, reaches)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+F = nn.functional
+FUNCTIONAL = {
+    "gumbel_softmax": (lambda x: F.gumbel_softmax(x, tau=0.7), [(4, 5)]),
+    "gumbel_softmax-hard": (lambda x: F.gumbel_softmax(x, hard=True, dim=0), [(4, 5)]),
+    "interpolate-area": (lambda x: F.interpolate(x, size=(3, 4), mode="area"), [X2]),
+    "interpolate-nearest-3d": (lambda x: F.interpolate(x, scale_factor=(2, 1, 0.5)), [X3]),
+    "upsample_nearest": (lambda x: F.upsample_nearest(x, scale_factor=2), [X2]),
+    "upsample_bilinear": (lambda x: F.upsample_bilinear(x, size=(9, 9)), [X2]),
+    "max_pool2d_with_indices": (lambda x: F.max_pool2d_with_indices(x, 2, return_indices=True), [X2]),
+    "fractional_max_pool3d": (lambda x: F.fractional_max_pool3d(x, 2, output_size=(2, 3, 2)), [X3]),
+    "max_unpool3d": (lambda x: F.max_unpool3d(*F.max_pool3d(x, 2, return_indices=True), 2, output_size=x.shape[2:]), [X3]),
+    "lp_pool3d": (lambda x: F.lp_pool3d(x.abs() + 0.1, 3, 2), [X3]),
+    "channel_shuffle": (lambda x: F.channel_shuffle(x, 2), [X2]),
+    "batch_norm-train": (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [X2, (4,), (4,)]),
+    "embedding_bag-max": (lambda i, w: F.embedding_bag(i, w, mode="max"), [("int", 10, (4, 3)), (10, 3)]),
+    "normalize": (lambda x: F.normalize(x, p=3, dim=1), [X2]),
+    "one_hot": (lambda i: F.one_hot(i, 6), [("int", 6, (4, 3))]),
+    "multi_head_attention_forward": (
+        lambda q, w, b, ow, ob: F.multi_head_attention_forward(q, q, q, 8, 2, w, b, None, None, False, 0.0, ow, ob,
+                                                               need_weights=True),
+        [SEQ, (24, 8), (24,), (8, 8), (8,)]),
+}
+
+
+@pytest.mark.parametrize("fid", sorted(FUNCTIONAL))
+def test_functional_on_device_equals_cpu(fid):
+    fn, specs = FUNCTIONAL[fid]
+
+    def build():
+        return _F(fn), specs
+    compare(fid, run_case(build, "cpu"), run_case(build, "cuda"))
