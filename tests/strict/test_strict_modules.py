@@ -416,3 +416,22 @@ def test_init_on_device_equals_cpu(name):
         assert r.device.type == device and t.device.type == device
         out.append(t)
     _same(out[0], out[1], f"nn.init.{name}")
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in SKIPPED])
+def test_module_built_on_default_cuda_device(name):
+    """Built under set_default_device('cuda'), a module's parameters and buffers are allocated on the device with
+    the values the same seed gives on the CPU (initialisation computes where the tensors live)."""
+    cm, _ = _make(name)
+    gg.set_default_device("cuda")
+    try:
+        dm, _ = _make(name)
+    finally:
+        gg.set_default_device("cpu")
+    for (k, a), (k2, b) in zip(list(cm.named_parameters()) + list(cm.named_buffers()),
+                               list(dm.named_parameters()) + list(dm.named_buffers())):
+        assert k == k2
+        if nn.parameter.is_lazy(a):
+            assert nn.parameter.is_lazy(b) and b.device.type == "cuda", k
+            continue
+        _same(a, b, f"{name} {k}")
