@@ -22,6 +22,12 @@ def _packed(m, x, h0=None):
     return out.data, h
 
 
+def _nograd(m, *args, **kwargs):
+    """An inference call (eval + no_grad: torch's fast path for attention and transformer layers)."""
+    with gg.no_grad():
+        return m(*args, **kwargs)
+
+
 # id: (module factory, input specs, call(m, *xs) or None, train mode)
 VARIANTS = {
     "BatchNorm2d-eval": (_m("BatchNorm2d", 4), [X2], None, False),
@@ -85,6 +91,12 @@ VARIANTS = {
                                           lambda m, s, kpm: m(s, src_key_padding_mask=kpm), False),
     "TransformerDecoderLayer-memmask": (_m("TransformerDecoderLayer", 8, 2, 16, 0.2), [TGT, SEQ, ("bool", 0.3, (2, 5))],
                                         lambda m, t, s, mk: m(t, s, memory_key_padding_mask=mk), True),
+    "TransformerEncoder-inference": (lambda: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True),
+                                                                   2, enable_nested_tensor=True),
+                                     [(2, 5, 8), ("t", [[False] * 5, [False, False, False, True, True]])],
+                                     lambda m, s, kpm: _nograd(m, s, src_key_padding_mask=kpm), False),
+    "MHA-inference": (_m("MultiheadAttention", 8, 2, batch_first=True), [(2, 5, 8)],
+                      lambda m, x: _nograd(m, x, x, x), False),
     "CrossEntropyLoss-weight": (_m("CrossEntropyLoss", weight=gg.tensor([0.5, 1.0, 2.0, 0.1, 1.5]), ignore_index=2),
                                 [(6, 5), ("int", 5, (6,))], None, True),
     "CrossEntropyLoss-probs": (_m("CrossEntropyLoss", label_smoothing=0.2, reduction="sum"),

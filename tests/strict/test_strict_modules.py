@@ -223,10 +223,6 @@ def _flat(o):
     return []
 
 
-def _run(name, device):
-    return run_case(lambda: _make(name), device)
-
-
 def run_case(make, device, call=None, train=True):
     """`make()` -> (module, input specs), on `device`; forward (``call(m, *xs)``, else ``m(*xs)``) in train or
     eval mode, then backward of a fixed random weighting of every float output: (module, inputs, outputs)."""
@@ -260,9 +256,10 @@ def _same(a, b, what):
         np.testing.assert_array_equal(y, x, err_msg=what)
 
 
+@pytest.mark.parametrize("train", [True, False], ids=["train", "eval"])
 @pytest.mark.parametrize("name", [n for n in NAMES if n not in SKIPPED])
-def test_module_on_device_equals_cpu(name):
-    compare(name, _run(name, "cpu"), _run(name, "cuda"))
+def test_module_on_device_equals_cpu(name, train):
+    compare(name, run_case(lambda: _make(name), "cpu", train=train), run_case(lambda: _make(name), "cuda", train=train))
 
 
 def compare(name, cpu, dev):
