@@ -127,7 +127,7 @@ def eye_(tensor):
         raise ValueError("Only tensors with 2 dimensions are supported")
     from ..ops.creation import eye
     with no_grad():
-        tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
+        tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
     return tensor
 
 
@@ -200,9 +200,10 @@ def orthogonal_(tensor, gain=1, generator=None):
     q = q * np.sign(np.diagonal(r))
     if rows < cols:
         q = q.T
-    from ..ops.creation import tensor as _t
-    with no_grad():
-        tensor.view_as(flat).copy_(_t(np.ascontiguousarray(q), dtype=tensor.dtype))
+    from .._tensor import _make
+    from ..backend import contiguous
+    with no_grad():                 # (np.linalg.qr runs on the tensor's device: CuPy has it)
+        tensor.view_as(flat).copy_(_make(contiguous(q)))
         tensor.mul_(gain)
     return tensor
 
@@ -216,7 +217,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         for c in range(cols):
-            idx = randperm(rows, generator=generator)[:zeros]
+            idx = randperm(rows, generator=generator, device=tensor.device)[:zeros]
             tensor._data[idx._data, c] = 0
     return tensor
 

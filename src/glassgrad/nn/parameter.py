@@ -71,7 +71,7 @@ class UninitializedTensorMixin:
         dt = _udtype(dtype) if dtype is not None else _FROM_NP[self._data.dtype]   # (module.double() changes it)
         if isinstance(shape, int):
             shape = (shape,)
-        data = empty(*shape, dtype=dt) if device is None else empty(*shape, dtype=dt, device=device)
+        data = empty(*shape, dtype=dt, device=self.device if device is None else device)   # (torch: self's device)
         self._data = data._data
         self.__class__ = self.cls_to_become
 
@@ -108,7 +108,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        t = _alias(cls, empty(0, dtype=_udtype(dtype)), requires_grad)
+        t = _alias(cls, empty(0, dtype=_udtype(dtype), device=device), requires_grad)
         return t
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
@@ -116,7 +116,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 
     def __deepcopy__(self, memo):
         if id(self) not in memo:
-            memo[id(self)] = type(self)(self.requires_grad, None, _FROM_NP[self._data.dtype])
+            memo[id(self)] = type(self)(self.requires_grad, self.device, _FROM_NP[self._data.dtype])
         return memo[id(self)]
 
 
@@ -124,7 +124,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
-        t = _alias(cls, empty(0, dtype=_udtype(dtype)), requires_grad)
+        t = _alias(cls, empty(0, dtype=_udtype(dtype), device=device), requires_grad)
         t.persistent = persistent
         return t
 
@@ -133,5 +133,5 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __deepcopy__(self, memo):
         if id(self) not in memo:
-            memo[id(self)] = type(self)(self.requires_grad, None, _FROM_NP[self._data.dtype])
+            memo[id(self)] = type(self)(self.requires_grad, self.device, _FROM_NP[self._data.dtype])
         return memo[id(self)]

@@ -419,7 +419,8 @@ class CopyBackwards(Node):          # x.copy_(src); dsrc = gy (summed to src's s
 
 def _copy_from(x, src):
     s = src._data if isinstance(src, Tensor) else as_array(src)
-    if s.__class__ is not x._data.__class__ and s.ndim:     # a copy between devices, as torch's copy_ makes
+    if s.__class__ is not x._data.__class__ and (s.ndim or s.__class__ is not np.ndarray):   # a copy between
+        # devices, as torch's copy_ makes (a 0-d device array into a host tensor too: load_state_dict's counters)
         s = backend.to_device(s, backend.device_of(x._data))
     try:
         arr = np.broadcast_to(s, x._data.shape)

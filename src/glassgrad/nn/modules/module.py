@@ -14,7 +14,7 @@ from ..._tensor import Tensor
 from ...autograd.graph import RemovableHandle
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _grad_state
-from ..parameter import Parameter, Buffer
+from ..parameter import Parameter, Buffer, is_lazy
 from ._module_state_dict import StateDictMethods
 from . import _hooks
 from ._hooks import (register_module_forward_pre_hook, register_module_forward_hook,  # noqa: F401
@@ -382,7 +382,11 @@ class Module(StateDictMethods):
                     p.grad._data = g._data
         for key, b in self._buffers.items():
             if b is not None:
-                self._buffers[key] = fn(b)
+                new = fn(b)
+                if new is not b and is_lazy(b):      # an UninitializedBuffer
+                    b._data = new._data         # stays uninitialized (torch's keeps its class through .to/.cuda)
+                else:
+                    self._buffers[key] = new
         return self
 
     def to(self, *args, **kwargs):
