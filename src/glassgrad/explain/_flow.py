@@ -40,7 +40,7 @@ def _import_mpl():
 
 def _array(t):
     """A read-only float64 copy of a tensor's values (never touches the tensor)."""
-    return np.asarray(t.detach().numpy(), dtype=np.float64)
+    return np.asarray(t.detach().cpu().numpy(), dtype=np.float64)    # statistics: on the host
 
 
 class ParamStats:

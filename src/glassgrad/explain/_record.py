@@ -25,6 +25,8 @@ import sys
 
 import numpy as np
 
+from ..backend import as_array
+
 __all__ = ["record", "Tape", "Step", "Run", "GradInfo", "jacobian", "jacobian_story", "JacobianStory",
            "gate_story", "GateStory"]
 
@@ -37,7 +39,7 @@ class GradInfo:
     __slots__ = ("shape", "dtype", "norm", "finite", "value")
 
     def __init__(self, t, max_numel):
-        a = t.detach().numpy()
+        a = t.detach().cpu().numpy()        # a report of the values: read on the host
         self.shape = tuple(a.shape)
         self.dtype = str(t.dtype)
         self.finite = bool(np.isfinite(a).all())
@@ -334,7 +336,7 @@ def _as_tensor(g):
         return None
     from .._tensor import Tensor
     from ..ops.namespaces import ARR
-    return g if isinstance(g, Tensor) else ARR.to_tensor(np.asarray(g))
+    return g if isinstance(g, Tensor) else ARR.to_tensor(as_array(g))
 
 
 class record:
@@ -387,7 +389,7 @@ def jacobian(y, x):
     for i in range(m):
         e = np.zeros(m)
         e[i] = 1
-        e = tensor(e.reshape(tuple(y.shape)), dtype=y.dtype)
+        e = tensor(e.reshape(tuple(y.shape)), dtype=y.dtype, device=y.device)
         try:
             (g,) = autograd.grad(y, x, e, retain_graph=True, allow_unused=True)
         except RuntimeError as err:
@@ -396,7 +398,7 @@ def jacobian(y, x):
                                    "before y.backward(), or pass retain_graph=True to that backward") from err
             raise
         if g is not None:
-            J[i] = g.detach().numpy().reshape(-1)
+            J[i] = g.detach().cpu().numpy().reshape(-1)     # J is a host (NumPy) report
     return J
 
 
@@ -422,12 +424,12 @@ class JacobianStory:
         self.v = self.vjp = self.grad = None
         if v is not None:
             from .. import autograd, tensor, Tensor
-            vt = v if isinstance(v, Tensor) else tensor(np.asarray(v), dtype=y.dtype)
-            self.v = vt.detach().numpy().astype(np.float64).reshape(self.y_shape)
+            vt = v if isinstance(v, Tensor) else tensor(np.asarray(v), dtype=y.dtype, device=y.device)
+            self.v = vt.detach().cpu().numpy().astype(np.float64).reshape(self.y_shape)
             with np.errstate(all="ignore"):
                 self.vjp = (self.v.reshape(-1) @ self.J).reshape(self.x_shape)
             (g,) = autograd.grad(y, x, vt.reshape(self.y_shape), retain_graph=True, allow_unused=True)
-            self.grad = None if g is None else g.detach().numpy().copy()
+            self.grad = None if g is None else g.detach().cpu().numpy().copy()
 
     @property
     def matches(self):
@@ -562,5 +564,10 @@ def gate_story(x, mask, v=None, *, branch=None, safe=1.0):
             out = build(xl)
             (g,) = autograd.grad(out, xl, v, retain_graph=True)
             J = jacobian(out, xl)
-        variants[name] = {"forward": out.detach().numpy().copy(), "grad": g.detach().numpy().copy(), "J": J}
-    return GateStory(variants, x.detach().numpy().copy(), mask.numpy().copy(), v.detach().numpy().copy(), fname)
+        variants[name] = {"forward": _host(out), "grad": _host(g), "J": J}
+    return GateStory(variants, _host(x), _host(mask), _host(v), fname)
+
+
+def _host(t):
+    """A host (NumPy) copy of a tensor's values, for the report."""
+    return t.detach().cpu().numpy().copy()
