@@ -306,12 +306,52 @@ def test_explain_nan_watch_and_why():
     assert "requires_grad=False" in str(r)
 
 
-def test_explain_record():
+def test_explain_record_and_stories():
     from glassgrad import explain
-    m, y = _explain_model("cuda")
-    with explain.record() as tape:
-        y.pow(2).sum().backward()
-    assert len(str(tape)) > 0
+
+    def run(dev):
+        m, y = _explain_model(dev)
+        x = gg.tensor([0.5, -1.0, 4.0], device=dev, requires_grad=True)
+        z = (x * x).tanh()
+        with explain.record() as tape:
+            z.backward(gg.ones(3, device=dev), retain_graph=True)
+            y.pow(2).sum().backward()
+        js = tape.jacobian(z, x)
+        st = explain.jacobian_story(z, x, gg.tensor([1.0, 2.0, 3.0], device=dev))
+        gs = explain.gate_story(x.detach(), x.detach() > 0, branch=gg.log)
+        return str(tape), js, st, gs
+    (ta, ja, sa, ga), (tb, jb, sb, gb) = _both(run)
+    assert ta == tb
+    for a, b in ((ja, jb), (sa, sb)):
+        np.testing.assert_allclose(b.J, a.J, rtol=1e-6)
+        np.testing.assert_allclose(b.grad, a.grad, rtol=1e-6)
+    assert str(ga) == str(gb)
+
+
+def test_distribution_transforms():
+    T = D.transforms
+
+    def run(dev):
+        x = gg.tensor([[0.3, -0.2, 0.5], [1.0, 0.1, -0.7]], device=dev, requires_grad=True)
+        out = []
+        for t in (T.ExpTransform(), T.SigmoidTransform(), T.TanhTransform(), T.SoftmaxTransform(),
+                  T.StickBreakingTransform(), T.CorrCholeskyTransform(), T.LowerCholeskyTransform(),
+                  T.AffineTransform(gg.tensor(1.0, device=dev), gg.tensor(2.0, device=dev))):
+            v = x if not isinstance(t, T.LowerCholeskyTransform) else x[:, :2].reshape(1, 2, 2)
+            y = t(v)
+            try:
+                lad = t.log_abs_det_jacobian(v, y)
+            except NotImplementedError:           # Softmax / LowerCholesky have none (as in torch)
+                lad = y.sum()
+            out += [y, t.inv(y), lad, gg.autograd.grad(y.sum() + lad.sum(), [x])[0]]
+        c = D.biject_to(D.constraints.corr_cholesky)(x[0])
+        out += [c, D.constraints.corr_cholesky.check(c), D.constraints.positive_definite.check(c @ c.mT)]
+        base = D.Normal(gg.zeros(3, device=dev), gg.ones(3, device=dev))
+        td = D.TransformedDistribution(base, [T.AffineTransform(0.5, 2.0), T.ExpTransform()])
+        s = td.rsample((4,))
+        return out + [s, td.log_prob(s)]
+    a, b = _both(run)
+    _same(a, b, "transforms", rtol=1e-5, atol=1e-6)
 
 
 # --- serialization -------------------------------------------------------------------------------------------------
@@ -381,3 +421,53 @@ def test_testing_helpers():
     with pytest.raises(AssertionError, match="Mismatched elements"):
         gg.testing.assert_close(d, d + 1)
     gg.testing.assert_close({"a": [d]}, {"a": [d.clone()]})
+
+
+def test_func_module_transforms():
+    from glassgrad import func
+
+    def run(dev):
+        gg.manual_seed(0)
+        models = [nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2)).to(dev) for _ in range(3)]
+        x = gg.randn(5, 3, device=dev)
+        params, buffers = func.stack_module_state(models)
+        base = models[0]
+        ens = func.vmap(lambda p, b, xx: func.functional_call(base, (p, b), (xx,)), in_dims=(0, 0, None))(
+            params, buffers, x)
+        p0 = dict(base.named_parameters())
+        loss = lambda p: func.functional_call(base, p, (x,)).pow(2).sum()          # noqa: E731
+        g = func.grad(loss)(p0)
+        jr = func.jacrev(lambda p: func.functional_call(base, p, (x,)))(p0)
+        noise = func.vmap(lambda t: t + gg.randn(2, device=dev), randomness="different")(gg.zeros(3, 2, device=dev))
+        return [ens, g, jr, noise]
+    a, b = _both(run)
+    _same(a, b, "func modules", rtol=1e-4, atol=1e-5)
+
+
+def test_data_samplers_device_weights():
+    from glassgrad.utils.data import DataLoader, TensorDataset, WeightedRandomSampler, random_split
+
+    def run(dev):
+        x = gg.arange(12.0, device=dev).reshape(6, 2)
+        w = gg.tensor([0.1, 0.5, 0.2, 0.9, 0.3, 0.4], device=dev)
+        dl = DataLoader(TensorDataset(x), batch_size=2, sampler=WeightedRandomSampler(w, 6))
+        parts = random_split(TensorDataset(x), [4, 2])
+        return [b[0] for b in dl] + [parts[1][0][0], parts[1][1][0]]
+    a, b = _both(run)
+    _same(a, b, "samplers")
+
+
+@pytest.mark.parametrize("zip_format", [True, False])
+def test_load_torch_files_to_device(zip_format, tmp_path):
+    torch = pytest.importorskip("torch")
+    src = {"w": torch.randn(3, 4), "i": torch.arange(5), "v": torch.randn(4, 4)[1:, ::2]}
+    p = str(tmp_path / "t.pt")
+    torch.save(src, p, _use_new_zipfile_serialization=zip_format)
+    kw = [{"map_location": "cuda"}, {"map_location": {"cpu": "cuda:0"}}]
+    if zip_format:
+        kw.append({"map_location": "cuda", "mmap": True})
+    for k in kw:
+        got = gg.load(p, **k)
+        for name, t in src.items():
+            assert got[name].device.type == "cuda", (k, name)
+            np.testing.assert_array_equal(_host(got[name]), t.numpy())

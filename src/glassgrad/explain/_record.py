@@ -549,14 +549,14 @@ def gate_story(x, mask, v=None, *, branch=None, safe=1.0):
         mask = mask != 0
     fn = branch if branch is not None else (lambda t: t)
     fname = getattr(branch, "__name__", "branch") if branch is not None else None
-    v = G.ones_like(x) if v is None else (v if isinstance(v, G.Tensor) else G.tensor(v, dtype=x.dtype))
-    zero = G.zeros((), dtype=x.dtype)
+    v = G.ones_like(x) if v is None else (v if isinstance(v, G.Tensor) else G.tensor(v, dtype=x.dtype, device=x.device))
+    zero = G.zeros((), dtype=x.dtype, device=x.device)
     inner = f"{fname}(x)" if fname else "x"
     builds = {f"mask * {inner}": lambda t: mask.to(x.dtype) * fn(t),
               f"where(mask, {inner}, 0)": lambda t: G.where(mask, fn(t), zero)}
     if branch is not None:
         builds[f"where(mask, {fname}(where(mask, x, {safe:g})), 0)"] = \
-            lambda t: G.where(mask, fn(G.where(mask, t, G.full((), safe, dtype=x.dtype))), zero)
+            lambda t: G.where(mask, fn(G.where(mask, t, G.full((), safe, dtype=x.dtype, device=x.device))), zero)
     variants = {}
     for name, build in builds.items():
         xl = x.detach().clone().requires_grad_(True)
