@@ -81,6 +81,26 @@ DISTS = {
         _p(d, 0.5, -1.0), _p(d, [0.3], [0.2]), _p(d, 1.0, 0.5)),
     "HalfCauchy": lambda d: D.HalfCauchy(_p(d, 1.0, 0.5)),
     "Kumaraswamy": lambda d: D.Kumaraswamy(_p(d, 2.0, 0.7), _p(d, 1.0, 2.0)),
+    "Chi2": lambda d: D.Chi2(_p(d, 2.0, 0.7, 3.0)),
+    "FisherSnedecor": lambda d: D.FisherSnedecor(_p(d, 3.0, 5.0), _p(d, 4.0, 7.0)),
+    "Geometric": lambda d: D.Geometric(probs=_p(d, 0.2, 0.5, 0.9)),
+    "Gumbel": lambda d: D.Gumbel(_p(d, 0.5, -1.0), _p(d, 1.0, 0.5)),
+    "HalfNormal": lambda d: D.HalfNormal(_p(d, 1.0, 0.5)),
+    "InverseGamma": lambda d: D.InverseGamma(_p(d, 2.0, 3.0), _p(d, 1.0, 2.0)),
+    "LogisticNormal": lambda d: D.LogisticNormal(_p(d, 0.5, -1.0), _p(d, 1.0, 0.5)),
+    "MixtureSameFamily": lambda d: D.MixtureSameFamily(D.Categorical(logits=_p(d, 0.1, -0.3)),
+                                                       D.Normal(_p(d, 0.5, -1.0), _p(d, 1.0, 0.5))),
+    "NegativeBinomial": lambda d: D.NegativeBinomial(_p(d, 3.0, 5.0), probs=_p(d, 0.3, 0.6)),
+    "Pareto": lambda d: D.Pareto(_p(d, 1.0, 2.0), _p(d, 2.0, 3.0)),
+    "RelaxedOneHotCategorical": lambda d: D.RelaxedOneHotCategorical(gg.tensor(0.7, device=d),
+                                                                     logits=_p(d, 0.1, -0.3, 0.9)),
+    "Weibull": lambda d: D.Weibull(_p(d, 1.0, 2.0), _p(d, 2.0, 0.8)),
+    "GeneralizedPareto": lambda d: D.GeneralizedPareto(_p(d, 0.5, 0.0), _p(d, 1.0, 2.0), _p(d, 0.3, -0.2)),
+    "Independent": lambda d: D.Independent(D.Normal(_p(d, 0.5, -1.0), _p(d, 1.0, 0.5)), 1),
+    "MultivariateNormalCov": lambda d: D.MultivariateNormal(
+        _p(d, 0.5, -1.0), covariance_matrix=_p(d, [2.0, 0.3], [0.3, 1.0])),
+    "MultivariateNormalPrec": lambda d: D.MultivariateNormal(
+        _p(d, 0.5, -1.0), precision_matrix=_p(d, [2.0, 0.3], [0.3, 1.0])),
     "LogNormal": lambda d: D.LogNormal(_p(d, 0.5, -1.0, 2.0), _p(d, 1.0, 0.5, 2.0)),
 }
 
@@ -120,17 +140,21 @@ def test_distribution(name):
     _same(a, b, name, rtol=1e-4, atol=1e-5)
 
 
-def test_kl_divergence():
+KL_PAIRS = [("Normal", "Normal"), ("Gamma", "Gamma"), ("Beta", "Beta"), ("Dirichlet", "Dirichlet"),
+            ("Categorical", "Categorical"), ("Bernoulli", "Bernoulli"), ("Poisson", "Poisson"),
+            ("MultivariateNormal", "MultivariateNormalCov"), ("LowRankMultivariateNormal", "MultivariateNormal"),
+            ("ContinuousBernoulli", "ContinuousBernoulli"), ("Exponential", "Gamma"), ("Laplace", "Normal"),
+            ("Uniform", "Normal"), ("HalfNormal", "HalfNormal"), ("Pareto", "Pareto"), ("Beta", "Exponential"), ("Geometric", "Geometric")]
+
+
+@pytest.mark.parametrize("pq", KL_PAIRS, ids=lambda pq: "-".join(pq))
+def test_kl_divergence(pq):
     def run(dev):
-        p = D.Normal(_p(dev, 0.5, -1.0), _p(dev, 1.0, 0.5))
-        q = D.Normal(_p(dev, 0.0, 1.0), _p(dev, 2.0, 1.5))
+        _LEAVES.clear()
+        p, q = DISTS[pq[0]](dev), DISTS[pq[1]](dev)
         k = D.kl_divergence(p, q)
-        return k, gg.autograd.grad(k.sum(), [p.loc, q.scale])
-    _same(*run_both(run), "kl")
-
-
-def run_both(fn):
-    return _both(fn)
+        return k, gg.autograd.grad(k.sum(), list(_LEAVES), materialize_grads=True)
+    _same(*_both(run), "kl", rtol=1e-4, atol=1e-5)
 
 
 # --- utils.data ------------------------------------------------------------------------------------------------
@@ -421,6 +445,22 @@ def test_testing_helpers():
     with pytest.raises(AssertionError, match="Mismatched elements"):
         gg.testing.assert_close(d, d + 1)
     gg.testing.assert_close({"a": [d]}, {"a": [d.clone()]})
+    for kw in ({"noncontiguous": True}, {"exclude_zero": True, "dtype": gg.int32}, {"dtype": gg.complex64},
+               {"dtype": gg.bool}, {"dtype": gg.float16, "requires_grad": True}):
+        kw = {"dtype": gg.float32, **kw}
+        gg.manual_seed(5)
+        c = gg.testing.make_tensor((4, 3), device="cpu", **kw)
+        gg.manual_seed(5)
+        d = gg.testing.make_tensor((4, 3), device="cuda", **kw)
+        _same(c, d, str(kw), rtol=0, atol=0)
+        assert d.is_contiguous() == c.is_contiguous() and d.requires_grad == c.requires_grad
+    msgs = []
+    for dev in ("cpu", "cuda"):
+        x = gg.tensor([1.0, 2.0, 3.0], device=dev)
+        with pytest.raises(AssertionError) as err:
+            gg.testing.assert_close(x, x + gg.tensor([0.0, 1e-3, 0.5], device=dev))
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]
 
 
 def test_func_module_transforms():
@@ -471,3 +511,64 @@ def test_load_torch_files_to_device(zip_format, tmp_path):
         for name, t in src.items():
             assert got[name].device.type == "cuda", (k, name)
             np.testing.assert_array_equal(_host(got[name]), t.numpy())
+
+
+def test_explain_reports_same_on_device():
+    """The reports (SVG drawing with saved tensors, flow tracking, watch / why_no_grad, nan_watch's backward
+    origin) read the same for a device model as for the CPU one."""
+    from glassgrad import explain
+
+    def run(dev):
+        m, _ = _explain_model(dev)
+        x = gg.randn(5, 4, device=dev)
+        view = explain.graph(m(x).pow(2).mean(), m, show_saved=True)
+        tr = explain.flow(m, track=True)
+        for _ in range(2):
+            m.zero_grad()
+            m(x).pow(2).mean().backward()
+            tr.step()
+        with explain.watch():
+            z = m(x).detach().sum()
+        why = str(explain.why_no_grad(z, m[0].weight))
+        a = gg.tensor([1.0, 0.0], device=dev, requires_grad=True)
+        with pytest.raises(explain.NonFiniteError) as err:
+            with explain.nan_watch():
+                (a.sqrt() * 0).sum().backward()
+        return view.to_svg(), view.text(), str(tr), why, str(err.value)
+    a, b = _both(run)
+    for what, x, y in zip(("svg", "text", "flow", "why", "nan"), a, b):
+        assert x == y, what
+
+
+def test_autocast_cuda_with_scaler():
+    """autocast('cuda') casts a device Linear to float16 (values as the CPU's float16 computation), the CPU
+    autocast leaves device tensors alone, and a scaled float16 step matches the CPU's."""
+    gg.manual_seed(0)
+    m = nn.Linear(4, 3)
+    x = gg.randn(5, 4)
+    md, xd = nn.Linear(4, 3).cuda(), x.cuda()
+    md.load_state_dict(m.state_dict())
+    with gg.autocast("cuda", dtype=gg.float16):
+        yd = md(xd)
+    with gg.autocast("cpu", dtype=gg.bfloat16):
+        assert md(xd).dtype == gg.float32
+    assert yd.dtype == gg.float16 and yd.device.type == "cuda"
+    ref = gg.nn.functional.linear(x.half(), m.weight.half(), m.bias.half())
+    np.testing.assert_allclose(_host(yd).astype(np.float32), _host(ref).astype(np.float32), rtol=1e-3, atol=1e-3)
+    scaler = gg.amp.GradScaler("cuda", init_scale=2.0 ** 10)
+    w0 = _host(md.weight).copy()
+    opt = gg.optim.SGD(md.parameters(), lr=0.1)
+    with gg.autocast("cuda", dtype=gg.float16):
+        loss = md(xd).float().pow(2).mean()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    assert scaler.get_scale() == 2.0 ** 10 and all(p.device.type == "cuda" for p in md.parameters())
+    assert np.isfinite(_host(md.weight)).all() and not np.array_equal(_host(md.weight), w0)
+    with gg.autocast("cuda", dtype=gg.float16):                  # a float16 overflow: the step is skipped
+        loss = md(xd).float().pow(2).mean() * 1e6
+    w1 = _host(md.weight).copy()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    assert scaler.get_scale() == 2.0 ** 9 and np.array_equal(_host(md.weight), w1)
