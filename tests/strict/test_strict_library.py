@@ -260,7 +260,8 @@ def test_func_transforms():
         vg = func.vmap(func.grad(f), in_dims=(None, 0))(w, x.unsqueeze(1))
         _, jv = func.jvp(lambda ww: (x @ ww).tanh(), (w,), (gg.ones_like(w),))
         _, vjp_fn = func.vjp(lambda ww: (x @ ww).tanh(), w)
-        return [g, *gv, v, vm, jr, jf, h, vg, jv, vjp_fn(gg.ones(4, 2, device=dev))[0]]
+        fz = func.functionalize(lambda t: t.clone().add_(1).view(-1).mul_(2), remove="mutations_and_views")(w)
+        return [g, *gv, v, vm, jr, jf, h, vg, jv, vjp_fn(gg.ones(4, 2, device=dev))[0], fz]
     a, b = _both(run)
     _same(a, b, "func", rtol=1e-4, atol=1e-5)
 
