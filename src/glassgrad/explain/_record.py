@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from ..backend import as_array
+from ..backend import as_array, to_host
 
 __all__ = ["record", "Tape", "Step", "Run", "GradInfo", "jacobian", "jacobian_story", "JacobianStory",
            "gate_story", "GateStory"]
@@ -39,12 +39,14 @@ class GradInfo:
     __slots__ = ("shape", "dtype", "norm", "finite", "value")
 
     def __init__(self, t, max_numel):
-        a = t.detach().cpu().numpy()        # a report of the values: read on the host
+        t = t.detach()
+        a = t.numpy() if t._data.__class__ is np.ndarray else t._data   # a device gradient reduces there
         self.shape = tuple(a.shape)
         self.dtype = str(t.dtype)
         self.finite = bool(np.isfinite(a).all())
         self.norm = float(np.sqrt(np.sum(np.square(a, dtype=np.float64))))
-        self.value = np.array(a, copy=True) if a.size <= max_numel else None
+        # the kept copy (small gradients only) is read on the host, explicitly
+        self.value = (np.array(a, copy=True) if a.__class__ is np.ndarray else to_host(a)) if a.size <= max_numel else None
 
     def text(self, small=16):
         if self.value is not None and self.value.size <= small:
