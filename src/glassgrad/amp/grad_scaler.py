@@ -42,15 +42,21 @@ class _MultiDeviceReplicator:
 
 def _amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale):
     """torch's kernel: found_inf = 1 if any grad holds inf/NaN; every grad *= inv_scale in place."""
+    f = found_inf._data
     for g in grads:
-        if not np.isfinite(g._data).all():
-            found_inf._data[...] = 1.0
+        if f.__class__ is not np.ndarray:        # on the device: no sync, the flag set where it lives
+            f[...] = np.maximum(f, (~np.isfinite(g._data).all()).astype(f.dtype))
+        elif not np.isfinite(g._data).all():
+            f[...] = 1.0
         g.mul_(inv_scale)
 
 
 def _amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval):
     """torch's kernel: back off (and reset the tracker) after an inf; grow after growth_interval clean steps."""
     s, t = scale._data, growth_tracker._data
+    if s.__class__ is not np.ndarray:
+        _update_scale_on_device(s, t, found_inf._data, growth_factor, backoff_factor, growth_interval)
+        return scale
     if found_inf._data.item():
         s[...] = s * np.float32(backoff_factor)
         t[...] = 0
@@ -64,6 +70,16 @@ def _amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_
     else:
         t[...] = successful
     return scale
+
+
+def _update_scale_on_device(s, t, found, growth_factor, backoff_factor, growth_interval):
+    """_amp_update_scale_'s rule as device-side selects (no device -> host sync, as torch's CUDA kernel)."""
+    inf = found != 0
+    successful = np.where(inf, 0, t + 1).astype(t.dtype)
+    grow = ~inf & (successful == growth_interval)
+    grown = s * np.float32(growth_factor)
+    s[...] = np.where(inf, s * np.float32(backoff_factor), np.where(grow & np.isfinite(grown), grown, s))
+    t[...] = np.where(grow, 0, successful).astype(t.dtype)
 
 
 class GradScaler:

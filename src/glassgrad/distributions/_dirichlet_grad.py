@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from . import _ops as T
+from ..backend import host_apply
 from ._sampler_grads import _digamma
 
 
@@ -102,7 +103,12 @@ def _grad_one(x, alpha, total):
     return p / q * approx
 
 
-def dirichlet_grad(x, alpha, total):
-    xs, a, t = np.broadcast_arrays(x.detach().numpy(), alpha.detach().numpy(), total.detach().numpy())
+def _dirichlet_grad_arr(x, alpha, total):
+    xs, a, t = np.broadcast_arrays(x, alpha, total)
     out = [_grad_one(*v) for v in zip(xs.ravel().tolist(), a.ravel().tolist(), t.ravel().tolist())]
-    return T.from_numpy(np.array(out, dtype=x.dtype.np).reshape(xs.shape))
+    return np.array(out, dtype=x.dtype).reshape(xs.shape)
+
+
+def dirichlet_grad(x, alpha, total):
+    # a Python loop per element (ATen's scalar kernel): host only, so device arrays make an explicit round trip
+    return T.from_array(host_apply(_dirichlet_grad_arr, x.detach()._data, alpha.detach()._data, total.detach()._data))

@@ -4,11 +4,14 @@ triangular solve, computed with NumPy, as autograd Functions whose backward form
 import numpy as np
 
 from . import _ops as T
+from ..backend import contiguous, host_apply
 from ..autograd.function import Function
 
 
 def _wrap(a, like):
-    return T.from_numpy(np.ascontiguousarray(a, dtype=like.dtype.np))
+    if a.__class__ is np.ndarray:
+        return T.from_numpy(np.ascontiguousarray(a, dtype=like.dtype.np))
+    return T.from_array(contiguous(a.astype(like.dtype.np, copy=False)))     # a device result stays there
 
 
 def _solve_tri_np(a, b, upper, left):
@@ -21,7 +24,7 @@ def _solve_tri_np(a, b, upper, left):
 class _Cholesky(Function):
     @staticmethod
     def forward(ctx, A):
-        L = _wrap(np.linalg.cholesky(A.detach().numpy()), A)
+        L = _wrap(np.linalg.cholesky(A.detach()._data), A)
         ctx.save_for_backward(L)
         return L
 
@@ -37,7 +40,7 @@ class _Cholesky(Function):
 class _SolveTriangular(Function):
     @staticmethod
     def forward(ctx, A, B, upper, left):
-        X = _wrap(_solve_tri_np(A.detach().numpy(), B.detach().numpy(), upper, left), B)
+        X = _wrap(_solve_tri_np(A.detach()._data, B.detach()._data, upper, left), B)
         ctx.save_for_backward(A, X)
         ctx.upper, ctx.left = upper, left
         return X
@@ -75,8 +78,8 @@ def solve_triangular(A, B, *, upper, left=True):
 class _CholeskyInverse(Function):
     @staticmethod
     def forward(ctx, L):
-        a = L.detach().numpy()
-        Linv = _solve_tri_np(a, np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape), False, True)
+        a = L.detach()._data
+        Linv = _solve_tri_np(a, np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype, like=a), a.shape), False, True)
         P = _wrap(np.swapaxes(Linv, -1, -2) @ Linv, L)
         ctx.save_for_backward(L, P)
         return P
@@ -93,12 +96,17 @@ def cholesky_inverse(L):
 
 
 def eigvalsh(A):
-    return _wrap(np.linalg.eigvalsh(A.detach().numpy()), A)
+    return _wrap(np.linalg.eigvalsh(A.detach()._data), A)
 
 
 def cholesky_ok(A):
     """torch.linalg.cholesky_ex(A).info == 0, per matrix."""
-    a = A.detach().numpy()
+    # per-matrix LinAlgError is NumPy's (CuPy's cholesky does not raise on a non-PD matrix): on the host,
+    # an explicit round trip for device arrays
+    return T.from_array(host_apply(_cholesky_ok_arr, A.detach()._data))
+
+
+def _cholesky_ok_arr(a):
     flat = a.reshape((-1,) + a.shape[-2:])
     ok = []
     for m in flat:
@@ -107,7 +115,7 @@ def cholesky_ok(A):
             ok.append(True)
         except np.linalg.LinAlgError:
             ok.append(False)
-    return T.from_numpy(np.array(ok, dtype=bool).reshape(a.shape[:-2]))
+    return np.array(ok, dtype=bool).reshape(a.shape[:-2])
 
 
 def logdet_pd(A):

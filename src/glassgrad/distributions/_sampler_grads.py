@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from . import _ops as T
+from ..backend import host_apply
 
 _PSI_10 = 2.25175258906672110764
 _PSI_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
@@ -94,9 +95,14 @@ def _gamma_grad_one(alpha, x):
 
 def standard_gamma_grad(alpha, x):
     """torch._standard_gamma_grad(alpha, x)."""
-    a, s = np.broadcast_arrays(alpha.detach().numpy(), x.detach().numpy())
+    # a Python loop per element (ATen's scalar kernel): host only, so device arrays make an explicit round trip
+    return T.from_array(host_apply(_standard_gamma_grad_arr, alpha.detach()._data, x.detach()._data))
+
+
+def _standard_gamma_grad_arr(alpha, x):
+    a, s = np.broadcast_arrays(alpha, x)
     out = [_gamma_grad_one(p, q) for p, q in zip(a.ravel().tolist(), s.ravel().tolist())]
-    return T.from_numpy(np.array(out, dtype=x.dtype.np).reshape(a.shape))
+    return np.array(out, dtype=x.dtype).reshape(a.shape)
 
 
 

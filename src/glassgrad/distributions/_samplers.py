@@ -13,6 +13,7 @@ import numpy as np
 
 from .._rng.common import _u53
 from . import _ops as T
+from ..backend import host_apply
 from ._dirichlet_grad import dirichlet_grad
 from ._sampler_grads import standard_gamma_grad
 from ..autograd.function import Function, once_differentiable
@@ -103,7 +104,7 @@ def _gamma_array(alpha, as_double=False):
 class _StandardGamma(Function):
     @staticmethod
     def forward(ctx, alpha):
-        x = T.from_numpy(_gamma_array(alpha.detach().numpy()))
+        x = T.from_array(host_apply(_gamma_array, alpha.detach()._data))   # a Python loop: host only
         ctx.save_for_backward(alpha, x)
         return x
 
@@ -130,7 +131,7 @@ def sample_dirichlet_array(alpha):
 class DirichletSample(Function):
     @staticmethod
     def forward(ctx, concentration):
-        x = T.from_numpy(sample_dirichlet_array(concentration.detach().numpy()))
+        x = T.from_array(host_apply(sample_dirichlet_array, concentration.detach()._data))   # host only
         ctx.save_for_backward(x, concentration)
         return x
 
@@ -175,14 +176,18 @@ def _poisson_one(lam, uniform):
 
 def poisson(rate, generator=None):
     """torch.poisson."""
-    a = rate.detach().numpy()
+    a = rate.detach()._data
     if (a < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return T.from_array(host_apply(lambda h: _poisson_array(h, generator), a))   # a Python loop: host only
+
+
+def _poisson_array(a, generator):
     flat = np.ascontiguousarray(a).ravel().tolist()
     d = _Draws(generator or _gen(), 2 * len(flat) + sum(min(v, 10.0) for v in flat))
     out = [_poisson_one(v, d.uniform) for v in flat]
     d.finish()
-    return T.from_numpy(np.array(out, dtype=a.dtype).reshape(a.shape))
+    return np.array(out, dtype=a.dtype).reshape(a.shape)
 
 
 _TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509, 0.0166446911898211,
@@ -247,10 +252,17 @@ def _binomial_one(n, p, uniform):
 
 def binomial(count, prob, generator=None):
     """torch.binomial."""
-    c, p = np.broadcast_arrays(count.detach().numpy(), prob.detach().numpy())
+    # a Python loop per element (ATen's kernel on the generator's stream): host only, an explicit round trip
+    return T.from_array(host_apply(lambda c, p: _binomial_array(c, p, generator), count.detach()._data,
+                                   prob.detach()._data))
+
+
+def _binomial_array(c, p, generator):
+    dt = p.dtype
+    c, p = np.broadcast_arrays(c, p)
     d = _Draws(generator or _gen(), 3 * c.size + 16)
     out = [_binomial_one(a, b, d.uniform) for a, b in zip(c.ravel().tolist(), p.ravel().tolist())]
     d.finish()
-    return T.from_numpy(np.array(out, dtype=prob.dtype.np).reshape(c.shape))
+    return np.array(out, dtype=dt).reshape(c.shape)
 
 

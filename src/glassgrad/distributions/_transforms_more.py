@@ -22,7 +22,7 @@ class CorrCholeskyTransform(Transform):
         eps = T.finfo(x.dtype).eps
         r = vec_to_tril_matrix(x.clamp(min=-1 + eps, max=1 - eps), diag=-1)
         z1m_cumprod_sqrt = (1 - r ** 2).sqrt().cumprod(-1)
-        r = r + T.eye(r.shape[-1], dtype=r.dtype)
+        r = r + T.eye(r.shape[-1], dtype=r.dtype, device=r.device)
         return r * T.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
 
     def _inverse(self, y):

@@ -66,7 +66,7 @@ class Bernoulli(_BinaryProbsLogits, ExponentialFamily):
         return T.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
 
     def enumerate_support(self, expand=True):
-        values = T.arange(2, dtype=self._param.dtype).view((-1,) + (1,) * len(self._batch_shape))
+        values = T.arange(2, dtype=self._param.dtype, device=self._param.device).view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 
     @property

@@ -83,5 +83,5 @@ class Binomial(_BinaryProbsLogits, Distribution):
 
     def enumerate_support(self, expand=True):
         total_count = self._homogeneous_count("enumerate_support")
-        values = T.arange(1 + total_count, dtype=self._param.dtype).view((-1,) + (1,) * len(self._batch_shape))
+        values = T.arange(1 + total_count, dtype=self._param.dtype, device=self._param.device).view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values

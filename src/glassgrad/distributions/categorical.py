@@ -56,7 +56,7 @@ class Categorical(Distribution):
 
     @property
     def mean(self):
-        return T.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
+        return T.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype, device=self.probs.device)
 
     @property
     def mode(self):
@@ -64,7 +64,7 @@ class Categorical(Distribution):
 
     @property
     def variance(self):
-        return T.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
+        return T.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype, device=self.probs.device)
 
     def sample(self, sample_shape=T.Size()):
         if not isinstance(sample_shape, T.Size):
@@ -85,7 +85,7 @@ class Categorical(Distribution):
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
-        values = T.arange(self._num_events, dtype=T.int64).view((-1,) + (1,) * len(self._batch_shape))
+        values = T.arange(self._num_events, dtype=T.int64, device=self._param.device).view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 
 

@@ -23,7 +23,7 @@ class Cauchy(Distribution):
 
     @property
     def mean(self):
-        return T.full(self._extended_shape(), float("nan"), dtype=self.loc.dtype)
+        return T.full(self._extended_shape(), float("nan"), dtype=self.loc.dtype, device=self.loc.device)
 
     @property
     def mode(self):
@@ -31,7 +31,7 @@ class Cauchy(Distribution):
 
     @property
     def variance(self):
-        return T.full(self._extended_shape(), float("inf"), dtype=self.loc.dtype)
+        return T.full(self._extended_shape(), float("inf"), dtype=self.loc.dtype, device=self.loc.device)
 
     def rsample(self, sample_shape=T.Size()):
         shape = self._extended_shape(sample_shape)

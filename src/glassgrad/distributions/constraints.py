@@ -299,7 +299,8 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return T.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=T.bool)
+        return T.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=T.bool,
+                      device=value.device)
 
 
 class _Symmetric(_Square):

@@ -92,12 +92,12 @@ class ContinuousBernoulli(ExponentialFamily):
         return self._param.size()
 
     def sample(self, sample_shape=T.Size()):
-        u = T.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype)
+        u = T.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype, device=self.probs.device)
         with T.no_grad():
             return self.icdf(u)
 
     def rsample(self, sample_shape=T.Size()):
-        return self.icdf(T.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype))
+        return self.icdf(T.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype, device=self.probs.device))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -46,7 +46,7 @@ class Gamma(ExponentialFamily):
         return value
 
     def log_prob(self, value):
-        value = T.as_tensor(value, dtype=self.rate.dtype)
+        value = T.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
         if self._validate_args:
             self._validate_sample(value)
         return (T.xlogy(self.concentration, self.rate) + T.xlogy(self.concentration - 1, value)

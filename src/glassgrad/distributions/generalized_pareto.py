@@ -24,10 +24,10 @@ class GeneralizedPareto(Distribution):
 
     def rsample(self, sample_shape=T.Size()):
         shape = self._extended_shape(sample_shape)
-        return self.icdf(T.rand(shape, dtype=self.loc.dtype))
+        return self.icdf(T.rand(shape, dtype=self.loc.dtype, device=self.loc.device))
 
     def _safe_conc(self):
-        eq_zero = T.isclose(self.concentration, T.tensor(0.0))
+        eq_zero = T.isclose(self.concentration, T.tensor(0.0, device=self.concentration.device))
         return eq_zero, T.where(eq_zero, T.ones_like(self.concentration), self.concentration)
 
     def log_prob(self, value):

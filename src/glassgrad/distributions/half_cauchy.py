@@ -18,7 +18,7 @@ class HalfCauchy(_HalfDistribution):
 
     @property
     def mean(self):
-        return T.full(self._extended_shape(), math.inf, dtype=self.scale.dtype)
+        return T.full(self._extended_shape(), math.inf, dtype=self.scale.dtype, device=self.scale.device)
 
     @property
     def variance(self):
@@ -27,6 +27,6 @@ class HalfCauchy(_HalfDistribution):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        value = T.as_tensor(value, dtype=self.base_dist.scale.dtype)
+        value = T.as_tensor(value, dtype=self.base_dist.scale.dtype, device=self.base_dist.scale.device)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
         return T.where(value >= 0, log_prob, -math.inf)

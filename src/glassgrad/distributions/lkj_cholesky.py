@@ -21,7 +21,7 @@ class LKJCholesky(Distribution):
         self.dim = dim
         (self.concentration,) = broadcast_all(concentration)
         marginal_conc = self.concentration + 0.5 * (self.dim - 2)
-        offset = T.arange(self.dim - 1, dtype=self.concentration.dtype)
+        offset = T.arange(self.dim - 1, dtype=self.concentration.dtype, device=self.concentration.device)
         offset = T.cat([offset.new_zeros((1,)), offset])
         self._beta = Beta(offset + 0.5, marginal_conc.unsqueeze(-1) - 0.5 * offset)
         super().__init__(self.concentration.size(), T.Size((dim, dim)), validate_args)
@@ -38,7 +38,7 @@ class LKJCholesky(Distribution):
 
     def sample(self, sample_shape=T.Size()):
         y = self._beta.sample(sample_shape).unsqueeze(-1)
-        u_normal = T.randn(self._extended_shape(sample_shape), dtype=y.dtype).tril(-1)
+        u_normal = T.randn(self._extended_shape(sample_shape), dtype=y.dtype, device=y.device).tril(-1)
         u_hypersphere = u_normal / u_normal.norm(dim=-1, keepdim=True)
         u_hypersphere[..., 0, :].fill_(0.0)
         w = T.sqrt(y) * u_hypersphere
@@ -50,7 +50,7 @@ class LKJCholesky(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         diag_elems = value.diagonal(dim1=-1, dim2=-2)[..., 1:]
-        order = 2 * (self.concentration - 1).unsqueeze(-1) + self.dim - T.arange(2, self.dim + 1)
+        order = 2 * (self.concentration - 1).unsqueeze(-1) + self.dim - T.arange(2, self.dim + 1, device=self.concentration.device)
         unnormalized_log_pdf = T.sum(order * diag_elems.log(), dim=-1)
         dm1 = self.dim - 1
         alpha = self.concentration + 0.5 * dm1

@@ -14,7 +14,7 @@ __all__ = ["LowRankMultivariateNormal"]
 
 
 def _add_identity(K):
-    return K + T.eye(K.shape[-1], dtype=K.dtype)
+    return K + T.eye(K.shape[-1], dtype=K.dtype, device=K.device)
 
 
 def _batch_capacitance_tril(W, D):

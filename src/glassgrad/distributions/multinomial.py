@@ -48,7 +48,7 @@ class Multinomial(_WrapsCategorical, Distribution):
         return counts.type_as(self.probs)
 
     def entropy(self):
-        n = T.tensor(self.total_count)
+        n = T.tensor(self.total_count, device=self.probs.device)
         term1 = n * self._categorical.entropy() - T.lgamma(n + 1)
         support = self._binomial.enumerate_support(expand=False)[1:]
         binomial_probs = T.exp(self._binomial.log_prob(support))

@@ -45,7 +45,7 @@ def _batch_mahalanobis(bL, bx):
 def _precision_to_scale_tril(P):
     Lf = cholesky(T.flip(P, (-2, -1)))
     L_inv = T.transpose(T.flip(Lf, (-2, -1)), -2, -1)
-    Id = T.eye(P.shape[-1], dtype=P.dtype)
+    Id = T.eye(P.shape[-1], dtype=P.dtype, device=P.device)
     return solve_triangular(L_inv, Id.expand(L_inv.shape), upper=False)
 
 

@@ -52,7 +52,7 @@ class OneHotCategorical(_WrapsCategorical, Distribution):
 
     def enumerate_support(self, expand=True):
         n = self.event_shape[0]
-        values = T.eye(n, dtype=self._param.dtype).view((n,) + (1,) * len(self.batch_shape) + (n,))
+        values = T.eye(n, dtype=self._param.dtype, device=self._param.device).view((n,) + (1,) * len(self.batch_shape) + (n,))
         return values.expand((n,) + tuple(self.batch_shape) + (n,)) if expand else values
 
 

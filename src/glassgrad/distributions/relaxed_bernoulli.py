@@ -28,7 +28,7 @@ class LogitRelaxedBernoulli(_BinaryProbsLogits, Distribution):
     def rsample(self, sample_shape=T.Size()):
         shape = self._extended_shape(sample_shape)
         probs = clamp_probs(self.probs.expand(shape))
-        uniforms = clamp_probs(T.rand(shape, dtype=probs.dtype))
+        uniforms = clamp_probs(T.rand(shape, dtype=probs.dtype, device=probs.device))
         return (uniforms.log() - (-uniforms).log1p() + probs.log() - (-probs).log1p()) / self.temperature
 
     def log_prob(self, value):

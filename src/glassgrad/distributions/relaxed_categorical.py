@@ -29,7 +29,7 @@ class ExpRelaxedCategorical(_WrapsCategorical, Distribution):
 
     def rsample(self, sample_shape=T.Size()):
         shape = self._extended_shape(sample_shape)
-        uniforms = clamp_probs(T.rand(shape, dtype=self.logits.dtype))
+        uniforms = clamp_probs(T.rand(shape, dtype=self.logits.dtype, device=self.logits.device))
         gumbels = -((-(uniforms.log())).log())
         scores = (self.logits + gumbels) / self.temperature
         return scores - scores.logsumexp(dim=-1, keepdim=True)

@@ -22,8 +22,10 @@ def broadcast_all(*values):
         raise ValueError("Input arguments must all be instances of Number, "
                          "torch.Tensor or objects implementing __torch_function__.")
     if not all(isinstance(v, T.Tensor) for v in values):
-        dtype = next((v.dtype for v in values if isinstance(v, T.Tensor)), T.get_default_dtype())
-        values = [v if isinstance(v, T.Tensor) else T.tensor(v, dtype=dtype) for v in values]
+        first = next((v for v in values if isinstance(v, T.Tensor)), None)
+        dtype = T.get_default_dtype() if first is None else first.dtype
+        device = None if first is None else first.device
+        values = [v if isinstance(v, T.Tensor) else T.tensor(v, dtype=dtype, device=device) for v in values]
     return T.broadcast_tensors(*values)
 
 
@@ -78,8 +80,8 @@ class _lazy_property_and_property(lazy_property, property):
         property.__init__(self, wrapped)
 
 
-def _tril_mask(n, diag):
-    arange = T.arange(n)
+def _tril_mask(n, diag, device=None):
+    arange = T.arange(n, device=device)
     return arange < arange.view(-1, 1) + (diag + 1)
 
 
@@ -88,7 +90,7 @@ def tril_matrix_to_vec(mat, diag=0):
     n = mat.shape[-1]
     if diag < -n or diag >= n:
         raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
-    rows, cols = _tril_mask(n, diag).nonzero(as_tuple=True)
+    rows, cols = _tril_mask(n, diag, mat.device).nonzero(as_tuple=True)
     return mat[..., rows, cols]
 
 
@@ -101,7 +103,7 @@ def vec_to_tril_matrix(vec, diag=0):
                          "the lower triangular part of a square D x D matrix.")
     n = round(n)
     mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n, n))
-    rows, cols = _tril_mask(n, diag).nonzero(as_tuple=True)
+    rows, cols = _tril_mask(n, diag, vec.device).nonzero(as_tuple=True)
     mat[..., rows, cols] = vec
     return mat
 

@@ -38,9 +38,9 @@ def _log_modified_bessel_fn(x, order=0):
 
 
 def _rejection_sample(loc, concentration, proposal_r, x):
-    done = T.zeros(x.shape, dtype=T.bool)
+    done = T.zeros(x.shape, dtype=T.bool, device=x.device)
     while not done.all():
-        u1, u2, u3 = T.rand((3,) + tuple(x.shape), dtype=loc.dtype).unbind()
+        u1, u2, u3 = T.rand((3,) + tuple(x.shape), dtype=loc.dtype, device=loc.device).unbind()
         z = T.cos(math.pi * u1)
         f = (1 + proposal_r * z) / (proposal_r + z)
         c = concentration * (proposal_r - f)
@@ -84,7 +84,7 @@ class VonMises(Distribution):
     def sample(self, sample_shape=T.Size()):
         with T.no_grad():
             shape = self._extended_shape(sample_shape)
-            x = T.empty(shape, dtype=self._loc.dtype)
+            x = T.empty(shape, dtype=self._loc.dtype, device=self._loc.device)
             return _rejection_sample(self._loc, self._concentration, self._proposal_r, x).to(self.loc.dtype)
 
     def expand(self, batch_shape, _instance=None):

@@ -5,7 +5,6 @@ import math
 import numbers
 import warnings
 
-import numpy as np
 
 from . import _ops as T
 from . import constraints
@@ -23,7 +22,7 @@ _log_2 = math.log(2)
 def _mvdigamma(x, p):
     if not x.gt((p - 1) / 2).all():
         raise AssertionError("Wrong domain for multivariate digamma function.")
-    return T.digamma(x.unsqueeze(-1) - T.arange(p, dtype=x.dtype).div(2).expand(tuple(x.shape) + (-1,))).sum(-1)
+    return T.digamma(x.unsqueeze(-1) - T.arange(p, dtype=x.dtype, device=x.device).div(2).expand(tuple(x.shape) + (-1,))).sum(-1)
 
 
 def _clamp_above_eps(x):
@@ -51,7 +50,7 @@ class Wishart(ExponentialFamily):
             raise ValueError("scale_tril must be at least two-dimensional, with optional leading batch dimensions")
         if isinstance(df, numbers.Number):
             batch_shape = T.Size(param.shape[:-2])
-            self.df = T.tensor(df, dtype=param.dtype)
+            self.df = T.tensor(df, dtype=param.dtype, device=param.device)
         else:
             batch_shape = T.Size(T.broadcast_shapes(tuple(param.shape[:-2]), tuple(df.shape)))
             self.df = df.expand(batch_shape)
@@ -74,7 +73,7 @@ class Wishart(ExponentialFamily):
 
     def _chi2(self, batch_shape):
         L = self._unbroadcasted_scale_tril
-        steps = T.arange(self._event_shape[-1], dtype=L.dtype).expand(tuple(batch_shape) + (-1,))
+        steps = T.arange(self._event_shape[-1], dtype=L.dtype, device=L.device).expand(tuple(batch_shape) + (-1,))
         return Chi2(df=self.df.unsqueeze(-1) - steps)
 
     def expand(self, batch_shape, _instance=None):
@@ -103,7 +102,7 @@ class Wishart(ExponentialFamily):
     @lazy_property
     def precision_matrix(self):
         L = self._unbroadcasted_scale_tril
-        identity = T.eye(self._event_shape[-1], dtype=L.dtype).expand(L.shape)
+        identity = T.eye(self._event_shape[-1], dtype=L.dtype, device=L.device).expand(L.shape)
         return cholesky_solve(identity, L).expand(self._full())
 
     @property
@@ -126,9 +125,9 @@ class Wishart(ExponentialFamily):
     def _bartlett_sampling(self, sample_shape=T.Size()):
         p = self._event_shape[-1]
         noise = _clamp_above_eps(self._dist_chi2.rsample(sample_shape).sqrt()).diag_embed(dim1=-2, dim2=-1)
-        i, j = (T.from_numpy(a) for a in np.tril_indices(p, -1))
+        i, j = T.tril_indices(p, p, -1, device=noise.device)
         noise[..., i, j] = T.randn(tuple(sample_shape) + tuple(self._batch_shape) + (p * (p - 1) // 2,),
-                                   dtype=noise.dtype)
+                                   dtype=noise.dtype, device=noise.device)
         chol = self._unbroadcasted_scale_tril @ noise
         return chol @ chol.transpose(-2, -1)
 

@@ -341,8 +341,16 @@ def _roots(names, values, edge_of):
             raise RuntimeError(f"grad can be implicitly created only for scalar outputs (term '{nm}' has shape "
                                f"{list(v._data.shape)})")
         root_edges.append(edge_of(v))
-        seeds.append(np.ones(v._data.shape, v._data.dtype))
+        seeds.append(np.ones(v._data.shape, v._data.dtype, like=v._data))
     return root_edges, seeds
+
+
+def _shared(g):
+    """Whether `g` may share its elements (a broadcast view): NumPy marks those read-only; device arrays have
+    no such flag, so any non-contiguous one counts."""
+    if g.__class__ is np.ndarray:
+        return not g.flags.writeable
+    return not (g.flags.c_contiguous or g.flags.f_contiguous)
 
 
 def _param_grads(names, pnames, ptensors, keys, out, reach):
@@ -357,14 +365,14 @@ def _param_grads(names, pnames, ptensors, keys, out, reach):
             g = got.get(k)
             reachable[(pn, tn)] = bool(mask >> k & 1)
             if g is None:
-                a = np.zeros(p._data.shape, p._data.dtype)
+                a = np.zeros(p._data.shape, p._data.dtype, like=p._data)
             else:
                 if g.dtype != p._data.dtype:
                     g = g.astype(p._data.dtype)
                 if g.shape != p._data.shape:
                     g = ARR.sum_to(g, p._data.shape)
                 # the traversal's own arrays: copy only read-only (broadcast) views and repeats
-                a = g.copy() if not g.flags.writeable or id(g) in handed else g
+                a = g.copy() if _shared(g) or id(g) in handed else g
                 handed.add(id(a))
             arrays[(pn, tn)] = a
             grads[(pn, tn)] = ARR.to_tensor(a)

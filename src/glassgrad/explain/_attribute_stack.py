@@ -102,7 +102,7 @@ class StackNS(ArrayNamespace):
 
     # -- values ----------------------------------------------------------------------------
     def zeros(self, shape, like):
-        return np.zeros((self.K,) + tuple(shape), like.dtype)
+        return np.zeros((self.K,) + tuple(shape), like.dtype, like=like)
 
     def outer(self, a, b):
         raise Unstackable("outer")
@@ -114,10 +114,10 @@ class StackNS(ArrayNamespace):
         shape = tuple(shape)
         K = g.shape[0]
         n = int(np.prod(shape, dtype=np.int64))
-        pos = np.arange(n).reshape(shape)[index]          # flat positions, shaped like one term's g
+        pos = np.arange(n, like=g).reshape(shape)[index]          # flat positions, shaped like one term's g
         flat = np.broadcast_to(g, (K,) + pos.shape).reshape(K, -1)
         pos = pos.reshape(-1)
-        out = np.zeros((K, n), g.dtype)
+        out = np.zeros((K, n), g.dtype, like=g)
         if pos.size == 0:
             return out.reshape((K,) + shape)
         if np.bincount(pos, minlength=1).max() <= 1:      # no repeated index: a plain scatter
@@ -128,7 +128,7 @@ class StackNS(ArrayNamespace):
         return out.reshape((K,) + shape)
 
     def view_scatter(self, shape, view_fn, g, dtype=None):
-        out = np.zeros((g.shape[0],) + tuple(shape), g.dtype if dtype is None else dtype)
+        out = np.zeros((g.shape[0],) + tuple(shape), g.dtype if dtype is None else dtype, like=g)
         for k in range(g.shape[0]):
             view_fn(out[k])[...] = g[k]
         return out

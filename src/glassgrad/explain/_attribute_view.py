@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..backend import to_host
 from ..ops.namespaces import ARR
 
 __all__ = ["Attribution"]
@@ -66,7 +67,7 @@ class Attribution:
             return G
         if param in self.params:
             M = np.stack([self._arr[(param, t)].reshape(-1).astype(np.float64) for t in self.terms])
-            G = M @ M.T
+            G = to_host(M @ M.T)        # a K x K report matrix: read on the host (explicit copy from a device)
         else:
             members = self._members(param)
             if not members:

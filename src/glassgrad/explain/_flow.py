@@ -39,8 +39,12 @@ def _import_mpl():
 
 
 def _array(t):
-    """A read-only float64 copy of a tensor's values (never touches the tensor)."""
-    return np.asarray(t.detach().numpy(), dtype=np.float64)
+    """A read-only float64 copy of a tensor's values (never touches the tensor).  A device tensor's copy stays
+    on its device: the statistics reduce there and only their scalars come to the host (float())."""
+    t = t.detach()
+    if t._data.__class__ is np.ndarray:
+        return np.asarray(t.numpy(), dtype=np.float64)
+    return t._data.astype(np.float64)
 
 
 class ParamStats:

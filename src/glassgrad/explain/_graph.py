@@ -23,6 +23,7 @@ the engine computes exactly what it computes without them.
 import numpy as np
 
 from .._tensor import Tensor
+from ..backend import as_array
 from ..autograd.graph import AccumulateGrad
 from ..autograd.traversal import grad_accumulator, saved_names, saved_values
 from ._graph_modules import trace_modules, ModuleTrace
@@ -40,7 +41,7 @@ def _arr(g):
     if g is None:
         return None
     d = getattr(g, "_data", None)
-    return d if d is not None else np.asarray(g)
+    return d if d is not None else as_array(g)
 
 
 def _norm(a):

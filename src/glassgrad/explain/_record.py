@@ -25,6 +25,8 @@ import sys
 
 import numpy as np
 
+from ..backend import as_array, to_host
+
 __all__ = ["record", "Tape", "Step", "Run", "GradInfo", "jacobian", "jacobian_story", "JacobianStory",
            "gate_story", "GateStory"]
 
@@ -37,12 +39,14 @@ class GradInfo:
     __slots__ = ("shape", "dtype", "norm", "finite", "value")
 
     def __init__(self, t, max_numel):
-        a = t.detach().numpy()
+        t = t.detach()
+        a = t.numpy() if t._data.__class__ is np.ndarray else t._data   # a device gradient reduces there
         self.shape = tuple(a.shape)
         self.dtype = str(t.dtype)
         self.finite = bool(np.isfinite(a).all())
         self.norm = float(np.sqrt(np.sum(np.square(a, dtype=np.float64))))
-        self.value = np.array(a, copy=True) if a.size <= max_numel else None
+        # the kept copy (small gradients only) is read on the host, explicitly
+        self.value = (np.array(a, copy=True) if a.__class__ is np.ndarray else to_host(a)) if a.size <= max_numel else None
 
     def text(self, small=16):
         if self.value is not None and self.value.size <= small:
@@ -334,7 +338,7 @@ def _as_tensor(g):
         return None
     from .._tensor import Tensor
     from ..ops.namespaces import ARR
-    return g if isinstance(g, Tensor) else ARR.to_tensor(np.asarray(g))
+    return g if isinstance(g, Tensor) else ARR.to_tensor(as_array(g))
 
 
 class record:
@@ -387,7 +391,7 @@ def jacobian(y, x):
     for i in range(m):
         e = np.zeros(m)
         e[i] = 1
-        e = tensor(e.reshape(tuple(y.shape)), dtype=y.dtype)
+        e = tensor(e.reshape(tuple(y.shape)), dtype=y.dtype, device=y.device)
         try:
             (g,) = autograd.grad(y, x, e, retain_graph=True, allow_unused=True)
         except RuntimeError as err:
@@ -396,7 +400,7 @@ def jacobian(y, x):
                                    "before y.backward(), or pass retain_graph=True to that backward") from err
             raise
         if g is not None:
-            J[i] = g.detach().numpy().reshape(-1)
+            J[i] = g.detach().cpu().numpy().reshape(-1)     # J is a host (NumPy) report
     return J
 
 
@@ -422,12 +426,12 @@ class JacobianStory:
         self.v = self.vjp = self.grad = None
         if v is not None:
             from .. import autograd, tensor, Tensor
-            vt = v if isinstance(v, Tensor) else tensor(np.asarray(v), dtype=y.dtype)
-            self.v = vt.detach().numpy().astype(np.float64).reshape(self.y_shape)
+            vt = v if isinstance(v, Tensor) else tensor(np.asarray(v), dtype=y.dtype, device=y.device)
+            self.v = vt.detach().cpu().numpy().astype(np.float64).reshape(self.y_shape)
             with np.errstate(all="ignore"):
                 self.vjp = (self.v.reshape(-1) @ self.J).reshape(self.x_shape)
             (g,) = autograd.grad(y, x, vt.reshape(self.y_shape), retain_graph=True, allow_unused=True)
-            self.grad = None if g is None else g.detach().numpy().copy()
+            self.grad = None if g is None else g.detach().cpu().numpy().copy()
 
     @property
     def matches(self):
@@ -547,14 +551,14 @@ def gate_story(x, mask, v=None, *, branch=None, safe=1.0):
         mask = mask != 0
     fn = branch if branch is not None else (lambda t: t)
     fname = getattr(branch, "__name__", "branch") if branch is not None else None
-    v = G.ones_like(x) if v is None else (v if isinstance(v, G.Tensor) else G.tensor(v, dtype=x.dtype))
-    zero = G.zeros((), dtype=x.dtype)
+    v = G.ones_like(x) if v is None else (v if isinstance(v, G.Tensor) else G.tensor(v, dtype=x.dtype, device=x.device))
+    zero = G.zeros((), dtype=x.dtype, device=x.device)
     inner = f"{fname}(x)" if fname else "x"
     builds = {f"mask * {inner}": lambda t: mask.to(x.dtype) * fn(t),
               f"where(mask, {inner}, 0)": lambda t: G.where(mask, fn(t), zero)}
     if branch is not None:
         builds[f"where(mask, {fname}(where(mask, x, {safe:g})), 0)"] = \
-            lambda t: G.where(mask, fn(G.where(mask, t, G.full((), safe, dtype=x.dtype))), zero)
+            lambda t: G.where(mask, fn(G.where(mask, t, G.full((), safe, dtype=x.dtype, device=x.device))), zero)
     variants = {}
     for name, build in builds.items():
         xl = x.detach().clone().requires_grad_(True)
@@ -562,5 +566,10 @@ def gate_story(x, mask, v=None, *, branch=None, safe=1.0):
             out = build(xl)
             (g,) = autograd.grad(out, xl, v, retain_graph=True)
             J = jacobian(out, xl)
-        variants[name] = {"forward": out.detach().numpy().copy(), "grad": g.detach().numpy().copy(), "J": J}
-    return GateStory(variants, x.detach().numpy().copy(), mask.numpy().copy(), v.detach().numpy().copy(), fname)
+        variants[name] = {"forward": _host(out), "grad": _host(g), "J": J}
+    return GateStory(variants, _host(x), _host(mask), _host(v), fname)
+
+
+def _host(t):
+    """A host (NumPy) copy of a tensor's values, for the report."""
+    return t.detach().cpu().numpy().copy()

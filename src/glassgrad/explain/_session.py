@@ -29,8 +29,6 @@ import sys
 import time
 import traceback
 
-import numpy as np
-
 from .._tensor import Tensor
 from ._terms import find_terms, _frame_tensors
 
@@ -53,7 +51,7 @@ def _optional(name):
 
 def _value(t):
     try:
-        return float(np.asarray(t._data, dtype=np.float64).reshape(-1)[0])
+        return float(t._data.reshape(-1)[0])
     except Exception:  # noqa: BLE001 - a value we cannot read is reported as NaN
         return float("nan")
 
