@@ -18,6 +18,7 @@ from itertools import chain
 import numpy as np
 
 from .. import _blas
+from ..backend import _ARRAYS
 from .._tensor import Tensor, _make
 from ..autograd.graph import RemovableHandle
 from ..autograd.grad_mode import enable_grad
@@ -106,11 +107,19 @@ def blockwise(fn, out, *args):
 
 def _result(dt, *args):
     shapes = [np.shape(a) for a in args]
-    return np.empty(np.broadcast_shapes(*shapes), dt)
+    like = None
+    for a in args:                          # allocated beside the update's arrays (host or device)
+        if a.__class__ is np.ndarray:
+            break
+        if like is None and isinstance(a, _ARRAYS):
+            like = a
+    return np.empty(np.broadcast_shapes(*shapes), dt, like=like)
 
 
 def _fma_kernel(o, a, b, c):
     w = _WIDE[o.dtype]
+    if w is np.longdouble and o.__class__ is not np.ndarray:
+        w = np.float64                      # CuPy has no long double: float64 on the device rounds twice
     r = np.multiply(a, b, dtype=w)          # one wide temporary; a, b and c are widened on the fly
     if isinstance(r, np.ndarray) and r.shape == np.shape(c):
         np.add(r, c, out=r, dtype=w)
