@@ -120,3 +120,158 @@ def test_lr_scheduler_on_device(sched):
         return
     kw = dict(momentum=0.9) if sched in ("OneCycleLR", "CyclicLR") else {}
     _check_run("SGD", kw, sched=make)
+
+
+# -- nn.utils ------------------------------------------------------------------------------------------------
+
+def _t(shape, device, seed=0):
+    t = gg.from_numpy(np.random.default_rng(seed).standard_normal(shape).astype(np.float32))
+    return t.cuda() if device == "cuda" else t
+
+
+def _lin(device, *sizes):
+    gg.manual_seed(0)
+    m = nn.Linear(*sizes)
+    return m.cuda() if device == "cuda" else m
+
+
+def _grads_of(m, x):
+    (m(x) ** 2).sum().backward()
+    return [p.grad for p in m.parameters()]
+
+
+def _clip_norm(device):
+    out = []
+    for nt in (2.0, 1.0, float("inf"), 0.0, 3.0, -float("inf")):
+        m = _lin(device, 4, 3)
+        _grads_of(m, _t((2, 4), device))
+        out.append(nn.utils.clip_grad_norm_(m.parameters(), 0.5, nt))
+        out += [p.grad for p in m.parameters()]
+    m = _lin(device, 4, 3)
+    grads = _grads_of(m, _t((2, 4), device))
+    total = nn.utils.get_total_norm(grads, 2.0, error_if_nonfinite=True)
+    nn.utils.clip_grads_with_norm_(m.parameters(), 0.1, total)
+    return out + [total] + [p.grad for p in m.parameters()]
+
+
+def _clip_value(device):
+    m = _lin(device, 4, 3)
+    _grads_of(m, _t((2, 4), device))
+    nn.utils.clip_grad_value_(m.parameters(), 0.05)
+    return [p.grad for p in m.parameters()]
+
+
+def _vector(device):
+    m = _lin(device, 4, 3)
+    v = nn.utils.parameters_to_vector(m.parameters())
+    nn.utils.vector_to_parameters(v * 2, m.parameters())
+    return [v] + list(m.parameters())
+
+
+def _weight_norms(device):
+    x = _t((2, 4), device)
+    with pytest.warns(FutureWarning):
+        a = nn.utils.weight_norm(_lin(device, 4, 3))
+    b = nn.utils.parametrizations.weight_norm(_lin(device, 4, 3), dim=1)
+    out = [a(x), b(x)] + _grads_of(a, x) + _grads_of(b, x)
+    nn.utils.remove_weight_norm(a)
+    return out + [a.weight]
+
+
+def _spectral_norms(device):
+    x = _t((2, 4), device)
+    a = nn.utils.spectral_norm(_lin(device, 4, 3))
+    b = nn.utils.parametrizations.spectral_norm(_lin(device, 4, 3), n_power_iterations=2)
+    out = [a(x), b(x), a.weight_u, b.parametrizations.weight[0]._u] + _grads_of(a, x) + _grads_of(b, x)
+    a.eval()
+    b.eval()
+    out += [a(x), b(x)]
+    nn.utils.remove_spectral_norm(a)
+    return out + [a.weight]
+
+
+def _orthogonal(device):
+    out = []
+    x = _t((2, 4), device)
+    for n_in, n_out in ((4, 3), (4, 4), (3, 4)):       # wide, square, tall weights
+        for mp in ("matrix_exp", "cayley", "householder"):
+            m = nn.utils.parametrizations.orthogonal(_lin(device, n_in, n_out), orthogonal_map=mp)
+            xi = _t((2, n_in), device)
+            out += [m(xi), m.weight] + _grads_of(m, xi)
+    m = nn.utils.parametrizations.orthogonal(_lin(device, 4, 3), orthogonal_map="householder",
+                                             use_trivialization=False)
+    return out + [m(x), m.weight]
+
+
+def _packing(device):
+    U = nn.utils.rnn
+    x = _t((5, 3, 2), device)
+    x.requires_grad_()
+    p = U.pack_padded_sequence(x, gg.tensor([3, 5, 2]), enforce_sorted=False)
+    assert p.is_cuda == (device == "cuda") and p.batch_sizes.device.type == "cpu"
+    padded, lens = U.pad_packed_sequence(p, total_length=6)
+    assert lens.device.type == "cpu"
+    seqs = [_t((4, 2), device, 1), _t((2, 2), device, 2), _t((3, 2), device, 3)]
+    q = U.pack_sequence(seqs, enforce_sorted=False)
+    gg.manual_seed(0)
+    lstm = nn.LSTM(2, 3)
+    lstm = lstm.cuda() if device == "cuda" else lstm
+    y, (h, c) = lstm(p)
+    yp, _ = U.pad_packed_sequence(y, batch_first=True)
+    (yp.sum() + h.sum()).backward()
+    left = U.pad_sequence(seqs, batch_first=True, padding_side="left", padding_value=-1.0)
+    right = U.pad_sequence(seqs)
+    un = U.unpad_sequence(right.clone(), gg.tensor([4, 2, 3]))
+    return ([p.data, p.sorted_indices, p.unsorted_indices, padded, q.data, y.data, yp, h, c, x.grad, left, right]
+            + un + U.unpack_sequence(q) + [lens.cuda() if device == "cuda" else lens])
+
+
+def _fusion(device):
+    gg.manual_seed(0)
+    conv, bn = nn.Conv2d(3, 4, 3).eval(), nn.BatchNorm2d(4).eval()
+    lin, bn1 = nn.Linear(3, 4).eval(), nn.BatchNorm1d(4).eval()
+    with gg.no_grad():
+        for b in (bn, bn1):
+            b.running_mean.uniform_(-1, 1)
+            b.running_var.uniform_(0.5, 2)
+    mods = [conv, bn, lin, bn1]
+    if device == "cuda":
+        mods = [m.cuda() for m in mods]
+    fc = nn.utils.fusion.fuse_conv_bn_eval(mods[0], mods[1])
+    fl = nn.utils.fusion.fuse_linear_bn_eval(mods[2], mods[3])
+    return [fc.weight, fc.bias, fc(_t((1, 3, 5, 5), device)), fl.weight, fl.bias, fl(_t((2, 3), device))]
+
+
+def _functional_call(device):
+    m = _lin(device, 4, 3)
+    w, b = _t((3, 4), device, 5), _t((3,), device, 6)
+    w.requires_grad_()
+    y = gg.func.functional_call(m, {"weight": w, "bias": b}, (_t((2, 4), device),))
+    y.sum().backward()
+    return [y, w.grad, m.weight]
+
+
+def _prune(device):
+    gg.manual_seed(0)
+    m = _lin(device, 4, 3)
+    P = nn.utils.prune
+    P.l1_unstructured(m, "weight", 0.5)
+    P.random_unstructured(m, "bias", 0.3)
+    P.ln_structured(m, "weight", 0.5, 2, 0)
+    out = [m.weight, m.weight_mask, m.bias_mask, m(_t((2, 4), device))]
+    P.remove(m, "weight")
+    m2 = _lin(device, 4, 3)
+    P.global_unstructured([(m2, "weight"), (m2, "bias")], P.L1Unstructured, amount=0.4)
+    return out + [m.weight, m2.weight, m2.bias]
+
+
+UTILS = {"clip_grad_norm_": _clip_norm, "clip_grad_value_": _clip_value, "parameters_to_vector": _vector,
+         "weight_norm": _weight_norms, "spectral_norm": _spectral_norms, "orthogonal": _orthogonal,
+         "rnn_packing": _packing, "fusion": _fusion, "functional_call": _functional_call, "prune": _prune}
+
+
+@pytest.mark.parametrize("name", UTILS)
+def test_nn_utils_on_device_as_on_cpu(name):
+    a = UTILS[name]("cpu")
+    b = UTILS[name]("cuda")
+    _same(a, b, name)
