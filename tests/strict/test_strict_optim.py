@@ -3,6 +3,8 @@
 steps, and its parameters and the optimizer's state_dict equal those of the same run on the CPU (float32
 tolerance: the device path has no BLAS fast path and rounds float64 updates without long double); the
 parameters and every non-scalar state tensor stay on the device."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -275,3 +277,80 @@ def test_nn_utils_on_device_as_on_cpu(name):
     a = UTILS[name]("cpu")
     b = UTILS[name]("cuda")
     _same(a, b, name)
+
+
+# -- state_dict loading, complex parameters, functional optimizers, SWA ---------------------------------------
+
+def test_load_state_dict_moves_state_to_the_parameters_device():
+    cm, copt = _run("Adam", dict(amsgrad=True), "cpu", steps=2)
+    dm, _ = _model("cuda")
+    dopt = optim.Adam(dm.parameters(), amsgrad=True)
+    dopt.load_state_dict(copy.deepcopy(copt.state_dict()))       # (not sharing the CPU run's step tensors)
+    st = dopt.state[next(iter(dm.parameters()))]
+    assert st["exp_avg"].device.type == "cuda" and st["max_exp_avg_sq"].device.type == "cuda"
+    assert st["step"].device.type == "cpu"                   # torch: a non-capturable step count stays there
+    dm.load_state_dict(cm.state_dict())
+    for m, opt, device in ((cm, copt, "cpu"), (dm, dopt, "cuda")):
+        opt.zero_grad()
+        _loss(m, _model(device)[1]).backward()
+        opt.step()
+    _same(list(cm.parameters()), list(dm.parameters()), "parameters after the loaded step")
+    _same(copt.state_dict(), dopt.state_dict(), "state_dict", scalar_anywhere=True)
+
+
+@pytest.mark.parametrize("name,kw", [("Adam", {}), ("SGD", dict(momentum=0.9)), ("RMSprop", dict(centered=True)),
+                                     ("Adagrad", {}), ("NAdam", {}), ("Rprop", {})])
+def test_complex_parameters_on_device(name, kw):
+    res = []
+    for device in ("cpu", "cuda"):
+        rng = np.random.default_rng(3)
+        z = gg.from_numpy((rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))).astype(np.complex64))
+        z = z.cuda() if device == "cuda" else z
+        z.requires_grad_()
+        opt = getattr(optim, name)([z], lr=0.05, **kw)
+        for _ in range(3):
+            opt.zero_grad()
+            (z * z.conj()).real.sum().backward()
+            opt.step()
+        res.append((z, opt.state_dict()))
+    _same(res[0], res[1], name, scalar_anywhere=True)
+
+
+def test_functional_optimizers_on_device():
+    res = []
+    for device in ("cpu", "cuda"):
+        p, g = _t((3, 4), device, 1), _t((3, 4), device, 2)
+        m, v, step = gg.zeros_like(p), gg.zeros_like(p), gg.tensor(0.0)
+        optim.adam.adam([p], [g], [m], [v], [], [step], amsgrad=False, beta1=0.9, beta2=0.99, lr=0.1,
+                        weight_decay=0.0, eps=1e-8, maximize=False)
+        q, buf = _t((5,), device, 3), [None]
+        optim.sgd.sgd([q], [_t((5,), device, 4)], buf, momentum=0.9, lr=0.1, dampening=0.0, weight_decay=0.0,
+                      nesterov=False, maximize=False)
+        res.append([p, m, v, q, buf[0]])
+    _same(res[0], res[1], "functional")
+
+
+def test_swa_on_device():
+    res = []
+    for device in ("cpu", "cuda"):
+        gg.manual_seed(0)
+        m = nn.Sequential(nn.Linear(4, 5), nn.BatchNorm1d(5), nn.Linear(5, 2))
+        x = _t((6, 4), device)
+        m = m.cuda() if device == "cuda" else m
+        swa = optim.swa_utils.AveragedModel(m, device=device)
+        ema = optim.swa_utils.AveragedModel(m, multi_avg_fn=optim.swa_utils.get_ema_multi_avg_fn(0.9),
+                                            use_buffers=True)
+        opt = optim.SGD(m.parameters(), lr=0.1)
+        sched = optim.swa_utils.SWALR(opt, swa_lr=0.05, anneal_epochs=2)
+        for _ in range(3):
+            opt.zero_grad()
+            _loss(m, x).backward()
+            opt.step()
+            swa.update_parameters(m)
+            ema.update_parameters(m)
+            sched.step()
+        optim.swa_utils.update_bn([x, x * 2], swa)
+        assert swa.n_averaged.device.type == device
+        res.append([list(swa.parameters()), list(swa.buffers())[:-1], list(ema.parameters()), swa(x),
+                    opt.param_groups[0]["lr"]])
+    _same(res[0], res[1], "swa")

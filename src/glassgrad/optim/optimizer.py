@@ -18,7 +18,7 @@ from itertools import chain
 import numpy as np
 
 from .. import _blas
-from ..backend import _ARRAYS
+from ..backend import _ARRAYS, as_strided, contiguous
 from .._tensor import Tensor, _make
 from ..autograd.graph import RemovableHandle
 from ..autograd.grad_mode import enable_grad
@@ -245,7 +245,7 @@ def step_tensor(v=0.0):
 def _real_array(a):
     """view_as_real of a complex array: (..., 2) real numbers sharing its memory."""
     r = a.real
-    return np.lib.stride_tricks.as_strided(r, a.shape + (2,), r.strides + (r.itemsize,), writeable=True)
+    return as_strided(r, a.shape + (2,), r.strides + (r.itemsize,))
 
 
 def _as_real(t):
@@ -257,7 +257,7 @@ def _as_real(t):
 
 
 def _as_complex(t):
-    a = np.ascontiguousarray(t._data)
+    a = contiguous(t._data)
     return _make(a.view(np.complex64 if a.dtype == np.float32 else np.complex128)[..., 0])
 
 
@@ -410,11 +410,11 @@ class Optimizer:
                         fused, capt = g.get("fused", False), g.get("capturable", False)
                         break
                 if fused or capt:
-                    return value.to(dtype=_f32())
+                    return value.to(dtype=_f32(), device=param.device)
                 return value
-            if param.is_floating_point():
-                return value.to(dtype=param.dtype)
-            return value
+            if param.is_floating_point():           # (torch: the state follows its parameter's device)
+                return value.to(dtype=param.dtype, device=param.device)
+            return value.to(device=param.device)
         if isinstance(value, dict):
             return {k: Optimizer._cast_value(param, v, saved_groups, pid, k) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
