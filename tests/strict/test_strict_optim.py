@@ -23,7 +23,7 @@ CASES = [
     ("Adadelta", dict(weight_decay=0.1)), ("Adadelta", dict(maximize=True)),
     ("Adamax", dict(weight_decay=0.1)), ("NAdam", {}), ("NAdam", dict(weight_decay=0.1, decoupled_weight_decay=True)),
     ("RAdam", {}), ("RAdam", dict(weight_decay=0.1, decoupled_weight_decay=True)),
-    ("ASGD", dict(weight_decay=0.1, t0=1)), ("Rprop", {}), ("Rprop", dict(maximize=True)),
+    ("ASGD", dict(weight_decay=0.1, t0=1)), ("ASGD", dict(foreach=True, t0=2)), ("Rprop", {}), ("Rprop", dict(maximize=True)),
     ("LBFGS", dict(history_size=3, max_iter=4)), ("LBFGS", dict(line_search_fn="strong_wolfe")),
     ("Adafactor", {}), ("Adafactor", dict(weight_decay=0.1, maximize=True)), ("Muon", {}),
     ("Muon", dict(nesterov=False, weight_decay=0.1)),
@@ -87,6 +87,8 @@ def _check_run(name, kw, **run_kw):
         _same(a, b, n)
     # scalar state (step counts, ...) is a CPU tensor in torch's non-capturable optimizers
     _same(copt.state_dict(), dopt.state_dict(), "state_dict", scalar_anywhere=True)
+    if name == "ASGD":                      # torch's ASGD keeps even its scalar state on the parameter's device
+        _same(copt.state_dict()["state"], dopt.state_dict()["state"], "ASGD state")
     x0 = _model("cpu")[0]
     assert not np.allclose(next(iter(x0.parameters())).detach().numpy(),
                            next(iter(dm.parameters())).detach().cpu().numpy())      # the steps moved it
