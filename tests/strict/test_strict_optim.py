@@ -356,3 +356,25 @@ def test_swa_on_device():
         res.append([list(swa.parameters()), list(swa.buffers())[:-1], list(ema.parameters()), swa(x),
                     opt.param_groups[0]["lr"]])
     _same(res[0], res[1], "swa")
+
+
+def test_total_norm_of_gradients_on_two_devices():
+    """torch: the per-tensor norms meet on the first tensor's device; each gradient is scaled where it lives."""
+    res = []
+    for first in ("cpu", "cuda"):
+        a, b = _t((3, 4), "cpu", 1), _t((5,), "cuda", 2)
+        ps = [a, b] if first == "cpu" else [b, a]
+        for p, g in zip(ps, (_t(tuple(q.shape), q.device.type, 7) for q in ps)):
+            p.grad = g
+        total = nn.utils.clip_grad_norm_(ps, 0.5)
+        assert total.device.type == first and a.grad.device.type == "cpu" and b.grad.device.type == "cuda"
+        res.append((float(total), a.grad.numpy(), b.grad.cpu().numpy()))
+    ref = []
+    for p in (_t((3, 4), "cpu", 1), _t((5,), "cpu", 2)):
+        p.grad = _t(tuple(p.shape), "cpu", 7)
+        ref.append(p)
+    ref_total = float(nn.utils.clip_grad_norm_(ref, 0.5))
+    for total, ga, gb in res:
+        np.testing.assert_allclose(total, ref_total, rtol=RTOL)
+        np.testing.assert_allclose(ga, ref[0].grad.numpy(), rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(gb, ref[1].grad.numpy(), rtol=RTOL, atol=ATOL)

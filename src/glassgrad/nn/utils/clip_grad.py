@@ -9,6 +9,7 @@ import numpy as np
 
 from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
+from ...backend import device_of, to_device
 from ...ops._core import as_array, check_inplace
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
@@ -51,6 +52,9 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
         return _make(np.zeros((), np.float32))
     per = [_norm(t._data, norm_type) for t in tensors]
     dt = np.result_type(*[n.dtype for n in per])
+    if any(n.__class__ is not np.ndarray and not isinstance(n, np.generic) for n in per):
+        dev = device_of(tensors[0]._data)           # torch: the per-tensor norms meet on the first tensor's device
+        per = [to_device(as_array(n), dev) for n in per]
     total = _norm(np.stack([as_array(n, dt) for n in per]), norm_type)
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
@@ -70,6 +74,8 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
         for g in grads:
             c = coef.astype(g._data.dtype)
             a = g._data
+            if c.__class__ is not a.__class__ and not isinstance(c, np.generic):
+                c = to_device(c, device_of(a))      # torch: the scale goes to each gradient's device
             if (g._grad_fn is None and not g._rg and c.dtype in _F3264
                     and (a.__class__ is not np.ndarray or a.flags.writeable)):    # (device arrays: always)
                 # what g.mul_(c) does here, without its temporary: scale in place, bump the version
