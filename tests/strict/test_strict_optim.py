@@ -17,7 +17,8 @@ CASES = [
     ("SGD", {}), ("SGD", dict(momentum=0.9, nesterov=True, weight_decay=0.1)),
     ("SGD", dict(momentum=0.9, dampening=0.1, maximize=True, foreach=True)),
     ("Adam", {}), ("Adam", dict(amsgrad=True, weight_decay=0.1)), ("Adam", dict(maximize=True, foreach=True)),
-    ("Adam", dict(decoupled_weight_decay=True, weight_decay=0.1)), ("AdamW", dict(amsgrad=True)),
+    ("Adam", dict(decoupled_weight_decay=True, weight_decay=0.1)), ("Adam", dict(capturable=True)),
+    ("AdamW", dict(fused=True)), ("SGD", dict(momentum=0.5, fused=True)), ("Adagrad", dict(fused=True)), ("AdamW", dict(amsgrad=True)),
     ("RMSprop", {}), ("RMSprop", dict(momentum=0.9, centered=True, weight_decay=0.1, maximize=True)),
     ("Adagrad", dict(lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.1)),
     ("Adadelta", dict(weight_decay=0.1)), ("Adadelta", dict(maximize=True)),
@@ -87,8 +88,8 @@ def _check_run(name, kw, **run_kw):
         _same(a, b, n)
     # scalar state (step counts, ...) is a CPU tensor in torch's non-capturable optimizers
     _same(copt.state_dict(), dopt.state_dict(), "state_dict", scalar_anywhere=True)
-    if name == "ASGD":                      # torch's ASGD keeps even its scalar state on the parameter's device
-        _same(copt.state_dict()["state"], dopt.state_dict()["state"], "ASGD state")
+    if name == "ASGD" or kw.get("capturable") or kw.get("fused"):   # these keep their scalar state on the device
+        _same(copt.state_dict()["state"], dopt.state_dict()["state"], "scalar state")
     x0 = _model("cpu")[0]
     assert not np.allclose(next(iter(x0.parameters())).detach().numpy(),
                            next(iter(dm.parameters())).detach().cpu().numpy())      # the steps moved it

@@ -547,6 +547,8 @@ class Optimizer:
                     st = self.state[p]
                     if not st:
                         init(st, p, group)
+                        if (group.get("capturable") or group.get("fused")) and "step" in st:
+                            st["step"] = st["step"].to(p.device)    # torch: then on the parameter's device
                 if p._data.dtype.kind == "c" and init is not None:     # (SGD, stateless here, is linear in p)
                     yield from self._complex_step(p, grad_array(p, maximize), st, group)
                     continue
