@@ -22,7 +22,7 @@ CASES = [
     ("RMSprop", {}), ("RMSprop", dict(momentum=0.9, centered=True, weight_decay=0.1, maximize=True)),
     ("Adagrad", dict(lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.1)),
     ("Adadelta", dict(weight_decay=0.1)), ("Adadelta", dict(maximize=True)),
-    ("Adamax", dict(weight_decay=0.1)), ("NAdam", {}), ("NAdam", dict(weight_decay=0.1, decoupled_weight_decay=True)),
+    ("Adamax", dict(weight_decay=0.1)), ("NAdam", {}), ("NAdam", dict(capturable=True)), ("NAdam", dict(weight_decay=0.1, decoupled_weight_decay=True)),
     ("RAdam", {}), ("RAdam", dict(weight_decay=0.1, decoupled_weight_decay=True)),
     ("ASGD", dict(weight_decay=0.1, t0=1)), ("ASGD", dict(foreach=True, t0=2)), ("Rprop", {}), ("Rprop", dict(maximize=True)),
     ("LBFGS", dict(history_size=3, max_iter=4)), ("LBFGS", dict(line_search_fn="strong_wolfe")),

@@ -547,8 +547,10 @@ class Optimizer:
                     st = self.state[p]
                     if not st:
                         init(st, p, group)
-                        if (group.get("capturable") or group.get("fused")) and "step" in st:
-                            st["step"] = st["step"].to(p.device)    # torch: then on the parameter's device
+                        if group.get("capturable") or group.get("fused"):   # torch: then the scalar state
+                            for k in self._scalar_state:                     # is on the parameter's device
+                                if k in st:
+                                    st[k] = st[k].to(p.device)
                 if p._data.dtype.kind == "c" and init is not None:     # (SGD, stateless here, is linear in p)
                     yield from self._complex_step(p, grad_array(p, maximize), st, group)
                     continue
