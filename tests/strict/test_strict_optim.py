@@ -379,3 +379,32 @@ def test_total_norm_of_gradients_on_two_devices():
         np.testing.assert_allclose(total, ref_total, rtol=RTOL)
         np.testing.assert_allclose(ga, ref[0].grad.numpy(), rtol=RTOL, atol=ATOL)
         np.testing.assert_allclose(gb, ref[1].grad.numpy(), rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("name,kw", [("Adam", dict(weight_decay=0.1)), ("SGD", dict(momentum=0.9, nesterov=True)),
+                                     ("RMSprop", dict(momentum=0.5)), ("NAdam", {}), ("LBFGS", {})])
+def test_float64_and_float16_steps_on_device(name, kw):
+    """float64 updates on the device round twice where the CPU uses long double (CuPy has none), float16 ones
+    go through float32 as on the CPU: equal within the dtype's tolerance."""
+    for dtype, tol in ((gg.float64, 1e-10), (gg.float16, 2e-3)):
+        if dtype is gg.float16 and name == "LBFGS":
+            continue
+        res = []
+        for device in ("cpu", "cuda"):
+            gg.manual_seed(0)
+            m = nn.Linear(4, 3).to(dtype)
+            x = _t((6, 4), "cpu").to(dtype)
+            if device == "cuda":
+                m, x = m.cuda(), x.cuda()
+            opt = getattr(optim, name)(m.parameters(), lr=0.01, **kw)
+            for _ in range(3):
+                def closure():
+                    opt.zero_grad()
+                    loss = (m(x).float() ** 2).mean() if dtype is gg.float16 else (m(x) ** 2).mean()
+                    loss.backward()
+                    return loss
+                opt.step(closure)
+            assert m.weight.device.type == device and m.weight.dtype is dtype
+            res.append([p.detach().cpu().double().numpy() for p in m.parameters()])
+        for a, b in zip(*res):
+            np.testing.assert_allclose(b, a, rtol=tol, atol=tol)
