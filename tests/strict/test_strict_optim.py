@@ -88,7 +88,7 @@ def _check_run(name, kw, **run_kw):
         _same(a, b, n)
     # scalar state (step counts, ...) is a CPU tensor in torch's non-capturable optimizers
     _same(copt.state_dict(), dopt.state_dict(), "state_dict", scalar_anywhere=True)
-    if name == "ASGD" or kw.get("capturable") or kw.get("fused"):   # these keep their scalar state on the device
+    if name in ("ASGD", "LBFGS") or kw.get("capturable") or kw.get("fused"):   # these keep their scalar state on the device
         _same(copt.state_dict()["state"], dopt.state_dict()["state"], "scalar state")
     x0 = _model("cpu")[0]
     assert not np.allclose(next(iter(x0.parameters())).detach().numpy(),

@@ -31,7 +31,10 @@ def _arr(x):
     return x._data if isinstance(x, Tensor) else x
 
 
-def _ten(x):
+def _ten(x, like=None):
+    """x (an array or a NumPy scalar) as a state tensor; a scalar goes beside `like` (the device's arrays)."""
+    if isinstance(x, np.generic) and like is not None and like.__class__ is not np.ndarray:
+        return _make(np.array(x, like=like))
     if isinstance(x, np.generic) or x.__class__ is np.ndarray:
         return _make(np.array(x))
     if isinstance(x, _ARRAYS):                  # a device array: copied there
@@ -43,6 +46,8 @@ def _scalar(x):
     """0-d array -> NumPy scalar (keeps the dtype, like a 0-d tensor in arithmetic)."""
     if isinstance(x, np.ndarray) and x.ndim == 0:
         return x[()]
+    if isinstance(x, _ARRAYS) and x.ndim == 0:     # a device 0-d array: read back (torch syncs on these too)
+        return _hs(x)
     return x
 
 
@@ -146,15 +151,16 @@ class _History:
 
     def save(self, state):
         state["d"] = _ten(self.d)
-        state["t"] = _ten(self.t)
+        dev = self.d if isinstance(self.d, _ARRAYS) else None     # scalars beside the direction
+        state["t"] = _ten(self.t, dev)
         state["old_dirs"] = [_ten(v) for v in self.old_dirs]
         state["old_stps"] = [_ten(v) for v in self.old_stps]
-        state["ro"] = [_ten(v) for v in self.ro]
-        state["H_diag"] = _ten(self.H_diag)
+        state["ro"] = [_ten(v, dev) for v in self.ro]
+        state["H_diag"] = _ten(self.H_diag, dev)
         state["prev_flat_grad"] = _ten(self.prev_flat_grad)
         state["prev_loss"] = self.prev_loss
         if self.al is not None:
-            state["al"] = [_ten(v) for v in self.al]
+            state["al"] = [_ten(v, dev) for v in self.al]
 
     def direction(self, flat_grad, history_size):
         """d = -H grad by the two-loop recursion, after adding the newest pair (y, s) when y.s > 1e-10."""
