@@ -270,7 +270,32 @@ def _prune(device):
     return out + [m.weight, m2.weight, m2.bias]
 
 
-UTILS = {"clip_grad_norm_": _clip_norm, "clip_grad_value_": _clip_value, "parameters_to_vector": _vector,
+class _Sym(nn.Module):
+    def forward(self, X):
+        return X.triu() + X.triu(1).mT
+
+    def right_inverse(self, A):
+        return A.triu()
+
+
+def _parametrize(device):
+    P = nn.utils.parametrize
+    m = _lin(device, 3, 3)
+    P.register_parametrization(m, "weight", _Sym())
+    x = _t((2, 3), device)
+    with P.cached():
+        y = m(x) + m(x)
+    y.sum().backward()
+    out = [y, m.weight, m.parametrizations.weight.original.grad]
+    m.weight = _t((3, 3), device, 4)
+    out.append(m.parametrizations.weight.original)
+    P.remove_parametrizations(m, "weight")
+    s = nn.utils.skip_init(nn.Linear, 4, 3, device=device)
+    assert s.weight.device.type == device
+    return out + [m.weight]
+
+
+UTILS = {"parametrize": _parametrize, "clip_grad_norm_": _clip_norm, "clip_grad_value_": _clip_value, "parameters_to_vector": _vector,
          "weight_norm": _weight_norms, "spectral_norm": _spectral_norms, "orthogonal": _orthogonal,
          "rnn_packing": _packing, "fusion": _fusion, "functional_call": _functional_call, "prune": _prune}
 
