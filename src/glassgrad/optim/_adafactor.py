@@ -37,8 +37,8 @@ class Adafactor(Optimizer):
         g = p.grad._data
         st["step"] = step_tensor()
         if g.ndim > 1:  # factored second moment: row and column variances
-            st["row_var"] = _make(np.zeros(g.shape[:-1] + (1,), g.dtype))
-            st["col_var"] = _make(np.zeros(g.shape[:-2] + (1,) + g.shape[-1:], g.dtype))
+            st["row_var"] = _make(np.zeros(g.shape[:-1] + (1,), g.dtype, like=g))
+            st["col_var"] = _make(np.zeros(g.shape[:-2] + (1,) + g.shape[-1:], g.dtype, like=g))
         else:
             st["variance"] = _make(np.zeros_like(g))
 

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..backend import like
 from ._common import check_args, decay_param
 from .optimizer import Optimizer, _to_scalar, add_alpha, lerp, setv, zeros_state
 
@@ -22,7 +23,7 @@ DEFAULT_NS_STEPS = 5
 
 def _bf16(a):
     """Round float32 values to the nearest bfloat16 (ties to even), returned as float32."""
-    a = np.ascontiguousarray(a, dtype=np.float32)
+    a = np.ascontiguousarray(a, dtype=np.float32, like=like(a))
     bits = a.view(np.uint32).astype(np.uint64)
     r = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
     return np.where(np.isnan(a), a, r)
@@ -41,7 +42,7 @@ def _newton_schulz(grad, coefficients, steps, eps):
     if tall:
         x = x.T
     norm = _bf16(np.sqrt(np.sum(x * x, dtype=np.float32)))
-    x = _bf16(x / np.maximum(norm, _bf16(np.float32(eps))))
+    x = _bf16(x / np.maximum(norm, _bf16(np.float32(eps))[0]))      # (a scalar: mixes with device data)
     for _ in range(steps):
         gram = _bf16(x @ x.T)
         upd = _bf16(b * gram + c * (gram @ gram))

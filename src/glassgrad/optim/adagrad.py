@@ -26,7 +26,7 @@ class Adagrad(Optimizer):
                 self._init_state(self.state[p], p, group)
 
     def _init_state(self, st, p, group):
-        st["step"] = step_tensor()
+        st["step"] = step_tensor().to(p.device) if group.get("fused") else step_tensor()   # (torch: fused: there)
         v = self.defaults["initial_accumulator_value"]
         st["sum"] = _make(np.full_like(p._data, complex(v, v) if p._data.dtype.kind == "c" else v))   # as PyTorch
 

@@ -1,6 +1,5 @@
 """torch.optim.ASGD (single-tensor update rule, and the multi-tensor one when foreach=True; CPU rounding)."""
-import numpy as np
-
+from ..backend import as_array
 from ._common import check_args, count_step, new_state, weight_decay
 from .optimizer import Optimizer, _scalar_dtype, _to_scalar, add_alpha, addcmul, setv
 from ._functional import asgd  # noqa: F401  (torch.optim.asgd.asgd)
@@ -22,6 +21,8 @@ class ASGD(Optimizer):
     @staticmethod
     def _init_state(st, p, group):
         new_state(st, p, "ax", eta=_to_scalar(group["lr"]), mu=1.0)
+        for k in ("step", "eta", "mu"):         # torch's ASGD keeps them on the parameter's device
+            st[k] = st[k].to(p.device)
 
     def step(self, closure=None):
         loss = self._eval_closure(closure)
@@ -42,7 +43,7 @@ class ASGD(Optimizer):
                 setv(ax, addcmul(ax._data, x - ax._data, mu._data.astype(x.dtype), 1))  # ax += mu * (p - ax)
                 s = st["step"]._data[()]
                 base = (1 + (lambd * lr) * s) ** sdt(alpha)
-                setv(st["eta"], np.asarray((sdt(1) / base) * sdt(lr), dtype=sdt))  # lr / tensor = reciprocal * lr
+                setv(st["eta"], as_array((sdt(1) / base) * sdt(lr), sdt))  # lr / tensor = reciprocal * lr
             else:
                 eta = float(st["eta"]._data)
                 setv(p, x * dt(1 - lambd * eta))  # p *= 1 - lambd * eta
@@ -53,6 +54,6 @@ class ASGD(Optimizer):
                     setv(ax, x)
                 # eta = lr / (1 + lambd * lr * t)^alpha; torch.as_tensor(python float) is a default-dtype
                 # tensor, copied into the state tensor
-                setv(st["eta"], np.array(lr / ((1 + lambd * lr * step) ** alpha), dtype=sdt))
-            setv(mu, np.array(1 / max(1, step - group["t0"]), dtype=sdt))  # mu = 1 / max(1, t - t0)
+                setv(st["eta"], sdt(lr / ((1 + lambd * lr * step) ** alpha)))
+            setv(mu, sdt(1 / max(1, step - group["t0"])))  # mu = 1 / max(1, t - t0)
         return loss

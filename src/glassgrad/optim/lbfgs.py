@@ -7,18 +7,38 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import enable_grad
+from ..backend import _ARRAYS
 from .optimizer import Optimizer, _fma, _to_scalar
 
 __all__ = ["LBFGS"]
+
+
+def _hs(x):
+    """A reduction's result as a NumPy scalar of its dtype (what NumPy's reductions return on the CPU): on the
+    device a 0-d array, read back -- a device->host sync, as torch's LBFGS syncs on each of these tests."""
+    return x if isinstance(x, np.generic) else x.dtype.type(x.item())
+
+
+def _dot(a, b):
+    return _hs(np.dot(a, b))
+
+
+def _amax(a):
+    return _hs(np.abs(a).max())
 
 
 def _arr(x):
     return x._data if isinstance(x, Tensor) else x
 
 
-def _ten(x):
-    if isinstance(x, (np.ndarray, np.generic)):
+def _ten(x, like=None):
+    """x (an array or a NumPy scalar) as a state tensor; a scalar goes beside `like` (the device's arrays)."""
+    if isinstance(x, np.generic) and like is not None and like.__class__ is not np.ndarray:
+        return _make(np.array(x, like=like))
+    if isinstance(x, np.generic) or x.__class__ is np.ndarray:
         return _make(np.array(x))
+    if isinstance(x, _ARRAYS):                  # a device array: copied there
+        return _make(x.copy())
     return x
 
 
@@ -26,6 +46,8 @@ def _scalar(x):
     """0-d array -> NumPy scalar (keeps the dtype, like a 0-d tensor in arithmetic)."""
     if isinstance(x, np.ndarray) and x.ndim == 0:
         return x[()]
+    if isinstance(x, _ARRAYS) and x.ndim == 0:     # a device 0-d array: read back (torch syncs on these too)
+        return _hs(x)
     return x
 
 
@@ -47,11 +69,11 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
 
 
 def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
-    d_norm = np.abs(d).max()
+    d_norm = _amax(d)
     g = g.copy()
     f_new, g_new = obj_func(x, t, d)
     evals = 1
-    gtd_new = np.dot(g_new, d)
+    gtd_new = _dot(g_new, d)
     t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
     done = False
     it = 0
@@ -73,7 +95,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new.copy(), gtd_new
         f_new, g_new = obj_func(x, t, d)
         evals += 1
-        gtd_new = np.dot(g_new, d)
+        gtd_new = _dot(g_new, d)
         it += 1
     if it == max_ls:
         br, br_f, br_g = [0, t], [f, f_new], [g, g_new]
@@ -95,7 +117,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
             insuf = False
         f_new, g_new = obj_func(x, t, d)
         evals += 1
-        gtd_new = np.dot(g_new, d)
+        gtd_new = _dot(g_new, d)
         it += 1
         if f_new > (f + c1 * t * gtd) or f_new >= br_f[low]:
             br[high], br_f[high], br_g[high], br_gtd[high] = t, f_new, g_new.copy(), gtd_new
@@ -129,21 +151,22 @@ class _History:
 
     def save(self, state):
         state["d"] = _ten(self.d)
-        state["t"] = _ten(self.t)
+        dev = self.d if isinstance(self.d, _ARRAYS) else None     # scalars beside the direction
+        state["t"] = _ten(self.t, dev)
         state["old_dirs"] = [_ten(v) for v in self.old_dirs]
         state["old_stps"] = [_ten(v) for v in self.old_stps]
-        state["ro"] = [_ten(v) for v in self.ro]
-        state["H_diag"] = _ten(self.H_diag)
+        state["ro"] = [_ten(v, dev) for v in self.ro]
+        state["H_diag"] = _ten(self.H_diag, dev)
         state["prev_flat_grad"] = _ten(self.prev_flat_grad)
         state["prev_loss"] = self.prev_loss
         if self.al is not None:
-            state["al"] = [_ten(v) for v in self.al]
+            state["al"] = [_ten(v, dev) for v in self.al]
 
     def direction(self, flat_grad, history_size):
         """d = -H grad by the two-loop recursion, after adding the newest pair (y, s) when y.s > 1e-10."""
         y = flat_grad - self.prev_flat_grad
         s = self.d * self.t
-        ys = np.dot(y, s)
+        ys = _dot(y, s)
         if ys > 1e-10:
             if len(self.old_dirs) == history_size:
                 self.old_dirs.pop(0)
@@ -152,7 +175,7 @@ class _History:
             self.old_dirs.append(y)
             self.old_stps.append(s)
             self.ro.append(1.0 / ys)
-            self.H_diag = ys / np.dot(y, y)
+            self.H_diag = ys / _dot(y, y)
         old_dirs, old_stps, ro, num_old = self.old_dirs, self.old_stps, self.ro, len(self.old_dirs)
         if self.al is None:
             self.al = [None] * history_size
@@ -160,11 +183,11 @@ class _History:
         q = -flat_grad
         dt = q.dtype.type
         for i in range(num_old - 1, -1, -1):
-            al[i] = np.dot(old_stps[i], q) * ro[i]
+            al[i] = _dot(old_stps[i], q) * ro[i]
             q = _fma(old_dirs[i], dt(-al[i]), q, q.dtype)
         r = q * self.H_diag
         for i in range(num_old):
-            be_i = np.dot(old_dirs[i], r) * ro[i]
+            be_i = _dot(old_dirs[i], r) * ro[i]
             r = _fma(old_stps[i], dt(al[i] - be_i), r, r.dtype)
         return r
 
@@ -195,7 +218,7 @@ class LBFGS(Optimizer):
         views = []
         for p in self._params:
             g = p._grad
-            views.append(np.zeros(p._data.size, p._data.dtype) if g is None else g._data.reshape(-1))
+            views.append(np.zeros(p._data.size, p._data.dtype, like=p._data) if g is None else g._data.reshape(-1))
         return np.concatenate(views, 0)
 
     def _add_grad(self, step_size, update):
@@ -241,7 +264,7 @@ class LBFGS(Optimizer):
         current_evals = 1
         state["func_evals"] += 1
         flat_grad = self._gather_flat_grad()
-        if np.abs(flat_grad).max() <= tol_grad:
+        if _amax(flat_grad) <= tol_grad:
             return orig_loss
 
         h = _History(state)
@@ -258,10 +281,10 @@ class LBFGS(Optimizer):
             h.prev_flat_grad = flat_grad.copy()
             h.prev_loss = loss
             if state["n_iter"] == 1:
-                h.t = min(1.0, 1.0 / np.abs(flat_grad).sum()) * lr
+                h.t = min(1.0, 1.0 / _hs(np.abs(flat_grad).sum())) * lr
             else:
                 h.t = lr
-            gtd = np.dot(flat_grad, h.d)
+            gtd = _dot(flat_grad, h.d)
             if gtd > -tol_change:
                 break
             loss, flat_grad, ls_evals, opt_cond = self._move(run_closure, h, loss, flat_grad, gtd, n_iter,
@@ -270,7 +293,7 @@ class LBFGS(Optimizer):
             state["func_evals"] += ls_evals
             if n_iter == max_iter or current_evals >= max_eval or opt_cond:
                 break
-            if np.abs(h.d * h.t).max() <= tol_change:
+            if _amax(h.d * h.t) <= tol_change:
                 break
             if abs(loss - h.prev_loss) < tol_change:
                 break
@@ -293,10 +316,10 @@ class LBFGS(Optimizer):
             loss, flat_grad, h.t, ls_evals = _strong_wolfe(obj_func, x_init, h.t, h.d, loss, flat_grad, gtd,
                                                            max_ls=max_ls)
             self._add_grad(h.t, h.d)
-            return loss, flat_grad, ls_evals, np.abs(flat_grad).max() <= tol_grad
+            return loss, flat_grad, ls_evals, _amax(flat_grad) <= tol_grad
         self._add_grad(h.t, h.d)
         if n_iter == max_iter:
             return loss, flat_grad, 0, False
         loss = float(run_closure())
         flat_grad = self._gather_flat_grad()
-        return loss, flat_grad, 1, np.abs(flat_grad).max() <= tol_grad
+        return loss, flat_grad, 1, _amax(flat_grad) <= tol_grad

@@ -18,6 +18,7 @@ from itertools import chain
 import numpy as np
 
 from .. import _blas
+from ..backend import _ARRAYS, as_strided, contiguous
 from .._tensor import Tensor, _make
 from ..autograd.graph import RemovableHandle
 from ..autograd.grad_mode import enable_grad
@@ -106,11 +107,19 @@ def blockwise(fn, out, *args):
 
 def _result(dt, *args):
     shapes = [np.shape(a) for a in args]
-    return np.empty(np.broadcast_shapes(*shapes), dt)
+    like = None
+    for a in args:                          # allocated beside the update's arrays (host or device)
+        if a.__class__ is np.ndarray:
+            break
+        if like is None and isinstance(a, _ARRAYS):
+            like = a
+    return np.empty(np.broadcast_shapes(*shapes), dt, like=like)
 
 
 def _fma_kernel(o, a, b, c):
     w = _WIDE[o.dtype]
+    if w is np.longdouble and o.__class__ is not np.ndarray:
+        w = np.float64                      # CuPy has no long double: float64 on the device rounds twice
     r = np.multiply(a, b, dtype=w)          # one wide temporary; a, b and c are widened on the fly
     if isinstance(r, np.ndarray) and r.shape == np.shape(c):
         np.add(r, c, out=r, dtype=w)
@@ -236,7 +245,7 @@ def step_tensor(v=0.0):
 def _real_array(a):
     """view_as_real of a complex array: (..., 2) real numbers sharing its memory."""
     r = a.real
-    return np.lib.stride_tricks.as_strided(r, a.shape + (2,), r.strides + (r.itemsize,), writeable=True)
+    return as_strided(r, a.shape + (2,), r.strides + (r.itemsize,))
 
 
 def _as_real(t):
@@ -248,7 +257,7 @@ def _as_real(t):
 
 
 def _as_complex(t):
-    a = np.ascontiguousarray(t._data)
+    a = contiguous(t._data)
     return _make(a.view(np.complex64 if a.dtype == np.float32 else np.complex128)[..., 0])
 
 
@@ -401,11 +410,11 @@ class Optimizer:
                         fused, capt = g.get("fused", False), g.get("capturable", False)
                         break
                 if fused or capt:
-                    return value.to(dtype=_f32())
+                    return value.to(dtype=_f32(), device=param.device)
                 return value
-            if param.is_floating_point():
-                return value.to(dtype=param.dtype)
-            return value
+            if param.is_floating_point():           # (torch: the state follows its parameter's device)
+                return value.to(dtype=param.dtype, device=param.device)
+            return value.to(device=param.device)
         if isinstance(value, dict):
             return {k: Optimizer._cast_value(param, v, saved_groups, pid, k) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
@@ -538,6 +547,10 @@ class Optimizer:
                     st = self.state[p]
                     if not st:
                         init(st, p, group)
+                        if group.get("capturable") or group.get("fused"):   # torch: then the scalar state
+                            for k in self._scalar_state:                     # is on the parameter's device
+                                if k in st:
+                                    st[k] = st[k].to(p.device)
                 if p._data.dtype.kind == "c" and init is not None:     # (SGD, stateless here, is linear in p)
                     yield from self._complex_step(p, grad_array(p, maximize), st, group)
                     continue

@@ -80,7 +80,7 @@ class AveragedModel(Module):
             self.module = self.module.to(device)
         from ..ops.creation import tensor
         from .._dtype import long
-        self.register_buffer("n_averaged", tensor(0, dtype=long))
+        self.register_buffer("n_averaged", tensor(0, dtype=long, device=device))
         self.avg_fn = avg_fn
         self.multi_avg_fn = multi_avg_fn
         self.use_buffers = use_buffers

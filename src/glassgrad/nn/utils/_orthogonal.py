@@ -5,7 +5,8 @@ from enum import Enum, auto
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._tensor import Tensor, _make
+from ...backend import contiguous
 from ...autograd.grad_mode import no_grad
 from ...linalg import householder_product, matrix_exp, solve
 from ...ops.creation import eye, tensor as _tensor, zeros_like
@@ -25,14 +26,16 @@ def _geqrf(A):
         h, tau = np.linalg.qr(m, mode="raw")
         hs.append(h.T)
         taus.append(tau)
-    X = np.stack(hs).reshape(a.shape) if hs else np.zeros(a.shape, a.dtype)
-    t = np.stack(taus).reshape(a.shape[:-2] + (min(a.shape[-2:]),)) if taus else np.zeros(a.shape[:-2] + (0,))
+    X = np.stack(hs).reshape(a.shape) if hs else np.zeros(a.shape, a.dtype, like=a)
+    t = np.stack(taus).reshape(a.shape[:-2] + (min(a.shape[-2:]),)) if taus else np.zeros(a.shape[:-2] + (0,), like=a)
+    if a.__class__ is not np.ndarray:           # device arrays (np.linalg.qr ran there): copies in A's dtype
+        return _make(contiguous(X.astype(a.dtype))), _make(contiguous(t.astype(a.dtype)))
     return _tensor(np.ascontiguousarray(X), dtype=A.dtype), _tensor(np.ascontiguousarray(t), dtype=A.dtype)
 
 
 def _is_orthogonal(Q):
     n, k = Q.size(-2), Q.size(-1)
-    Id = eye(k, dtype=Q.dtype)
+    Id = eye(k, dtype=Q.dtype, device=Q.device)
     eps = 10.0 * n * float(np.finfo(Q._data.dtype).eps)
     return bool(np.allclose((Q.mH @ Q)._data, Id._data, rtol=1e-5, atol=eps))
 
@@ -74,7 +77,7 @@ class _Orthogonal(Module):
             if self.orthogonal_map == _OrthMaps.matrix_exp:
                 Q = matrix_exp(A)
             else:
-                Id = eye(n, dtype=A.dtype)
+                Id = eye(n, dtype=A.dtype, device=A.device)
                 Q = solve(Id.add(A, alpha=-0.5), Id.add(A, alpha=0.5))
             if n != k:
                 Q = Q[..., :k]
@@ -111,13 +114,13 @@ class _Orthogonal(Module):
             d = A._data.diagonal(axis1=-2, axis2=-1)
             signs = np.sign(d)
             signs[tau._data == 0.0] *= -1
-            idx = np.arange(min(A.shape[-2:]))
+            idx = np.arange(min(A.shape[-2:]), like=A._data)
             A._data[..., idx, idx] = signs
             return A.mT if transpose else A
         if n == k:
             Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
         else:
-            N = randn(*(tuple(Q.size()[:-2]) + (n, n - k)), dtype=Q.dtype)
+            N = randn(*(tuple(Q.size()[:-2]) + (n, n - k)), dtype=Q.dtype, device=Q.device)
             Q = _make_orthogonal(cat([Q, N], dim=-1))
         self.base = Q
         neg_Id = zeros_like(Q_init)

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
-from ...ops._core import check_inplace
+from ...backend import device_of, to_device
+from ...ops._core import as_array, check_inplace
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
 
@@ -25,16 +26,16 @@ def _grads(parameters):
 def _norm(a, p):
     a = a.ravel()
     if p == 2 and a.dtype.kind in "fV":        # no |a| copy needed for a real 2-norm
-        return np.sqrt(np.dot(a, a)).astype(a.dtype) if a.size else np.zeros((), a.dtype)
+        return np.sqrt(np.dot(a, a)).astype(a.dtype) if a.size else np.zeros((), a.dtype, like=a)
     a = np.abs(a)
     if a.size == 0:
-        return np.zeros((), a.dtype)
+        return np.zeros((), a.dtype, like=a)
     if p == math.inf:
         return a.max()
     if p == -math.inf:
         return a.min()
     if p == 0:
-        return np.asarray(np.count_nonzero(a), a.dtype)
+        return as_array(np.count_nonzero(a), a.dtype)
     if p == 1:
         return a.sum(dtype=a.dtype)
     if p == 2:
@@ -50,13 +51,16 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     if not tensors:
         return _make(np.zeros((), np.float32))
     per = [_norm(t._data, norm_type) for t in tensors]
-    dt = np.result_type(*[np.asarray(n).dtype for n in per])
-    total = _norm(np.stack([np.asarray(n, dt) for n in per]), norm_type)
+    dt = np.result_type(*[n.dtype for n in per])
+    if any(n.__class__ is not np.ndarray and not isinstance(n, np.generic) for n in per):
+        dev = device_of(tensors[0]._data)           # torch: the per-tensor norms meet on the first tensor's device
+        per = [to_device(as_array(n), dev) for n in per]
+    total = _norm(np.stack([as_array(n, dt) for n in per]), norm_type)
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
                            "cannot be clipped. To disable this error and scale the gradients by the non-finite norm "
                            "anyway, set `error_if_nonfinite=False`")
-    return _make(np.asarray(total, dt))
+    return _make(as_array(total, dt))
 
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
@@ -64,11 +68,16 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     if not grads:
         return
     tn = total_norm._data if isinstance(total_norm, Tensor) else np.asarray(total_norm)
-    coef = np.minimum(np.asarray(max_norm, tn.dtype) / (tn + np.asarray(1e-6, tn.dtype)), np.asarray(1.0, tn.dtype))
+    dt = tn.dtype.type                      # scalars of tn's dtype: they mix with device data
+    coef = np.minimum(dt(max_norm) / (tn + dt(1e-6)), dt(1.0))
     with no_grad():
         for g in grads:
             c = coef.astype(g._data.dtype)
-            if g._grad_fn is None and not g._rg and c.dtype in _F3264 and g._data.flags.writeable:
+            a = g._data
+            if c.__class__ is not a.__class__ and not isinstance(c, np.generic):
+                c = to_device(c, device_of(a))      # torch: the scale goes to each gradient's device
+            if (g._grad_fn is None and not g._rg and c.dtype in _F3264
+                    and (a.__class__ is not np.ndarray or a.flags.writeable)):    # (device arrays: always)
                 # what g.mul_(c) does here, without its temporary: scale in place, bump the version
                 check_inplace(g)
                 np.multiply(g._data, c, out=g._data)

@@ -11,7 +11,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ... import _dtype
-from ..._tensor import Tensor
+from ..._tensor import Tensor, _make
+from ...backend import to_host
 from ...ops.creation import arange, from_numpy, full, tensor
 from ...ops.rnn import _pack_padded as _pack
 
@@ -43,10 +44,16 @@ class PackedSequence(PackedSequence_):
         data = self.data.to(*args, **kwargs)
         if data is self.data:
             return self
-        return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
+        # torch: the permutations follow the data's device (batch_sizes stays on the CPU)
+        sorted_i, unsorted_i = (None if t is None else t.to(data.device)
+                                for t in (self.sorted_indices, self.unsorted_indices))
+        return type(self)(data, self.batch_sizes, sorted_i, unsorted_i)
+
+    def cuda(self, *args, **kwargs):
+        return self.to(self.data.cuda(*args, **kwargs).device)
 
     def cpu(self, *args, **kwargs):
-        return self
+        return self.to("cpu")
 
     def double(self):
         return self.to(dtype=_dtype.double)
@@ -68,7 +75,7 @@ class PackedSequence(PackedSequence_):
 
     @property
     def is_cuda(self):
-        return False
+        return self.data.is_cuda
 
     def is_pinned(self):
         return False
@@ -79,8 +86,8 @@ def invert_permutation(permutation):
         return None
     p = permutation._data
     inv = np.empty_like(p)
-    inv[p] = np.arange(p.size, dtype=p.dtype)
-    return from_numpy(inv)
+    inv[p] = np.arange(p.size, dtype=p.dtype, like=p)
+    return from_numpy(inv) if inv.__class__ is np.ndarray else _make(inv)
 
 
 def _batch_sizes_list(batch_sizes):
@@ -90,14 +97,14 @@ def _batch_sizes_list(batch_sizes):
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """Pack a padded (T, B, *) (or (B, T, *) with batch_first) tensor of sequences of `lengths`."""
     if isinstance(lengths, Tensor):
-        lens = np.asarray(lengths._data, dtype=np.int64).reshape(-1)
+        lens = np.asarray(to_host(lengths._data), dtype=np.int64).reshape(-1)   # torch: lengths.cpu()
     else:
         lens = np.asarray(list(lengths), dtype=np.int64).reshape(-1)
     sorted_indices = None
     if not enforce_sorted:
         order = np.argsort(-lens, kind="stable")
         lens = lens[order]
-        sorted_indices = from_numpy(order.astype(np.int64))
+        sorted_indices = from_numpy(order.astype(np.int64)).to(input.device)     # torch: beside the input
         input = input.index_select(0 if batch_first else 1, sorted_indices)
     tdim, bdim = (1, 0) if batch_first else (0, 1)
     if lens.size and lens.min() <= 0:
@@ -132,7 +139,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
         T_out = T
     data = sequence.data
     B = bs[0] if bs else 0
-    padded = full((T_out, B) + tuple(data.shape[1:]), padding_value, dtype=data.dtype)
+    padded = full((T_out, B) + tuple(data.shape[1:]), padding_value, dtype=data.dtype, device=data.device)
     off = 0
     for t, b in enumerate(bs):
         padded[t, :b] = data[off:off + b]
@@ -143,7 +150,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     lengths = from_numpy(lens)
     if sequence.unsorted_indices is not None:
         u = sequence.unsorted_indices
-        return padded.index_select(0 if batch_first else 1, u), from_numpy(lens[u._data])
+        return padded.index_select(0 if batch_first else 1, u), from_numpy(lens[to_host(u._data)])  # lengths: CPU
     return padded, lengths
 
 
@@ -160,7 +167,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     T = max(s.shape[0] for s in sequences)
     tail = tuple(sequences[0].shape[1:])
     out = full(((len(sequences), T) if batch_first else (T, len(sequences))) + tail, padding_value,
-                 dtype=sequences[0].dtype)
+                 dtype=sequences[0].dtype, device=sequences[0].device)
     for i, s in enumerate(sequences):
         n = s.shape[0]
         rows = slice(0, n) if padding_side == "right" else slice(T - n, T)
@@ -176,7 +183,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     transposed in place (the caller's tensor becomes batch-major)."""
     if not batch_first:
         padded_sequences.transpose_(0, 1)
-    idx = arange(padded_sequences.shape[1])
+    idx = arange(padded_sequences.shape[1], device=padded_sequences.device)
     if not isinstance(lengths, Tensor):
         lengths = tensor(list(lengths))
     if len(lengths) != padded_sequences.shape[0]:
