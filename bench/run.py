@@ -76,15 +76,22 @@ def _measure(step, pol):
 def child_main(lib, name, pol, threads, gemms):
     import warnings
     warnings.simplefilter("ignore")
-    if lib == "numpy":  # the BLAS floor: the workload's GEMMs alone through numpy.matmul
+    device = pol.get("device", "cpu")
+    if lib == "numpy":  # the BLAS floor: the workload's GEMMs alone through numpy.matmul (CuPy's on cuda)
         import numpy as np
+        xp = np
+        if device != "cpu":
+            import cupy as xp
         rng = np.random.default_rng(0)
-        bufs = [(rng.standard_normal((m, k), dtype=np.float32), rng.standard_normal((k, n), dtype=np.float32),
-                 np.empty((m, n), np.float32)) for m, k, n in gemms]
+        bufs = [(xp.asarray(rng.standard_normal((m, k), dtype=np.float32)),
+                 xp.asarray(rng.standard_normal((k, n), dtype=np.float32)), xp.empty((m, n), np.float32))
+                for m, k, n in gemms]
 
         def step():
             for a, b, out in bufs:
-                np.matmul(a, b, out=out)
+                xp.matmul(a, b, out=out)
+            if xp is not np:
+                xp.cuda.runtime.deviceSynchronize()
         _emit({"samples": _measure(step, pol), "rss_kib": _peak_rss_kib(),
                "flop": sum(2 * m * k * n for m, k, n in gemms)})
         return
@@ -108,7 +115,17 @@ def child_main(lib, name, pol, threads, gemms):
     import importlib
     sys.path.insert(0, HERE)
     mod = importlib.import_module("workloads." + MODULES[name])
+    torch = sys.modules["torch"]
+    if device != "cpu":                 # the same workload on the GPU: its tensors and models made there
+        torch.set_default_device(device)
     step, per = mod.setup(pol.get("quick", False))
+    if device != "cpu":
+        inner = step
+
+        def step():                     # a step ends when the device has finished it
+            out = inner()
+            torch.cuda.synchronize()
+            return out
     _emit({"samples": _measure(step, pol), "rss_kib": _peak_rss_kib(), "rss_import_kib": rss_import,
            "per": per, "lib_file": sys.modules["torch"].__file__})
 
@@ -250,6 +267,14 @@ def _compile_sources():
     compileall.compile_dir(os.path.join(ROOT, "src", "glassgrad"), quiet=1)
 
 
+def _has_cupy():
+    try:
+        import cupy  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
 def parent_main(args):
     _compile_sources()
     mode = "smoke" if args.smoke else "quick" if args.quick else "full"
@@ -258,6 +283,7 @@ def parent_main(args):
     pol.pop("repeat", None)
     import_procs = pol.pop("import_procs")
     pol["quick"] = mode != "full"
+    pol["device"] = args.device
     names = list(MODULES)
     if args.only:
         names = [n.strip() for n in args.only.split(",") if n.strip()]
@@ -278,7 +304,9 @@ def parent_main(args):
             "threads": threads, "blas": args.blas, "cpu_count": os.cpu_count(), "python": platform.python_version(),
             "platform": platform.platform(), "policy": pol, "loadavg_start": list(os.getloadavg()),
             "started_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t_start))}
-    print(f"# {meta['command']}  | mode {mode}, {repeat} round(s), {threads} thread(s), glassgrad BLAS {args.blas}, "
+    meta["device"] = args.device
+    print(f"# {meta['command']}  | device {args.device}, mode {mode}, {repeat} round(s), {threads} thread(s), "
+          f"glassgrad BLAS {args.blas}, "
           f"{os.cpu_count()} cpu(s), load avg {os.getloadavg()[0]:.2f}", flush=True)
     rows = {}
     for name in names:
@@ -294,7 +322,7 @@ def parent_main(args):
                 if procs[lib] and all("error" in p for p in procs[lib]):
                     continue  # it failed once: do not waste the budget on it
                 procs[lib].append(_run_child(lib, name, pol, threads, None, timeout))
-            if m["gemms"]:
+            if m["gemms"] and (args.device == "cpu" or _has_cupy()):
                 floor_procs.append(_run_child("numpy", name, pol, threads, m["gemms"], timeout))
         row = {"title": m["title"], "unit": m["unit"], "target": m["target"]}
         for lib in libs:
@@ -333,6 +361,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="short runs (whole suite < 2 min on 2 cores)")
     ap.add_argument("--smoke", action="store_true", help="one iteration per process, no warm-up (for tests)")
     ap.add_argument("--json", metavar="FILE", help="write every number (all samples) as JSON")
+    ap.add_argument("--device", default="cpu", help="cpu (default) or cuda: both libraries run the workloads on the "
+                    "GPU (glassgrad through CuPy; set GLASSGRAD_STRICT_DEVICE=1 to try glassgrad's side without one)")
     ap.add_argument("--only", metavar="NAMES", help="comma-separated workloads: " + ",".join(MODULES))
     ap.add_argument("--repeat", type=int, metavar="N", help="rounds of interleaved processes (default 5, quick 2)")
     ap.add_argument("--threads", type=int, metavar="N", help="threads for both libraries (default: all cores)")

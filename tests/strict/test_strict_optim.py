@@ -433,3 +433,23 @@ def test_float64_and_float16_steps_on_device(name, kw):
             res.append([p.detach().cpu().double().numpy() for p in m.parameters()])
         for a, b in zip(*res):
             np.testing.assert_allclose(b, a, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name,kw", [("SGD", dict(lr=0.01, momentum=0.9)), ("Adam", dict(lr=1e-3)),
+                                     ("AdamW", dict(lr=1e-3, weight_decay=0.1)), ("RMSprop", dict(lr=1e-3))])
+def test_large_parameters_step_on_device_as_on_cpu(name, kw):
+    """Parameters past the CPU kernels' block size (64K elements: blockwise runs host arrays in 16K-element
+    slices) step in one piece on the device, equal to the CPU."""
+    out = {}
+    for device in ("cpu", "cuda"):
+        gg.manual_seed(0)
+        m = nn.Linear(300, 300).to(device)
+        opt = getattr(optim, name)(m.parameters(), **kw)
+        x = gg.randn(8, 300).to(device)
+        for _ in range(2):
+            opt.zero_grad()
+            (m(x) ** 2).mean().backward()
+            opt.step()
+        assert m.weight.device.type == device
+        out[device] = m.weight.detach().cpu().numpy()
+    np.testing.assert_allclose(out["cuda"], out["cpu"], rtol=1e-6, atol=1e-7)

@@ -84,9 +84,9 @@ def blockwise(fn, out, *args):
     in `args` are C-contiguous with out's shape, fn runs on matching slices of 16K elements, so its
     temporaries stay in cache (and small) instead of streaming whole parameter-sized arrays through memory
     once per NumPy call.  Other arguments (scalars) pass through.  Elementwise results are the same either
-    way.  Returns `out`."""
+    way.  Host arrays only: a device array (CuPy) is one kernel launch, in one piece.  Returns `out`."""
     n = out.size
-    if n >= 4 * _BLOCK and out.flags.c_contiguous:
+    if n >= 4 * _BLOCK and out.__class__ is np.ndarray and out.flags.c_contiguous:
         flat = []
         for a in args:
             if isinstance(a, np.ndarray) and a.ndim:
