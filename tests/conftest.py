@@ -4,8 +4,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-# tests/strict runs in its own process, with the strict stand-in device on (GLASSGRAD_STRICT_DEVICE=1 is read when
-# glassgrad's backend is imported): `make test` runs it after the main suite.
+# tests/strict runs in its own process, with GLASSGRAD_STRICT_DEVICE=1 (read when glassgrad's backend is imported):
+# `make test` runs it after the main suite on the strict stand-in device; on a GPU machine, where CuPy takes
+# precedence over the stand-in, the same variable collects it to run on the real device (scripts/gpu_check.sh).
 collect_ignore = [] if os.environ.get("GLASSGRAD_STRICT_DEVICE") == "1" else ["strict"]
 
 # The suite runs glassgrad as a plain install runs it: NumPy's OpenBLAS, even where the test extra installed
