@@ -1,4 +1,7 @@
 """Version counters and in-place checks, differential against torch."""
+import pytest
+
+import glassgrad
 from test_autograd_engine import diff
 
 
@@ -206,3 +209,22 @@ def test_fill_and_zero_write_through_elements_that_share_memory():
     diff(lambda T: fill(T, "zero_"))
     diff(lambda T: T.zeros(1, 3).expand(2, 3).add_(1))
     diff(lambda T: T.zeros(1, 3).expand(2, 3).normal_())
+
+
+def test_modifying_a_saved_index_tensor_is_detected_as_torch():
+    """index_put / x[mask] = v save their index tensors: rewriting one before backward is torch's version error
+    (it was a silent wrong gradient: the backward read the rewritten mask)."""
+    import torch
+    for lib in (torch, glassgrad):
+        for how in ("setitem", "index_put"):
+            x = lib.zeros(3, requires_grad=True)
+            m = lib.tensor([True, False, True])
+            if how == "setitem":
+                y = x * 1
+                y[m] = lib.tensor(1.0)
+            else:
+                y = lib.index_put(x * 1, (m,), lib.tensor(1.0))
+            m[0] = False
+            with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[CPUBoolType \[3\]\] is at "
+                                                   r"version 1; expected version 0"):
+                y.sum().backward()

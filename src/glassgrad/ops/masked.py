@@ -9,7 +9,7 @@ import numpy as np
 from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, as_tensor_arg, broadcast_error, as_array
-from ..autograd.graph import Node
+from ..autograd.graph import Node, version_error
 from .indexing import getitem, _to_np_index, _is_basic, _check_adv, normalize_index, _expand_ellipsis, _check_masks
 from .gather_scatter import _node, _needs, _inplace, gather
 from .arithmetic import copy_
@@ -243,9 +243,14 @@ def take_along_dim(input, indices, dim=None, *, out=None):
 
 # -- index_put / setitem ------------------------------------------------------------------------
 class IndexPutBackward0(Node):      # dx = gy with zeros at idx (or gy if accumulate); dv = sum_to(gy[idx])
-    __slots__ = ("index", "accumulate", "vshape")
+    __slots__ = ("index", "accumulate", "vshape", "versions")
 
     def backward(self, ns, g):
+        for vc, v, arr in self.versions or ():      # the index tensors are saved: torch's check of their versions
+            if vc[0] != v:                          # (torch names an index tensor by its type: [CPUBoolType [3]])
+                kind = _dtype._FROM_NP[arr.dtype]._legacy[:-len("Tensor")]
+                place = "CPU" if arr.__class__ is np.ndarray else "CUDA"
+                raise version_error(f"[{place}{kind}Type {list(arr.shape)}]", vc[0], v)
         if ns.is_tensor_mode:
             zero = make(np.zeros((), g._data.dtype, like=g._data))
             gx = g if self.accumulate else _index_put_np(g, self.index, zero, False)
@@ -261,7 +266,12 @@ class IndexPutBackward0(Node):      # dx = gy with zeros at idx (or gy if accumu
         return (gx, ns.sum_to(gv, self.vshape))
 
 
-def _index_put_np(x, npidx, values, accumulate):
+def _versions(items):
+    """(version counter, version now, array) of the index tensors among `items`: what IndexPutBackward0 checks."""
+    return tuple((t._vc, t._vc[0], t._data) for t in items if isinstance(t, Tensor))
+
+
+def _index_put_np(x, npidx, values, accumulate, versions=()):
     a = x._data.copy()
     target_shape = _check_adv(x, npidx).shape
     v = values._data
@@ -276,7 +286,7 @@ def _index_put_np(x, npidx, values, accumulate):
         a[npidx] = vb
     if _needs(x, values):
         return make(a, True, _node(IndexPutBackward0, (x, values), index=npidx, accumulate=accumulate,
-                                   vshape=v.shape if values._rg else None))
+                                   vshape=v.shape if values._rg else None, versions=versions))
     return make(a)
 
 
@@ -293,7 +303,7 @@ def index_put(input, indices, values, accumulate=False):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_scalar_name(input)} for the destination and {_scalar_name(values)} for the source.")
     npidx = _to_np_index(tuple(indices), input)
-    return _index_put_np(input, npidx, values, accumulate)
+    return _index_put_np(input, npidx, values, accumulate, _versions(indices))
 
 
 def index_put_(x, indices, values, accumulate=False):
@@ -338,7 +348,7 @@ def setitem(x, index, value):
     target = getitem(x, tuple(basic)) if viewing else x
     npidx = _to_np_index(tuple(rest), target)
     _check_masks(npidx, target._data.shape)
-    _inplace(_index_put_np, target, npidx, value, False)
+    _inplace(_index_put_np, target, npidx, value, False, _versions(rest))
 
 
 def where(input, condition, other):
