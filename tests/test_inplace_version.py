@@ -228,3 +228,50 @@ def test_modifying_a_saved_index_tensor_is_detected_as_torch():
             with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[CPUBoolType \[3\]\] is at "
                                                    r"version 1; expected version 0"):
                 y.sum().backward()
+
+
+
+# -- index / mask / target tensors an op's backward reads are saved: rewriting one in place before backward is
+# torch's version error (before, glassgrad silently used the rewritten values: wrong gradients)
+def _index_cases(L):
+    i = lambda: L.tensor([[0, 1], [1, 0]])
+    m = lambda: L.tensor([[True, False], [False, True]])
+    return {
+     "gather": (i, lambda x, ix: L.gather(x, 1, ix)),
+     "scatter": (i, lambda x, ix: L.scatter(x, 1, ix, x)),
+     "scatter_add": (i, lambda x, ix: L.scatter_add(x, 1, ix, x)),
+     "index_select": (lambda: L.tensor([1, 0]), lambda x, ix: L.index_select(x, 0, ix)),
+     "index_add": (lambda: L.tensor([1, 0]), lambda x, ix: x.index_add(0, ix, x)),
+     "index_copy": (lambda: L.tensor([1, 0]), lambda x, ix: x.index_copy(0, ix, x)),
+     "index_fill": (lambda: L.tensor([1]), lambda x, ix: x.index_fill(0, ix, 0.0)),
+     "masked_fill": (m, lambda x, mm: x.masked_fill(mm, 0.0)),
+     "masked_select": (m, lambda x, mm: x.masked_select(mm)),
+     "masked_scatter": (m, lambda x, mm: x.masked_scatter(mm, x)),
+     "take": (lambda: L.tensor([0, 3]), lambda x, ix: L.take(x, ix)),
+     "take_along_dim": (i, lambda x, ix: L.take_along_dim(x, ix, 1)),
+     "getitem": (lambda: L.tensor([1, 0]), lambda x, ix: x[ix]),
+     "getitem_mask": (m, lambda x, mm: x[mm]),
+     "where": (m, lambda x, mm: L.where(mm, x, 0.0)),
+     "embedding": (lambda: L.tensor([1, 0]), lambda x, ix: L.nn.functional.embedding(ix, x)),
+     "nll_loss": (lambda: L.tensor([1, 0]), lambda x, ix: L.nn.functional.nll_loss(x, ix)),
+     "cross_entropy": (lambda: L.tensor([1, 0]), lambda x, ix: L.nn.functional.cross_entropy(x, ix)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_index_cases(glassgrad)))
+def test_rewritten_index_tensors_as_torch(name):
+    import numpy as np
+    import torch
+    seen = []
+    for lib in (torch, glassgrad):
+        make_index, fn = _index_cases(lib)[name]
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        index = make_index()
+        y = fn(x * 1, index)
+        index.zero_() if index.dtype != lib.bool else index.fill_(False)
+        try:
+            y.sum().backward()
+            seen.append(("ok", np.round(x.grad.numpy(), 5).tolist()))
+        except RuntimeError as e:
+            seen.append(("error", str(e).split(" Hint:")[0]))
+    assert seen[1] == seen[0]

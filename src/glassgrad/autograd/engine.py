@@ -32,7 +32,7 @@ import itertools as _itertools
 import numpy as _np
 
 from . import graph as _graph
-from .graph import AccumulateGrad, GraphRoot, freed_error
+from .graph import AccumulateGrad, GraphRoot, check_guards, freed_error
 from .grad_mode import state
 from .anomaly import run_with_anomaly
 from .. import backend as _backend
@@ -152,7 +152,7 @@ def _run(root, deps, run):
                 grads = [None] * node.n_outputs
             g0 = grads[0]
             if (plain and g0 is not None and node._hooks is None and node.n_outputs == 1
-                    and node._saved is not None and node.__class__ is not AccumulateGrad):
+                    and node._saved is not None and node._guards is None and node.__class__ is not AccumulateGrad):
                 out_grads = node.backward(ns, g0)       # the usual case of _run_node, inlined (hot loop)
                 if not keep_graph:
                     node._release()
@@ -201,6 +201,8 @@ def _run_node(node, grads, run):
     if is_acc:
         _accumulate_leaf(node, grads, hooks, run)                      # 5. accumulating
         return ()
+    if node._guards is not None and any(g is not None for g in grads):
+        check_guards(node)                  # its index tensors unchanged since the forward (torch's version check)
     if node.n_outputs == 1:
         g0 = grads[0]
         if g0 is None:

@@ -24,7 +24,7 @@ import weakref as _weakref
 from .._dtype import _FROM_NP
 from .grad_mode import state
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "freed_error", "version_error", "edge", "NO_EDGE", "save_in",
+__all__ = ["guard", "check_guards", "Node", "AccumulateGrad", "RemovableHandle", "freed_error", "version_error", "edge", "NO_EDGE", "save_in",
            "save_out", "check_saved", "use_namespaces", "saved_tensors_hooks", "save_on_cpu",
            "disable_saved_tensors_hooks", "increment_version", "allow_mutation_on_saved_tensors", "GradientEdge",
            "get_gradient_edge"]
@@ -66,6 +66,8 @@ def version_error(desc, found, expected):
 def _desc(arr, fn, nr):
     legacy = _FROM_NP[arr.dtype]._legacy
     shape = list(arr.shape)
+    if legacy == "BoolTensor":          # torch names a bool tensor by its backend type
+        return f"[{'CPU' if arr.__class__.__module__ == 'numpy' else 'CUDA'}BoolType {shape}]"
     if fn is None:
         return f"[torch.{legacy} {shape}]"
     return f"[torch.{legacy} {shape}], which is output {nr} of {fn.name()},"
@@ -142,7 +144,7 @@ class _Hooks:
 
 class Node:
     """Base of every backward node.  ``type(node).__name__`` is PyTorch's name (MulBackward0)."""
-    __slots__ = ("next_functions", "_seq", "_saved", "_hooks", "_meta", "_trace", "__weakref__")
+    __slots__ = ("next_functions", "_seq", "_saved", "_hooks", "_meta", "_trace", "_guards", "__weakref__")
     n_outputs = 1          # number of forward outputs (grads this node receives)
     _saved_names = ()      # names for the _saved_<name> attributes, in _saved order
     # May explain.attribute run this formula once on K loss terms' gradients stacked along a new leading
@@ -158,6 +160,7 @@ class Node:
         self._hooks = None
         self._meta = None
         self._trace = None
+        self._guards = None     # index tensors the backward reads (see guard): version-checked before it runs
 
     # -- the public Node surface -------------------------------------------------
     def name(self):
@@ -258,6 +261,7 @@ class AccumulateGrad(Node):
         self._hooks = None
         self._meta = None
         self._trace = None
+        self._guards = None
         self.variable = variable
 
 
@@ -307,6 +311,24 @@ def get_gradient_edge(tensor):
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
     node, nr = edge(tensor)
     return GradientEdge(node, nr)
+
+
+def guard(node, *tensors):
+    """Index / mask / target tensors `node`'s backward reads as arrays (gather's index, where's condition, a
+    loss's target): torch saves them, so rewriting one in place before backward is its version error, not a
+    gradient computed from the new values.  The engine checks them (check_guards) before the node runs."""
+    g = tuple((t._vc, t._vc[0], t._data) for t in tensors if t is not None and t.__class__ is not int
+              and hasattr(t, "_vc"))
+    if g:
+        node._guards = g if node._guards is None else node._guards + g
+    return node
+
+
+def check_guards(node):
+    """torch's error for a guarded tensor rewritten in place since the forward ([torch.LongTensor [2]])."""
+    for vc, v, arr in node._guards:
+        if vc[0] != v:
+            raise version_error(_desc(arr, None, 0), vc[0], v)
 
 
 def save_in(t):

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtype
 
 from ._core import make, edge, save_in, grad, check_inplace
-from ..autograd.graph import Node
+from ..autograd.graph import Node, guard
 from .gather_scatter import _index_select, _index_add_zeros
 from .norm import _C, _saved_prop, _unpack, _want
 
@@ -83,6 +83,7 @@ def embedding(weight, input, padding_idx=-1, scale_grad_by_freq=False, sparse=Fa
     y = w[idx]
     if weight._rg and grad.enabled:
         node = EmbeddingBackward0((edge(weight),))
+        guard(node, input)                  # torch saves the indices
         node.idx = idx.copy()
         node.num_weights, node.padding_idx = nw, int(padding_idx)
         node.scale_grad_by_freq, node.sparse, node.wshape = bool(scale_grad_by_freq), bool(sparse), w.shape

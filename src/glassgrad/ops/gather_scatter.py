@@ -13,7 +13,7 @@ import numpy as np
 from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, edge, grad, as_tensor_arg, save_in, save_out, _inplace as ip
-from ..autograd.graph import Node
+from ..autograd.graph import guard, Node
 from .indexing import index_put_zeros
 from .._autocast_state import state as _acs
 from . import _autocast as _ac
@@ -110,8 +110,12 @@ def _index_fill0(ns, g, dim, idx):
     return out
 
 
-def _node(cls, inputs, **attrs):
+def _node(cls, inputs, guards=(), **attrs):
+    """A `cls` node over `inputs`, with `attrs` set; `guards`: the index / mask tensors its backward reads, which
+    must not change before it runs (graph.guard)."""
     n = cls(tuple(edge(t) if isinstance(t, Tensor) else (None, 0) for t in inputs))
+    if guards:
+        guard(n, *guards)
     for k, v in attrs.items():
         setattr(n, k, v)
     return n
@@ -175,7 +179,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     i1 = _as1(idx)
     y = a[_ix(i1, d)].reshape(idx.shape)
     if _needs(input):
-        return make(y, True, _node(GatherBackward0, (input,), dim=d, index=i1, shape=a.shape,
+        return make(y, True, _node(GatherBackward0, (input,), guards=(index,), dim=d, index=i1, shape=a.shape,
                                    oshape=input._data.shape))
     return make(y)
 
@@ -259,10 +263,10 @@ def _scatter_impl(input, dim, index, src, value, reduce):
         if reduce is not None:
             return make(a, True, _node(_ScatterNotImplemented, (input, src) if src is not None else (input,)))
         if src is not None:
-            n = _node(ScatterBackward0, (input, src), dim=d, index=i1, xshape=_as1(input._data).shape,
+            n = _node(ScatterBackward0, (input, src), guards=(index,), dim=d, index=i1, xshape=_as1(input._data).shape,
                       sshape=_as1(src._data).shape)
             return make(a, True, n)
-        n = _node(ScatterBackward1, (input,), dim=d, index=i1, xshape=_as1(input._data).shape, sshape=None)
+        n = _node(ScatterBackward1, (input,), guards=(index,), dim=d, index=i1, xshape=_as1(input._data).shape, sshape=None)
         return make(a, True, n)
     return make(a)
 
@@ -302,7 +306,7 @@ def scatter_add(input, dim, index, src):
     np.add.at(a, _ix(i1, d), _part(s, i1.shape).astype(a.dtype))
     a = a.reshape(input._data.shape)
     if _needs(input, src):
-        n = _node(ScatterAddBackward0, (input, src), dim=d, index=i1, xshape=_as1(input._data).shape, sshape=s.shape)
+        n = _node(ScatterAddBackward0, (input, src), guards=(index,), dim=d, index=i1, xshape=_as1(input._data).shape, sshape=s.shape)
         return make(a, True, n)
     return make(a)
 
@@ -380,7 +384,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         self_eq = self_eq | ~hit
     y = a.astype(x.dtype).reshape(input._data.shape)
     if _needs(input, src):
-        n = _node(ScatterReduceBackward0, (input, src), dim=d, index=i1, reduce=reduce, include_self=include_self,
+        n = _node(ScatterReduceBackward0, (input, src), guards=(index,), dim=d, index=i1, reduce=reduce, include_self=include_self,
                   consts=(hit, cnt, self_eq, src_eq, x.dtype, _as1(src._data).shape))
         out = make(y, True, n)
         n._saved = (save_in(input), save_in(src), save_out(out))
@@ -436,7 +440,7 @@ def index_select(input, dim, index, *, out=None):
     if input._data.ndim == 0:
         y = y.reshape(() if index._data.ndim == 0 else (-1,))
     if _needs(input):
-        return make(y, True, _node(IndexSelectBackward0, (input,), dim=d, index=idx, shape=a.shape,
+        return make(y, True, _node(IndexSelectBackward0, (input,), guards=(index,), dim=d, index=idx, shape=a.shape,
                                    oshape=input._data.shape))
     return make(y)
 
@@ -481,7 +485,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     np.add.at(a, _along(d, idx), (s * alpha).astype(a.dtype) if alpha != 1 else s.astype(a.dtype))
     a = a.reshape(input._data.shape)
     if _needs(input, source):
-        return make(a, True, _node(IndexAddBackward0, (input, source), dim=d, index=idx, alpha=alpha,
+        return make(a, True, _node(IndexAddBackward0, (input, source), guards=(index,), dim=d, index=idx, alpha=alpha,
                                    sshape=source._data.shape))
     return make(a)
 
@@ -507,7 +511,7 @@ def index_copy(input, dim, index, source, *, out=None):
     a[_along(d, idx)] = source._data.reshape(a.shape[:d] + (idx.shape[0],) + a.shape[d + 1:])
     a = a.reshape(input._data.shape)
     if _needs(input, source):
-        return make(a, True, _node(IndexCopyBackward0, (input, source), dim=d, index=idx,
+        return make(a, True, _node(IndexCopyBackward0, (input, source), guards=(index,), dim=d, index=idx,
                                    sshape=source._data.shape))
     return make(a)
 
@@ -543,8 +547,8 @@ def index_fill(input, dim, index, value):
     a = a.reshape(input._data.shape)
     if _needs(input, value if vt else None):
         if vt:
-            return make(a, True, _node(IndexFillBackward1, (input, value), dim=d, index=idx))
-        return make(a, True, _node(IndexFillBackward0, (input,), dim=d, index=idx))
+            return make(a, True, _node(IndexFillBackward1, (input, value), guards=(index,), dim=d, index=idx))
+        return make(a, True, _node(IndexFillBackward0, (input,), guards=(index,), dim=d, index=idx))
     return make(a)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import backend
 from ._core import Tensor, make, edge, grad, _ARRAYS
-from ..autograd.graph import Node
+from ..autograd.graph import Node, guard
 from . import views as V, slicing as SL
 
 __all__ = ["nonzero", "index_put_zeros"]
@@ -273,6 +273,7 @@ def getitem(x, index):
             y = np.array(y)
     if x._rg and grad.enabled:
         n = IndexBackward0((edge(x),))
+        guard(n, *[t for t in index if isinstance(t, Tensor)])     # torch saves the index tensors
         n.in_shape = a.shape
         n.index = npidx
         n.dtype = a.dtype

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _dtype
 from ._core import NotImplementedNode  # noqa: F401 (re-exported: its old home)
 from ._core import make, edge, save_in, grad, as_array
-from ..autograd.graph import Node
+from ..autograd.graph import Node, guard
 from .softmax import log_softmax
 from .arithmetic import _div_scalar
 from .masked import masked_fill
@@ -199,6 +199,7 @@ def _nll_core(input, target, weight, reduction, ignore_index, cls):
                 coef = np.where(tw != 0, -wt / tw, x.dtype.type(0))
     if input._rg and grad.enabled:
         n = cls((edge(input),))
+        guard(n, target)                    # torch saves the target
         n.tgt, n.coef, n.shape, n.dt = ts, coef.astype(x.dtype), x.shape, x.dtype
         n.bdim = None if x.ndim == 1 else 1
         n._saved = (save_in(input),)

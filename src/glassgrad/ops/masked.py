@@ -9,7 +9,7 @@ import numpy as np
 from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, as_tensor_arg, broadcast_error, as_array
-from ..autograd.graph import Node, version_error
+from ..autograd.graph import Node, guard
 from .indexing import getitem, _to_np_index, _is_basic, _check_adv, normalize_index, _expand_ellipsis, _check_masks
 from .gather_scatter import _node, _needs, _inplace, gather
 from .arithmetic import copy_
@@ -68,8 +68,8 @@ def masked_fill(input, mask, value):
     y = np.where(mb, v if v.__class__ is a.__class__ else v[()], a)     # (a number beside device data: a scalar)
     if _needs(input, value if vt else None):
         if vt:
-            return make(y, True, _node(MaskedFillBackward1, (input, value), mask=mb))
-        return make(y, True, _node(MaskedFillBackward0, (input,), mask=mb))
+            return make(y, True, _node(MaskedFillBackward1, (input, value), guards=(mask,), mask=mb))
+        return make(y, True, _node(MaskedFillBackward0, (input,), guards=(mask,), mask=mb))
     return make(y)
 
 
@@ -100,7 +100,7 @@ def masked_select(input, mask, *, out=None):
     mb = np.broadcast_to(m, shape)
     y = np.broadcast_to(a, shape)[mb]
     if _needs(input):
-        return make(y, True, _node(MaskedSelectBackward0, (input,), mask=np.ascontiguousarray(mb, like=mb),
+        return make(y, True, _node(MaskedSelectBackward0, (input,), guards=(mask,), mask=np.ascontiguousarray(mb, like=mb),
                                    shape=a.shape))
     return make(y)
 
@@ -132,7 +132,7 @@ def masked_scatter(input, mask, source):
     y = a.copy()
     y[mb] = s[:k].astype(a.dtype)
     if _needs(input, source):
-        return make(y, True, _node(MaskedScatterBackward0, (input, source), mask=np.ascontiguousarray(mb, like=mb),
+        return make(y, True, _node(MaskedScatterBackward0, (input, source), guards=(mask,), mask=np.ascontiguousarray(mb, like=mb),
                                    sshape=source._data.shape))
     return make(y)
 
@@ -170,7 +170,7 @@ def take(input, index):
     idx = _flat_index(input, index, "take")
     y = np.ascontiguousarray(input._data, like=input._data).reshape(-1)[idx]
     if _needs(input):
-        return make(y, True, _node(TakeBackward0, (input,), index=idx, shape=input._data.shape))
+        return make(y, True, _node(TakeBackward0, (input,), guards=(index,), index=idx, shape=input._data.shape))
     return make(y)
 
 
@@ -205,7 +205,7 @@ def put(input, index, source, accumulate=False):
     else:
         f[idx.reshape(-1)] = source._data.reshape(-1)
     if _needs(input, source):
-        return make(a, True, _node(PutBackward0, (input, source), index=idx, accumulate=accumulate,
+        return make(a, True, _node(PutBackward0, (input, source), guards=(index,), index=idx, accumulate=accumulate,
                                    sshape=source._data.shape))
     return make(a)
 
@@ -236,21 +236,18 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     bx[d] = input._data.shape[d]
     bi[d] = indices._data.shape[d]
     x2 = input if tuple(bx) == input._data.shape else V.expand(input, bx)
-    i2 = indices if tuple(bi) == indices._data.shape else make(np.ascontiguousarray(
+    # (torch gathers with a broadcast copy of the indices, even at their own shape: rewriting the caller's
+    # indices before backward is not its version error here, unlike dim=None's flattened view)
+    i2 = make(indices._data.copy()) if tuple(bi) == indices._data.shape else make(np.ascontiguousarray(
         np.broadcast_to(indices._data, bi), like=indices._data))
     return gather(x2, d, i2)
 
 
 # -- index_put / setitem ------------------------------------------------------------------------
 class IndexPutBackward0(Node):      # dx = gy with zeros at idx (or gy if accumulate); dv = sum_to(gy[idx])
-    __slots__ = ("index", "accumulate", "vshape", "versions")
+    __slots__ = ("index", "accumulate", "vshape")
 
     def backward(self, ns, g):
-        for vc, v, arr in self.versions or ():      # the index tensors are saved: torch's check of their versions
-            if vc[0] != v:                          # (torch names an index tensor by its type: [CPUBoolType [3]])
-                kind = _dtype._FROM_NP[arr.dtype]._legacy[:-len("Tensor")]
-                place = "CPU" if arr.__class__ is np.ndarray else "CUDA"
-                raise version_error(f"[{place}{kind}Type {list(arr.shape)}]", vc[0], v)
         if ns.is_tensor_mode:
             zero = make(np.zeros((), g._data.dtype, like=g._data))
             gx = g if self.accumulate else _index_put_np(g, self.index, zero, False)
@@ -266,12 +263,11 @@ class IndexPutBackward0(Node):      # dx = gy with zeros at idx (or gy if accumu
         return (gx, ns.sum_to(gv, self.vshape))
 
 
-def _versions(items):
-    """(version counter, version now, array) of the index tensors among `items`: what IndexPutBackward0 checks."""
-    return tuple((t._vc, t._vc[0], t._data) for t in items if isinstance(t, Tensor))
+def _tensors(items):
+    return [t for t in items if isinstance(t, Tensor)]
 
 
-def _index_put_np(x, npidx, values, accumulate, versions=()):
+def _index_put_np(x, npidx, values, accumulate, index_tensors=()):
     a = x._data.copy()
     target_shape = _check_adv(x, npidx).shape
     v = values._data
@@ -285,8 +281,8 @@ def _index_put_np(x, npidx, values, accumulate, versions=()):
     else:
         a[npidx] = vb
     if _needs(x, values):
-        return make(a, True, _node(IndexPutBackward0, (x, values), index=npidx, accumulate=accumulate,
-                                   vshape=v.shape if values._rg else None, versions=versions))
+        return make(a, True, guard(_node(IndexPutBackward0, (x, values), index=npidx, accumulate=accumulate,
+                                         vshape=v.shape if values._rg else None), *index_tensors))
     return make(a)
 
 
@@ -303,7 +299,7 @@ def index_put(input, indices, values, accumulate=False):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_scalar_name(input)} for the destination and {_scalar_name(values)} for the source.")
     npidx = _to_np_index(tuple(indices), input)
-    return _index_put_np(input, npidx, values, accumulate, _versions(indices))
+    return _index_put_np(input, npidx, values, accumulate, _tensors(indices))
 
 
 def index_put_(x, indices, values, accumulate=False):
@@ -348,7 +344,7 @@ def setitem(x, index, value):
     target = getitem(x, tuple(basic)) if viewing else x
     npidx = _to_np_index(tuple(rest), target)
     _check_masks(npidx, target._data.shape)
-    _inplace(_index_put_np, target, npidx, value, False, _versions(rest))
+    _inplace(_index_put_np, target, npidx, value, False, _tensors(rest))
 
 
 def where(input, condition, other):

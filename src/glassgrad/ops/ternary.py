@@ -9,7 +9,7 @@ import numpy as np
 from .. import _args, _dtype
 from ._core import (holomorphic, Tensor, make, edge, save_in, grad, as_tensor_arg, broadcast_error, broadcast_shape, _red_n,
                     _want, _inplace, mixed_devices)
-from ..autograd.graph import Node
+from ..autograd.graph import Node, guard
 from .indexing import nonzero
 
 __all__ = ["where", "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv", "addcdiv_"]
@@ -68,6 +68,8 @@ def where(condition, input=None, other=None, *, out=None):
                               c.shape if _bc_ok(ad, bd) else bd.shape) from None
     if grad.enabled and (input._rg or other._rg):
         n = WhereBackward0((edge(input), edge(other)))
+        if isinstance(condition, Tensor):
+            guard(n, condition)             # torch saves the condition
         n.cond = c
         n.ashape, n.bshape = ad.shape, bd.shape
         n.adt, n.bdt = input._data.dtype, other._data.dtype
