@@ -46,7 +46,8 @@ _MORE_TENSORS = {"linear": ("weight", "bias?"), "bilinear": ("input2", "weight",
 
 
 def assert_int_or_pair(arg, arg_name, message):
-    assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)
+    if not (isinstance(arg, int) or len(arg) == 2):      # torch's AssertionError, raised (not an assert: python -O)
+        raise AssertionError(message.format(arg_name))
 
 
 _FROM_OPS = {"linear", "pdist", "conv_tbc"}      # nn.functional functions that are ops (defined in ops/addmm.py)
