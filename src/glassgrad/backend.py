@@ -170,6 +170,30 @@ def host_apply(fn, *arrays):
     return to_device(np.asarray(y), d)
 
 
+_LIBM = {"erf": "erf", "erfc": "erfc", "lgamma": "gammaln"}    # C library name -> CuPy's cupyx.scipy.special name
+_libm_host = {}
+
+
+def libm(name, x):
+    """The C library's elementwise ``name`` (erf, erfc, lgamma) of the float64 array `x`, on `x`'s device.  NumPy
+    has none of them: on the host, Python's ``math.<name>`` per element (the C library torch's CPU kernels call);
+    on CuPy, its elementwise kernel (``cupyx.scipy.special``, CUDA's libdevice -- what torch's CUDA kernels call);
+    on the strict stand-in device, that device's own kernel."""
+    if x.__class__ is not np.ndarray and (_cupy is None or not isinstance(x, _cupy.ndarray)):
+        x = np.asarray(x, np.float64)       # a NumPy scalar or a Python number: on the host
+    if x.__class__ is np.ndarray:
+        f = _libm_host.get(name)
+        if f is None:
+            import math
+            f = _libm_host[name] = np.frompyfunc(getattr(math, name), 1, 1)
+        return np.asarray(f(x), dtype=np.float64) if x.size else np.zeros(x.shape)
+    if STRICT:
+        special = _cupy.special
+    else:
+        import cupyx.scipy.special as special
+    return getattr(special, _LIBM[name])(x)
+
+
 def like(x):
     """`x` as NEP 35's ``like=`` argument of an allocation beside it: an array (host or device) as it is,
     anything else (a NumPy scalar, a Python number) None -- a host allocation, as without ``like=``."""

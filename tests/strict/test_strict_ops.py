@@ -2,15 +2,50 @@
 stand-in here (GLASSGRAD_STRICT_DEVICE=1: arrays that refuse any silent trip to the host), CuPy on a GPU --
 and must give the same outputs, on the device, with the same gradients, on the device.
 
+No op copies a device array to the host on the way (recorded by the strict device; on CuPy, not checked): the
+few that must -- HOST_ROUND_TRIPS below, each with its reason -- do it explicitly.
+
 PENDING (pending.py) lists the rows (name-dtype) not yet device-neutral; each is an xfail that must fail: a row that starts
 passing fails the test until it is removed, so the list only shrinks."""
 import numpy as np
 import pytest
 
 import glassgrad as gg
+from glassgrad import backend
 from opinfo import ALL_OPS
 from pending import PENDING
 from test_ops import _build, _flat, _samples
+
+# ops that compute on the host by design, with the reason; every other row must make no device-to-host array copy
+_EIG = "LAPACK's geev has no GPU form: torch's CUDA eig computes on the host (MAGMA) and synchronizes, as documented"
+_LDL = "Bunch-Kaufman pivoting (sytrf / sytrs) has no CuPy binding: computed on the host"
+HOST_ROUND_TRIPS = {"linalg.eig": _EIG, "linalg.eigvals": _EIG, "linalg.eig_vectors": _EIG,
+                    "linalg.eig_vectors_complex": _EIG, "linalg.eigvals_complex": _EIG,
+                    "linalg.ldl_factor": _LDL, "linalg.ldl_factor_ex": _LDL, "linalg.ldl_solve": _LDL}
+
+
+class _NoCopies:
+    """Records the device-to-host array copies made inside the block (strict device only)."""
+
+    def __enter__(self):
+        if not backend.STRICT:
+            self.rec, self.copies = None, []
+            return self
+        from glassgrad import _strict
+        self.rec = _strict.recording()
+        self.copies = self.rec.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.rec is not None:
+            self.rec.__exit__(*exc)
+
+    def check(self, op, what):
+        if self.copies and op.name not in HOST_ROUND_TRIPS:
+            shape, where = self.copies[0]
+            raise AssertionError(f"{what}: a device array of shape {shape} was copied to the host (an op may not "
+                                 f"leave the device silently; HOST_ROUND_TRIPS lists the exceptions):\n{where}")
+
 
 CASES = [pytest.param(op, dt, id=f"{op.name}-{dt}") for op in ALL_OPS for dt in op.dtypes]
 assert PENDING <= {c.id for c in CASES}, "tests/strict/pending.py names a row the op table does not have"
@@ -67,7 +102,9 @@ def _check(op, dt):
         c_out, c_leaves = _run(op, s, op.differentiable, bf, False)
         gg.set_default_device("cuda")           # factories inside the op (windows, tril_indices, ...) too
         try:
-            d_out, d_leaves = _run(op, s, op.differentiable, bf, True)
+            with _NoCopies() as rec:
+                d_out, d_leaves = _run(op, s, op.differentiable, bf, True)
+            rec.check(op, f"{op.name}[{s.name}] forward")
         finally:
             gg.set_default_device("cpu")
         c_outs = [o for o in _flat(c_out) if isinstance(o, gg.Tensor)]
@@ -84,8 +121,10 @@ def _check(op, dt):
         cts = [rng.standard_normal(tuple(o.shape)).astype(_host(o).dtype) for o in c_g]
         ga = gg.autograd.grad(c_g, c_leaves, [gg.from_numpy(c).to(o.dtype) for c, o in zip(cts, c_g)],
                               allow_unused=True)
-        gb = gg.autograd.grad(d_g, d_leaves, [gg.from_numpy(c).to(o.dtype).to("cuda") for c, o in zip(cts, d_g)],
-                              allow_unused=True)
+        d_cts = [gg.from_numpy(c).to(o.dtype).to("cuda") for c, o in zip(cts, d_g)]
+        with _NoCopies() as rec:
+            gb = gg.autograd.grad(d_g, d_leaves, d_cts, allow_unused=True)
+        rec.check(op, f"{op.name}[{s.name}] backward")
         for i, (a, b) in enumerate(zip(ga, gb)):
             if a is None:
                 assert b is None or not np.any(_host(b)), f"{op.name}[{s.name}] grad {i}"

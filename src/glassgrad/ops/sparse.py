@@ -103,7 +103,7 @@ def sparse_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, devi
     if check_invariants is None and not _INVARIANTS["explicit"] and not _INVARIANTS["warned"]:
         _INVARIANTS["warned"] = True
         warnings.warn(_WARN_IMPLICIT, UserWarning, stacklevel=2)
-    idx = _array_from_data(indices, None)
+    idx = indices._data if isinstance(indices, Tensor) else _array_from_data(indices, None)   # on its device
     if idx.dtype != np.int64:
         idx = idx.astype(np.int64)
     vt = values if isinstance(values, Tensor) else None

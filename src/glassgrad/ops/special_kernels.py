@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..backend import as_array, host_apply
+from ..backend import as_array, libm
 
 __all__ = ["lgamma_arr", "digamma_arr", "trigamma_arr", "zeta_arr", "polygamma_arr", "chbevl",
            "i0_arr", "i0e_arr", "i1_arr", "i1e_arr", "sinc_arr", "compute_dtype"]
@@ -25,16 +25,12 @@ def compute_dtype(a):
 
 
 # -- lgamma -------------------------------------------------------------------------------------------
-_lgamma_u = np.frompyfunc(math.lgamma, 1, 1)
-
-
 def lgamma_arr(a):
     """log|Gamma(x)| in float64: the C library's lgamma (math.lgamma), +inf at the poles 0, -1, -2, ..."""
     x = as_array(a, np.float64)
     pole = (x <= 0) & (x == np.floor(x))
     safe = np.where(pole, 1.0, x)
-    # math.lgamma per element: a host-only loop (NumPy has no lgamma; host_apply round-trips device arrays)
-    y = host_apply(lambda h: np.asarray(_lgamma_u(h), dtype=np.float64) if h.size else np.zeros(h.shape), safe)
+    y = libm("lgamma", safe)
     return np.where(pole, np.inf, y)
 
 
@@ -256,12 +252,8 @@ def sinc_arr(a):
 
 # -- the normal distribution's functions: erfcx, ndtri, log_ndtr; entr ---------------------------------
 _ISPI = 0.56418958354775628694807945156   # 1 / sqrt(pi)
-_erfc_u = np.frompyfunc(math.erfc, 1, 1)
-
-
 def _erfc(x):
-    # math.erfc per element: host-only, as lgamma_arr's loop
-    return host_apply(lambda h: np.asarray(_erfc_u(h), dtype=np.float64) if h.size else np.zeros(h.shape), x)
+    return libm("erfc", x)
 
 
 def _erfcx_pos(x):

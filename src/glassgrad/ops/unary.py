@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import _args, _dtype
-from ..backend import host_apply
+from ..backend import libm
 from ._core import as_array, make, edge, save_in, save_out, grad, quiet, _inplace, ordered
 from ..autograd.graph import Node
 
@@ -33,7 +33,6 @@ __all__ = ["exp", "exp_", "log", "log_", "sqrt", "sqrt_",
            "round", "round_", "logit", "logit_", "nan_to_num", "nan_to_num_"]
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _2_SQRTPI = 2.0 / math.sqrt(math.pi)
-_ERF_U, _ERFC_U = np.frompyfunc(math.erf, 1, 1), np.frompyfunc(math.erfc, 1, 1)
 
 
 # -- exp / log / sqrt, written by hand ---------------------------------------------------------------
@@ -198,13 +197,11 @@ _COMPLEX_MSG = {"floor": "{} is not supported for complex inputs", "ceil": "{} i
 
 # -- made by the factories: y = f(x) (the _unary line); dx = the formula given to _node -----------------
 def _erf_arr(a):
-    # math.erf per element: a host-only loop (NumPy has no erf; host_apply round-trips device arrays)
-    return host_apply(lambda h: np.asarray(_ERF_U(h), dtype=np.float64), a)
+    return libm("erf", a)
 
 
 def _erfc_arr(a):
-    # math.erfc per element: host-only, as _erf_arr
-    return host_apply(lambda h: np.asarray(_ERFC_U(h), dtype=np.float64), a)
+    return libm("erfc", a)
 
 
 def erfinv_array(a):
