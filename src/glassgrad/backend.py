@@ -194,6 +194,31 @@ def libm(name, x):
     return getattr(special, _LIBM[name])(x)
 
 
+_SM = {}
+
+
+def sm_layout(index=0):
+    """(multiprocessors, threads per multiprocessor) of CUDA device `index`: what ATen's random kernels size their
+    grid by (the strict stand-in plays an H100 SXM: 132 x 2048)."""
+    sm = _SM.get(index)
+    if sm is None:
+        if STRICT:
+            sm = (132, 2048)
+        else:
+            attrs = _cupy.cuda.Device(index).attributes
+            sm = (attrs["MultiProcessorCount"], attrs["MaxThreadsPerMultiProcessor"])
+        _SM[index] = sm
+    return sm
+
+
+def device_arange(index=0):
+    """``k -> arange(k, dtype=uint64)`` on CUDA device `index` (the random kernels' thread and call numbers)."""
+    def arange(k):
+        with _cupy.cuda.Device(index):
+            return _cupy.arange(k, dtype=np.uint64)
+    return arange
+
+
 def like(x):
     """`x` as NEP 35's ``like=`` argument of an allocation beside it: an array (host or device) as it is,
     anything else (a NumPy scalar, a Python number) None -- a host allocation, as without ``like=``."""

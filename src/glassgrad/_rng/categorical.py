@@ -212,10 +212,8 @@ def _topk_row(vals, k):
 
 # --- multinomial ---------------------------------------------------------------
 
-def multinomial(gen, probs, num_samples, replacement=False):
-    """``torch.multinomial(probs, num_samples, replacement, generator=gen)`` (int64)."""
-    gen = _gen(gen)
-    probs = np.asarray(probs)
+def check_args(probs, num_samples, replacement):
+    """multinomial's argument checks (every device); the number of samples."""
     if probs.dtype not in _FLOATS:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
                            f"{_dtype.c_name(probs.dtype)}")
@@ -224,18 +222,31 @@ def multinomial(gen, probs, num_samples, replacement=False):
     num_samples = operator.index(num_samples)
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
-    n_cat = probs.shape[-1]
-    if not replacement and num_samples > n_cat:
+    if not replacement and num_samples > probs.shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    return num_samples
+
+
+def check_rows(rows, replacement, num_samples):
+    """The rows' checks: finite, non-negative, a positive sum where the exponential trick samples them."""
+    if not (bool(np.all(np.isfinite(rows))) and bool(np.all(rows >= 0))):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (not replacement or num_samples == 1) and bool(np.any(rows.sum(axis=-1, dtype=np.float64) == 0)):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+def multinomial(gen, probs, num_samples, replacement=False):
+    """``torch.multinomial(probs, num_samples, replacement, generator=gen)`` (int64)."""
+    gen = _gen(gen)
+    probs = np.asarray(probs)
+    num_samples = check_args(probs, num_samples, replacement)
+    n_cat = probs.shape[-1]
     rows = np.ascontiguousarray(probs).reshape(-1, n_cat)
     out_shape = probs.shape[:-1] + (num_samples,)
     if rows.shape[0] == 0:
         return np.empty(out_shape, dtype=np.int64)
-    if not (np.all(np.isfinite(rows)) and np.all(rows >= 0)):
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    check_rows(rows, replacement, num_samples)
     if not replacement or num_samples == 1:
-        if np.any(rows.sum(axis=-1, dtype=np.float64) == 0):
-            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         # Gumbel/exponential trick: argmax/topk of p / q with q ~ Exp(1)
         q = exponential(gen, rows.shape, 1.0, probs.dtype)
         with np.errstate(all="ignore"):

@@ -20,12 +20,8 @@ from .kernels import (_fma32, _fma64, _libm, _normal16_f32, _normal16_f32_defaul
 # public sampling functions
 # ----------------------------------------------------------------------------
 
-def uniform(gen, shape, low=0.0, high=1.0, dtype=np.float32):
-    """``torch.empty(shape, dtype).uniform_(low, high, generator=gen)``."""
-    gen = _gen(gen)
-    dt = _float_dtype(dtype, "uniform")
-    shape = _shape(shape)
-    n = _numel(shape)
+def uniform_bounds(dt, low, high):
+    """uniform_'s checks (every device) and its bounds clamped to the dtype's range."""
     low = float(low)
     high = float(high)
     if dt == _f64:
@@ -38,6 +34,16 @@ def uniform(gen, shape, low=0.0, high=1.0, dtype=np.float32):
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
     if not (high - low) <= float(finfo(dt).max):
         raise RuntimeError(f"uniform_ expects to-from <= {finfo(dt).max}, but found to={high} and from={low}")
+    return lo, hi
+
+
+def uniform(gen, shape, low=0.0, high=1.0, dtype=np.float32):
+    """``torch.empty(shape, dtype).uniform_(low, high, generator=gen)``."""
+    gen = _gen(gen)
+    dt = _float_dtype(dtype, "uniform")
+    shape = _shape(shape)
+    n = _numel(shape)
+    lo, hi = uniform_bounds(dt, low, high)
     if n == 0:
         return np.empty(shape, dtype=dt)
     if dt == _f64:

@@ -92,12 +92,57 @@ def _check_range(frm, to_inc, dt):
         raise RuntimeError(f"to - 1 is out of bounds for {_dtype.cpp_name(dt)}")
 
 
-def _from_to(gen, n, rng, base, dt):
-    """uniform_int_from_to_distribution<dt>(range, base) for n elements."""
-    # Public (non-FBCODE) builds switch to random64() once range >= 2**28, for
-    # every dtype (limits the modulo skew); FBCODE builds use 2**32 and only for
-    # int64/float/double.
-    v = gen._raw64(n) if rng >= (1 << 28) else gen._raw32(n)
+def random_plan(dt, low=None, high=None):
+    """random_'s argument checks (every device) and what to draw: ("bits",) for random_(), ("range", range, base)
+    for a bounded range (range mod 2**64), ("full64",) for the full 64-bit range."""
+    if low is None and high is None:
+        return ("bits",)
+    frm = 0 if low is None else operator.index(low)
+    if high is not None:
+        to = operator.index(high)
+        if not frm < to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
+        if dt in _FLOATS:
+            frm = _update_from(frm, dt)
+            to = _update_to(to, dt)
+            if not frm < to:
+                raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' casted to dtype")
+        _check_range(frm, to - 1, dt)
+        return ("range", (to - frm) & _U64, frm)
+    if frm != -(1 << 63):
+        if dt in _FLOATS:
+            to_inc = 1 << _digits(dt)
+            frm = _update_from(frm, dt)
+            if not frm < to_inc:
+                raise RuntimeError("random_ expects 'from' casted to dtype to be less than or "
+                                   "equal to 'to_inc' casted to dtype")
+        else:
+            to_inc = _dtype_limits(dt)[1]
+        _check_range(frm, to_inc, dt)
+        return ("range", (to_inc - frm + 1) & _U64, frm)
+    if dt not in (np.dtype(np.int64), _f64, _f32):
+        raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
+    return ("full64",)
+
+
+def random_values(plan, dt, n, raw32, raw64, wide_bits, wide_range):
+    """n values of random_ for `plan` from raw32(n) / raw64(n) draws (uint64 arrays): random_() takes 64-bit
+    draws when `wide_bits`, a range takes them from `wide_range` up -- 2**28 in torch's public CPU builds (limits
+    the modulo skew), 2**32 in its CUDA kernels."""
+    if plan[0] == "bits":
+        if dt == np.bool_:
+            return (raw32(n) & np.uint64(1)) != 0
+        if dt == np.int64:
+            v = raw64(n) % np.uint64(1 << 63)
+        elif dt in _FLOATS:
+            v = (raw64(n) if wide_bits else raw32(n)) % np.uint64((1 << _digits(dt)) + 1)
+        else:
+            v = raw32(n) % np.uint64(int(np.iinfo(dt).max) + 1)
+        return _cast_i64(v.view(np.int64), dt)
+    if plan[0] == "full64":
+        return _cast_i64(raw64(n).view(np.int64), dt)
+    _, rng, base = plan
+    v = raw64(n) if rng >= wide_range else raw32(n)
     r = (v % np.uint64(rng)) + np.uint64(base & _U64)  # wraps mod 2**64
     return _cast_i64(r.view(np.int64), dt)
 
@@ -112,56 +157,12 @@ def random_(gen, shape, dtype=np.int64, low=None, high=None):
     gen = _gen(gen)
     dt = _int_dtype(dtype)
     shape = _shape(shape)
+    plan = random_plan(dt, low, high)
     n = _numel(shape)
-    if low is None and high is None:
-        if n == 0:
-            return np.empty(shape, dtype=dt)
-        if dt == np.bool_:
-            return ((gen._raw32(n) & np.uint64(1)) != 0).reshape(shape)
-        if dt == np.int64:
-            v = gen._raw64(n) % np.uint64(1 << 63)
-        elif dt == _f64:
-            v = gen._raw64(n) % np.uint64((1 << 53) + 1)
-        elif dt in _FLOATS:
-            v = gen._raw32(n) % np.uint64((1 << _digits(dt)) + 1)
-        else:
-            v = gen._raw32(n) % np.uint64(int(np.iinfo(dt).max) + 1)
-        return _cast_i64(v.view(np.int64), dt).reshape(shape)
-    frm = 0 if low is None else operator.index(low)
-    if high is not None:
-        to = operator.index(high)
-        if not frm < to:
-            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
-        if dt in _FLOATS:
-            frm = _update_from(frm, dt)
-            to = _update_to(to, dt)
-            if not frm < to:
-                raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' casted to dtype")
-        _check_range(frm, to - 1, dt)
-        if n == 0:
-            return np.empty(shape, dtype=dt)
-        rng = (to - frm) & _U64
-        return _from_to(gen, n, rng, frm, dt).reshape(shape)
-    if frm != -(1 << 63):
-        if dt in _FLOATS:
-            to_inc = 1 << _digits(dt)
-            frm = _update_from(frm, dt)
-            if not frm < to_inc:
-                raise RuntimeError("random_ expects 'from' casted to dtype to be less than or "
-                                   "equal to 'to_inc' casted to dtype")
-        else:
-            to_inc = _dtype_limits(dt)[1]
-        _check_range(frm, to_inc, dt)
-        if n == 0:
-            return np.empty(shape, dtype=dt)
-        rng = (to_inc - frm + 1) & _U64
-        return _from_to(gen, n, rng, frm, dt).reshape(shape)
-    # full 64-bit range
-    if dt not in (np.dtype(np.int64), _f64, _f32):
-        raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
     if n == 0:
         return np.empty(shape, dtype=dt)
-    return _cast_i64(gen._raw64(n).view(np.int64), dt).reshape(shape)
+    wide = dt == _f64          # random_() on the CPU: 64-bit draws for int64 and double only
+    return random_values(plan, dt, n, gen._raw32, gen._raw64, wide, 1 << 28).reshape(shape)
 
 
 def randint(gen, low, high, shape, dtype=np.int64):

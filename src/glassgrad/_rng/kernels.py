@@ -90,8 +90,8 @@ def _split(a):
 
 
 def _fma64(a, b, c):
-    """Correctly rounded float64 fma(a, b, c) (Boldo-Melquiond, round-to-odd)."""
-    a = np.asarray(a, dtype=np.float64)
+    """Correctly rounded float64 fma(a, b, c) (Boldo-Melquiond, round-to-odd); `a` an array on any device."""
+    a = a.astype(np.float64, copy=False) if hasattr(a, "astype") else np.asarray(a, dtype=np.float64)
     b = np.float64(b)
     c = np.float64(c)
     if b == 1.0:

@@ -4,7 +4,13 @@ ops: dropout, feature_dropout, alpha_dropout, feature_alpha_dropout, each with i
      (dropout_, ...); the shared body is _dropout_impl, which nn.functional's dropout family calls.
 """
 import math
+
+import numpy as np
+
+from ._core import as_array, make, edge, grad
+from ..autograd.graph import Node
 from .creation import empty, empty_like, zeros
+from .random import dropout_mask, fused_dropout
 
 # the torch-namespace functions (torch.dropout, torch.feature_dropout_, ...); nn.functional wraps them
 __all__ = ["dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
@@ -37,6 +43,8 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
     if p == 1:
         z = zeros((), dtype=input.dtype, device=input.device)
         return input.mul_(z) if inplace else input.mul(z)
+    if not (feature or alpha or inplace) and fused_dropout(input):
+        return native_dropout(input, p, True)[0]        # torch's fused CUDA kernel (NativeDropoutBackward0)
     if feature:
         if input._data.ndim < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
@@ -70,3 +78,35 @@ alpha_dropout_ = _dropout_variant("alpha_dropout_", False, True, True)
 feature_alpha_dropout = _dropout_variant("feature_alpha_dropout", True, True, False)
 feature_alpha_dropout_ = _dropout_variant("feature_alpha_dropout_", True, True, True)
 
+
+# -- native_dropout ------------------------------------------------------------------------------------------
+class NativeDropoutBackward0(Node):    # y = x * mask * scale; dx = gy * (mask * scale)
+    __slots__ = ("factor",)
+    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
+
+    def backward(self, ns, g):
+        return (g * ns.const(self.factor, g),)
+
+
+def native_dropout(input, p, train):
+    """(output, mask): mask drawn as torch's CPU kernel draws it (bernoulli_(1 - p) in memory order), output =
+    input * mask / (1 - p); not training: a copy and an all-True mask."""
+    p = float(p)
+    x = input._data
+    if train is None or train:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+        if not fused_dropout(input) or p in (0, 1) or not x.size:
+            mask = _bernoulli_like(input, 1 - p)._data.astype(bool)
+        else:
+            mask = dropout_mask(input, 1 - p)       # CUDA: the fused kernel's layout of the Philox stream
+        scale = 0.0 if p == 1 else 1.0 / (1 - p)
+    else:
+        mask, scale = np.ones(x.shape, bool, like=x), 1.0
+    y = (x * mask).astype(x.dtype, copy=False) * as_array(scale, x.dtype)
+    m = make(np.ascontiguousarray(mask, like=mask))
+    if input._rg and grad.enabled:
+        n = NativeDropoutBackward0((edge(input),))
+        n.factor = mask.astype(x.dtype) * as_array(scale, x.dtype)
+        return make(y, True, n), m
+    return make(y), m

@@ -14,7 +14,7 @@ from ._core import as_array, make, edge, grad, NotImplementedNode
 from ..autograd.graph import Node
 from . import norm as _norm, channel_shuffle as _cs
 from .statistics import LinalgVectorNormBackward0
-from .dropout import _bernoulli_like
+from .dropout import native_dropout, NativeDropoutBackward0  # noqa: F401  (torch.native_dropout lives with dropout)
 from .._autocast_state import state as _acs
 from . import _autocast as _ac
 
@@ -79,36 +79,6 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     mean, var = _norm._stats(xr, (2,)) if xr.size else (np.zeros((int(N), int(group), 1), like=x),) * 2
     dt = _stats_dtype(x, weight, bias)
     return out, _f(mean[..., 0], dt), _f(1.0 / np.sqrt(var[..., 0] + eps), dt)
-
-
-# -- native_dropout ------------------------------------------------------------------------------------------
-class NativeDropoutBackward0(Node):    # y = x * mask * scale; dx = gy * (mask * scale)
-    __slots__ = ("factor",)
-    stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
-
-    def backward(self, ns, g):
-        return (g * ns.const(self.factor, g),)
-
-
-def native_dropout(input, p, train):
-    """(output, mask): mask drawn as torch's CPU kernel draws it (bernoulli_(1 - p) in memory order), output =
-    input * mask / (1 - p); not training: a copy and an all-True mask."""
-    p = float(p)
-    x = input._data
-    if train is None or train:
-        if not 0 <= p <= 1:
-            raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
-        mask = _bernoulli_like(input, 1 - p)._data.astype(bool)
-        scale = 0.0 if p == 1 else 1.0 / (1 - p)
-    else:
-        mask, scale = np.ones(x.shape, bool, like=x), 1.0
-    y = (x * mask).astype(x.dtype, copy=False) * as_array(scale, x.dtype)
-    m = make(np.ascontiguousarray(mask, like=mask))
-    if input._rg and grad.enabled:
-        n = NativeDropoutBackward0((edge(input),))
-        n.factor = mask.astype(x.dtype) * as_array(scale, x.dtype)
-        return make(y, True, n), m
-    return make(y), m
 
 
 # -- native_channel_shuffle: channel_shuffle's values, no derivative (as torch) --------------------------
