@@ -1,62 +1,60 @@
 """torch._dirichlet_grad(x, alpha, total): the scaled reparameterised gradient of a Beta(alpha, total - alpha)
 draw, -(d/dalpha cdf) / pdf / (1 - x), by ATen's case split (small-x and near-1 Taylor series, a saddle-point
-expansion for large parameters, a rational correction otherwise), element by element in double precision."""
-import math
-
+expansion for large parameters, a rational correction otherwise), in double precision on the inputs' device:
+each branch runs on its own elements (_sampler_grads.by_branch), inner cases are np.where masks."""
 import numpy as np
 
 from . import _ops as T
-from ..backend import host_apply
-from ._sampler_grads import _digamma
+from ._sampler_grads import _digamma, _flat64, by_branch
 
 
 def _grad_alpha_small(x, alpha, beta):
-    factor = _digamma(alpha) - _digamma(alpha + beta) - math.log(x)
+    factor = _digamma(alpha) - _digamma(alpha + beta) - np.log(x)
     numer = 1.0
     series = numer / alpha * (factor + 1 / alpha)
     for i in range(1, 11):
-        numer *= (i - beta) * x / i
+        numer = numer * ((i - beta) * x / i)
         denom = alpha + i
-        series += numer / denom * (factor + 1 / denom)
-    r = x * math.pow(1 - x, -beta) * series
-    return 0.0 if math.isnan(r) else r
+        series = series + numer / denom * (factor + 1 / denom)
+    r = x * np.power(1 - x, -beta) * series
+    return np.where(np.isnan(r), 0.0, r)
 
 
 def _grad_beta_small(x, alpha, beta):
     factor = _digamma(alpha + beta) - _digamma(beta)
     numer, betas, dbetas, series = 1.0, 1.0, 0.0, factor / alpha
     for i in range(1, 9):
-        numer *= -x / i
+        numer = numer * (-x / i)
         dbetas = dbetas * (beta - i) + betas
         betas = betas * (beta - i)
-        series += numer / (alpha + i) * (dbetas + factor * betas)
-    r = -math.pow(1 - x, 1 - beta) * series
-    return 0.0 if math.isnan(r) else r
+        series = series + numer / (alpha + i) * (dbetas + factor * betas)
+    r = -np.power(1 - x, 1 - beta) * series
+    return np.where(np.isnan(r), 0.0, r)
 
 
 def _grad_alpha_mid(x, alpha, beta):
     total = alpha + beta
     mean = alpha / total
-    std = math.sqrt(alpha * beta / (total + 1)) / total
-    if mean - 0.1 * std <= x <= mean + 0.1 * std:
-        bb = beta * beta
-        poly = 47 * x * bb * bb + alpha * (
-            (43 + 20 * (16 + 27 * beta) * x) * bb * beta + alpha * (
-                3 * (59 + 180 * beta - 90 * x) * bb + alpha * (
-                    (453 + 1620 * beta * (1 - x) - 455 * x) * beta + alpha * (8 * (1 - x) * (135 * beta - 11)))))
-        pre_num = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total)
-        pre_den = 12960 * alpha * alpha * alpha * beta * beta * (1 + 12 * total)
-        return pre_num / (1 - x) * poly / pre_den
-    prefactor = -x / math.sqrt(2 * alpha * beta / total)
+    std = np.sqrt(alpha * beta / (total + 1)) / total
+    bb = beta * beta
+    poly = 47 * x * bb * bb + alpha * (
+        (43 + 20 * (16 + 27 * beta) * x) * bb * beta + alpha * (
+            3 * (59 + 180 * beta - 90 * x) * bb + alpha * (
+                (453 + 1620 * beta * (1 - x) - 455 * x) * beta + alpha * (8 * (1 - x) * (135 * beta - 11)))))
+    pre_num = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total)
+    pre_den = 12960 * alpha * alpha * alpha * beta * beta * (1 + 12 * total)
+    near = pre_num / (1 - x) * poly / pre_den
+    prefactor = -x / np.sqrt(2 * alpha * beta / total)
     stirling = ((1 + 1 / (12 * alpha) + 1 / (288 * alpha * alpha)) * (1 + 1 / (12 * beta) + 1 / (288 * beta * beta))
                 / (1 + 1 / (12 * total) + 1 / (288 * total * total)))
     t1_num = 2 * (alpha * alpha) * (x - 1) + alpha * beta * (x - 1) - x * (beta * beta)
     axbx = alpha * (x - 1) + beta * x
-    t1 = t1_num / (math.sqrt(2 * alpha / beta) * math.pow(total, 1.5) * axbx * axbx)
-    t2 = 0.5 * math.log(alpha / (total * x))
-    t3 = math.sqrt(8 * alpha * beta / total) / (beta * x + alpha * (x - 1))
-    t4 = math.pow(beta * math.log(beta / (total * (1 - x))) + alpha * math.log(alpha / (total * x)), -1.5)
-    return stirling * prefactor * (t1 + t2 * (t3 + (t4 if x < mean else -t4)))
+    t1 = t1_num / (np.sqrt(2 * alpha / beta) * np.power(total, 1.5) * axbx * axbx)
+    t2 = 0.5 * np.log(alpha / (total * x))
+    t3 = np.sqrt(8 * alpha * beta / total) / (beta * x + alpha * (x - 1))
+    t4 = np.power(beta * np.log(beta / (total * (1 - x))) + alpha * np.log(alpha / (total * x)), -1.5)
+    far = stirling * prefactor * (t1 + t2 * (t3 + np.where(x < mean, t4, -t4)))
+    return np.where((mean - 0.1 * std <= x) & (x <= mean + 0.1 * std), near, far)
 
 
 _C = (((((1.003668233, -0.01061107488, -0.0657888334, 0.01201642863),
@@ -79,36 +77,34 @@ _C = (((((1.003668233, -0.01061107488, -0.0657888334, 0.01201642863),
          (-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06)))))
 
 
-def _grad_one(x, alpha, total):
+def _grad_rational(x, alpha, total):
     beta = total - alpha
-    boundary = total * x * (1 - x)
-    if x <= 0.5 and boundary < 2.5:
-        return _grad_alpha_small(x, alpha, beta)
-    if x >= 0.5 and boundary < 0.75:
-        return -_grad_beta_small(1 - x, beta, alpha)
-    if alpha > 6 and beta > 6:
-        return _grad_alpha_mid(x, alpha, beta)
-    u = math.log(x)
-    a = math.log(alpha) - u
-    b = math.log(total) - a
+    u = np.log(x)
+    a = np.log(alpha) - u
+    b = np.log(total) - a
     pow_u, pow_a = (1, u, u * u), (1, a, a * a)
     p = q = 0.0
     for i in range(3):
         for j in range(3):
             ua = pow_u[i] * pow_a[j]
             cp, cq = _C[0][i][j], _C[1][i][j]
-            p += ua * (cp[0] + b * (cp[1] + b * (cp[2] + b * cp[3])))
-            q += ua * (cq[0] + b * (cq[1] + b * (cq[2] + b * cq[3])))
+            p = p + ua * (cp[0] + b * (cp[1] + b * (cp[2] + b * cp[3])))
+            q = q + ua * (cq[0] + b * (cq[1] + b * (cq[2] + b * cq[3])))
     approx = x * (_digamma(total) - _digamma(alpha)) / beta
     return p / q * approx
 
 
 def _dirichlet_grad_arr(x, alpha, total):
-    xs, a, t = np.broadcast_arrays(x, alpha, total)
-    out = [_grad_one(*v) for v in zip(xs.ravel().tolist(), a.ravel().tolist(), t.ravel().tolist())]
-    return np.array(out, dtype=x.dtype).reshape(xs.shape)
+    shape, (xs, a, t) = _flat64(x, alpha, total)
+    beta = t - a
+    boundary = t * xs * (1 - xs)
+    return by_branch(shape, x.dtype, [
+        ((xs <= 0.5) & (boundary < 2.5), lambda x, a, t: _grad_alpha_small(x, a, t - a)),
+        ((xs >= 0.5) & (boundary < 0.75), lambda x, a, t: -_grad_beta_small(1 - x, t - a, a)),
+        ((a > 6) & (beta > 6), lambda x, a, t: _grad_alpha_mid(x, a, t - a)),
+        (None, _grad_rational)], xs, a, t)
 
 
 def dirichlet_grad(x, alpha, total):
-    # a Python loop per element (ATen's scalar kernel): host only, so device arrays make an explicit round trip
-    return T.from_array(host_apply(_dirichlet_grad_arr, x.detach()._data, alpha.detach()._data, total.detach()._data))
+    """torch._dirichlet_grad(x, alpha, total), computed on the inputs' device."""
+    return T.from_array(_dirichlet_grad_arr(x.detach()._data, alpha.detach()._data, total.detach()._data))

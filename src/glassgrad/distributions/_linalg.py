@@ -4,7 +4,7 @@ triangular solve, computed with NumPy, as autograd Functions whose backward form
 import numpy as np
 
 from . import _ops as T
-from ..backend import contiguous, host_apply
+from ..backend import as_array, contiguous
 from ..autograd.function import Function
 
 
@@ -100,22 +100,35 @@ def eigvalsh(A):
 
 
 def cholesky_ok(A):
-    """torch.linalg.cholesky_ex(A).info == 0, per matrix."""
-    # per-matrix LinAlgError is NumPy's (CuPy's cholesky does not raise on a non-PD matrix): on the host,
-    # an explicit round trip for device arrays
-    return T.from_array(host_apply(_cholesky_ok_arr, A.detach()._data))
+    """torch.linalg.cholesky_ex(A).info == 0, per matrix, computed on A's device."""
+    return T.from_array(_cholesky_ok_arr(A.detach()._data))
 
 
 def _cholesky_ok_arr(a):
-    flat = a.reshape((-1,) + a.shape[-2:])
-    ok = []
-    for m in flat:
-        try:
-            np.linalg.cholesky(m)
-            ok.append(True)
-        except np.linalg.LinAlgError:
-            ok.append(False)
-    return np.array(ok, dtype=bool).reshape(a.shape[:-2])
+    """Whether each matrix of `a` has a Cholesky factor, by one batched factorisation on `a`'s device."""
+    if a.size == 0:
+        return np.ones(a.shape[:-2], dtype=bool, like=a)
+    try:
+        L = np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:           # NumPy's LAPACK (also the strict device's) failed on some matrix
+        return _lapack_ok(a)
+    if a.__class__ is np.ndarray:
+        return np.ones(a.shape[:-2], dtype=bool)
+    # CuPy's cuSOLVER never raises (it reports failure only in its info array): a matrix that failed stops at
+    # its non-positive (or NaN) pivot, on the factor's diagonal; one that succeeded has a positive diagonal
+    return as_array((np.diagonal(L, axis1=-2, axis2=-1).real > 0).all(-1))
+
+
+def _lapack_ok(a):
+    """LAPACK's verdict per matrix, from the gufunc beneath np.linalg.cholesky, which fills a failed matrix's
+    whole factor with NaN (a factor has zeros above its diagonal); a 1x1 matrix is checked as diag(a, 1)."""
+    from numpy.linalg import _umath_linalg
+    if a.shape[-1] == 1:
+        z = np.zeros_like(a)
+        a = np.concatenate([np.concatenate([a, z], -1), np.concatenate([z, z + 1], -1)], -2)
+    with np.errstate(invalid="ignore"):
+        L = _umath_linalg.cholesky_lo(a, signature="D->D" if a.dtype.kind == "c" else "d->d")
+    return as_array(~np.isnan(L[..., 0, -1].real))
 
 
 def logdet_pd(A):
