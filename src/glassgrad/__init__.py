@@ -193,7 +193,7 @@ def get_device_module(device=None):  # noqa: F811  (the argument torch names dev
 
 _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg", "special", "distributions",
                "overrides", "sparse", "fft", "backends", "version",
-               "testing", "onnx", "func", "amp", "accelerator")
+               "testing", "onnx", "func", "amp", "accelerator", "random")
 # torch.profiler / hub / jit / compiler / _dynamo (first use) and torch.compile (eager: glassgrad compiles nothing)
 _SUBMODULES += ("profiler", "hub", "jit", "compiler", "_dynamo")
 from .compiler import compile  # noqa: E402,A001  (loads nn only when it compiles a module)

@@ -20,7 +20,8 @@ __all__ = ["is_available", "device_count", "is_initialized", "init", "current_de
            "manual_seed_all", "seed", "seed_all", "memory_allocated", "memory_reserved", "max_memory_allocated",
            "max_memory_reserved", "memory_cached", "max_memory_cached", "memory_stats", "reset_peak_memory_stats",
            "reset_max_memory_allocated", "empty_cache", "mem_get_info", "is_bf16_supported", "is_tf32_supported",
-           "get_arch_list", "get_gencode_flags", "device", "device_of", "Stream", "Event", "StreamContext", "stream",
+           "get_arch_list", "get_gencode_flags", "initial_seed", "get_rng_state", "set_rng_state",
+           "get_rng_state_all", "set_rng_state_all", "device", "device_of", "Stream", "Event", "StreamContext", "stream",
            "current_stream", "default_stream", "set_stream", "ipc_collect", "set_per_process_memory_fraction",
            "get_per_process_memory_fraction", "memory_stats_as_nested_dict", "reset_max_memory_cached",
            "can_device_access_peer", "is_current_stream_capturing", "OutOfMemoryError", "FloatTensor", "DoubleTensor",
@@ -29,7 +30,6 @@ __all__ = ["is_available", "device_count", "is_initialized", "init", "current_de
 
 has_half = True           # as torch's builds answer
 has_magma = False
-default_generators = ()   # glassgrad draws every random number on the CPU generator
 
 
 class OutOfMemoryError(RuntimeError):
@@ -158,21 +158,70 @@ def get_gencode_flags():
     return ""
 
 
-# -- RNG: glassgrad draws every random number on the CPU generator, so CUDA's seeds have nothing to seed --
+# -- RNG: each CUDA device has its own Philox generator (ops/random.py); seeds kept until CUDA is there, as torch --
+def _gen(device="cuda"):
+    from ..ops import random as _random
+    idx = _index(device)
+    return _random.cuda_generator(current_device() if idx is None or idx < 0 else idx)
+
+
 def manual_seed(seed):
-    pass
+    seed = int(seed)
+    if _cp() is None:           # torch queues it until CUDA is initialised: without CUDA, nothing to seed
+        return
+    _gen().manual_seed(seed)
 
 
 def manual_seed_all(seed):
-    pass
+    seed = int(seed)
+    from ..ops import random as _random
+    _random.seed_cuda_all(seed)
 
 
 def seed():
-    pass
+    if _cp() is not None:
+        _gen().seed()
 
 
 def seed_all():
-    pass
+    if _cp() is None:
+        return
+    s = _gen(0).seed()
+    manual_seed_all(s)
+
+
+def initial_seed():
+    _lazy_init()
+    return _gen().initial_seed()
+
+
+def get_rng_state(device="cuda"):
+    """The CUDA generator's state: 16 bytes, seed then Philox offset (a CPU ByteTensor, as torch)."""
+    _lazy_init()
+    return _gen(device).get_state()
+
+
+def set_rng_state(new_state, device="cuda"):
+    _lazy_init()
+    _gen(device).set_state(new_state)
+
+
+def get_rng_state_all():
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states):
+    for i, st in enumerate(new_states):
+        set_rng_state(st, i)
+
+
+def __getattr__(name):
+    if name == "default_generators":          # one generator per device, made on first use
+        if _cp() is None:
+            return ()
+        from ..ops import random as _random
+        return tuple(_random.cuda_generator(i) for i in range(device_count()))
+    raise AttributeError(f"module 'glassgrad.cuda' has no attribute '{name}'")
 
 
 # -- memory: CuPy's default pool when there is a GPU; 0 otherwise (torch's CPU build) --

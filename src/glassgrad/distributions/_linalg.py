@@ -119,15 +119,27 @@ def _cholesky_ok_arr(a):
     return as_array((np.diagonal(L, axis1=-2, axis2=-1).real > 0).all(-1))
 
 
+def _one_ok(m):
+    try:
+        np.linalg.cholesky(m)
+        return np.asarray(True)
+    except np.linalg.LinAlgError:
+        return np.asarray(False)
+
+
 def _lapack_ok(a):
     """LAPACK's verdict per matrix, from the gufunc beneath np.linalg.cholesky, which fills a failed matrix's
     whole factor with NaN (a factor has zeros above its diagonal); a 1x1 matrix is checked as diag(a, 1)."""
-    from numpy.linalg import _umath_linalg
+    try:
+        from numpy.linalg import _umath_linalg
+        lo = _umath_linalg.cholesky_lo
+    except (ImportError, AttributeError):   # a NumPy without that private gufunc: matrix by matrix
+        return as_array(np.stack([_one_ok(m) for m in a.reshape((-1,) + a.shape[-2:])]).reshape(a.shape[:-2]))
     if a.shape[-1] == 1:
         z = np.zeros_like(a)
         a = np.concatenate([np.concatenate([a, z], -1), np.concatenate([z, z + 1], -1)], -2)
     with np.errstate(invalid="ignore"):
-        L = _umath_linalg.cholesky_lo(a, signature="D->D" if a.dtype.kind == "c" else "d->d")
+        L = lo(a, signature="D->D" if a.dtype.kind == "c" else "d->d")
     return as_array(~np.isnan(L[..., 0, -1].real))
 
 

@@ -93,6 +93,9 @@ class Generator(_rng.Generator):
         self._philox.offset = offset
         return self
 
+    def __repr__(self):
+        return f"<glassgrad.Generator device={self.device} initial_seed={self.initial_seed()}>"
+
     def clone_state(self):
         g = Generator(self.device)
         g.set_state(self.get_state())
