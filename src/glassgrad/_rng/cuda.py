@@ -35,11 +35,11 @@ _SH21, _SH32 = np.uint64(21), np.uint64(32)
 class Launcher:
     """A CUDA generator's state on one device: the words of each kernel launch, made on that device."""
 
-    def __init__(self, state, sm, arange):
-        self.state, self.sm, self.arange = state, sm, arange
+    def __init__(self, state, sm, arange, kernel=None):
+        self.state, self.sm, self.arange, self.kernel = state, sm, arange, kernel
 
     def words(self, n, unroll):
-        return philox.unrolled(self.state, n, unroll, self.sm, self.arange)
+        return philox.unrolled(self.state, n, unroll, self.sm, self.arange, self.kernel)
 
     def empty(self, shape, dt):
         return np.empty(shape, dt, like=self.arange(0))
@@ -187,7 +187,7 @@ def _vec4(L, n, increment):
     """The first curand4 call of threads 0 .. n/4 (four consecutive elements per thread, CUDA_tensor_apply's
     layout), after philox_cuda_state(increment): one word per element."""
     t = (n + 3) // 4
-    w = philox._calls(L.state.seed_, L.state.take(increment), t, 1, L.arange)
+    w = philox._calls(L.state.seed_, L.state.take(increment), t, 1, L.arange, L.kernel)
     return np.stack([x[0] for x in w], axis=1).reshape(-1)[:n]
 
 
@@ -211,7 +211,7 @@ def dropout_mask(L, n, keep, vec):
     the tensor is dense and its size divides; 1: the unrolled grid-stride layout)."""
     if vec == 1:
         return _floats(L, n, _f32) < np.float32(keep)
-    return _u_float(philox.vec_words(L.state, n, vec, L.sm, L.arange)) < np.float32(keep)
+    return _u_float(philox.vec_words(L.state, n, vec, L.sm, L.arange, L.kernel)) < np.float32(keep)
 
 
 def exponential(L, shape, lambd=1.0, dtype=np.float32):

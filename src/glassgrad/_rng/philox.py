@@ -92,22 +92,25 @@ def layout(n, sm):
     return BLOCK * min((n + BLOCK - 1) // BLOCK, count * (per_sm // BLOCK))
 
 
-def _calls(seed, offset, threads, calls, arange):
-    """The words of `calls` successive curand4 calls of each of `threads` threads: four (calls, threads) arrays."""
+def _calls(seed, offset, threads, calls, arange, kernel=None):
+    """The words of `calls` successive curand4 calls of each of `threads` threads: four (calls, threads) arrays
+    (`kernel`: _cuda_kernels.philox_words on a GPU, the same words in one launch)."""
+    if kernel is not None:
+        return kernel(seed, offset // 4, threads, calls)
     ctr = np.uint64(offset // 4) + arange(calls)              # the counter's low 64 bits (wraps as curand's)
     sub = arange(threads)[None, :]                            # the subsequence: the counter's high 64 bits
     w = philox4x32((ctr & _MASK)[:, None], (ctr >> _SH32)[:, None], sub, np.uint64(0), seed)
     return [np.broadcast_to(x, (calls, threads)) for x in w]
 
 
-def unrolled(state, n, unroll, sm, arange):
+def unrolled(state, n, unroll, sm, arange, kernel=None):
     """The curand4 words of ATen's grid-stride distribution kernel unrolled `unroll` times over `n` elements: four
     (calls, threads) arrays, thread i's j-th call at [j, i].  Advances `state` as torch does.  The kernel turns
     one call's words into `unroll` values (4 floats, or 2 doubles / 64-bit integers); ``arrange`` puts them in
     element order."""
     t = layout(n, sm)
     calls = (n - 1) // (t * unroll) + 1
-    return _calls(state.seed_, state.take(calls * 4), t, calls, arange)
+    return _calls(state.seed_, state.take(calls * 4), t, calls, arange, kernel)
 
 
 def arrange(values, n):
@@ -115,13 +118,13 @@ def arrange(values, n):
     return np.stack(values, axis=1).reshape(-1)[:n]
 
 
-def vec_words(state, n, vec, sm, arange):
+def vec_words(state, n, vec, sm, arange, kernel=None):
     """Dropout's vectorised kernel (fused_dropout_kernel_vec, `vec` = 4 or 2 elements per thread and iteration):
     one word per element, in element order.  Advances `state` as torch does (4 words per thread per 4-unrolled
     pass of the grid)."""
     t = layout(n, sm)
     calls = (n - 1) // (t * 4) + 1          # a call feeds one iteration of 4 elements or two of 2
-    w = _calls(state.seed_, state.take(calls * 4), t, calls, arange)
+    w = _calls(state.seed_, state.take(calls * 4), t, calls, arange, kernel)
     if vec == 4:        # iteration k: elements (k T + i) * 4 + c take word c of call k
         out = np.stack(w, axis=2)                                        # (calls, T, 4)
     else:               # iteration k: elements (k T + i) * 2 + c take word 2 (k % 2) + c of call k // 2

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .. import _args, _dtype, _rng, backend
+from .. import _args, _cuda_kernels, _dtype, _rng, backend
 from .._device import as_device, default_device
 from .._rng import cuda as _rng_cuda, philox as _philox
 from .._tensor import Tensor, _make
@@ -193,7 +193,8 @@ def _source(generator, device, fn):
         g = cuda_generator(idx) if generator is None else generator
         if getattr(g, "_philox", None) is None:
             raise RuntimeError("Expected a 'cuda' device type for generator but found 'cpu'")
-        return _rng_cuda, _rng_cuda.Launcher(g._philox, backend.sm_layout(idx), backend.device_arange(idx))
+        kernel = _cuda_kernels.philox_words if _cuda_kernels.available() else None
+        return _rng_cuda, _rng_cuda.Launcher(g._philox, backend.sm_layout(idx), backend.device_arange(idx), kernel)
     g = _gen(generator)
     if getattr(g, "_philox", None) is not None:
         raise RuntimeError("Expected a 'cpu' device type for generator but found 'cuda'")

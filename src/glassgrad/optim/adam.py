@@ -1,6 +1,7 @@
 """torch.optim.Adam and AdamW (single-tensor update rule, CPU rounding)."""
 import numpy as np
 
+from .. import _cuda_kernels
 from .._tensor import Tensor
 from ._common import check_args, check_fused, count_step, new_state, version_bumps, weight_decay
 from .optimizer import Optimizer, _to_scalar, addcmul, blockwise, lerp, setv, zeros_state
@@ -17,6 +18,14 @@ def _adam_update(o, x, m, v, bc2, eps, value):
     t = np.multiply(m, value)
     t /= d
     np.add(x, t, out=o)
+
+
+def _fused_ok(x, g, group):
+    return (x.__class__ is not np.ndarray and not group["amsgrad"] and x.dtype in _FUSED_DTYPES
+            and getattr(g, "shape", None) == x.shape and g.dtype == x.dtype and _cuda_kernels.available())
+
+
+_FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 class Adam(Optimizer):
@@ -55,6 +64,13 @@ class Adam(Optimizer):
             g = weight_decay(p, g, group["weight_decay"], lr, group["decoupled_weight_decay"], bump)
             m, v = st["exp_avg"], st["exp_avg_sq"]
             md, vd = m._data, v._data
+            if _fused_ok(x, g, group):          # a GPU: the whole update in one kernel, the same rounding steps
+                _cuda_kernels.adam_step(g, dt(1 - beta1), dt(beta2), dt(1 - beta2), dt((1 - beta2 ** step) ** 0.5),
+                                        dt(group["eps"]), dt(-lr / (1 - beta1 ** step)), x, md, vd)
+                m._vc[0] += bump
+                v._vc[0] += 2 * bump
+                p._vc[0] += bump
+                continue
             setv(m, lerp(md, g, 1 - beta1, out=md), bump)  # m = beta1 * m + (1 - beta1) * g
             np.multiply(vd, dt(beta2), out=vd)
             setv(v, addcmul(vd, g, g, 1 - beta2, out=vd), 2 * bump)  # v = beta2 * v + (1 - beta2) * g^2

@@ -1,0 +1,97 @@
+"""CuPy kernels for the steps whose array code launches many small kernels on a GPU: the Philox words of every
+random draw (about 80 elementwise launches as array code, one here) and Adam / AdamW's update (a dozen, one here).
+
+They are compiled on first use, on a real GPU only (never on the strict stand-in device or the CPU), and do the
+same arithmetic, rounding step by rounding step, as the array code the other devices run (``--fmad=false``: no
+contraction nvcc would add; the float32 fused multiply-adds the CPU path emulates through float64 are written
+through double here too), so a GPU run gives the same numbers either way.  tests/strict/test_cuda_kernels.py
+compares each with its array code on a GPU.  ``GLASSGRAD_FUSED=0`` turns them off.
+"""
+import os
+
+import numpy as np
+
+from . import backend
+
+__all__ = ["available", "philox_words", "adam_step"]
+
+_cache = {}
+
+
+def available():
+    return backend._cupy is not None and not backend.STRICT and os.environ.get("GLASSGRAD_FUSED", "1") != "0"
+
+
+def _kernel(name, build):
+    k = _cache.get(name)
+    if k is None:
+        k = _cache[name] = build(backend._cupy)
+    return k
+
+
+_PHILOX = r"""
+extern "C" __global__ void glassgrad_philox(unsigned long long seed, unsigned long long ctr0,
+                                            unsigned long long total, unsigned long long threads,
+                                            unsigned int* out) {
+    unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    unsigned long long ctr = ctr0 + t / threads;
+    unsigned long long sub = t % threads;
+    unsigned int c0 = (unsigned int)ctr, c1 = (unsigned int)(ctr >> 32);
+    unsigned int c2 = (unsigned int)sub, c3 = (unsigned int)(sub >> 32);
+    unsigned int k0 = (unsigned int)seed, k1 = (unsigned int)(seed >> 32);
+    for (int r = 0; r < 10; ++r) {
+        unsigned long long p0 = 0xD2511F53ull * c0, p1 = 0xCD9E8D57ull * c2;
+        unsigned int n0 = (unsigned int)(p1 >> 32) ^ c1 ^ k0;
+        unsigned int n2 = (unsigned int)(p0 >> 32) ^ c3 ^ k1;
+        c1 = (unsigned int)p1;
+        c3 = (unsigned int)p0;
+        c0 = n0;
+        c2 = n2;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    out[t] = c0;
+    out[total + t] = c1;
+    out[2 * total + t] = c2;
+    out[3 * total + t] = c3;
+}
+"""
+
+
+def philox_words(seed, ctr0, threads, calls):
+    """_rng/philox._calls on the GPU: the four words of Philox4x32-10 at counter (ctr0 + j, thread i) under `seed`,
+    four (calls, threads) uint64 arrays."""
+    cp = backend._cupy
+    k = _kernel("philox", lambda cp: cp.RawKernel(_PHILOX, "glassgrad_philox", options=("--fmad=false",)))
+    total = threads * calls
+    out = cp.empty((4, calls, threads), dtype=cp.uint32)
+    if total:
+        k(((total + 255) // 256,), (256,), (np.uint64(seed), np.uint64(ctr0), np.uint64(total), np.uint64(threads),
+                                            out))
+    return [out[i].astype(np.uint64) for i in range(4)]
+
+
+# optim/adam.py's step for one parameter, in its rounding steps: m = lerp(m, g, w) (ATen's two-sided lerp),
+# v = v * beta2 then addcmul(v, g, g, 1 - beta2), x += value * m / (sqrt(v) / bc2 + eps)
+_ADAM_BODY = """
+T d = g - m;
+m = (w < (T)0.5) ? (T)((double)w * (double)d + (double)m) : (T)((double)(-d) * (double)((T)1 - w) + (double)g);
+v = v * b2;
+v = (T)((double)(omb2 * g) * (double)g + (double)v);
+T den = sqrt(v);
+den = den / bc2;
+den = den + eps;
+T t = m * value;
+t = t / den;
+x = x + t;
+"""
+
+
+def adam_step(g, w, b2, omb2, bc2, eps, value, x, m, v):
+    """One Adam / AdamW update of parameter `x` and moments `m`, `v` in place (float32 / float64 device arrays;
+    the scalars in their dtype)."""
+    k = _kernel("adam", lambda cp: cp.ElementwiseKernel(
+        "T g, T w, T b2, T omb2, T bc2, T eps, T value", "T x, T m, T v", _ADAM_BODY, "glassgrad_adam",
+        options=("--fmad=false",)))
+    k(g, w, b2, omb2, bc2, eps, value, x, m, v)
