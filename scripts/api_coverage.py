@@ -50,6 +50,8 @@ NAMESPACES = [
     # saved-tensor hooks and activation checkpointing
     ("torch.autograd.graph", "torch.autograd.graph", "glassgrad.autograd.graph", 0.65),
     ("torch.utils.checkpoint", "torch.utils.checkpoint", "glassgrad.utils.checkpoint", 0.75),
+    # the generators (issue 17: torch.random, torch.cuda's RNG functions)
+    ("torch.random", "torch.random", "glassgrad.random", 0.90),
 ]
 
 

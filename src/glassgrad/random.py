@@ -8,7 +8,7 @@ from .ops.random import (Generator, default_generator, get_rng_state, initial_se
                          set_rng_state)
 
 __all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed",
-           "set_rng_state"]
+           "set_rng_state", "thread_safe_generator"]
 
 _fork_rng_warned_already = False
 
@@ -47,3 +47,15 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         set_rng_state(cpu_state)
         for d, st in zip(devices, dev_states):
             mod.set_rng_state(st, d)
+
+
+def thread_safe_generator():
+    """The generator of the DataLoader thread worker this runs in (its WorkerInfo.rng.torch_generator); None in
+    the main process and in process workers (functions then use the global generator) -- torch's rule.
+    glassgrad's DataLoader workers are processes, so this is None there."""
+    from .utils.data import get_worker_info
+    info = get_worker_info()
+    if info is not None and info.worker_method == "thread" and info.rng is not None:
+        return info.rng.torch_generator
+    return None
+
