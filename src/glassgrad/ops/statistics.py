@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .._rng.kernels import _fma64
 from .. import _args, _dtype
 from .._tensor import Tensor, _wrap_dim
 from .. import backend
@@ -468,15 +469,18 @@ def _histogram_edges(input, bins, range):
 
 def _fused_linspace(lo, hi, steps, npdt, like):
     """torch's CPU linspace in npdt: start + step i for the first half, end - step (steps - 1 - i) for the
-    rest, each a fused multiply-add (one rounding; emulated in a wider float), on `like`'s device."""
-    wide = np.longdouble if npdt == np.float64 else np.float64
+    rest, each a fused multiply-add (one rounding: float32's through float64, float64's by _fma64's exact
+    emulation), on `like`'s device."""
     t = npdt.type
-    step = wide((t(hi) - t(lo)) / t(steps - 1))
-    i = np.arange(steps, dtype=wide)
-    e = np.where(i < steps // 2, wide(t(lo)) + step * i, wide(t(hi)) - step * (steps - 1 - i))
-    e = e.astype(npdt)
-    # long double is host-only (CuPy has none): the edges are computed on the host and moved to the device
-    return e if like.__class__ is np.ndarray else backend.to_device(e, backend.device_of(like))
+    step = float(t((t(hi) - t(lo)) / t(steps - 1)))
+    i = np.arange(steps, dtype=np.float64, like=backend.like(like))
+    k = (steps - 1) - i
+    half = i < steps // 2
+    if npdt == np.float64:
+        e = np.where(half, _fma64(i, step, float(t(lo))), _fma64(k, -step, float(t(hi))))
+    else:
+        e = np.where(half, float(t(lo)) + step * i, float(t(hi)) - step * k)
+    return e.astype(npdt)
 
 
 def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
