@@ -32,30 +32,36 @@ _HOST_REFUSED = ("glassgrad strict device: a host (NumPy) array met device data 
                  "data between host and device, or fail; allocate on the input's device (backend.xp_of)")
 
 
-# Device-to-host copies of whole arrays (asnumpy, .get(), .tolist()), recorded while a `recording()` block is
-# open: the tests' way to see that an op keeps a device tensor's data on the device (one-element reads -- .item(),
-# float(), bool() -- are syncs for a Python scalar, as in torch, and are not recorded).
+# Copies of whole arrays between host and device, recorded while a `recording()` block is open: the tests' way to
+# see that an op keeps a device tensor's data on the device -- device-to-host copies (asnumpy, .get(), .tolist())
+# always, host-to-device uploads (asarray of a host array) with ``recording(uploads=True)``.  One-element reads
+# (.item(), float(), bool()) are syncs for a Python scalar, as in torch, and are not recorded.
 _copies = None
+_uploads = False
 
 
-def _record(a):
-    if _copies is not None and a.size > 1:
+def _record(a, up=False):
+    if _copies is not None and a.size > 1 and (_uploads or not up):
         import traceback
-        _copies.append((a.shape, "".join(traceback.format_stack(limit=8)[:-2])))
+        _copies.append((("upload " if up else "") + str(a.shape), "".join(traceback.format_stack(limit=8)[:-2])))
 
 
 class recording:
-    """``with recording() as copies:`` -- the device-to-host array copies made inside the block, as (shape,
-    where) pairs."""
+    """``with recording() as copies:`` -- the device-to-host array copies made inside the block (with
+    ``uploads=True`` the host-to-device ones too), as (what, where) pairs."""
+
+    def __init__(self, uploads=False):
+        self.uploads = uploads
 
     def __enter__(self):
-        global _copies
-        self._outer, _copies = _copies, []
+        global _copies, _uploads
+        self._outer, _copies = (_copies, _uploads), []
+        _uploads = self.uploads
         return _copies
 
     def __exit__(self, *exc):
-        global _copies
-        _copies = self._outer
+        global _copies, _uploads
+        _copies, _uploads = self._outer
 
 
 class _Ptr:
@@ -303,7 +309,9 @@ def _asarray(a, dtype=None, order=None, *, blocking=False):
     """Host (or device) data onto the device: an explicit copy, as cupy.asarray."""
     if isinstance(a, StrictArray):
         return a if dtype is None or a.dtype == dtype else wrap(a._a.astype(dtype))
-    return wrap(np.array(a, dtype=dtype, order=order or "K", copy=True))
+    h = np.array(a, dtype=dtype, order=order or "K", copy=True)
+    _record(h, up=True)
+    return wrap(h)
 
 
 def _asnumpy(a, stream=None, order="C", out=None, *, blocking=True):

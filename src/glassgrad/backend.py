@@ -219,6 +219,15 @@ def device_arange(index=0):
     return arange
 
 
+def anchor(dev):
+    """A 0-element array on device `dev` to pass as NEP 35's ``like=`` (None for the CPU): creation on a device
+    named by the caller rather than by an input array."""
+    if dev is None or dev.type == "cpu" or _cupy is None:
+        return None
+    with _cupy.cuda.Device(dev.index or 0):
+        return _cupy.empty(0, dtype=np.int8)
+
+
 def like(x):
     """`x` as NEP 35's ``like=`` argument of an allocation beside it: an array (host or device) as it is,
     anything else (a NumPy scalar, a Python number) None -- a host allocation, as without ``like=``."""

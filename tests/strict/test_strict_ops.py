@@ -2,8 +2,9 @@
 stand-in here (GLASSGRAD_STRICT_DEVICE=1: arrays that refuse any silent trip to the host), CuPy on a GPU --
 and must give the same outputs, on the device, with the same gradients, on the device.
 
-No op copies a device array to the host on the way (recorded by the strict device; on CuPy, not checked): the
-few that must -- HOST_ROUND_TRIPS below, each with its reason -- do it explicitly.
+No op copies an array between host and device on the way -- a device array to the host, or a host array it made
+up to the device (recorded by the strict device; on CuPy, not checked): the few that must -- HOST_ROUND_TRIPS
+below, each with its reason -- do it explicitly.
 
 PENDING (pending.py) lists the rows (name-dtype) not yet device-neutral; each is an xfail that must fail: a row that starts
 passing fails the test until it is removed, so the list only shrinks."""
@@ -21,18 +22,30 @@ _EIG = "LAPACK's geev has no GPU form: torch's CUDA eig computes on the host (MA
 _LDL = "Bunch-Kaufman pivoting (sytrf / sytrs) has no CuPy binding: computed on the host"
 HOST_ROUND_TRIPS = {"linalg.eig": _EIG, "linalg.eigvals": _EIG, "linalg.eig_vectors": _EIG,
                     "linalg.eig_vectors_complex": _EIG, "linalg.eigvals_complex": _EIG,
-                    "linalg.ldl_factor": _LDL, "linalg.ldl_factor_ex": _LDL, "linalg.ldl_solve": _LDL}
+                    "linalg.ldl_factor": _LDL, "linalg.ldl_factor_ex": _LDL, "linalg.ldl_solve": _LDL,
+                    "linalg.ldl_factor_empty": _LDL}
+# rows that draw random numbers: the value comparison draws through the CPU stream (the host_stream_for_cuda switch
+# of conftest.py), so their no-copy check is a second device run on the CUDA generator itself
+_RANDOM = ("dropout", "rrelu_training")
+
+
+def _from_data(where):
+    """An upload made by torch.tensor(data) (the op table's lambdas build index tensors so): data -> device."""
+    return 'creation.py", line' in where and ", in tensor\n" in where
 
 
 class _NoCopies:
     """Records the device-to-host array copies made inside the block (strict device only)."""
+
+    def __init__(self, skip=False):
+        self.skip = skip
 
     def __enter__(self):
         if not backend.STRICT:
             self.rec, self.copies = None, []
             return self
         from glassgrad import _strict
-        self.rec = _strict.recording()
+        self.rec = _strict.recording(uploads=True)
         self.copies = self.rec.__enter__()
         return self
 
@@ -41,10 +54,12 @@ class _NoCopies:
             self.rec.__exit__(*exc)
 
     def check(self, op, what):
-        if self.copies and op.name not in HOST_ROUND_TRIPS:
-            shape, where = self.copies[0]
-            raise AssertionError(f"{what}: a device array of shape {shape} was copied to the host (an op may not "
-                                 f"leave the device silently; HOST_ROUND_TRIPS lists the exceptions):\n{where}")
+        copies = [c for c in self.copies if not _from_data(c[1])]
+        if copies and op.name not in HOST_ROUND_TRIPS and not self.skip:
+            shape, where = copies[0]
+            raise AssertionError(f"{what}: an array of shape {shape} was copied between host and device (an op "
+                                 f"makes its arrays on its inputs' device; HOST_ROUND_TRIPS lists the exceptions):"
+                                 f"\n{where}")
 
 
 CASES = [pytest.param(op, dt, id=f"{op.name}-{dt}") for op in ALL_OPS for dt in op.dtypes]
@@ -60,7 +75,7 @@ def _to_device(v):
     return v
 
 
-def _run(op, s, diff, bf, device):
+def _inputs(s, diff, bf, device):
     args, kwargs, leaves = [], {}, []
     for a in s.args:
         v, _ = _build(gg, a, diff, bf)
@@ -72,6 +87,11 @@ def _run(op, s, diff, bf, device):
         for t in (v if isinstance(v, list) else [v]):
             if isinstance(t, gg.Tensor) and t.requires_grad:
                 leaves.append(t)
+    return args, kwargs, leaves
+
+
+def _run(op, s, diff, bf, device):
+    args, kwargs, leaves = _inputs(s, diff, bf, device)
     return op.op(gg, *args, **kwargs), leaves
 
 
@@ -95,16 +115,34 @@ def _same(a, b, op, what):
         np.testing.assert_array_equal(y, x, err_msg=what)
 
 
+def _cuda_stream_run(op, s, bf):
+    """A random row once more on the CUDA generator itself: on the device, no copy between host and device."""
+    from glassgrad.ops.random import _HOST_STREAM
+    args, kwargs, _ = _inputs(s, op.differentiable, bf, True)
+    outer, _HOST_STREAM[0] = _HOST_STREAM[0], False
+    try:
+        with _NoCopies() as rec:
+            outs = [o for o in _flat(op.op(gg, *args, **kwargs)) if isinstance(o, gg.Tensor)]
+    finally:
+        _HOST_STREAM[0] = outer
+    rec.check(op, f"{op.name}[{s.name}] forward on the CUDA generator")
+    assert all(o.device.type == "cuda" for o in outs)
+
+
 def _check(op, dt):
     bf = dt == "bfloat16"
+    random = any(k in op.name for k in _RANDOM)
     rng = np.random.default_rng(0)
     for s in _samples(op, dt):
         c_out, c_leaves = _run(op, s, op.differentiable, bf, False)
         gg.set_default_device("cuda")           # factories inside the op (windows, tril_indices, ...) too
         try:
-            with _NoCopies() as rec:
-                d_out, d_leaves = _run(op, s, op.differentiable, bf, True)
+            args, kwargs, d_leaves = _inputs(s, op.differentiable, bf, True)
+            with _NoCopies(skip=random) as rec:
+                d_out = op.op(gg, *args, **kwargs)
             rec.check(op, f"{op.name}[{s.name}] forward")
+            if random:
+                _cuda_stream_run(op, s, bf)
         finally:
             gg.set_default_device("cpu")
         c_outs = [o for o in _flat(c_out) if isinstance(o, gg.Tensor)]
@@ -122,7 +160,7 @@ def _check(op, dt):
         ga = gg.autograd.grad(c_g, c_leaves, [gg.from_numpy(c).to(o.dtype) for c, o in zip(cts, c_g)],
                               allow_unused=True)
         d_cts = [gg.from_numpy(c).to(o.dtype).to("cuda") for c, o in zip(cts, d_g)]
-        with _NoCopies() as rec:
+        with _NoCopies(skip=random) as rec:
             gb = gg.autograd.grad(d_g, d_leaves, d_cts, allow_unused=True)
         rec.check(op, f"{op.name}[{s.name}] backward")
         for i, (a, b) in enumerate(zip(ga, gb)):

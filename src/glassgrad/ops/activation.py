@@ -16,6 +16,7 @@ from .. import _args, _dtype, backend
 from .._rng.common import _u53
 from ._core import as_array, make, edge, save_in, save_out, grad, _inplace
 from ..autograd.graph import Node
+from . import random as _rnd
 from .random import default_generator
 from .reduction import _wrap_dim
 from .shape import cat
@@ -561,7 +562,13 @@ def rrelu_with_noise(input, lower=1.0 / 8, upper=1.0 / 3, training=False, genera
     if a.dtype.kind not in "fV" or (training and a.dtype == np.float16):    # torch's noise kernel has no Half
         raise NotImplementedError(f"\"{'rrelu_with_noise_out_cpu' if training else 'leaky_relu_cpu'}\" "
                                   f"not implemented for '{_name_c(a)}'")
-    if training:
+    if training and _rnd.draws_on_device(input):      # a CUDA tensor: its CUDA generator, one uniform per element
+        m, gen = _rnd._src_of(input, generator, "rrelu_with_noise")
+        lo, hi = (float(lower), float(upper)) if a.dtype == np.float64 else (float(np.float32(lower)),
+                                                                             float(np.float32(upper)))
+        noise = np.where(a <= 0, m.uniform(gen, a.shape, lo, hi, a.dtype), a.dtype.type(1))
+        y = (a * noise).astype(a.dtype, copy=False)
+    elif training:
         gen = default_generator if generator is None else generator
         flat = np.ascontiguousarray(a, like=a).reshape(-1)
         neg = flat <= 0

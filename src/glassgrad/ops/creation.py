@@ -250,12 +250,16 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
     n = 0 if 0 in size else 1 + sum((s - 1) * st for s, st in zip(size, stride))
     if min(stride, default=0) < 0 or n * dt.itemsize >= 2 ** 63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
-    storage = _fill_uninit(_new(np.zeros, (n,), dt, dt.np))     # the smallest storage the strides address, as torch
+    dev = _device_arg(device)
+    # the smallest storage the strides address, as torch, on the device it is asked for
+    storage = _fill_uninit(_new(_on(np.zeros, dev), (n,), dt, dt.np))
+    strides = tuple(st * dt.itemsize for st in stride)
+    if storage.__class__ is not np.ndarray:
+        return _finish(backend.as_strided(storage, size, strides), requires_grad, dev)
     # elements that share memory (a stride of 0) cannot be written, as torch refuses writes into them
     shared = any(s > 1 and st == 0 for s, st in zip(size, stride))
-    arr = np.lib.stride_tricks.as_strided(storage, size, tuple(st * dt.itemsize for st in stride),
-                                          writeable=not shared)
-    return _finish(arr, requires_grad, _device_arg(device))
+    arr = np.lib.stride_tricks.as_strided(storage, size, strides, writeable=not shared)
+    return _finish(arr, requires_grad, dev)
 
 
 def _fill_value(v, dt, fn, arg="fill_value", pos=2):

@@ -10,7 +10,7 @@ import numpy as np
 from ._core import as_array, make, edge, grad
 from ..autograd.graph import Node
 from .creation import empty, empty_like, zeros
-from .random import dropout_mask, fused_dropout
+from .random import dropout_mask, draws_on_device
 
 # the torch-namespace functions (torch.dropout, torch.feature_dropout_, ...); nn.functional wraps them
 __all__ = ["dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
@@ -43,7 +43,7 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
     if p == 1:
         z = zeros((), dtype=input.dtype, device=input.device)
         return input.mul_(z) if inplace else input.mul(z)
-    if not (feature or alpha or inplace) and fused_dropout(input):
+    if not (feature or alpha or inplace) and draws_on_device(input):
         return native_dropout(input, p, True)[0]        # torch's fused CUDA kernel (NativeDropoutBackward0)
     if feature:
         if input._data.ndim < 2:
@@ -96,7 +96,7 @@ def native_dropout(input, p, train):
     if train is None or train:
         if not 0 <= p <= 1:
             raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
-        if not fused_dropout(input) or p in (0, 1) or not x.size:
+        if not draws_on_device(input) or p in (0, 1) or not x.size:
             mask = _bernoulli_like(input, 1 - p)._data.astype(bool)
         else:
             mask = dropout_mask(input, 1 - p)       # CUDA: the fused kernel's layout of the Philox stream

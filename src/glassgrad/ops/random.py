@@ -358,9 +358,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
                                          _args.bool_arg(replacement, "multinomial", "replacement", 3))))
 
 
-def fused_dropout(x):
-    """Whether dropout on `x` takes torch's fused CUDA kernel (native_dropout): a CUDA tensor drawing from its
-    CUDA generator."""
+def draws_on_device(x):
+    """Whether random draws for `x` come from its CUDA generator (a CUDA tensor, the host-stream switch off): then
+    dropout takes torch's fused CUDA kernel (native_dropout) and rrelu its CUDA noise kernel."""
     return x._data.__class__ is not np.ndarray and not _HOST_STREAM[0]
 
 

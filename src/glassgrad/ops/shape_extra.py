@@ -7,7 +7,6 @@ masked_select, stack), tril_indices triu_indices, vander (torch's cumprod into a
 ops: hsplit vsplit dsplit split_with_sizes unsafe_chunk unsafe_split unsafe_split_with_sizes block_diag
      cartesian_prod combinations tril_indices triu_indices vander trapezoid trapz cumulative_trapezoid gradient
 """
-import itertools
 
 import numpy as np
 
@@ -183,12 +182,11 @@ def combinations(input, r=2, with_replacement=False):
     if r == 0:
         return make(np.empty(0, input._data.dtype, like=input._data))
     n = input._data.shape[0]
-    mask = np.zeros((n,) * r, bool)
-    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    for c in pick(range(n), r):
-        mask[c] = True
-    if input._data.__class__ is not np.ndarray:     # the mask is built by a Python loop on the host: moved once
-        mask = backend.to_device(mask, input.device)
+    # index tuples in lexicographic order whose indices never decrease (rise strictly without replacement)
+    ix = np.meshgrid(*([np.arange(n, like=input._data)] * r), indexing="ij")
+    mask = np.ones((n,) * r, bool, like=input._data)
+    for a, b in zip(ix, ix[1:]):
+        mask &= (a <= b) if with_replacement else (a < b)
     grids = meshgrid(*([input] * r), indexing="ij")
     return stack([masked_select(g, make(mask)) for g in grids], 1)
 
@@ -205,10 +203,11 @@ def _tri_indices(name, row, col, offset, dtype, lower, device=None):
         raise RuntimeError(f"row must be non-negative, got{row}")
     if col < 0:
         raise RuntimeError(f"col must be non-negative, got{col}")
-    r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
-    idx = np.stack([r, c]).astype(dt.np).reshape(2, -1)
     dev = default_device() if device is None else as_device(device)
-    return make(idx if dev is None or dev.type == "cpu" else backend.to_device(idx, dev))    # (a small host computation, moved)
+    ref = backend.anchor(dev)                   # made on the device it is asked for
+    d = np.arange(col, like=ref)[None, :] - np.arange(row, like=ref)[:, None]
+    r, c = np.nonzero(d <= offset if lower else d >= offset)        # row-major, as np.tril_indices
+    return make(np.stack([r, c]).astype(dt.np).reshape(2, -1))
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
