@@ -2,10 +2,13 @@
 .cuda() -- the strict stand-in device here (GLASSGRAD_STRICT_DEVICE=1), CuPy on a GPU -- train one SGD step with
 the loss, the gradients and the updated loss of the same model on the CPU (float32 tolerance: the device path
 multiplies with np.matmul where the CPU may use the BLAS fast paths)."""
+import contextlib
+
 import numpy as np
 import pytest
 
 import glassgrad as gg
+from glassgrad import backend
 from glassgrad import nn
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -51,13 +54,22 @@ def _train_step(build, device):
         model, x, y = model.cuda(), x.cuda(), y.cuda()
     opt = gg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     model.train()
-    loss = nn.functional.cross_entropy(model(x), y)
-    opt.zero_grad()
-    loss.backward()
-    grads = [p.grad for p in model.parameters()]
-    opt.step()
-    after = nn.functional.cross_entropy(model(x), y)
+    with _no_copies(device) as copies:          # a training step stays on the device: no array crosses
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        grads = [p.grad for p in model.parameters()]
+        opt.step()
+        after = nn.functional.cross_entropy(model(x), y)
+    assert not copies, f"an array of {copies[0][0]} copied between host and device:\n{copies[0][1]}"
     return loss, grads, after, list(model.parameters())
+
+
+def _no_copies(device):
+    if device != "cuda" or not backend.STRICT:
+        return contextlib.nullcontext([])
+    from glassgrad import _strict
+    return _strict.recording(uploads=True)
 
 
 def _same(a, b, what):

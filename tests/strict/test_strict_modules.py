@@ -4,15 +4,18 @@ forward + backward on a small input; its outputs, the input gradients and every 
 same module's on the CPU (float32 tolerance) and live on the device, as must every parameter and buffer.  Also:
 module.to("cuda") / .cpu() / .to(dtype) round trips, a cuda module's state_dict, load_state_dict from a cpu one.
 
-Train-mode randomness (dropout family, RReLU, fractional pooling) is compared with the same seed: glassgrad draws
-random numbers on the host and moves them, so both runs see the same stream."""
+Train-mode randomness (dropout family, RReLU, fractional pooling) is compared with the same seed: these tests draw
+a CUDA tensor's random numbers from the CPU stream (tests/strict/conftest.py's host_stream_for_cuda), so both runs
+see the same numbers.  The device run's forward and backward make no copy between host and device (recorded by
+the strict device, uploads included)."""
+import contextlib
 import inspect
 
 import numpy as np
 import pytest
 
 import glassgrad as gg
-from glassgrad import nn
+from glassgrad import backend, nn
 
 RTOL, ATOL = 1e-4, 1e-5
 
@@ -233,7 +236,9 @@ def run_case(make, device, call=None, train=True):
         xs = [x.detach().cuda().requires_grad_(x.requires_grad) for x in xs]
     m.train(train)
     gg.manual_seed(2)                          # the same random stream for dropout / RReLU / fractional pooling
-    outs = _flat(call(m, *xs) if call is not None else m(*xs))
+    with _no_copies(device) as copies:
+        outs = _flat(call(m, *xs) if call is not None else m(*xs))
+    _check_copies(copies, "forward")
     rng = np.random.default_rng(3)
     loss = None
     for o in outs:
@@ -242,8 +247,24 @@ def run_case(make, device, call=None, train=True):
             t = (o * w).sum()
             loss = t if loss is None else loss + t
     if loss is not None:
-        loss.backward()
+        with _no_copies(device) as copies:
+            loss.backward()
+        _check_copies(copies, "backward")
     return m, xs, outs
+
+
+def _no_copies(device):
+    if device != "cuda" or not backend.STRICT:
+        return contextlib.nullcontext([])
+    from glassgrad import _strict
+    return _strict.recording(uploads=True)
+
+
+def _check_copies(copies, what):
+    # a tensor made from Python data (torch.tensor(...)) is uploaded by necessity; the host-stream switch's draws too
+    bad = [c for c in copies if ", in tensor\n" not in c[1] and "random.py" not in c[1]
+           and "in rrelu_with_noise" not in c[1]]
+    assert not bad, f"{what}: an array of {bad[0][0]} copied between host and device:\n{bad[0][1]}"
 
 
 def _same(a, b, what):

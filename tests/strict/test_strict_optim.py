@@ -5,10 +5,13 @@ tolerance: the device path has no BLAS fast path and rounds float64 updates with
 parameters and every non-scalar state tensor stay on the device."""
 import copy
 
+import contextlib
+
 import numpy as np
 import pytest
 
 import glassgrad as gg
+from glassgrad import backend
 from glassgrad import nn, optim
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -53,10 +56,19 @@ def _run(name, kw, device, steps=3, sched=None):
             loss = _loss(m, x)
             loss.backward()
             return loss
-        opt.step(closure)
+        with _no_copies(device) as copies:      # an optimizer step stays on the device: no array crosses
+            opt.step(closure)
+        assert not copies, f"{name}: an array of {copies[0][0]} copied between host and device:\n{copies[0][1]}"
         if s is not None:
             s.step()
     return m, opt
+
+
+def _no_copies(device):
+    if device != "cuda" or not backend.STRICT:
+        return contextlib.nullcontext([])
+    from glassgrad import _strict
+    return _strict.recording(uploads=True)
 
 
 def _same(a, b, what, scalar_anywhere=False):
