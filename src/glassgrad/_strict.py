@@ -64,6 +64,19 @@ class recording:
         _copies, _uploads = self._outer
 
 
+class _Flags:
+    """CuPy's ndarray.flags: c_contiguous, f_contiguous, owndata -- no writeable (a device array is always
+    writable), which code reaching for it on the device path must not assume."""
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
+
+    def __init__(self, f):
+        self.c_contiguous, self.f_contiguous, self.owndata = f.c_contiguous, f.f_contiguous, f.owndata
+
+    def __getitem__(self, key):
+        return {"C_CONTIGUOUS": self.c_contiguous, "F_CONTIGUOUS": self.f_contiguous,
+                "OWNDATA": self.owndata}[key]
+
+
 class _Ptr:
     __slots__ = ("ptr",)
 
@@ -173,7 +186,7 @@ class StrictArray:
     itemsize = property(lambda self: self._a.itemsize)
     nbytes = property(lambda self: self._a.nbytes)
     strides = property(lambda self: self._a.strides)
-    flags = property(lambda self: self._a.flags)
+    flags = property(lambda self: _Flags(self._a.flags))
     device = property(lambda self: _Device(0))
     data = property(lambda self: _Ptr(self._a.__array_interface__["data"][0]))
     T = property(lambda self: wrap(self._a.T))

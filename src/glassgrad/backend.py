@@ -124,6 +124,14 @@ def data_ptr(arr):
     return arr.data.ptr
 
 
+def writeable(arr):
+    """NumPy's ``flags.writeable`` for any array: a device array (CuPy keeps no such flag; its arrays are always
+    writable) counts as writeable unless a dimension of stride 0 shares its elements (a broadcast view)."""
+    if arr.__class__ is np.ndarray:
+        return arr.flags.writeable
+    return all(st != 0 or n <= 1 for n, st in zip(arr.shape, arr.strides))
+
+
 def shared_writable(arr):
     """A writable view of the memory `arr` reads, for writing one value into every element: NumPy makes
     arrays whose elements share memory (a stride of 0: expand, broadcast) read-only; their dimensions of

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .. import backend as _backend
 from .._dtype import get_default_dtype, _FROM_NP
 from .._tensor import Tensor, Size, _make
 
@@ -190,8 +191,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             out.append(_make(np.zeros_like(t._data)) if materialize_grads and isinstance(t, Tensor) else None)
             continue
         if isinstance(t, graph.GradientEdge):          # the gradient flowing into the edge, as it arrived
-            out.append(g if isinstance(g, Tensor) else _make(g.copy() if not g.flags.writeable or g.base is not None
-                                                               else g))
+            out.append(g if isinstance(g, Tensor) else _make(g.copy() if not _backend.writeable(g)
+                                                               or g.base is not None else g))
             continue
         dt = t._data.dtype
         if t._grad_fn is None and t._extra is not None:      # a leaf's grad_dtype (None: no cast)
@@ -205,7 +206,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 g = g.astype(dt)
             if g.shape != t._data.shape:
                 g = np.broadcast_to(g, t._data.shape).copy()
-            elif not g.flags.writeable or g.base is not None:
+            elif not _backend.writeable(g) or g.base is not None:
                 g = g.copy()
             out.append(_make(g))
     return tuple(out)

@@ -483,7 +483,7 @@ def _accumulate(var, g, create_graph, ns, adopt=False):
                 g = _backend.to_device(g, dev)
         cur = var._grad
         if cur is None:
-            if not (adopt and g.flags.writeable and g.flags.c_contiguous):
+            if not (adopt and _backend.writeable(g) and g.flags.c_contiguous):
                 g = g.copy()
             var._grad = _make(g)
         elif cur._grad_fn is None and cur._data.__class__ is not _COO and cur._data.__class__ is not _CSR:

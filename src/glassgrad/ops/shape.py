@@ -302,7 +302,7 @@ def triu_(x, diagonal=0):
 
 def _diag_view_fn(offset, d1, d2):
     def fn(b):
-        return _diag_at(b, offset, d1, d2) if b.flags.writeable else np.diagonal(b, offset, d1, d2)
+        return _diag_at(b, offset, d1, d2) if backend.writeable(b) else np.diagonal(b, offset, d1, d2)
     return fn
 
 
