@@ -64,6 +64,39 @@ class recording:
         _copies, _uploads = self._outer
 
 
+_NO_RAISE = (np.linalg.inv, np.linalg.solve, np.linalg.cholesky)
+
+
+def _no_raise(func, args, kwargs):
+    """CuPy's inv / solve / cholesky never raise on a singular or not positive-definite matrix (cuSOLVER reports
+    it in an info array CuPy does not check by default): here the failing matrices of a batch come back as NaN,
+    so glassgrad has to find failures itself on the device path, as it must on a GPU."""
+    try:
+        return func(*args, **kwargs)
+    except np.linalg.LinAlgError:
+        pass
+    a = args[0]
+    b = args[1] if func is np.linalg.solve else None
+    vec = b is not None and b.ndim == a.ndim - 1
+    if b is not None:
+        bb = b[..., None] if vec else b
+        batch = np.broadcast_shapes(a.shape[:-2], bb.shape[:-2])
+        rows = zip(np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:]),
+                   np.broadcast_to(bb, batch + bb.shape[-2:]).reshape((-1,) + bb.shape[-2:]))
+        shape, dt = batch + bb.shape[-2:], np.result_type(a.dtype, b.dtype, np.float32)
+    else:
+        rows = ((m,) for m in a.reshape((-1,) + a.shape[-2:]))
+        shape, dt = a.shape, np.result_type(a.dtype, np.float32)
+    out = []
+    for r in rows:
+        try:
+            out.append(func(*r))
+        except np.linalg.LinAlgError:
+            out.append(np.full(r[-1].shape, np.nan, dt))
+    res = np.stack(out).reshape(shape) if out else np.zeros(shape, dt)
+    return res[..., 0] if vec else res
+
+
 class _Flags:
     """CuPy's ndarray.flags: c_contiguous, f_contiguous, owndata -- no writeable (a device array is always
     writable), which code reaching for it on the device path must not assume."""
@@ -169,6 +202,8 @@ class StrictArray:
         return wrap(getattr(ufunc, method)(*unwrap(inputs), **kwargs))
 
     def __array_function__(self, func, types_, args, kwargs):
+        if func in _NO_RAISE:
+            return wrap(_no_raise(func, unwrap(args), unwrap(kwargs)))
         return wrap(func(*unwrap(args), **unwrap(kwargs)))
 
     def __getattr__(self, name):

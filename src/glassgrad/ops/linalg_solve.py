@@ -207,7 +207,17 @@ def _inv_arrays(a):
         with np.errstate(all="ignore"):
             y = np.stack([np.linalg.inv(x) if i == 0 else np.full(x.shape, np.inf, a.dtype, like=a)
                           for x, i in zip(a.reshape((-1,) + a.shape[-2:]), info.reshape(-1))]).reshape(a.shape)
+    else:
+        if _device_failed(a, y):        # CuPy does not raise: a singular matrix shows as non-finite values
+            info = lu_info(a)
+            y = np.where((info == 0)[..., None, None], y, np.inf)
     return y.astype(a.dtype, copy=False), info
+
+
+def _device_failed(a, r):
+    """Whether a device (CuPy) solve / inverse may have met a singular matrix: cuSOLVER reports it only in an info
+    array CuPy does not raise on, and an exactly zero pivot leaves infinities / NaNs in the result."""
+    return a.__class__ is not np.ndarray and r.size and not bool(np.isfinite(r).all())
 
 
 def inv_ex(A, *, check_errors=False, out=None):
@@ -306,6 +316,10 @@ def _solve_arrays(a, b, vector, left):
         ok = info == 0
         if ok.any():
             x[ok] = np.linalg.solve(a_b[ok], b_b[ok])
+    else:
+        if _device_failed(a, x):
+            info = lu_info(a_b)
+            x = np.where((info == 0)[..., None, None], x, np.nan)
     if not left:
         x = np.swapaxes(x, -1, -2)
     if vector:
@@ -427,6 +441,10 @@ def _chol_arrays(a):
     try:
         L = np.linalg.cholesky(a) if a.size else np.zeros(a.shape, a.dtype, like=a)
     except np.linalg.LinAlgError:
+        L = None
+    # CuPy does not raise: a factorisation that stopped shows as a non-positive or non-finite diagonal
+    if L is None or (a.__class__ is not np.ndarray and a.size and not bool(
+            (np.diagonal(L, axis1=-2, axis2=-1).real > 0).all() and np.isfinite(L).all())):
         flat = a.reshape((-1,) + a.shape[-2:])
         res = [_chol_partial(x) for x in flat]
         L = np.stack([r[0] for r in res]).reshape(a.shape)
