@@ -64,6 +64,7 @@ class recording:
         _copies, _uploads = self._outer
 
 
+_SCATTER_UFUNCS = (np.add, np.subtract, np.maximum, np.minimum)
 _NO_RAISE = (np.linalg.inv, np.linalg.solve, np.linalg.cholesky)
 
 
@@ -195,6 +196,9 @@ class StrictArray:
                         "reaches the host only through .cpu() / .item() / .numpy())")
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "at" and ufunc not in _SCATTER_UFUNCS:
+            raise NotImplementedError(f"glassgrad strict device: CuPy offers ufunc.at only for add, subtract, "
+                                      f"maximum and minimum (its scatter kernels), not {ufunc.__name__}")
         out = kwargs.pop("out", None)
         kwargs = unwrap(kwargs)
         if out is not None:

@@ -236,6 +236,39 @@ def anchor(dev):
         return _cupy.empty(0, dtype=np.int8)
 
 
+_SCATTER_UFUNCS = (np.add, np.subtract, np.maximum, np.minimum)
+
+
+def ufunc_at(ufunc, a, ix, vals):
+    """``ufunc.at(a, ix, vals)`` on any device.  CuPy offers ufunc.at only for its scatter kernels (add, subtract,
+    maximum, minimum); another ufunc on a device array is applied in rounds: the k-th occurrence of each target
+    (in index order, as ufunc.at applies them) in round k, so each round's targets are distinct and a plain
+    fancy-indexed update is exact.  `ix`: one index array into `a`'s first axis, or a tuple of index arrays."""
+    if a.__class__ is np.ndarray or ufunc in _SCATTER_UFUNCS:
+        ufunc.at(a, ix, vals)
+        return
+    comps = ix if isinstance(ix, tuple) else (ix,)
+    shape = np.broadcast_shapes(*[np.shape(c) for c in comps])
+    comps = [np.broadcast_to(c, shape).reshape(-1) for c in comps]
+    rest = a.shape[len(comps):]
+    v = np.broadcast_to(vals, shape + rest).reshape((-1,) + rest)
+    n = comps[0].size
+    if n == 0:
+        return
+    key = np.ravel_multi_index(comps, a.shape[:len(comps)], mode="wrap")
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    first = np.concatenate([np.ones(1, bool, like=sk), sk[1:] != sk[:-1]])
+    starts = np.nonzero(first)[0]
+    pos = np.arange(n, like=sk)
+    rank = np.empty(n, np.int64, like=sk)
+    rank[order] = pos - starts[np.cumsum(first) - 1]
+    for r in range(int(rank.max()) + 1):
+        sel = rank == r
+        t = tuple(c[sel] for c in comps)
+        a[t] = ufunc(a[t], v[sel])
+
+
 def like(x):
     """`x` as NEP 35's ``like=`` argument of an allocation beside it: an array (host or device) as it is,
     anything else (a NumPy scalar, a Python number) None -- a host allocation, as without ``like=``."""

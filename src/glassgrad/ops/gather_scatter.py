@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from .. import _args, _dtype
+from .. import _args, _dtype, backend
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, edge, grad, as_tensor_arg, save_in, save_out, _inplace as ip
 from ..autograd.graph import guard, Node
@@ -255,7 +255,7 @@ def _scatter_impl(input, dim, index, src, value, reduce):
     if reduce == "add":
         np.add.at(a, ix, vals)
     elif reduce == "multiply":
-        np.multiply.at(a, ix, vals)
+        backend.ufunc_at(np.multiply, a, ix, vals)
     else:
         a[ix] = vals
     a = a.reshape(input._data.shape)
@@ -368,7 +368,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         a[hit] = red_init if a.dtype.kind in "fV" or abs(red_init) != np.inf else \
             (np.iinfo(a.dtype).min if red_init < 0 else np.iinfo(a.dtype).max)
     ufunc = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
-    ufunc.at(a, ix, s)
+    backend.ufunc_at(ufunc, a, ix, s)
     if reduce == "mean":
         c = cnt + (1 if include_self else 0)
         c = np.where(c == 0, 1, c)

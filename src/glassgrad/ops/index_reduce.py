@@ -6,7 +6,7 @@ ops: index_reduce index_reduce_ fill_diagonal_
 
 import numpy as np
 
-from .. import _args, _dtype
+from .. import _args, _dtype, backend
 from .._tensor import _wrap_dim
 from ._core import _inplace, make, edge, grad, warn_once
 from ..autograd.graph import Node
@@ -64,7 +64,7 @@ def _reduce_arr(a, d, idx, s, reduce, include_self):
         o[np.unique(idx)] = _identity(a.dtype, reduce)
     ufunc = {"prod": np.multiply, "mean": np.add, "amax": np.maximum, "amin": np.minimum}[reduce]
     with np.errstate(all="ignore"):
-        ufunc.at(o, idx, sv)
+        backend.ufunc_at(ufunc, o, idx, sv)
         if reduce == "mean":
             cnt = np.bincount(idx, minlength=o.shape[0]) + (1 if include_self else 0)
             cnt = np.maximum(cnt, 1).reshape((-1,) + (1,) * (o.ndim - 1))
