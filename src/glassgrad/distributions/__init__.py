@@ -8,7 +8,9 @@ samplers (_standard_gamma, _sample_dirichlet, poisson, binomial) are replayed el
 (_samplers.py), so the same seed gives torch's draws and leaves the generator in torch's state.  The samples
 are torch's bit for bit, except where they pass through elementwise math or matrix products whose last bit
 can differ from torch's vectorised kernels (Laplace, Weibull, Kumaraswamy, the multivariate normals, Wishart,
-LKJCholesky, ...: equal to ~1e-15; tests/test_distributions.py INEXACT lists them).
+LKJCholesky, ...: equal to ~1e-15; tests/test_distributions.py INEXACT lists them).  On a CUDA tensor the C++
+samplers run on the device from the CUDA generator (_device_samplers.py): torch's distributions and seeding,
+not torch's CUDA values (its kernels' per-element curand streams are not replayed).
 """
 from . import constraints, transforms  # noqa: F401
 from .bernoulli import Bernoulli

@@ -6,6 +6,10 @@ output's memory order, runs Marsaglia-Tsang (gamma), Hoermann's transformed reje
 BTRS or inversion (binomial) on the generator's ``uniform_real_distribution<double>`` and
 ``normal_distribution<double>`` draws (the cached Box-Muller second sample included), so the same seed gives
 torch's samples.  Loops are per element in Python: fine for the sizes distributions sample, not fast.
+
+A CUDA tensor draws from its CUDA generator, on its device (_device_samplers.py: the same algorithms as array
+code); under ops.random's private host-stream switch it draws from the CPU generator here, on the host, as
+every CUDA random op then does.
 """
 import math
 
@@ -13,6 +17,8 @@ import numpy as np
 
 from .._rng.common import _u53
 from . import _ops as T
+from . import _device_samplers as _dev
+from .. import backend
 from ..backend import host_apply
 from ._dirichlet_grad import dirichlet_grad
 from ._sampler_grads import standard_gamma_grad
@@ -24,6 +30,15 @@ _F = np.float32
 def _gen():
     from ..ops.random import default_generator
     return default_generator
+
+
+def _launcher(x, generator, fn):
+    """The CUDA generator's launcher for a device array `x` (None for a host array, or when the host-stream
+    switch sends CUDA draws to the CPU generator); `generator` checked against the device as torch does."""
+    from .._rng import cuda as _rng_cuda
+    from ..ops.random import _source
+    m, g = _source(generator, backend.device_of(x), fn)
+    return g if m is _rng_cuda else None
 
 
 def _gamma_one(alpha, uniform, normal, f32):
@@ -104,7 +119,9 @@ def _gamma_array(alpha, as_double=False):
 class _StandardGamma(Function):
     @staticmethod
     def forward(ctx, alpha):
-        x = T.from_array(host_apply(_gamma_array, alpha.detach()._data))   # a Python loop: host only
+        a = alpha.detach()._data
+        L = _launcher(a, None, "_standard_gamma")
+        x = T.from_array(_dev.standard_gamma(L, a) if L is not None else host_apply(_gamma_array, a))
         ctx.save_for_backward(alpha, x)
         return x
 
@@ -131,7 +148,9 @@ def sample_dirichlet_array(alpha):
 class DirichletSample(Function):
     @staticmethod
     def forward(ctx, concentration):
-        x = T.from_array(host_apply(sample_dirichlet_array, concentration.detach()._data))   # host only
+        a = concentration.detach()._data
+        L = _launcher(a, None, "_sample_dirichlet")
+        x = T.from_array(_dev.sample_dirichlet(L, a) if L is not None else host_apply(sample_dirichlet_array, a))
         ctx.save_for_backward(x, concentration)
         return x
 
@@ -177,8 +196,11 @@ def _poisson_one(lam, uniform):
 def poisson(rate, generator=None):
     """torch.poisson."""
     a = rate.detach()._data
-    if (a < 0).any():
+    if (~(a >= 0)).any():                             # negative or NaN, as torch's check
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    L = _launcher(a, generator, "poisson")
+    if L is not None:
+        return T.from_array(_dev.poisson(L, a))
     return T.from_array(host_apply(lambda h: _poisson_array(h, generator), a))   # a Python loop: host only
 
 
@@ -252,9 +274,12 @@ def _binomial_one(n, p, uniform):
 
 def binomial(count, prob, generator=None):
     """torch.binomial."""
+    c, p = count.detach()._data, prob.detach()._data
+    L = _launcher(c, generator, "binomial")
+    if L is not None:
+        return T.from_array(_dev.binomial(L, c, p))
     # a Python loop per element (ATen's kernel on the generator's stream): host only, an explicit round trip
-    return T.from_array(host_apply(lambda c, p: _binomial_array(c, p, generator), count.detach()._data,
-                                   prob.detach()._data))
+    return T.from_array(host_apply(lambda c, p: _binomial_array(c, p, generator), c, p))
 
 
 def _binomial_array(c, p, generator):
