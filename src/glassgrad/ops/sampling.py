@@ -48,7 +48,7 @@ class PoissonBackward0(Node):
 
 
 def poisson_result(values, input):
-    values = beside(input._data, values)            # (the samplers are host code: see random.beside)
+    values = beside(input._data, values)            # (host draws under the tests' host-stream switch: moved)
     if not (grad.enabled and input._rg):
         return make(values)
     n = PoissonBackward0((edge(input),))
