@@ -118,3 +118,24 @@ def _float_dtype(dtype, what):
         raise RuntimeError(f"{what.capitalize()} distribution is a continuous probability distribution. dtype must "
                            f"be a floating point but you specified {name}")
     return dt
+
+
+# the parameter checks of the one-parameter samplers, the same on every device (torch's messages)
+_PARAM_CHECKS = {
+    "exponential": (lambda v: v > 0.0, "exponential_ expects lambda > 0.0, but found lambda={}"),
+    "cauchy": (lambda v: v > 0.0, "cauchy_ expects sigma > 0.0, but found sigma={}"),
+    "log_normal": (lambda v: v > 0.0, "log_normal_ expects std > 0.0, but found std={}"),
+}
+
+
+def sampler_args(what, dtype, shape, value):
+    """A continuous sampler's checked arguments, for the CPU replica and the CUDA samplers alike: (output dtype,
+    shape, element count, the checked parameter as a float)."""
+    dt = _float_dtype(dtype, what)
+    shape = _shape(shape)
+    value = float(value)
+    ok, msg = _PARAM_CHECKS[what]
+    if not ok(value):
+        raise RuntimeError(msg.format(value))
+    return dt, shape, _numel(shape), value
+

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from . import common
-from .common import _half, finfo, _f32, _f64, _float_dtype, _numel, _shape, _to_float, _u24, _u53
+from .common import _half, finfo, _f32, _f64, _float_dtype, _numel, _shape, _to_float, _u24, _u53, sampler_args
 from .engine import _gen
 from .kernels import (_fma32, _fma64, _libm, _normal16_f32, _normal16_f32_default,
                       _normal16_f64)
@@ -180,13 +180,8 @@ def log_normal(gen, shape, mean=1.0, std=2.0, dtype=np.float32):
     """``torch.empty(shape, dtype).log_normal_(mean, std, generator=gen)``:
     ``exp(normal)`` from the scalar double Box-Muller (shares the cached sample)."""
     gen = _gen(gen)
-    dt = _float_dtype(dtype, "log_normal")
-    shape = _shape(shape)
+    dt, shape, n, std = sampler_args("log_normal", dtype, shape, std)
     mean = float(mean)
-    std = float(std)
-    if not std > 0.0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
-    n = _numel(shape)
     if n == 0:
         return np.empty(shape, dtype=dt)
     z = _affine_double(_box_muller_double(gen, n), std, mean)
@@ -199,13 +194,8 @@ def cauchy(gen, shape, median=0.0, sigma=1.0, dtype=np.float32):
     """``torch.empty(shape, dtype).cauchy_(median, sigma, generator=gen)``:
     ``median + sigma * tan(pi * (u - 0.5))`` in double."""
     gen = _gen(gen)
-    dt = _float_dtype(dtype, "cauchy")
-    shape = _shape(shape)
+    dt, shape, n, sigma = sampler_args("cauchy", dtype, shape, sigma)
     median = float(median)
-    sigma = float(sigma)
-    if not sigma > 0.0:
-        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
-    n = _numel(shape)
     if n == 0:
         return np.empty(shape, dtype=dt)
     t = _libm("tan", math.pi * (_u53(gen, n) - 0.5))
@@ -221,12 +211,7 @@ def cauchy(gen, shape, median=0.0, sigma=1.0, dtype=np.float32):
 def exponential(gen, shape, lambd=1.0, dtype=np.float32):
     """``torch.empty(shape, dtype).exponential_(lambd, generator=gen)``."""
     gen = _gen(gen)
-    dt = _float_dtype(dtype, "exponential")
-    shape = _shape(shape)
-    lambd = float(lambd)
-    if not lambd > 0.0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    n = _numel(shape)
+    dt, shape, n, lambd = sampler_args("exponential", dtype, shape, lambd)
     if n == 0:
         return np.empty(shape, dtype=dt)
     u = _u53(gen, n)

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import philox
 from .categorical import check_args, check_rows
-from .common import _half, finfo, _f32, _f64, _float_dtype, _numel, _shape
+from .common import _half, finfo, _f32, _f64, _float_dtype, _numel, _shape, sampler_args
 from .continuous import uniform_bounds
 from .discrete import _int_dtype, random_plan, random_values
 from .kernels import _fma32_fast, _fma64
@@ -136,11 +136,7 @@ def normal(L, shape, mean=0.0, std=1.0, dtype=np.float32):
 
 
 def log_normal(L, shape, mean=1.0, std=2.0, dtype=np.float32):
-    dt = _float_dtype(dtype, "log_normal")
-    shape = _shape(shape)
-    if not float(std) > 0.0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={float(std)}")
-    n = _numel(shape)
+    dt, shape, n, std = sampler_args("log_normal", dtype, shape, std)
     if n == 0:
         return L.empty(shape, dt)
     z = _normals(L, n, dt)
@@ -216,12 +212,7 @@ def dropout_mask(L, n, keep, vec):
 
 def exponential(L, shape, lambd=1.0, dtype=np.float32):
     """``-1 / lambda * log(u)``, with log(u) taken as -eps/2 where u rounds to 1 (ATen's CUDA transformation)."""
-    dt = _float_dtype(dtype, "exponential")
-    shape = _shape(shape)
-    lambd = float(lambd)
-    if not lambd > 0.0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    n = _numel(shape)
+    dt, shape, n, lambd = sampler_args("exponential", dtype, shape, lambd)
     if n == 0:
         return L.empty(shape, dt)
     acc = np.float64 if dt == _f64 else np.float32
@@ -251,12 +242,8 @@ def geometric(L, shape, p, dtype=np.float32):
 
 def cauchy(L, shape, median=0.0, sigma=1.0, dtype=np.float32):
     """``median + sigma * tan(pi * (u - 0.5))`` in the accumulator type."""
-    dt = _float_dtype(dtype, "cauchy")
-    shape = _shape(shape)
-    median, sigma = float(median), float(sigma)
-    if not sigma > 0.0:
-        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
-    n = _numel(shape)
+    dt, shape, n, sigma = sampler_args("cauchy", dtype, shape, sigma)
+    median = float(median)
     if n == 0:
         return L.empty(shape, dt)
     acc = np.float64 if dt == _f64 else np.float32
