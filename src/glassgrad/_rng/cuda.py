@@ -20,7 +20,7 @@ from . import philox
 from .categorical import check_args, check_rows
 from .common import _half, finfo, _f32, _f64, _float_dtype, _numel, _shape, sampler_args
 from .continuous import uniform_bounds
-from .discrete import _int_dtype, random_plan, random_values
+from .discrete import _int_dtype, geometric_args, random_plan, random_values
 from .kernels import _fma32_fast, _fma64
 
 __all__ = ["Launcher", "uniform", "normal", "random_", "bernoulli_scalar", "bernoulli_tensor", "dropout_mask",
@@ -224,14 +224,7 @@ def exponential(L, shape, lambd=1.0, dtype=np.float32):
 
 def geometric(L, shape, p, dtype=np.float32):
     """``ceil(log(u) / log1p(-p))`` in float (double for a double output)."""
-    dt = _int_dtype(dtype)
-    if dt == np.bool_:
-        raise RuntimeError('"geometric_cuda" not implemented for \'Bool\'')
-    shape = _shape(shape)
-    p = float(p)
-    if not 0.0 < p < 1.0:
-        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
-    n = _numel(shape)
+    dt, shape, n, p = geometric_args(dtype, shape, p, "geometric_cuda")
     if n == 0:
         return L.empty(shape, dt)
     acc = np.float64 if dt == _f64 else np.float32

@@ -242,18 +242,24 @@ def bernoulli_tensor(gen, p, dtype=None):
 
 # --- geometric (double-precision scalar kernel) -------------------------------
 
-def geometric(gen, shape, p, dtype=np.float32):
-    """``torch.empty(shape, dtype).geometric_(p, generator=gen)``:
-    ``ceil(log(u) / log1p(-p))`` with one 53-bit uniform per element."""
-    gen = _gen(gen)
+def geometric_args(dtype, shape, p, kernel):
+    """geometric_'s checks on every device (`kernel`: the name torch's error gives for a bool tensor): (dtype,
+    shape, element count, p)."""
     dt = _int_dtype(dtype)
     if dt == np.bool_:
-        raise RuntimeError('"geometric_cpu" not implemented for \'Bool\'')
+        raise RuntimeError(f'"{kernel}" not implemented for \'Bool\'')
     shape = _shape(shape)
     p = float(p)
     if not 0.0 < p < 1.0:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
-    n = _numel(shape)
+    return dt, shape, _numel(shape), p
+
+
+def geometric(gen, shape, p, dtype=np.float32):
+    """``torch.empty(shape, dtype).geometric_(p, generator=gen)``:
+    ``ceil(log(u) / log1p(-p))`` with one 53-bit uniform per element."""
+    gen = _gen(gen)
+    dt, shape, n, p = geometric_args(dtype, shape, p, "geometric_cpu")
     if n == 0:
         return np.empty(shape, dtype=dt)
     with np.errstate(divide="ignore"):
