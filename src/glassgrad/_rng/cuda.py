@@ -20,7 +20,7 @@ from . import philox
 from .categorical import check_args, check_rows
 from .common import _half, finfo, _f32, _f64, _float_dtype, _numel, _shape, sampler_args
 from .continuous import uniform_bounds
-from .discrete import _int_dtype, geometric_args, random_plan, random_values
+from .discrete import _int_dtype, bernoulli_args, geometric_args, random_plan, random_values
 from .kernels import _fma32_fast, _fma64
 
 __all__ = ["Launcher", "uniform", "normal", "random_", "bernoulli_scalar", "bernoulli_tensor", "dropout_mask",
@@ -168,12 +168,7 @@ def random_(L, shape, dtype=np.int64, low=None, high=None):
 
 def bernoulli_scalar(L, shape, p=0.5, dtype=np.float32):
     """bernoulli_(float p): ``uniform < p`` (p as a float; double uniforms for a double output)."""
-    dt = np.dtype(dtype)
-    shape = _shape(shape)
-    p = float(p)
-    if not 0.0 <= p <= 1.0:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    n = _numel(shape)
+    dt, shape, n, p = bernoulli_args(dtype, shape, p)
     if n == 0:
         return L.empty(shape, dt)
     return (_floats(L, n, _f64 if dt == _f64 else _f32) < np.float32(p)).astype(dt).reshape(shape)

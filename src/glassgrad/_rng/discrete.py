@@ -204,15 +204,20 @@ def bernoulli_scalar(gen, shape, p=0.5, dtype=np.float32):
     ``u53 < p``.
     """
     gen = _gen(gen)
+    dt, shape, n, p = bernoulli_args(dtype, shape, p)
+    if n == 0:
+        return np.empty(shape, dtype=dt)
+    return (_u53(gen, n) < p).astype(dt).reshape(shape)
+
+
+def bernoulli_args(dtype, shape, p):
+    """bernoulli_(float p)'s checks on every device: (dtype, shape, element count, p)."""
     dt = np.dtype(dtype)
     shape = _shape(shape)
     p = float(p)
     if not 0.0 <= p <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    n = _numel(shape)
-    if n == 0:
-        return np.empty(shape, dtype=dt)
-    return (_u53(gen, n) < p).astype(dt).reshape(shape)
+    return dt, shape, _numel(shape), p
 
 
 def bernoulli_tensor(gen, p, dtype=None):
