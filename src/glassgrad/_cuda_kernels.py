@@ -1,5 +1,6 @@
 """CuPy kernels for the steps whose array code launches many small kernels on a GPU: the Philox words of every
-random draw (about 80 elementwise launches as array code, one here) and Adam / AdamW's update (a dozen, one here).
+random draw (about 80 elementwise launches as array code, one here), Adam / AdamW's update (a dozen, one here) and
+(log-)softmax over the last dimension (five launches and two temporaries, one here: a block per row).
 
 They are compiled on first use, on a real GPU only (never on the strict stand-in device or the CPU), and do the
 same arithmetic, rounding step by rounding step, as the array code the other devices run (``--fmad=false``: no
@@ -13,7 +14,7 @@ import numpy as np
 
 from . import backend
 
-__all__ = ["available", "philox_words", "adam_step"]
+__all__ = ["available", "philox_words", "adam_step", "softmax_lastdim"]
 
 _cache = {}
 
@@ -95,3 +96,61 @@ def adam_step(g, w, b2, omb2, bc2, eps, value, x, m, v):
         "T g, T w, T b2, T omb2, T bc2, T eps, T value", "T x, T m, T v", _ADAM_BODY, "glassgrad_adam",
         options=("--fmad=false",)))
     k(g, w, b2, omb2, bc2, eps, value, x, m, v)
+
+
+_SOFTMAX = r"""
+extern "C" __global__ void glassgrad_softmax(const T* x, T* y, long long rows, long long n, int logmode) {
+    long long r = blockIdx.x;
+    if (r >= rows) return;
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    __shared__ T buf[256];
+    int t = threadIdx.x;
+    T m = -INFINITY;
+    for (long long i = t; i < n; i += blockDim.x) {
+        T v = xr[i];
+        m = (v > m || v != v) ? v : m;              /* max, NaN winning as NumPy's maximum */
+    }
+    buf[t] = m;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) {
+            T o = buf[t + s];
+            if (o > buf[t] || o != o) buf[t] = o;
+        }
+        __syncthreads();
+    }
+    m = buf[0];
+    __syncthreads();
+    if (!isfinite(m)) m = 0;                        /* shifted by the finite max, as the array code */
+    T sum = 0;
+    for (long long i = t; i < n; i += blockDim.x) sum += exp(xr[i] - m);
+    buf[t] = sum;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) buf[t] += buf[t + s];
+        __syncthreads();
+    }
+    sum = buf[0];
+    T ls = log(sum);
+    for (long long i = t; i < n; i += blockDim.x) {
+        T z = xr[i] - m;
+        yr[i] = logmode ? z - ls : exp(z) / sum;
+    }
+}
+"""
+
+
+def softmax_lastdim(a, log):
+    """(log-)softmax of the C-contiguous float32 / float64 device array `a` over its last axis (ops/softmax's
+    _softmax_arr, whose array code it replaces on a GPU: the same steps; the sums in a tree order)."""
+    cp = backend._cupy
+    t = "float" if a.dtype == np.float32 else "double"
+    k = _kernel("softmax_" + t, lambda cp: cp.RawKernel("typedef " + t + " T;\n" + _SOFTMAX, "glassgrad_softmax"))
+    n = a.shape[-1] if a.ndim else 1
+    rows = a.size // n if n else 0
+    y = cp.empty_like(a)
+    if rows:
+        k((rows,), (256,), (a, y, np.int64(rows), np.int64(n), np.int32(1 if log else 0)))
+    return y
+

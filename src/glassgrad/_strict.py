@@ -140,10 +140,16 @@ class _Device:
 _WRAPPERS = weakref.WeakValueDictionary()       # id(ndarray) -> its StrictArray, so wrapping is identity-stable
 
 
+_NO_CUPY_DTYPES = set("gGOSUMm")      # long double, complex long double, object, bytes, str, datetimes
+
+
 def wrap(x):
     """NumPy results as device results: arrays (and NumPy scalars, as 0-d arrays) become StrictArrays; tuples and
     lists are wrapped element by element; anything else is returned as is."""
     if isinstance(x, np.ndarray):
+        if x.dtype.char in _NO_CUPY_DTYPES:
+            raise TypeError(f"glassgrad strict device: CuPy has no {x.dtype} arrays (long double, object, "
+                            f"strings): a device computation cannot make one")
         w = _WRAPPERS.get(id(x))
         if w is None or w._a is not x:
             w = StrictArray(x)

@@ -42,3 +42,18 @@ def test_adam_kernel_equals_array_code(dtype, monkeypatch):
     (pa, va), (pb, vb) = run(False), run(True)
     for a, b in zip(pa + va, pb + vb):
         np.testing.assert_array_equal(b, a)
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 2e-6), (np.float64, 1e-13)])
+@pytest.mark.parametrize("shape", [(4, 7), (3, 5, 1000), (2, 1), (6, 4096)])
+def test_softmax_kernel_close_to_array_code(dtype, rtol, shape, monkeypatch):
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal(shape) * 4).astype(dtype)
+    x.reshape(-1)[::97] = -np.inf                          # masked entries, as attention's
+    for log in (False, True):
+        fn = gg.log_softmax if log else gg.softmax
+        monkeypatch.setenv("GLASSGRAD_FUSED", "0")
+        want = fn(gg.from_numpy(x).cuda(), -1).cpu().numpy()
+        monkeypatch.setenv("GLASSGRAD_FUSED", "1")
+        got = fn(gg.from_numpy(x).cuda(), -1).cpu().numpy()
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=0)

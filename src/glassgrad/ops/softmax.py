@@ -7,7 +7,7 @@ reduces a short axis (2..7) as a loop over its slices, several times faster than
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _cuda_kernels, _dtype
 from ._core import make, edge, save_out, grad, quiet, as_array
 from ..autograd.graph import Node
 from .conversion import to_dtype
@@ -62,7 +62,11 @@ def _short_reduce(ufunc, a, d):
 
 
 def _softmax_arr(a, d, log):
-    """(log-)softmax of array `a` over axes `d`: shifted by the finite max, in place on one fresh array."""
+    """(log-)softmax of array `a` over axes `d`: shifted by the finite max, in place on one fresh array (on a GPU,
+    over the last axis of a contiguous float array: _cuda_kernels' one-kernel form of the same steps)."""
+    if (a.__class__ is not np.ndarray and d == (a.ndim - 1,) and a.dtype in _FUSED and a.flags.c_contiguous
+            and _cuda_kernels.available()):
+        return _cuda_kernels.softmax_lastdim(a, log)
     m = _short_reduce(np.maximum, a, d)
     m = np.where(np.isfinite(m), m, 0)
     z = as_array(a - m)
@@ -73,6 +77,9 @@ def _softmax_arr(a, d, log):
         np.exp(z, out=z)
         z /= _short_reduce(np.add, z, d)
     return z
+
+
+_FUSED = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _softmax(input, dim, dtype, log):
