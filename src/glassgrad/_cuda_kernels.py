@@ -106,7 +106,7 @@ extern "C" __global__ void glassgrad_softmax(const T* x, T* y, long long rows, l
     T* yr = y + r * n;
     __shared__ T buf[256];
     int t = threadIdx.x;
-    T m = -INFINITY;
+    T m = (T)(-__int_as_float(0x7f800000));      /* -inf (NVRTC defines no INFINITY) */
     for (long long i = t; i < n; i += blockDim.x) {
         T v = xr[i];
         m = (v > m || v != v) ? v : m;              /* max, NaN winning as NumPy's maximum */
