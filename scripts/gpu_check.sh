@@ -11,7 +11,7 @@ mkdir -p "$OUT"
 export PYTHONPATH=src PYTHONUNBUFFERED=1 GLASSGRAD_STRICT_DEVICE=1   # (collects tests/strict; real CuPy takes precedence)
 { nvidia-smi -L; python3 -c "import cupy, numpy, torch; print('cupy', cupy.__version__, 'numpy', numpy.__version__, \
 'torch', torch.__version__, torch.cuda.is_available())"; } > "$OUT/env.txt" 2>&1
-timeout 420 python3 -m pytest -p no:cacheprovider -q -x --timeout 120 -n 4 tests/strict > "$OUT/strict.log" 2>&1
+timeout 420 python3 -m pytest -p no:cacheprovider -q --maxfail=25 --timeout 120 -n 4 -rs tests/strict > "$OUT/strict.log" 2>&1
 echo "strict rc=$?" >> "$OUT/env.txt"
 timeout 120 python3 scripts/gpu_rng_vs_torch.py > "$OUT/rng.txt" 2>&1
 echo "rng rc=$?" >> "$OUT/env.txt"
