@@ -65,6 +65,11 @@ class recording:
 
 
 _SCATTER_UFUNCS = (np.add, np.subtract, np.maximum, np.minimum)
+# the ufunc methods CuPy has beyond __call__ and outer: at through its scatter kernels, the others through its
+# reductions and scans
+_CUPY_METHODS = {"at": _SCATTER_UFUNCS, "reduce": (np.add, np.multiply, np.maximum, np.minimum, np.logical_and,
+                                                   np.logical_or),
+                 "accumulate": (np.add, np.multiply), "reduceat": (np.add,)}
 _NO_RAISE = (np.linalg.inv, np.linalg.solve, np.linalg.cholesky)
 
 
@@ -202,9 +207,10 @@ class StrictArray:
                         "reaches the host only through .cpu() / .item() / .numpy())")
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if method == "at" and ufunc not in _SCATTER_UFUNCS:
-            raise NotImplementedError(f"glassgrad strict device: CuPy offers ufunc.at only for add, subtract, "
-                                      f"maximum and minimum (its scatter kernels), not {ufunc.__name__}")
+        if method != "__call__" and method != "outer" and ufunc not in _CUPY_METHODS.get(method, ()):
+            raise NotImplementedError(f"glassgrad strict device: CuPy offers ufunc.{method} only for "
+                                      f"{', '.join(u.__name__ for u in _CUPY_METHODS.get(method, ()))}, not "
+                                      f"{ufunc.__name__}")
         out = kwargs.pop("out", None)
         kwargs = unwrap(kwargs)
         if out is not None:

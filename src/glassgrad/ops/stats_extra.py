@@ -285,8 +285,25 @@ def logcumsumexp(input, dim, *, out=None):
     if a.dtype.kind not in "fcV":
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_dtype.c_name(a.dtype)}'")
     with np.errstate(all="ignore"):
-        y = np.logaddexp.accumulate(a, axis=d) if a.ndim and a.size else a.copy()
+        if not (a.ndim and a.size):
+            y = a.copy()
+        elif a.__class__ is np.ndarray or a.dtype.kind == "c":
+            y = np.logaddexp.accumulate(a, axis=d)
+        else:
+            y = _logaddexp_scan(a, d)
     return wrap((as_array(y, a.dtype),), LogcumsumexpBackward0, (input,), (0,), (0,), d)[0]
+
+
+def _logaddexp_scan(a, d):
+    """logaddexp.accumulate along axis d for a device array (CuPy has no logaddexp.accumulate): Hillis-Steele's
+    inclusive scan, log2(n) rounds of logaddexp over shifted halves (as a GPU scan; the sums associate differently
+    from the sequential one, within rounding)."""
+    y = np.moveaxis(a, d, -1).copy()
+    k, n = 1, y.shape[-1]
+    while k < n:
+        y[..., k:] = np.logaddexp(y[..., k:], y[..., :-k])
+        k *= 2
+    return np.moveaxis(y, -1, d)
 
 
 # -- histogramdd ----------------------------------------------------------------------------------------------------
