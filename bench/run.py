@@ -29,7 +29,7 @@ MARK = "@@BENCH@@ "
 # name -> module in bench/workloads ("import" is a keyword, so its module is import_time)
 MODULES = {"import": "import_time", "chain": "chain", "seed003": "seed003", "mlp": "mlp",
            "mlp_large": "mlp_large", "cnn": "cnn", "resnet": "resnet", "gpt": "gpt", "lstm": "lstm",
-           "ohem": "ohem"}
+           "ohem": "ohem", "gemm": "gemm"}
 RSS_TARGET = 1.0
 
 # iteration policy per mode: warm-up iterations; then iterations until both min_iters and the time

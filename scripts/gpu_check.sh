@@ -15,7 +15,7 @@ timeout 420 python3 -m pytest -p no:cacheprovider -q --maxfail=25 --timeout 120 
 echo "strict rc=$?" >> "$OUT/env.txt"
 timeout 120 python3 scripts/gpu_rng_vs_torch.py > "$OUT/rng.txt" 2>&1
 echo "rng rc=$?" >> "$OUT/env.txt"
-timeout 300 python3 bench/run.py --compare --quick --device cuda --only mlp,mlp_large,cnn,gpt,resnet,lstm \
+timeout 300 python3 bench/run.py --compare --quick --device cuda --only gemm,mlp,mlp_large,cnn,gpt,resnet,lstm \
     > "$OUT/bench.txt" 2>&1
 echo "bench rc=$?" >> "$OUT/env.txt"
 tail -3 "$OUT/strict.log"; tail -1 "$OUT/rng.txt"; cat "$OUT/bench.txt" "$OUT/env.txt"

@@ -415,7 +415,10 @@ def _make_xp():
     ns.lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(
         as_strided=lambda a, shape=None, strides=None, **kw: wrap(np.lib.stride_tricks.as_strided(
             unwrap(a), shape, strides, **kw))))
+    props = {"name": b"glassgrad strict stand-in (NumPy)", "major": 9, "minor": 0, "totalGlobalMem": 80 * 2 ** 30,
+             "multiProcessorCount": 132, "maxThreadsPerMultiProcessor": 2048, "integrated": 0, "isMultiGpuBoard": 0}
     runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, deviceSynchronize=lambda: None,
+                                    getDeviceProperties=lambda i: dict(props),
                                     getDevice=lambda: 0, setDevice=lambda i: None,
                                     memGetInfo=lambda: (0, 0), runtimeGetVersion=lambda: 0)
     ns.cuda = types.SimpleNamespace(runtime=runtime, Device=_Device, is_available=lambda: True)

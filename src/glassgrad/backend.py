@@ -211,7 +211,8 @@ def sm_layout(index=0):
     sm = _SM.get(index)
     if sm is None:
         if STRICT:
-            sm = (132, 2048)
+            p = _cupy.cuda.runtime.getDeviceProperties(index)
+            sm = (p["multiProcessorCount"], p["maxThreadsPerMultiProcessor"])
         else:
             attrs = _cupy.cuda.Device(index).attributes
             sm = (attrs["MultiProcessorCount"], attrs["MaxThreadsPerMultiProcessor"])
