@@ -1,6 +1,7 @@
 """CuPy kernels for the steps whose array code launches many small kernels on a GPU: the Philox words of every
 random draw (about 80 elementwise launches as array code, one here), Adam / AdamW's update (a dozen, one here) and
-(log-)softmax over the last dimension (five launches and two temporaries, one here: a block per row).
+(log-)softmax over the last dimension (five launches and two temporaries, one here: a block per row) and layer
+norm's forward (about ten launches, one here: a block per row).
 
 They are compiled on first use, on a real GPU only (never on the strict stand-in device or the CPU), and do the
 same arithmetic, rounding step by rounding step, as the array code the other devices run (``--fmad=false``: no
@@ -14,7 +15,7 @@ import numpy as np
 
 from . import backend
 
-__all__ = ["available", "philox_words", "adam_step", "softmax_lastdim"]
+__all__ = ["available", "philox_words", "adam_step", "softmax_lastdim", "layer_norm"]
 
 _cache = {}
 
@@ -153,4 +154,76 @@ def softmax_lastdim(a, log):
     if rows:
         k((rows,), (256,), (a, y, np.int64(rows), np.int64(n), np.int32(1 if log else 0)))
     return y
+
+
+_LAYER_NORM = r"""
+__device__ double glassgrad_block_sum(double v, double* buf) {
+    int t = threadIdx.x;
+    buf[t] = v;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) buf[t] += buf[t + s];
+        __syncthreads();
+    }
+    double r = buf[0];
+    __syncthreads();
+    return r;
+}
+
+extern "C" __global__ void glassgrad_layer_norm(const T* x, const T* w, const T* b, T* y, double* mean_out,
+                                                double* invstd_out, long long rows, long long n, double eps,
+                                                int has_w, int has_b) {
+    long long r = blockIdx.x;
+    if (r >= rows) return;
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    __shared__ double buf[256];
+    double s = 0;
+    for (long long i = threadIdx.x; i < n; i += blockDim.x) s += (double)xr[i];
+    double mean = glassgrad_block_sum(s, buf) / (double)n;
+    T mean_t = (T)mean;
+    double q = 0;
+    for (long long i = threadIdx.x; i < n; i += blockDim.x) {
+        T c = xr[i] - mean_t;
+        T c2 = c * c;                                   /* the square in the input's dtype, summed in double */
+        q += (double)c2;
+    }
+    double var = glassgrad_block_sum(q, buf) / (double)n;
+    double invstd = 1.0 / sqrt(var + eps);
+    T inv_t = (T)invstd;
+    for (long long i = threadIdx.x; i < n; i += blockDim.x) {
+        T v = (xr[i] - mean_t) * inv_t;
+        if (has_w) v = v * w[i];
+        if (has_b) v = v + b[i];
+        yr[i] = v;
+    }
+    if (threadIdx.x == 0) {
+        mean_out[r] = mean;
+        invstd_out[r] = invstd;
+    }
+}
+"""
+
+
+def layer_norm(x, k, w, b, eps):
+    """ops/norm's layer-norm forward over the last `k` axes of the C-contiguous float32 / float64 device array `x`
+    (weight `w`, bias `b`: contiguous arrays of x's dtype, or None): (y, mean, invstd), mean and invstd float64
+    with the reduced axes kept -- the array code's steps (statistics accumulated in double, the square in x's dtype;
+    the sums in a tree order)."""
+    cp = backend._cupy
+    t = "float" if x.dtype == np.float32 else "double"
+    kern = _kernel("layer_norm_" + t, lambda cp: cp.RawKernel("typedef " + t + " T;\n" + _LAYER_NORM,
+                                                               "glassgrad_layer_norm", options=("--fmad=false",)))
+    n = 1
+    for s in x.shape[x.ndim - k:]:
+        n *= s
+    rows = x.size // n
+    y = cp.empty_like(x)
+    mean = cp.empty(rows, dtype=cp.float64)
+    invstd = cp.empty(rows, dtype=cp.float64)
+    dummy = cp.empty(1, dtype=x.dtype)
+    kern((rows,), (256,), (x, dummy if w is None else w, dummy if b is None else b, y, mean, invstd, np.int64(rows),
+                           np.int64(n), np.float64(eps), np.int32(w is not None), np.int32(b is not None)))
+    kept = x.shape[:x.ndim - k] + (1,) * k
+    return y, mean.reshape(kept), invstd.reshape(kept)
 

@@ -57,3 +57,26 @@ def test_softmax_kernel_close_to_array_code(dtype, rtol, shape, monkeypatch):
         monkeypatch.setenv("GLASSGRAD_FUSED", "1")
         got = fn(gg.from_numpy(x).cuda(), -1).cpu().numpy()
         np.testing.assert_allclose(got, want, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 2e-6), (np.float64, 1e-13)])
+@pytest.mark.parametrize("shape,k,affine", [((4, 7), 1, True), ((3, 5, 300), 1, False), ((2, 6, 8, 64), 2, True)])
+def test_layer_norm_kernel_close_to_array_code(dtype, rtol, shape, k, affine, monkeypatch):
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal(shape) * 3 + 1).astype(dtype)
+    w = rng.standard_normal(shape[-k:]).astype(dtype) if affine else None
+    b = rng.standard_normal(shape[-k:]).astype(dtype) if affine else None
+
+    def run():
+        xs = gg.from_numpy(x).cuda().requires_grad_(True)
+        ws = None if w is None else gg.from_numpy(w).cuda().requires_grad_(True)
+        bs = None if b is None else gg.from_numpy(b).cuda().requires_grad_(True)
+        y = gg.nn.functional.layer_norm(xs, shape[-k:], ws, bs, 1e-5)
+        y.backward(gg.ones_like(y))
+        return [y.detach().cpu().numpy(), xs.grad.cpu().numpy()] + ([ws.grad.cpu().numpy()] if affine else [])
+
+    monkeypatch.setenv("GLASSGRAD_FUSED", "0")
+    want = run()
+    monkeypatch.setenv("GLASSGRAD_FUSED", "1")
+    for g, e in zip(run(), want):
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol * 10)

@@ -14,7 +14,7 @@ recomputed from the saved input with differentiable ops, so second derivatives a
 """
 import numpy as np
 
-from .. import _args, _dtype
+from .. import _args, _cuda_kernels, _dtype
 
 from ._core import make, edge, save_in, grad, as_array
 from ..autograd.graph import Node, freed_error
@@ -306,6 +306,35 @@ class NativeLayerNormBackward0(Node):
         return gx, gw, gb
 
 
+def _ln_arrays(x, axes, k, weight, bias, eps):
+    """Layer norm's forward as array code: (y, mean, invstd), the statistics float64."""
+    dt = x.dtype
+    if x.size:
+        mean, var = _stats(x, axes)
+    else:
+        mean = var = np.zeros(x.shape[:x.ndim - k] + (1,) * k, like=x)
+    invstd64 = 1.0 / np.sqrt(var + eps)
+    cd = np.dtype(np.float32) if dt.kind == "V" else dt    # bfloat16: in float32, rounded once
+    y = ((x.astype(cd, copy=False) - mean.astype(cd)) * invstd64.astype(cd)).astype(cd, copy=False)
+    if weight is not None:
+        y = y * weight._data.astype(cd, copy=False)
+    if bias is not None:
+        y = y + bias._data.astype(cd, copy=False)
+    return y.astype(dt, copy=False), mean, invstd64
+
+
+_LN_FUSED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _fused_ln(x, weight, bias):
+    if x.__class__ is np.ndarray or not x.size or x.dtype not in _LN_FUSED or not x.flags.c_contiguous:
+        return False
+    for t in (weight, bias):
+        if t is not None and (t._data.dtype != x.dtype or not t._data.flags.c_contiguous):
+            return False
+    return _cuda_kernels.available()
+
+
 def _native_layer_norm(input, normalized_shape, weight, bias, eps):
     _float_kernel(input, "LayerNormKernelImpl")
     _check_param_dtypes(input, weight, bias)
@@ -325,18 +354,11 @@ def _native_layer_norm(input, normalized_shape, weight, bias, eps):
     axes = tuple(range(x.ndim - k, x.ndim))
     n = int(np.prod(norm_shape))
     dt = x.dtype
-    if x.size:
-        mean, var = _stats(x, axes)
+    if _fused_ln(x, weight, bias):              # a GPU: the whole forward in one kernel, the same steps
+        y, mean, invstd64 = _cuda_kernels.layer_norm(x, k, None if weight is None else weight._data,
+                                                     None if bias is None else bias._data, eps)
     else:
-        mean = var = np.zeros(x.shape[:x.ndim - k] + (1,) * k, like=x)
-    invstd64 = 1.0 / np.sqrt(var + eps)
-    cd = np.dtype(np.float32) if dt.kind == "V" else dt    # bfloat16: in float32, rounded once
-    y = ((x.astype(cd, copy=False) - mean.astype(cd)) * invstd64.astype(cd)).astype(cd, copy=False)
-    if weight is not None:
-        y = y * weight._data.astype(cd, copy=False)
-    if bias is not None:
-        y = y + bias._data.astype(cd, copy=False)
-    y = y.astype(dt, copy=False)
+        y, mean, invstd64 = _ln_arrays(x, axes, k, weight, bias, eps)
     ins = (input, weight, bias)
     if grad.enabled and any(t is not None and t._rg for t in ins):
         node = NativeLayerNormBackward0(tuple(edge(t) if t is not None else (None, 0) for t in ins))
