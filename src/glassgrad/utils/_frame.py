@@ -49,25 +49,24 @@ class CheckpointError(RuntimeError):
 
 
 @contextlib.contextmanager
+def _overriding(key, value):
+    """_state[key] = value while the block runs."""
+    prev = _state[key]
+    _state[key] = value
+    try:
+        yield
+    finally:
+        _state[key] = prev
+
+
 def set_checkpoint_early_stop(enable):
     """Whether non-reentrant checkpoints made under this context stop their recomputation early."""
-    prev = _state["early_stop"]
-    _state["early_stop"] = enable
-    try:
-        yield
-    finally:
-        _state["early_stop"] = prev
+    return _overriding("early_stop", enable)
 
 
-@contextlib.contextmanager
 def set_checkpoint_debug_enabled(enabled):
     """Overrides checkpoint's ``debug`` argument while active (None: defer to it)."""
-    prev = _state["debug"]
-    _state["debug"] = enabled
-    try:
-        yield
-    finally:
-        _state["debug"] = prev
+    return _overriding("debug", enabled)
 
 
 def early_stop(default):
