@@ -2,6 +2,7 @@
 # Install the system programs some tests use, when they are missing and we may:
 #   chromium  - tests/explain/test_browser.py renders the `glassgrad explain` report headless
 #   graphviz  - `dot`, the report's graph drawn by Graphviz (without it glassgrad's own layout draws it)
+#   g++       - tests/strict/cuda_emu.py compiles the fused CUDA kernels' source for the CPU to test them
 # Only as root with apt-get (Debian/Ubuntu CI images); otherwise it does nothing and exits 0
 # (the tests that need these programs then skip with a reason). Prints one line of what it did.
 set -u
@@ -9,9 +10,10 @@ set -u
 missing=""
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v dot >/dev/null 2>&1 || missing="$missing graphviz"
+command -v g++ >/dev/null 2>&1 || missing="$missing g++"
 
 if [ -z "$missing" ]; then
-    echo "ci_system_deps: chromium and graphviz already present, nothing to do"
+    echo "ci_system_deps: chromium, graphviz and g++ already present, nothing to do"
     exit 0
 fi
 if [ "$(id -u)" != "0" ] || ! command -v apt-get >/dev/null 2>&1; then

@@ -3,11 +3,13 @@ random draw (about 80 elementwise launches as array code, one here), Adam / Adam
 (log-)softmax over the last dimension (five launches and two temporaries, one here: a block per row) and layer
 norm's forward (about ten launches, one here: a block per row).
 
-They are compiled on first use, on a real GPU only (never on the strict stand-in device or the CPU), and do the
-same arithmetic, rounding step by rounding step, as the array code the other devices run (``--fmad=false``: no
-contraction nvcc would add; the float32 fused multiply-adds the CPU path emulates through float64 are written
-through double here too), so a GPU run gives the same numbers either way.  tests/strict/test_cuda_kernels.py
-compares each with its array code on a GPU.  ``GLASSGRAD_FUSED=0`` turns them off.
+They are compiled on first use, on a real GPU only (never for the strict stand-in device or the CPU in normal
+use), and do the same arithmetic, rounding step by rounding step, as the array code the other devices run
+(``--fmad=false``: no contraction nvcc would add; the float32 fused multiply-adds the CPU path emulates through
+float64 are written through double here too), so a GPU run gives the same numbers either way.
+tests/strict/test_cuda_kernels.py compares each with its array code: on a GPU through CuPy, and on the strict
+stand-in device through tests/strict/cuda_emu.py, which compiles the same CUDA C for the CPU (``_kit`` below is
+where it plugs in).  ``GLASSGRAD_FUSED=0`` turns them off.
 """
 import os
 
@@ -19,15 +21,26 @@ __all__ = ["available", "philox_words", "adam_step", "softmax_lastdim", "layer_n
 
 _cache = {}
 
+# What builds and launches the kernels: CuPy on a real GPU; the tests put a CPU emulation of CuPy's kernel API
+# here (tests/strict/cuda_emu.py) to run the same CUDA C on the strict stand-in device.
+_kit = None
+
+
+def _cp():
+    return _kit if _kit is not None else backend._cupy
+
 
 def available():
-    return backend._cupy is not None and not backend.STRICT and os.environ.get("GLASSGRAD_FUSED", "1") != "0"
+    if os.environ.get("GLASSGRAD_FUSED", "1") == "0":
+        return False
+    return _kit is not None or (backend._cupy is not None and not backend.STRICT)
 
 
 def _kernel(name, build):
-    k = _cache.get(name)
+    cp = _cp()
+    k = _cache.get((id(cp), name))
     if k is None:
-        k = _cache[name] = build(backend._cupy)
+        k = _cache[(id(cp), name)] = build(cp)
     return k
 
 
@@ -64,7 +77,7 @@ extern "C" __global__ void glassgrad_philox(unsigned long long seed, unsigned lo
 def philox_words(seed, ctr0, threads, calls):
     """_rng/philox._calls on the GPU: the four words of Philox4x32-10 at counter (ctr0 + j, thread i) under `seed`,
     four (calls, threads) uint64 arrays."""
-    cp = backend._cupy
+    cp = _cp()
     k = _kernel("philox", lambda cp: cp.RawKernel(_PHILOX, "glassgrad_philox", options=("--fmad=false",)))
     total = threads * calls
     out = cp.empty((4, calls, threads), dtype=cp.uint32)
@@ -145,7 +158,7 @@ extern "C" __global__ void glassgrad_softmax(const T* x, T* y, long long rows, l
 def softmax_lastdim(a, log):
     """(log-)softmax of the C-contiguous float32 / float64 device array `a` over its last axis (ops/softmax's
     _softmax_arr, whose array code it replaces on a GPU: the same steps; the sums in a tree order)."""
-    cp = backend._cupy
+    cp = _cp()
     t = "float" if a.dtype == np.float32 else "double"
     k = _kernel("softmax_" + t, lambda cp: cp.RawKernel("typedef " + t + " T;\n" + _SOFTMAX, "glassgrad_softmax"))
     n = a.shape[-1] if a.ndim else 1
@@ -210,7 +223,7 @@ def layer_norm(x, k, w, b, eps):
     (weight `w`, bias `b`: contiguous arrays of x's dtype, or None): (y, mean, invstd), mean and invstd float64
     with the reduced axes kept -- the array code's steps (statistics accumulated in double, the square in x's dtype;
     the sums in a tree order)."""
-    cp = backend._cupy
+    cp = _cp()
     t = "float" if x.dtype == np.float32 else "double"
     kern = _kernel("layer_norm_" + t, lambda cp: cp.RawKernel("typedef " + t + " T;\n" + _LAYER_NORM,
                                                                "glassgrad_layer_norm", options=("--fmad=false",)))

@@ -1,6 +1,7 @@
-"""The fused CuPy kernels (_cuda_kernels.py) against the array code they replace, on a real GPU: they compile
-only there, so on the strict stand-in device (and any machine without CuPy) these tests skip with that reason;
-scripts/gpu_check.sh runs them on a lent GPU."""
+"""The fused CuPy kernels (_cuda_kernels.py) against the array code they replace.  On a real GPU they run on CuPy
+(scripts/gpu_check.sh); on the strict stand-in device the same CUDA C runs under tests/strict/cuda_emu.py, a CPU
+emulation of CuPy's kernel API (the host C++ compiler, cooperative threads per block), which checks the kernels'
+logic -- indexing, bounds, reduction trees, barriers, rounding steps -- but not CUDA's math library or timing."""
 import numpy as np
 import pytest
 
@@ -8,9 +9,23 @@ import glassgrad as gg
 from glassgrad import _cuda_kernels, backend
 from glassgrad._rng import philox
 
-pytestmark = pytest.mark.skipif(not _cuda_kernels.available(),
-                                reason="the fused CuPy kernels compile only on a real GPU (CuPy), not on the strict "
-                                       "stand-in device; scripts/gpu_check.sh runs them where one is lent")
+import cuda_emu
+
+_REAL_GPU = backend._cupy is not None and not backend.STRICT
+_KIT = cuda_emu.Kit()
+
+
+@pytest.fixture(autouse=True)
+def kernels(monkeypatch):
+    """The kernels' runtime: CuPy on a GPU, else the emulation (which needs a C++ compiler: CI installs g++
+    through scripts/ci_system_deps.sh where it is missing)."""
+    if not _REAL_GPU:
+        if cuda_emu.compiler() is None:
+            pytest.skip("no C++ compiler (g++) for the CPU emulation of the CUDA kernels; "
+                        "scripts/ci_system_deps.sh installs it")
+        monkeypatch.setattr(_cuda_kernels, "_kit", _KIT)
+    monkeypatch.setenv("GLASSGRAD_FUSED", "1")
+    assert _cuda_kernels.available()
 
 
 @pytest.mark.parametrize("threads,calls,offset", [(256, 1, 0), (1024, 3, 8), (270336, 2, 4 * 2 ** 33)])
