@@ -64,6 +64,67 @@ class recording:
         _copies, _uploads = self._outer
 
 
+# Kernel launches, counted while a `counting()` block is open: bench/launches.py's estimate of how many kernels a
+# training step launches on a GPU.  Every ufunc call (and reduce / accumulate / at) is one; any other function or
+# method counts when it writes into an array or returns fresh memory (a view -- reshape, transpose, basic
+# indexing -- launches nothing; ``empty`` only allocates).
+_counts = None
+
+
+def _where():
+    """The glassgrad function that made the current device call (module:function), for the launch counts."""
+    import sys
+    f = sys._getframe(2)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if "glassgrad" in fn and not fn.endswith(("_strict.py", "backend.py")):
+            mod = fn.rsplit("glassgrad", 1)[1].lstrip("/\\").replace("/", ".").replace("\\", ".")[:-3]
+            return f"{mod}:{f.f_code.co_name}"
+        f = f.f_back
+    return "?"
+
+
+def _count(name):
+    _counts[(name, _where())] += 1
+
+
+def _inputs(args):
+    out = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            out.append(a)
+        elif isinstance(a, (tuple, list)):
+            out.extend(v for v in a if isinstance(v, np.ndarray))
+    return out
+
+
+def _fresh(r, inputs):
+    """Whether result `r` of a call on `inputs` (raw arrays) is the work of a kernel: a write (None), a scalar, or
+    an array that is not a view of an input."""
+    if r is None or isinstance(r, np.generic):
+        return True
+    if isinstance(r, np.ndarray):
+        return r.size > 0 and not any(np.may_share_memory(r, a) for a in inputs)
+    if isinstance(r, (tuple, list)):
+        return any(_fresh(v, inputs) for v in r)
+    return False
+
+
+class counting:
+    """``with counting() as c:`` -- c, a Counter of (NumPy function, glassgrad caller) -> kernel launches made on
+    the strict device inside the block."""
+
+    def __enter__(self):
+        global _counts
+        import collections
+        self._outer, _counts = _counts, collections.Counter()
+        return _counts
+
+    def __exit__(self, *exc):
+        global _counts
+        _counts = self._outer
+
+
 _SCATTER_UFUNCS = (np.add, np.subtract, np.maximum, np.minimum)
 # the ufunc methods CuPy has beyond __call__ and outer: at through its scatter kernels, the others through its
 # reductions and scans
@@ -185,11 +246,18 @@ def unwrap(x, seen_device=None):
     return x
 
 
-def _lift(fn):
-    """NumPy function `fn` over StrictArrays: arguments unwrapped, results wrapped."""
+def _lift(fn, owner=None):
+    """NumPy function `fn` over StrictArrays: arguments unwrapped, results wrapped (`owner`: the array whose
+    method `fn` is)."""
+    name = getattr(fn, "__name__", "lifted")
+
     def lifted(*args, **kwargs):
-        return wrap(fn(*unwrap(args), **unwrap(kwargs)))
-    lifted.__name__ = getattr(fn, "__name__", "lifted")
+        args = unwrap(args)
+        r = fn(*args, **unwrap(kwargs))
+        if _counts is not None and name not in ("empty", "empty_like") and _fresh(r, _inputs(args) + ([] if owner is None else [owner])):
+            _count(name)
+        return wrap(r)
+    lifted.__name__ = name
     return lifted
 
 
@@ -215,19 +283,26 @@ class StrictArray:
         kwargs = unwrap(kwargs)
         if out is not None:
             kwargs["out"] = tuple(unwrap(o) for o in out)
+        if _counts is not None:
+            _count(ufunc.__name__ + ("" if method == "__call__" else "." + method))
         return wrap(getattr(ufunc, method)(*unwrap(inputs), **kwargs))
 
     def __array_function__(self, func, types_, args, kwargs):
+        args = unwrap(args)
         if func in _NO_RAISE:
-            return wrap(_no_raise(func, unwrap(args), unwrap(kwargs)))
-        return wrap(func(*unwrap(args), **unwrap(kwargs)))
+            r = _no_raise(func, args, unwrap(kwargs))
+        else:
+            r = func(*args, **unwrap(kwargs))
+        if _counts is not None and _fresh(r, _inputs(args)):
+            _count(func.__name__)
+        return wrap(r)
 
     def __getattr__(self, name):
         if name.startswith("__") or name in ("ctypes", "__array_interface__", "__array_struct__"):
             raise AttributeError(f"'StrictArray' object has no attribute '{name}'"
                                  + (" (a host pointer: the BLAS fast paths are host-only)" if name == "ctypes" else ""))
         v = getattr(self._a, name)
-        return _lift(v) if callable(v) else wrap(v)
+        return _lift(v, self._a) if callable(v) else wrap(v)
 
     # -- what CuPy's ndarray has ---------------------------------------------------------------------------
     shape = property(lambda self: self._a.shape)
@@ -288,9 +363,14 @@ class StrictArray:
         return f"StrictArray({self._a!r})"
 
     def __getitem__(self, key):
-        return wrap(self._a[unwrap(key)])
+        r = self._a[unwrap(key)]
+        if _counts is not None and _fresh(r, [self._a]):
+            _count("getitem")
+        return wrap(r)
 
     def __setitem__(self, key, value):
+        if _counts is not None:
+            _count("setitem")
         self._a[unwrap(key)] = unwrap(value)
 
     def __copy__(self):

@@ -36,3 +36,34 @@ def test_ufunc_at_rounds_equal_numpy(ufunc):
 def test_strict_device_refuses_ufunc_at_as_cupy_does():
     with pytest.raises(NotImplementedError, match="only for add, subtract"):
         np.multiply.at(_dev(np.ones(3)), _dev(np.array([0, 1])), 2.0)
+
+
+def test_launch_counting_counts_kernels_not_views():
+    from glassgrad import _strict
+    a = _dev(np.arange(12.0).reshape(3, 4))
+    with _strict.counting() as c:
+        b = a + 1.0                       # a ufunc: one kernel
+        a.reshape(4, 3)                   # a view: none
+        a.T                               # a view: none
+        a[1:]                             # basic indexing, a view: none
+        a[_dev(np.array([0, 2]))]         # fancy indexing: a gather kernel
+        np.where(a > 2, a, b)             # a comparison and a where: two
+        a.sum()                           # a reduction: one
+        a[0] = 5.0                        # a write: one
+        _strict.xp.empty((3,))            # an allocation: none
+    names = sorted(name for (name, where), n in c.items() for _ in range(n))
+    assert names == sorted(["add", "getitem", "greater", "where", "sum", "setitem"]), names
+    assert all(where.startswith("?") or "test" not in where for (name, where) in c)
+
+
+def test_bench_launches_counts_a_training_step():
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    p = subprocess.run([sys.executable, os.path.join(root, "bench", "launches.py"), "--only", "mlp", "--top", "3"],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONPATH=os.path.join(root, "src")))
+    assert p.returncode == 0, p.stderr[-2000:]
+    row = [line for line in p.stdout.splitlines() if line.startswith("| mlp |")]
+    assert row and int(row[0].split("|")[2]) > 10, p.stdout          # a step is tens of launches, not none

@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from . import backend
+from .. import backend
 
 __all__ = ["available", "philox_words", "adam_step", "softmax_lastdim", "layer_norm"]
 
