@@ -21,3 +21,30 @@ def _host_stream(request):
         return
     with host_stream_for_cuda():
         yield
+
+
+@pytest.fixture
+def fused_kernels(monkeypatch):
+    """The fused CUDA kernels switched on (tests/strict/test_cuda_kernels*.py): through CuPy on a real GPU, else
+    through tests/strict/cuda_emu.py's CPU emulation of CuPy's kernel API, which needs a C++ compiler (CI
+    installs g++ through scripts/ci_system_deps.sh where it is missing)."""
+    from glassgrad import _cuda_kernels
+    if backend._cupy is None or backend.STRICT:
+        import cuda_emu
+        if cuda_emu.compiler() is None:
+            pytest.skip("no C++ compiler (g++) for the CPU emulation of the CUDA kernels; "
+                        "scripts/ci_system_deps.sh installs it")
+        monkeypatch.setattr(_cuda_kernels, "_kit", _emu_kit())
+    monkeypatch.setenv("GLASSGRAD_FUSED", "1")
+    assert _cuda_kernels.available()
+    yield
+
+
+_KIT = []
+
+
+def _emu_kit():
+    if not _KIT:
+        import cuda_emu
+        _KIT.append(cuda_emu.Kit())
+    return _KIT[0]

@@ -37,6 +37,17 @@ _PRELUDE = r"""
 #include <string.h>
 #include <stdlib.h>
 #include <ucontext.h>
+/* NVRTC has none of the host headers' macros: a kernel that used them would compile here and not there */
+#undef INFINITY
+#undef NAN
+#undef HUGE_VAL
+#undef HUGE_VALF
+#undef M_PI
+#undef M_SQRT2
+#undef M_SQRT1_2
+#undef M_2_SQRTPI
+#undef M_LN2
+#undef M_E
 
 struct dim3 { unsigned int x, y, z; };
 static dim3 threadIdx, blockIdx, blockDim, gridDim;

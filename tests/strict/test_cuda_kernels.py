@@ -6,26 +6,11 @@ import numpy as np
 import pytest
 
 import glassgrad as gg
-from glassgrad import _cuda_kernels, backend
+from glassgrad import backend
 from glassgrad._rng import philox
+from glassgrad import _cuda_kernels
 
-import cuda_emu
-
-_REAL_GPU = backend._cupy is not None and not backend.STRICT
-_KIT = cuda_emu.Kit()
-
-
-@pytest.fixture(autouse=True)
-def kernels(monkeypatch):
-    """The kernels' runtime: CuPy on a GPU, else the emulation (which needs a C++ compiler: CI installs g++
-    through scripts/ci_system_deps.sh where it is missing)."""
-    if not _REAL_GPU:
-        if cuda_emu.compiler() is None:
-            pytest.skip("no C++ compiler (g++) for the CPU emulation of the CUDA kernels; "
-                        "scripts/ci_system_deps.sh installs it")
-        monkeypatch.setattr(_cuda_kernels, "_kit", _KIT)
-    monkeypatch.setenv("GLASSGRAD_FUSED", "1")
-    assert _cuda_kernels.available()
+pytestmark = pytest.mark.usefixtures("fused_kernels")
 
 
 @pytest.mark.parametrize("threads,calls,offset", [(256, 1, 0), (1024, 3, 8), (270336, 2, 4 * 2 ** 33)])
