@@ -7,6 +7,8 @@ nn.functional.scaled_dot_product_attention chooses between the fused kernel and 
 """
 import numpy as np
 
+from .. import _cuda_kernels
+from .._cuda_kernels import attention as _k_attn
 from ..backend import contiguous
 from .linalg import matmul
 from .._blas import matmul as gemm
@@ -72,7 +74,7 @@ def _mask_array(attn_mask, is_causal, L, S, np_dtype, like):
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):
     """dV = P^T dO; dS = P (dP - rowsum(dP P)) with dP = dO V^T; dQ = s dS K; dK = s dS^T Q.
     probs_t: the forward's P transposed, (..., S, L) (see _sdpa_flash); the arrays below follow it."""
-    __slots__ = ("scale", "groups", "probs_t", "mask")
+    __slots__ = ("scale", "groups", "probs_t", "mask", "mask_src")
     _saved_names = ("query", "key", "value", "output")
 
     def backward(self, ns, g):
@@ -82,6 +84,8 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
             kk = k.repeat_interleave(grp, -3) if grp > 1 else k
             vv = v.repeat_interleave(grp, -3) if grp > 1 else v
             att = matmul(q, kk.transpose(-2, -1)) * s
+            if self.mask is None and self.mask_src is not None:      # the fused kernel built none
+                self.mask = contiguous(_mask_array(*self.mask_src))
             if self.mask is not None:
                 att = att + make(self.mask)
             p = _safe_softmax(att, -1)
@@ -96,8 +100,11 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
             vv = np.repeat(v, grp, axis=-3) if grp > 1 else v
             dv = gemm(pt, g)
             dst = gemm(vv, g.swapaxes(-1, -2))
-            dst -= np.einsum("...ij,...ij->...j", dst, pt)[..., None, :]
-            dst *= pt
+            if _fused(dst) and dst.flags.c_contiguous and pt.flags.c_contiguous and dst.dtype == pt.dtype:
+                _k_attn.softmax_t_backward(dst.reshape((-1,) + dst.shape[-2:]), pt.reshape((-1,) + pt.shape[-2:]))
+            else:
+                dst -= np.einsum("...ij,...ij->...j", dst, pt)[..., None, :]
+                dst *= pt
             dq = gemm(dst.swapaxes(-1, -2), kk)
             dq *= s
             dk = gemm(dst, q)
@@ -132,6 +139,29 @@ def _flash_ok(q, k, v, attn_mask, dropout_p, enable_gqa):
     return len(m) == 2 or (m[0] in (1, q.shape[0]) and m[1] in (1, q.shape[1]))
 
 
+_FUSED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _fused(a):
+    """A GPU array the fused attention kernels take (_cuda_kernels/attention.py)."""
+    return a.__class__ is not np.ndarray and a.dtype in _FUSED and _cuda_kernels.available()
+
+
+def _fused_forward(att, attn_mask, is_causal, scale, heads):
+    """_sdpa_flash's scale + mask + safe softmax as one kernel on a GPU (False where it does not apply)."""
+    if not (_fused(att) and att.flags.c_contiguous):
+        return False
+    m = None
+    if attn_mask is not None:
+        m = attn_mask._data
+        if m.dtype != np.bool_ and m.dtype not in _FUSED:
+            return False
+        if m.ndim == 2:
+            m = m.reshape((1, 1) + m.shape)
+    _k_attn.masked_softmax_t(att.reshape((-1,) + att.shape[-2:]), scale, m, is_causal, heads)
+    return True
+
+
 def _sdpa_flash(q, k, v, attn_mask, is_causal, scale):
     B, H, L, E = q.shape
     S = k.shape[-2]
@@ -142,27 +172,39 @@ def _sdpa_flash(q, k, v, attn_mask, is_causal, scale):
     # The scores transposed, (..., S, L): the softmax then reduces over axis -2, with the L query rows as
     # NumPy's contiguous inner loop (~4x faster than max/sum over a short last axis, row by row).
     att = gemm(ka, qa.swapaxes(-1, -2))
-    att *= qa.dtype.type(scale)         # (a NumPy scalar: the same rounding as a 0-d array, on any device)
-    m = _mask_array(attn_mask, is_causal, L, S, qa.dtype, qa)
-    if m is not None:
-        try:
-            shape = np.broadcast_shapes((B, H, L, S), m.shape)
-        except ValueError:
-            raise broadcast_error((B, H, L, S), m.shape) from None
-        mt = m.swapaxes(-1, -2)
-        if shape == (B, H, L, S):
-            np.add(att, mt, out=att, casting="unsafe")
-        else:
-            att = (att + mt).astype(qa.dtype)
-    pt = _safe_softmax_arr(att, -2, out=att)
+    m = None
+    if _fused_forward(att, attn_mask, is_causal, scale, H):   # a GPU: one kernel, the same steps
+        pt = att
+    else:
+        att *= qa.dtype.type(scale)     # (a NumPy scalar: the same rounding as a 0-d array, on any device)
+        m = _mask_array(attn_mask, is_causal, L, S, qa.dtype, qa)
+        pt = _masked_softmax_t(att, m, (B, H, L, S))
     out = gemm(pt.swapaxes(-1, -2), va).astype(qa.dtype, copy=False)
     if (q._rg or k._rg or v._rg) and grad.enabled:
         n = ScaledDotProductFlashAttentionForCpuBackward0((edge(q), edge(k), edge(v)))
         n.scale, n.groups, n.probs_t = scale, grp, pt
         n.mask = None if m is None else contiguous(m)
+        n.mask_src = None if m is not None or (attn_mask is None and not is_causal) else (
+            attn_mask, is_causal, L, S, qa.dtype, qa)
         res = make(out, True, n)
         n._saved = (save_in(q), save_in(k), save_in(v), save_out(res))
         return res
     return make(out)
+
+
+def _masked_softmax_t(att, m, full):
+    """The array code of the scores' mask and safe softmax (over axis -2: the scores are transposed, `full` is
+    (B, H, L, S))."""
+    if m is not None:
+        try:
+            shape = np.broadcast_shapes(full, m.shape)
+        except ValueError:
+            raise broadcast_error(full, m.shape) from None
+        mt = m.swapaxes(-1, -2)
+        if full == shape:
+            np.add(att, mt, out=att, casting="unsafe")
+        else:
+            att = (att + mt).astype(att.dtype)
+    return _safe_softmax_arr(att, -2, out=att)
 
 
