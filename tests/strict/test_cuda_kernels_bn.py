@@ -172,3 +172,25 @@ def test_batchnorm_modules_train_then_eval(monkeypatch):
     want, got = run(False), run(True)
     for g, w in zip(got, want):
         _close(g, w, np.float32)
+
+
+@pytest.mark.parametrize("use_input_stats", [True, False])
+def test_instance_norm_through_batch_norm(use_input_stats, monkeypatch):
+    """instance_norm is batch norm over the (1, N * C, ...) view, with repeated parameters and running stats."""
+    x, gy, params = _inputs((3, 4, 6, 5), np.float32, seed=7)
+
+    def run(fused):
+        monkeypatch.setenv("GLASSGRAD_FUSED", "1" if fused else "0")
+        xs = gg.from_numpy(x).cuda().requires_grad_(True)
+        w, b = (gg.from_numpy(p).cuda().requires_grad_(True) for p in params[:2])
+        rm, rv = (gg.from_numpy(p.copy()).cuda() for p in params[2:])
+        with _strict.counting() as cnt:
+            y = gg.nn.functional.instance_norm(xs, rm, rv, w, b, use_input_stats, 0.1, 1e-5)
+            y.backward(gg.from_numpy(gy).cuda())
+        k = sum(n for (name, _), n in cnt.items() if name.startswith("glassgrad_bn"))
+        return [t.detach().cpu().numpy() for t in (y, rm, rv, xs.grad, w.grad, b.grad)], k
+
+    (want, k0), (got, k1) = run(False), run(True)
+    assert (k0, k1) == (0, 2)
+    for g, w in zip(got, want):
+        _close(g, w, np.float32)
