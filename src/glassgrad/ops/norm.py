@@ -15,6 +15,7 @@ recomputed from the saved input with differentiable ops, so second derivatives a
 import numpy as np
 
 from .. import _args, _cuda_kernels, _dtype
+from .._cuda_kernels import bn as _k_bn
 
 from ._core import make, edge, save_in, grad, as_array
 from ..autograd.graph import Node, freed_error
@@ -169,6 +170,9 @@ class NativeBatchNormBackward0(Node):
                                  .astype(x._data.dtype), g)
         else:
             mean, invstd = self.mean, self.invstd
+            if _k_bn.takes(x, (g, w, mean, invstd)):    # a GPU: one launch
+                want = [_want(self, i) for i in range(3)]
+                return _k_bn.backward(x, g, w, mean, invstd, self.training, want)
             if self.training and x.dtype in (np.float32, np.float64) and x.flags.c_contiguous and \
                     g.dtype == x.dtype and (w is None or w.dtype == x.dtype):
                 N, C = x.shape[:2]
@@ -217,6 +221,30 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
     axes = (0,) + tuple(range(2, x.ndim))
     bshape = (1, c) + (1,) * (x.ndim - 2)
     n = x.size // c if c else 0
+    arrs = [None if t is None else t._data for t in (weight, bias, running_mean, running_var)]
+    if _k_bn.takes(x, arrs):                    # a GPU: the whole forward in one launch, the same steps
+        y, mean_t, invstd = _k_bn.train_forward(x, *arrs, momentum, eps) if training else \
+            _k_bn.eval_forward(x, *arrs, eps)
+        mean_t, invstd = mean_t.reshape(bshape), invstd.reshape(bshape)
+    else:
+        y, mean_t, invstd = _bn_arrays(x, weight, bias, running_mean, running_var, training, momentum, eps,
+                                       (axes, bshape, n, c))
+    ins = (input, weight, bias)
+    if grad.enabled and any(t is not None and t._rg for t in ins):
+        node = NativeBatchNormBackward0(tuple(edge(t) if t is not None else (None, 0) for t in ins))
+        node.mean, node.invstd = mean_t, invstd
+        node.axes, node.bshape, node.n, node.eps = axes, bshape, n, eps
+        node.training, node.has_w, node.has_rs = bool(training), weight is not None, running_mean is not None
+        node._saved = (save_in(input), save_in(weight) if weight is not None else None,
+                       save_in(running_mean) if running_mean is not None else None,
+                       save_in(running_var) if running_var is not None else None)
+        return make(y, True, node)
+    return make(y)
+
+
+def _bn_arrays(x, weight, bias, running_mean, running_var, training, momentum, eps, dims):
+    """Batch norm's forward as array code: (y, mean, invstd), the statistics (1, C, 1...) in x's dtype."""
+    axes, bshape, n, c = dims
     dt = x.dtype
     # (other memory layouts keep the general path, whose result follows the input's layout)
     fast = training and x.size and x.dtype in (np.float32, np.float64) and x.flags.c_contiguous
@@ -264,17 +292,7 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
             if bias is not None:
                 beta = beta + bias._data.reshape(bshape)
             y = (x * alpha + beta).astype(dt, copy=False)
-    ins = (input, weight, bias)
-    if grad.enabled and any(t is not None and t._rg for t in ins):
-        node = NativeBatchNormBackward0(tuple(edge(t) if t is not None else (None, 0) for t in ins))
-        node.mean, node.invstd = mean_t, invstd
-        node.axes, node.bshape, node.n, node.eps = axes, bshape, n, eps
-        node.training, node.has_w, node.has_rs = bool(training), weight is not None, running_mean is not None
-        node._saved = (save_in(input), save_in(weight) if weight is not None else None,
-                       save_in(running_mean) if running_mean is not None else None,
-                       save_in(running_var) if running_var is not None else None)
-        return make(y, True, node)
-    return make(y)
+    return y, mean_t, invstd
 
 
 # -- layer norm / group norm -----------------------------------------------------------------------
