@@ -126,13 +126,14 @@ def conv_input_grad_arr(gy, w, S, s, p, d, g, gyf=None):
     Cg = w.shape[1]
     C = Cg * g
     Sp = tuple(S[i] + 2 * p[i] for i in range(nd))
-    dst = np.zeros((N, C) + Sp, np.result_type(gy.dtype, w.dtype), like=gy)
-    if gy.size and w.size and _depthwise(w, g):
+    dt = np.result_type(gy.dtype, w.dtype)
+    if gy.size and w.size and not _depthwise(w, g):
+        return _conv_input_grad_framed(gy, w, S, s, p, d, g, dt, gyf)
+    dst = np.zeros((N, C) + Sp, dt, like=gy)
+    if gy.size and w.size:      # depthwise
         wf = w.reshape(Co, -1)
         for kk, _, sl in _offsets(K, s, d, O):
             dst[sl] += gy * _dw_bshape(wf[:, kk], nd)
-    elif gy.size and w.size:
-        return _conv_input_grad_framed(gy, w, S, s, p, d, g, dst.dtype, gyf)
     return dst[(slice(None), slice(None)) + tuple(slice(p[i], p[i] + S[i]) for i in range(nd))]
 
 

@@ -5,13 +5,16 @@ kernels: _conv_framed (forward), _conv_input_grad_framed (its adjoint in x: the 
          _conv_weight_grad_framed (its adjoint in w); the layout itself: _Frame / _frame (cached per
          geometry), _to_grid / _from_grid, _tap_weights;
 BLAS helpers: _bmm (grouped GEMM through glassgrad._blas.matmul), _gemm_fn / _gemm_acc (C = A @ B + beta C).
+On a GPU (float32 / float64) the framed input, its columns, the gridded output gradient and the col2im
+slice-adds are one launch each (_cuda_kernels.conv), with the same values; the GEMMs stay.
 """
 import functools
 
 import numpy as np
 
 from ..backend import contiguous
-from .. import _blas
+from .. import _blas, _cuda_kernels
+from .._cuda_kernels import conv as _k_conv
 
 
 def _bmm(a, b):
@@ -45,6 +48,14 @@ _COL_BLOCK = 1 << 22       # bytes of im2col columns built at a time by the weig
 
 # per-offset GEMMs straight on the framed input pay off once both channel counts (per group) reach this
 _ACC_MIN_K = 16
+
+
+def _fused(a, dt):
+    """Whether the one-launch kernels of _cuda_kernels.conv run for the device array `a` of dtype dt (a GPU)."""
+    return a.__class__ is not np.ndarray and a.dtype == dt and dt in _FUSED_DT and _cuda_kernels.available()
+
+
+_FUSED_DT = (np.float32, np.float64)
 
 
 # -- the framed layout: convolution as GEMMs over contiguous slices (any stride) --------------------------
@@ -131,6 +142,8 @@ _frame_cached = functools.lru_cache(maxsize=256)(_Frame)
 
 def _to_grid(a, Q, dt):
     """a (N, C, *O) -> (C, N*prod(Q)): zeros with a at the start of each grid (outputs and their gradients)."""
+    if _fused(a, dt):
+        return _k_conv.to_grid(contiguous(a), Q)
     N, C = a.shape[:2]
     buf = np.zeros((C, N * int(np.prod(Q))), dt, like=a)
     buf.reshape((C, N) + tuple(Q))[(slice(None), slice(None)) + tuple(slice(0, n) for n in a.shape[2:])] = \
@@ -159,6 +172,9 @@ def _conv_framed(x, w, s, p, d, g, dt, O, keep):
     Co, Cg, K = w.shape[0], w.shape[1], w.shape[2:]
     Og = Co // g
     fr = _frame(N, x.shape[2:], p, K, d, s)
+    if _fused(x, dt):       # the columns in one launch (the framed input is not kept: the weight gradient does so too)
+        cols = _k_conv.conv_cols(contiguous(x), fr.Q, K, s, p, d).reshape(g, -1, fr.L)
+        return _from_grid(_bmm(w.reshape(g, Og, -1), cols).reshape(Co, fr.L), N, fr.Q, O)
     buf = fr.put(x, dt)
     if keep is not None:
         keep.append(buf)
@@ -185,8 +201,12 @@ def _conv_input_grad_framed(gy, w, S, s, p, d, g, dt, gyf=None):
     if gyf is None:
         gyf = _to_grid(gy, fr.Q, dt)
     L = fr.L
-    dst = np.zeros((fr.phases, g * Cg, L + fr.slack), dt, like=gy)
     f = _acc_gemm(Cg, Og, dt, w)
+    if f is None:
+        cols = _bmm(w.reshape(g, Og, -1).transpose(0, 2, 1), gyf.reshape(g, Og, L)).reshape(g * Cg, -1, L)
+        if _fused(cols, dt):        # col2im in one launch: each input element sums its columns
+            return _k_conv.conv_col2im(cols, N, S, fr.Q, gy.shape[2:], K, s, p, d)
+    dst = np.zeros((fr.phases, g * Cg, L + fr.slack), dt, like=gy)
     if f is not None:       # dx (phase, shifted by k) += W[:, :, k]^T @ gy: no column buffer, no slice-adds
         wk = _tap_weights(w)
         for kk, (ph, off) in enumerate(fr.taps):
@@ -194,7 +214,6 @@ def _conv_input_grad_framed(gy, w, S, s, p, d, g, dt, gyf=None):
                 _gemm_acc(f, wk[kk, j * Og:(j + 1) * Og], gyf[j * Og:(j + 1) * Og],
                           dst[ph, j * Cg:(j + 1) * Cg, off:off + L], ta=True)
     else:
-        cols = _bmm(w.reshape(g, Og, -1).transpose(0, 2, 1), gyf.reshape(g, Og, L)).reshape(g * Cg, -1, L)
         for kk, (ph, off) in enumerate(fr.taps):
             dst[ph, :, off:off + L] += cols[:, kk]
     return fr.take(dst)
@@ -204,6 +223,11 @@ def _conv_weight_grad_framed(x, gy, wshape, s, p, d, g, dt, gyf=None, buf=None):
     K = wshape[2:]
     Co = gy.shape[1]
     fr = _frame(x.shape[0], x.shape[2:], p, K, d, s)
+    if _fused(x, dt) and gy.dtype == dt:     # all the columns in one launch, one GEMM per group
+        if gyf is None:
+            gyf = _to_grid(gy, fr.Q, dt)
+        cols = _k_conv.conv_cols(contiguous(x), fr.Q, K, s, p, d).reshape(g, -1, fr.L)
+        return _bmm(gyf.reshape(g, Co // g, fr.L), cols.transpose(0, 2, 1)).reshape(wshape)
     if buf is None or buf.dtype != dt or buf.shape[0] != fr.phases:
         buf = fr.put(x, dt)
     if gyf is None:

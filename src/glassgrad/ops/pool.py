@@ -8,13 +8,16 @@ Inputs arrive batched (N, C, *S) or unbatched (C, *S); arrays are handled as (N,
 strided views (conv.windows); the backward loops over the kernel offsets with strided slice-adds.  Max
 pooling is a running max over the kernel offsets' strided views of the padded input (no window copies,
 no argmax over a short axis); when the windows tile the input (stride == kernel, no padding or
-dilation: MaxPool2d(2)) its backward is one masked copy per offset, with no accumulation.  In
+dilation: MaxPool2d(2)) its backward is one masked copy per offset, with no accumulation.  On a GPU
+(float32 / float64) max pooling and its backward are one launch each (_cuda_kernels.conv), with the same values.  In
 tensor mode (double backward) the gradients are built from differentiable ops: index_add_zeros for
 the max pools, col2im for avg_pool, dense averaging matrices for adaptive_avg_pool.
 """
 import numpy as np
 
 from ..backend import contiguous
+from .. import _cuda_kernels
+from .._cuda_kernels import conv as _k_conv
 from ._core import make, edge, save_in, grad, full_precision, attach_self as _attach
 from ..autograd.graph import Node
 from .conv import col2im, _convolution
@@ -77,6 +80,9 @@ class _MaxPoolNode(Node):
         O = g.shape[2:]
         nd = len(K)
         S = self.shape[2:]
+        if _fused(g):           # one launch: each input element adds the gradients of the windows that picked it
+            return _k_conv.max_pool_backward(contiguous(g), contiguous(self.kidx), self.shape, K, s, p, d,
+                                             _tiles(K, s, p, d, S, O))
         u = _UINT_OF.get(g.dtype)
         zero = np.zeros((), g.dtype, like=g)
         if _tiles(K, s, p, d, S, O):      # each input element is in at most one window: masked copies
@@ -107,6 +113,10 @@ class MaxPool3DWithIndicesBackward0(_MaxPoolNode):
 
 
 _MAXPOOL = {2: MaxPool2DWithIndicesBackward0, 3: MaxPool3DWithIndicesBackward0}
+
+
+def _fused(a):
+    return a.__class__ is not np.ndarray and a.dtype in (np.float32, np.float64) and _cuda_kernels.available()
 
 
 def _lowest(dt):
@@ -171,15 +181,12 @@ def _first_valid(kidx, K, s, p, d, S, O):
     return np.where(bad, first, kidx).astype(kidx.dtype)
 
 
-def max_pool_with_indices(x, K, s, p, d, ceil_mode):
-    """Checked by the caller.  Returns (values, int64 indices into each input plane)."""
-    a0 = x._data
+def _max_pool_arrays(a, K, s, p, d, O, ext):
+    """The array code of max_pool_with_indices on a batched array: (values, kernel offset indices, int64 flat
+    indices into each input plane)."""
     nd = len(K)
-    a = _batched(a0, nd)
     N, C = a.shape[:2]
     S = a.shape[2:]
-    O = [pool_out_size(S[i], K[i], s[i], p[i], d[i], ceil_mode) for i in range(nd)]
-    ext = [(O[i] - 1) * s[i] + d[i] * (K[i] - 1) + 1 for i in range(nd)]
     if a.size and all(O):
         pads = [(p[i], max(ext[i] - S[i] - p[i], 0)) for i in range(nd)]
         ap = a
@@ -201,6 +208,22 @@ def max_pool_with_indices(x, K, s, p, d, ceil_mode):
         koff = np.add.outer(koff * S[i], np.arange(K[i], like=a) * d[i])
     flat = np.take(koff.reshape(-1), kidx)
     flat += start
+    return val, kidx, flat
+
+
+def max_pool_with_indices(x, K, s, p, d, ceil_mode):
+    """Checked by the caller.  Returns (values, int64 indices into each input plane)."""
+    a0 = x._data
+    nd = len(K)
+    a = _batched(a0, nd)
+    S = a.shape[2:]
+    O = [pool_out_size(S[i], K[i], s[i], p[i], d[i], ceil_mode) for i in range(nd)]
+    ext = [(O[i] - 1) * s[i] + d[i] * (K[i] - 1) + 1 for i in range(nd)]
+    if a.size and all(O) and _fused(a):         # one launch (the padding read as the lowest value, not built)
+        pads = [(p[i], max(ext[i] - S[i] - p[i], 0)) for i in range(nd)]
+        val, kidx, flat = _k_conv.max_pool(contiguous(a), K, s, p, d, O, any(q for pr in pads for q in pr))
+    else:
+        val, kidx, flat = _max_pool_arrays(a, K, s, p, d, O, ext)
     batched = a0.ndim == nd + 2
     if not batched:
         val, flat_out = val[0], flat[0]
