@@ -263,11 +263,12 @@ def _lift(fn, owner=None):
 
 class StrictArray:
     """NumPy memory standing in for a CUDA array (see the module docstring)."""
-    __slots__ = ("_a", "__weakref__")
+    __slots__ = ("_a", "_b", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, a):
         self._a = a
+        self._b = None          # the base's wrapper, once asked for: kept alive by the view, as CuPy's .base
 
     # -- no silent way to the host ----------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):
@@ -321,10 +322,14 @@ class StrictArray:
 
     @property
     def base(self):
+        if self._b is not None:
+            return self._b
         b = self._a.base
         if b is not None and not isinstance(b, np.ndarray):
             b = getattr(b, "base", None)            # as_strided's stand-in object between a view and its source
-        return wrap(b) if isinstance(b, np.ndarray) else None
+        if isinstance(b, np.ndarray):
+            self._b = wrap(b)                       # (one object per base while a view lives: ids stay stable)
+        return self._b
 
     def get(self):
         """The host copy (CuPy's ``ndarray.get``)."""

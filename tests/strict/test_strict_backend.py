@@ -67,3 +67,20 @@ def test_bench_launches_counts_a_training_step():
     assert p.returncode == 0, p.stderr[-2000:]
     row = [line for line in p.stdout.splitlines() if line.startswith("| mlp |")]
     assert row and int(row[0].split("|")[2]) > 10, p.stdout          # a step is tens of launches, not none
+
+
+def test_leaf_adopts_its_first_gradient_on_the_device_without_aliasing():
+    """The engine's first .grad takes a fresh gradient array as it is (no copy kernel) on the device as on the
+    CPU -- and copies one that another leaf already holds."""
+    import glassgrad as gg
+    from glassgrad import _strict
+    lin = gg.nn.Linear(3, 4, device="cuda")
+    loss = lin(gg.ones(5, 3, device="cuda")).sum()
+    with _strict.counting() as c:
+        loss.backward()
+    assert not [k for k in c if "engine" in k[1]], c
+    a = gg.ones(3, device="cuda", requires_grad=True)
+    b = gg.ones(3, device="cuda", requires_grad=True)
+    (a + b).sum().backward()                      # one gradient array reaches both leaves
+    a.grad.add_(1)
+    assert b.grad.cpu().tolist() == [1.0, 1.0, 1.0]

@@ -441,10 +441,10 @@ class _Held:
         memory or viewing all of a fresh array (a weight's gradient arrives as the transpose of a fresh
         GEMM result, see addmm._mm_as).  If so, it is held from now on (by that leaf)."""
         ids = self.ids
-        if ids is None or g.__class__ is not _np.ndarray or id(g) in ids:
+        if ids is None or (g.__class__ is not _np.ndarray and not isinstance(g, _backend._ARRAYS)) or id(g) in ids:
             return False
-        base = g.base
-        if not (base is None or (base.__class__ is _np.ndarray and base.base is None and id(base) not in ids
+        base = g.base               # (NumPy's and CuPy's ndarray alike: None, or the array owning the memory)
+        if not (base is None or (base.__class__ is g.__class__ and base.base is None and id(base) not in ids
                                  and base.nbytes == g.nbytes)):
             return False
         self.hold(g)
