@@ -247,11 +247,18 @@ def _argv(objs):
     return argv, keep
 
 
+def _launched(name):
+    """One kernel launch, for bench/launches.py's counts (_strict.counting), as a GPU would make."""
+    if _strict._counts is not None:
+        _strict._count("kernel:" + name)
+
+
 class RawKernel:
     def __init__(self, code, name, options=(), **kwargs):
         self.code, self.name, self.options = code, name, tuple(options)
 
     def __call__(self, grid, block, args, shared_mem=0):
+        _launched(self.name)
         typed = [_arg(a) for a in args]
         sig = ", ".join(t for t, _ in typed)
         call = ", ".join(f"*({t}*)emu_argv[{i}]" for i, (t, _) in enumerate(typed))
@@ -292,6 +299,7 @@ class ElementwiseKernel:
         self.operation, self.name, self.preamble, self.options = operation, name, preamble, tuple(options)
 
     def __call__(self, *args, size=None):
+        _launched(self.name)
         params = self.ins + self.outs
         if len(args) not in (len(self.ins), len(params)):
             raise TypeError(f"Wrong number of arguments for {self.name!r}")
