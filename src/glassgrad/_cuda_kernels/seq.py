@@ -31,8 +31,8 @@ def _d(v):
 
 
 # -- GELU --------------------------------------------------------------------------------------------
-def _gelu32_body(scale, poly, pdf):
-    """ops/gelu._gelu32_block's steps for one float32 element (y, and d when D is defined)."""
+def _gelu32_body(scale, poly, pdf, need_d):
+    """ops/gelu._gelu32_block's steps for one float32 element: y, and d when need_d."""
     lines = ["float a = fabsf(x);", f"float t = a * {_f(scale)};", "t = t + 1.0f;", "t = 1.0f / t;",
              f"float q = t * {_f(poly[0])};"]
     for c in poly[1:-1]:
@@ -40,21 +40,20 @@ def _gelu32_body(scale, poly, pdf):
     lines += [f"q = q + {_f(poly[-1])};", "q = q * t;",
               "float e = a * a;", "e = e * -0.5f;", "e = expf(e);", "q = q * e;",
               "a = (a < 1e30f || a != a) ? a : 1e30f;",     # np.minimum(a, 1e30): NaN stays
-              "t = a * q;", "float h = (x >= 0.0f) ? 1.0f : 0.0f;",
-              "#ifdef D", "a = h - q;", "a = fabsf(a);", "e = e * x;", f"e = e * {_f(pdf)};", "#endif",
-              "float v = x * h;", "y = v - t;",
-              "#ifdef D", "d = a + e;", "#endif"]
+              "t = a * q;", "float h = (x >= 0.0f) ? 1.0f : 0.0f;"]
+    if need_d:
+        lines += ["a = h - q;", "a = fabsf(a);", "e = e * x;", f"e = e * {_f(pdf)};"]
+    lines += ["float v = x * h;", "y = v - t;"] + (["d = a + e;"] if need_d else [])
     return "\n".join(lines)
 
 
 def gelu32(x, need_d, scale, poly, pdf):
     """ops/gelu._gelu32_block over the whole float32 device array x in one launch: y and d = gelu'(x) (or None);
     scale / poly / pdf: that function's float32 constants (_Q_SCALE, _Q_POLY, _PDF_C)."""
-    body = _gelu32_body(scale, poly, pdf)
+    body = _gelu32_body(scale, poly, pdf, need_d)
     if need_d:
-        k = _kernel("gelu32_yd", lambda cp: cp.ElementwiseKernel(
-            "float32 x", "float32 y, float32 d", "#define D\n" + body + "\n#undef D", "glassgrad_gelu32_yd",
-            options=_OPTS))
+        k = _kernel("gelu32_yd", lambda cp: cp.ElementwiseKernel("float32 x", "float32 y, float32 d", body,
+                                                                 "glassgrad_gelu32_yd", options=_OPTS))
         return k(x)
     k = _kernel("gelu32_y", lambda cp: cp.ElementwiseKernel("float32 x", "float32 y", body, "glassgrad_gelu32_y",
                                                             options=_OPTS))
