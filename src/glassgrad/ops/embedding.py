@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _cuda_kernels, _dtype
+from .._cuda_kernels import seq as _k_seq
 
 from ._core import make, edge, save_in, grad, check_inplace
 from ..autograd.graph import Node, guard
@@ -31,6 +32,10 @@ def _check_indices(indices, fn):
     return indices._data.astype(np.int64, copy=False)
 
 
+def _fused(g2):
+    return g2.__class__ is not np.ndarray and g2.dtype in (np.float32, np.float64) and _cuda_kernels.available()
+
+
 class EmbeddingBackward0(Node):       # dW = zeros with gy rows added at the indices (padding rows skipped)
     __slots__ = ("idx", "num_weights", "padding_idx", "scale_grad_by_freq", "sparse", "wshape")
     _saved_names = ()
@@ -39,6 +44,9 @@ class EmbeddingBackward0(Node):       # dW = zeros with gy rows added at the ind
         idx = self.idx.reshape(-1)
         d = self.wshape[1]
         g2 = ns.reshape(g, (idx.size, d))
+        if not ns.is_tensor_mode and _fused(g2):     # a GPU: one kernel, the same sums in the same order
+            g2 = g2 if g2.flags.c_contiguous else g2.copy(order="C")
+            return (_k_seq.embedding_backward(idx, g2, self.num_weights, self.padding_idx, self.scale_grad_by_freq),)
         keep = idx != self.padding_idx
         scale = None
         if self.scale_grad_by_freq and idx.size:

@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from .. import _cuda_kernels
+from .._cuda_kernels import seq as _k_seq
 from ._core import grad
 from ..autograd.graph import Node
 from ..autograd.saved_hooks import STACK as _SAVED_HOOKS
@@ -98,6 +100,16 @@ def _gelu32(a, need_d):
     dense = a.flags.c_contiguous or a.flags.f_contiguous
     order = "C" if a.flags.c_contiguous or not dense else "F"
     x = np.ravel(a, order=order)
+    if x.__class__ is not np.ndarray and _cuda_kernels.available():     # a GPU: one kernel, the same steps
+        y, d = _k_seq.gelu32(x, need_d, _Q_SCALE, _Q_POLY, _PDF_C)
+    else:
+        y, d = _gelu32_blocks(x, need_d)
+    if not dense:
+        y = _like(a, y.reshape(a.shape))
+    return y.reshape(a.shape, order=order), (None if d is None else d.reshape(a.shape, order=order))
+
+
+def _gelu32_blocks(x, need_d):
     n = x.size
     y = np.empty_like(x)
     d = np.empty_like(x) if need_d else None
@@ -108,9 +120,7 @@ def _gelu32(a, need_d):
         for i in range(0, n, blk):
             j = min(n, i + blk)
             _gelu32_block(x[i:j], y[i:j], None if d is None else d[i:j], s1[:j - i], s2[:j - i], s3[:j - i])
-    if not dense:
-        y = _like(a, y.reshape(a.shape))
-    return y.reshape(a.shape, order=order), (None if d is None else d.reshape(a.shape, order=order))
+    return y, d
 
 
 def _like(a, y):
@@ -122,6 +132,8 @@ def _like(a, y):
 
 def _gelu_tanh32(x):
     """0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) for float32 x, in float32."""
+    if x.__class__ is not np.ndarray and _cuda_kernels.available():     # a GPU: one kernel, the same steps
+        return _k_seq.gelu_tanh32(x, _KAPPA * _GELU_C, _KAPPA)
     u = np.multiply(x, x, out=np.empty_like(x))     # (out=: an array even for 0-d x, in x's layout)
     u *= _F32(_KAPPA * _GELU_C)
     u += _F32(_KAPPA)
@@ -146,6 +158,16 @@ def _cdf(ns, x):
     return _cdf_arr(_hi(x), x.dtype == np.float64).astype(x.dtype, copy=False)
 
 
+def _fused_backward(x, g, approximate):
+    """Whether GeluBackward0's array-mode formula (tanh form; exact float64) goes to one fused kernel."""
+    return (x.__class__ is not np.ndarray and x.dtype in _FUSED and (approximate == "tanh" or x.dtype == np.float64)
+            and g.dtype == x.dtype and g.shape == x.shape and x.flags.c_contiguous and g.flags.c_contiguous
+            and _cuda_kernels.available())
+
+
+_FUSED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 # -- gelu ---------------------------------------------------------------------------------------------
 class GeluBackward0(Node):
     __slots__ = ("approximate", "_dx")      # _dx: gelu'(x) computed by the float32 forward, or None
@@ -160,6 +182,8 @@ class GeluBackward0(Node):
         if not ns.is_tensor_mode and self.approximate == "none" and x.dtype == np.float32:
             d = self._dx if self._dx is not None else _gelu32(x, True)[1]
             return (g * d,)
+        if not ns.is_tensor_mode and _fused_backward(x, g, self.approximate):   # a GPU: one kernel
+            return (_k_seq.gelu_backward(g, x, self.approximate, _KAPPA, _GELU_C, _SQRT1_2, _PDF_C),)
         if self.approximate == "tanh":
             x2 = x * x
             t = ns.tanh((x + x2 * x * _GELU_C) * _KAPPA)
@@ -185,6 +209,9 @@ def gelu(input, approximate="none"):
         else:
             y, dx = _gelu32(a, rec)
     else:
+        if a.dtype == np.float64 and a.__class__ is not np.ndarray and _cuda_kernels.available():
+            return _record(input, _k_seq.gelu64(a, approximate, _KAPPA, _GELU_C, _SQRT1_2), GeluBackward0,
+                           approximate=approximate, _dx=None)      # a GPU: one kernel, the same steps
         h = _hi(a)
         with np.errstate(all="ignore"):
             if approximate == "tanh":

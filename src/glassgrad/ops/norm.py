@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _args, _cuda_kernels, _dtype
 from .._cuda_kernels import bn as _k_bn
+from .._cuda_kernels import seq as _k_seq
 
 from ._core import make, edge, save_in, grad, as_array
 from ..autograd.graph import Node, freed_error
@@ -311,6 +312,8 @@ class NativeLayerNormBackward0(Node):
             mean, invstd = _t_stats(ns, x, axes, self.n, self.eps)
         else:
             mean, invstd = self.mean, self.invstd
+            if _fused_ln_backward(x, g, w, mean, invstd):    # a GPU: two kernels, the same steps
+                return _ln_backward_fused(self, x, g, w)
         gx = gw = gb = None
         lead = tuple(range(ns.data(x).ndim - len(axes)))
         if _want(self, 0):
@@ -322,6 +325,23 @@ class NativeLayerNormBackward0(Node):
         if _want(self, 2):
             gb = ns.sum(g, lead) if lead else g
         return gx, gw, gb
+
+
+def _fused_ln_backward(x, g, w, mean, invstd):
+    """Whether layer norm's array-mode backward goes to the fused kernels (a GPU; contiguous arrays of x's dtype)."""
+    if x.__class__ is np.ndarray or not x.size or x.dtype not in _LN_FUSED or g.shape != x.shape:
+        return False
+    arrays = (x, mean, invstd) if w is None else (x, mean, invstd, w)
+    return (all(a.dtype == x.dtype and a.flags.c_contiguous for a in arrays) and g.dtype == x.dtype
+            and _cuda_kernels.available())
+
+
+def _ln_backward_fused(node, x, g, w):
+    want = (_want(node, 0), _want(node, 1), _want(node, 2))
+    g = g if g.flags.c_contiguous else g.copy(order="C")
+    gx, gw, gb = _k_seq.layer_norm_backward(x, g, w, node.mean, node.invstd, node.n, want)
+    shape = x.shape[x.ndim - len(node.axes):]
+    return gx, None if gw is None else gw.reshape(shape), None if gb is None else gb.reshape(shape)
 
 
 def _ln_arrays(x, axes, k, weight, bias, eps):

@@ -20,7 +20,9 @@ packing of padded sequences (_pack_padded, PackPaddedSequenceBackward0) under nn
 """
 import numpy as np
 
+from .. import _cuda_kernels
 from .._blas import matmul as gemm
+from .._cuda_kernels import seq as _k_seq
 
 from ._core import make, edge, save_in, save_out, grad
 from ..autograd.graph import Node, freed_error
@@ -35,6 +37,7 @@ __all__ = ["lstm_layer", "MkldnnRnnLayerBackward0", "PackPaddedSequenceBackward0
 
 _GATE_SCALE = (0.5, 0.5, 1.0, 0.5)     # i, f, g, o: sigmoid(x) = tanh(x / 2) / 2 + 1/2, g = tanh(x)
 _GATE_SHIFT = (0.5, 0.5, 0.0, 0.5)
+_FUSED = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _scaled_transpose(w, scale):
@@ -42,6 +45,9 @@ def _scaled_transpose(w, scale):
     (1024, 256) matrix is ~2x slower: it walks the source column-wise)."""
     n = w.shape[0]
     out = np.empty((w.shape[1], n), w.dtype, like=w)
+    if w.__class__ is not np.ndarray:     # a device: one launch (the row blocks are for the CPU's caches)
+        np.multiply(w.T, scale, out=out)
+        return out
     for j in range(0, n, 64):
         np.multiply(w[j:j + 64].T, scale[j:j + 64], out=out[:, j:j + 64])
     return out
@@ -67,23 +73,40 @@ def _forward(x, h0, c0, w_ih, w_hh, bias, reverse):
     w_ih_s = w_ih * rows[:, None]
     for k in range(4):
         gemm(x2, w_ih_s[k * H:(k + 1) * H].T, out=acts[k].reshape(T * B, H))
-    if bias is not None:
-        acts += (bias * rows).reshape(4, 1, 1, H)
+    fused = _fused(x)
+    bsc = None if bias is None else bias * rows
+    if bias is not None and not fused:
+        acts += bsc.reshape(4, 1, 1, H)
     w_hhT = _scaled_transpose(w_hh, rows)   # h @ W^T with a transposed operand is ~1.5x slower at B rows
     hs = np.empty((T + 1, B, H), dt, like=x)
     cs = np.empty((T + 1, B, H), dt, like=x)
     tcs = np.empty((T, B, H), dt, like=x)
     pre = np.empty((B, 4, H), dt, like=x)
-    pre2 = pre.reshape(B, 4 * H)
-    tmp = np.empty((B, H), dt, like=x)
-    scale = np.array(_GATE_SCALE, dt, like=x).reshape(4, 1, 1)
-    shift = np.array(_GATE_SHIFT, dt, like=x).reshape(4, 1, 1)
     if reverse:
         steps, prev = range(T - 1, -1, -1), 1     # step t reads slot t + 1, writes slot t
         hs[T], cs[T] = h0, c0
     else:
         steps, prev = range(T), 0                 # step t reads slot t, writes slot t + 1
         hs[0], cs[0] = h0, c0
+    if fused:                                     # a GPU: the step's pointwise work in one kernel (bias included)
+        pre2 = pre.reshape(B, 4 * H)
+        for t in steps:
+            gemm(hs[t + prev], w_hhT, out=pre2)
+            _k_seq.lstm_forward_step(pre, acts, bsc, hs, cs, tcs, t, t + prev, t + 1 - prev)
+    else:
+        _forward_steps(acts, hs, cs, tcs, pre, w_hhT, steps, prev)
+    out = hs[:-1] if reverse else hs[1:]
+    return out, (acts, hs, cs, tcs)
+
+
+def _forward_steps(acts, hs, cs, tcs, pre, w_hhT, steps, prev):
+    """_forward's recurrence as array code."""
+    _, _, B, H = acts.shape
+    dt = acts.dtype
+    pre2 = pre.reshape(B, 4 * H)
+    tmp = np.empty((B, H), dt, like=acts)
+    scale = np.array(_GATE_SCALE, dt, like=acts).reshape(4, 1, 1)
+    shift = np.array(_GATE_SHIFT, dt, like=acts).reshape(4, 1, 1)
     i, f, g, o = acts
     for t in steps:
         src, dst = t + prev, t + 1 - prev
@@ -100,21 +123,21 @@ def _forward(x, h0, c0, w_ih, w_hh, bias, reverse):
         c += tmp
         np.tanh(c, out=tcs[t])
         np.multiply(o[t], tcs[t], out=hs[dst])
-    out = hs[:-1] if reverse else hs[1:]
-    return out, (acts, hs, cs, tcs)
 
 
-def _backward(gout, ghn, gcn, x, w_ih, w_hh, ws, reverse, need):
-    """Array gradients (x, w_ih, w_hh, b_ih, b_hh, h0, c0) of one layer from the output gradients (any may
-    be None); need[k] says whether input k wants one."""
-    acts, hs, cs, tcs = ws
+def _fused(x):
+    return x.__class__ is not np.ndarray and x.dtype in _FUSED and _cuda_kernels.available()
+
+
+def _backward_steps(gout, acts, cs, tcs, dgates, dh, dc, w_hh, reverse, steps, last, need):
+    """_backward's recurrence as array code: dgates, dh and dc filled in."""
     i, f, g, o = acts
     _, T, B, H = acts.shape
-    dt = x.dtype
+    dt = acts.dtype
     c_prev = cs[1:] if reverse else cs[:-1]
     # the factors that do not depend on the recurrence, for all steps at once (contiguous, no temporaries):
     # d(pre-activation of i, f, g) = dc * fac[0:3];  d(pre-activation of o) = dh * fac[3]
-    fac = np.empty((4, T, B, H), dt, like=x)
+    fac = np.empty((4, T, B, H), dt, like=acts)
     fi, ff, fg, fo = fac
     np.subtract(1, i, out=fi)                     # sigmoid' = s (1 - s), tanh' = 1 - g^2
     fi *= i
@@ -131,12 +154,8 @@ def _backward(gout, ghn, gcn, x, w_ih, w_hh, ws, reverse, need):
     dc_dh = np.multiply(tcs, tcs)                 # d c_t / d h_t = o * (1 - tanh(c)^2)
     np.subtract(1, dc_dh, out=dc_dh)
     dc_dh *= o
-    dgates = np.empty((T, B, 4 * H), dt, like=x)   # pre-activation gate gradients, rows as the forward GEMMs'
-    dh = np.zeros((B, H), dt, like=x) if ghn is None else np.array(ghn, dt, like=x)
-    dc = np.zeros((B, H), dt, like=x) if gcn is None else np.array(gcn, dt, like=x)
-    tmp = np.empty((B, H), dt, like=x)
-    last = T - 1 if reverse else 0
-    for t in (range(T) if reverse else range(T - 1, -1, -1)):
+    tmp = np.empty((B, H), dt, like=acts)
+    for t in steps:
         if gout is not None:
             dh += gout[t]
         np.multiply(dh, dc_dh[t], out=tmp)
@@ -148,6 +167,28 @@ def _backward(gout, ghn, gcn, x, w_ih, w_hh, ws, reverse, need):
         dc *= f[t]
         if t != last or need[5]:                  # (no GEMM for an unwanted h0 gradient)
             gemm(dg, w_hh, out=dh)
+
+
+def _backward(gout, ghn, gcn, x, w_ih, w_hh, ws, reverse, need):
+    """Array gradients (x, w_ih, w_hh, b_ih, b_hh, h0, c0) of one layer from the output gradients (any may
+    be None); need[k] says whether input k wants one."""
+    acts, hs, cs, tcs = ws
+    _, T, B, H = acts.shape
+    dt = x.dtype
+    dgates = np.empty((T, B, 4 * H), dt, like=x)   # pre-activation gate gradients, rows as the forward GEMMs'
+    dh = np.zeros((B, H), dt, like=x) if ghn is None else np.array(ghn, dt, like=x)
+    dc = np.zeros((B, H), dt, like=x) if gcn is None else np.array(gcn, dt, like=x)
+    last = T - 1 if reverse else 0
+    steps = range(T) if reverse else range(T - 1, -1, -1)
+    if _fused(x) and (gout is None or gout.dtype == dt):     # a GPU: the step's pointwise work in one kernel
+        if gout is not None and not gout.flags.c_contiguous:
+            gout = gout.copy(order="C")
+        for t in steps:
+            _k_seq.lstm_backward_step(acts, cs, tcs, gout, dh, dc, dgates, t, t + 1 if reverse else t)
+            if t != last or need[5]:
+                gemm(dgates[t], w_hh, out=dh)
+    else:
+        _backward_steps(gout, acts, cs, tcs, dgates, dh, dc, w_hh, reverse, steps, last, need)
     d2 = dgates.reshape(T * B, 4 * H)
     gx = gwi = gwh = gb = None
     if need[0]:
