@@ -27,13 +27,18 @@ def _host_stream(request):
 def fused_kernels(monkeypatch):
     """The fused CUDA kernels switched on (tests/strict/test_cuda_kernels*.py): through CuPy on a real GPU, else
     through tests/strict/cuda_emu.py's CPU emulation of CuPy's kernel API, which needs a C++ compiler (CI
-    installs g++ through scripts/ci_system_deps.sh where it is missing)."""
+    installs g++ through scripts/ci_system_deps.sh where it is missing) and compiles every kernel with NVRTC
+    too (the test extra nvidia-cuda-nvrtc)."""
     from glassgrad import _cuda_kernels
     if backend._cupy is None or backend.STRICT:
         import cuda_emu
         if cuda_emu.compiler() is None:
             pytest.skip("no C++ compiler (g++) for the CPU emulation of the CUDA kernels; "
                         "scripts/ci_system_deps.sh installs it")
+        import platform
+        if cuda_emu.nvrtc() is None and platform.system() == "Linux" and platform.machine() == "x86_64":
+            pytest.fail("NVRTC is missing: the kernels' sources are compiled by it (CuPy's compiler) as well as "
+                        "emulated; `pip install -e .[test]` installs nvidia-cuda-nvrtc")
         monkeypatch.setattr(_cuda_kernels, "_kit", _emu_kit())
     monkeypatch.setenv("GLASSGRAD_FUSED", "1")
     assert _cuda_kernels.available()

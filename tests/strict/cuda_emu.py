@@ -10,6 +10,9 @@ passes it -- CUDA's semantics, run deterministically.  ``__shared__`` variables 
 time); threads that have returned no longer hold a barrier up (as on the GPU).  Atomics are plain read-modify-
 writes, which is exact under cooperative scheduling.
 
+Every kernel source is also compiled by NVRTC, CuPy's own compiler (``nvrtc_compile``; pip's nvidia-cuda-nvrtc,
+no GPU needed), for an H100: what NVRTC rejects fails here although g++ took it.
+
 What it checks: the kernels' logic -- indexing, bounds, the reduction trees, barriers, the arithmetic in each
 rounding step -- against the array code, on the strict stand-in device's arrays (arguments are CuPy's: device
 arrays by pointer, NumPy scalars by value; a host ndarray is refused with CuPy's TypeError).  What it cannot:
@@ -18,6 +21,7 @@ primitives (none are used), and timing.  ``--fmad=false`` compiles with ``-ffp-c
 emulation contracts a * b + c into an FMA where the host CPU has one, as nvcc does.
 """
 import ctypes
+import glob
 import hashlib
 import os
 import re
@@ -170,6 +174,58 @@ def compiler():
     return shutil.which(os.environ.get("CXX", "g++"))
 
 
+# NVRTC, the compiler CuPy runs its kernels through (pip's nvidia-cuda-nvrtc, a test dependency on Linux x86-64):
+# every kernel source the emulation builds is also compiled by it for an H100 (compute_90), with the kernel's
+# options -- so code that g++ takes but NVRTC does not (a host header's macro, a missing builtin, a type error
+# CUDA's overloads expose) fails here, not on the first GPU.  No GPU is needed to compile.
+_nvrtc = []
+_NVRTC_ARCH = "--gpu-architecture=compute_90"
+
+
+def nvrtc():
+    """The NVRTC library (ctypes), or None where it is not installed."""
+    if not _nvrtc:
+        lib = None
+        try:
+            import nvidia
+            for d in list(nvidia.__path__):
+                for path in sorted(glob.glob(os.path.join(d, "*", "lib", "libnvrtc.so*"))):
+                    if "builtins" not in path:
+                        lib = ctypes.CDLL(path)
+                        break
+        except (ImportError, OSError):
+            lib = None
+        _nvrtc.append(lib)
+    return _nvrtc[0]
+
+
+_nvrtc_ok = set()
+
+
+def nvrtc_compile(source, options=()):
+    """Compile `source` with NVRTC as CuPy would (raises RuntimeError with NVRTC's log when it does not compile;
+    does nothing where NVRTC is not installed)."""
+    lib = nvrtc()
+    opts = tuple(o for o in options if o.startswith("-")) + (_NVRTC_ARCH,)
+    key = hashlib.sha256(("\0".join(opts) + source).encode()).hexdigest()
+    if lib is None or key in _nvrtc_ok:
+        return
+    prog = ctypes.c_void_p()
+    if lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"kernel.cu", 0, None, None):
+        raise RuntimeError("cuda_emu: nvrtcCreateProgram failed")
+    enc = [o.encode() for o in opts]
+    rc = lib.nvrtcCompileProgram(prog, len(enc), (ctypes.c_char_p * len(enc))(*enc))
+    size = ctypes.c_size_t()
+    lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+    log = ctypes.create_string_buffer(max(size.value, 1))
+    lib.nvrtcGetProgramLog(prog, log)
+    lib.nvrtcDestroyProgram(ctypes.byref(prog))
+    if rc:
+        raise RuntimeError("cuda_emu: NVRTC (CuPy's compiler) rejects the kernel:\n"
+                           + log.value.decode(errors="replace")[-4000:])
+    _nvrtc_ok.add(key)
+
+
 def _has_fma():
     try:
         with open("/proc/cpuinfo") as f:
@@ -262,6 +318,7 @@ class RawKernel:
         typed = [_arg(a) for a in args]
         sig = ", ".join(t for t, _ in typed)
         call = ", ".join(f"*({t}*)emu_argv[{i}]" for i, (t, _) in enumerate(typed))
+        nvrtc_compile(self.code, self.options)
         source = (_PRELUDE + "\n#line 1 \"kernel\"\n" + self.code + "\n"
                   + "static void** emu_argv;\n"
                   + f"typedef void (*emu_fn_t)({sig});\n"
@@ -354,6 +411,11 @@ class ElementwiseKernel:
                 body.append(f"const {ct} {name} = (({ct}*)_p[{k}])[{'0' if scalar else 'i'}];")
             else:
                 body.append(f"{ct} &{name} = (({ct}*)_p[{k}])[i];")
+        nvrtc_compile("\n".join(lines) + "\n" + self.preamble + "\n"           # the same body as a CUDA kernel
+                      + f"extern \"C\" __global__ void {self.name}(long long _n, void** _p) {{\n"
+                      + "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < _n;"
+                      + " i += (long long)blockDim.x * gridDim.x) {\n    " + "\n    ".join(body)
+                      + "\n    {\n" + self.operation + "\n    }\n  }\n}\n", self.options)
         source = (_PRELUDE + "\n".join(lines) + "\n" + self.preamble + "\n"
                   + "extern \"C\" void emu_elementwise(long long _n, void** _p) {\n"
                   + "  for (long long i = 0; i < _n; ++i) {\n    " + "\n    ".join(body)
