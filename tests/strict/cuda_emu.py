@@ -175,11 +175,11 @@ def compiler():
 
 
 # NVRTC, the compiler CuPy runs its kernels through (pip's nvidia-cuda-nvrtc, a test dependency on Linux x86-64):
-# every kernel source the emulation builds is also compiled by it for an H100 (compute_90), with the kernel's
+# every kernel source the emulation builds is also compiled by it for an H100 (sm_90, a cubin), with the kernel's
 # options -- so code that g++ takes but NVRTC does not (a host header's macro, a missing builtin, a type error
 # CUDA's overloads expose) fails here, not on the first GPU.  No GPU is needed to compile.
 _nvrtc = []
-_NVRTC_ARCH = "--gpu-architecture=compute_90"
+_NVRTC_ARCH = "--gpu-architecture=sm_90"     # through ptxas to an H100 cubin: resource limits checked too
 
 
 def nvrtc():
