@@ -63,3 +63,135 @@ def test_sgd_kernel_fused_optimizer_flag_and_tensor_lr(monkeypatch):
         for a, b in zip(want[0], got[0]):
             np.testing.assert_array_equal(b, a)
         assert got[1] == want[1]
+
+
+# -- nll_loss / cross_entropy -----------------------------------------------------------------------------------
+_RTOL = {np.float32: 1e-5, np.float64: 1e-13}
+
+# (input shape, ignore_index): the target drawn in [0, C), some entries set to ignore_index
+_NLL_CASES = [((5,), -100), ((1, 3), -100), ((7, 4), 2), ((300, 10), -100), ((600, 3), 0), ((4, 6, 5), -100),
+              ((2, 3, 4, 5), 1), ((2, 5, 3, 2, 2), -100)]
+
+
+def _nll_data(shape, ignore_index, dtype, weighted, seed=0):
+    rng = np.random.default_rng(seed)
+    C = shape[1] if len(shape) > 1 else shape[0]
+    x = (rng.standard_normal(shape) * 2).astype(dtype)
+    tshape = (shape[0],) + shape[2:] if len(shape) > 1 else ()
+    t = rng.integers(0, C, tshape).astype(np.int64)
+    if t.ndim:
+        t.reshape(-1)[::3] = ignore_index
+    w = (rng.random(C) + 0.25).astype(dtype) if weighted else None
+    return x, t, w
+
+
+def _nll_run(monkeypatch, fused, x, t, w, reduction, ignore_index, fn="nll", label_smoothing=0.0, gout=None):
+    _set_fused(monkeypatch, fused)
+    xs = gg.from_numpy(x).cuda().requires_grad_(True)
+    ts = gg.from_numpy(t).cuda()
+    ws = None if w is None else gg.from_numpy(w).cuda()
+    F = gg.nn.functional
+    if fn == "nll":
+        y = F.nll_loss(xs, ts, ws, reduction=reduction, ignore_index=ignore_index)
+    else:
+        y = F.cross_entropy(xs, ts, ws, reduction=reduction, ignore_index=ignore_index,
+                            label_smoothing=label_smoothing)
+    if gout is None:
+        y.sum().backward()
+    else:
+        y.backward(gg.from_numpy(gout.astype(x.dtype)).cuda())
+    return y.detach().cpu().numpy(), xs.grad.cpu().numpy()
+
+
+def _check(got, want, rtol, exact):
+    for a, b in zip(want, got):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        if exact:
+            np.testing.assert_array_equal(b, a)
+        else:
+            np.testing.assert_allclose(b, a, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("shape,ignore_index", _NLL_CASES)
+def test_nll_kernels_close_to_array_code(dtype, reduction, weighted, shape, ignore_index, monkeypatch):
+    x, t, w = _nll_data(shape, ignore_index, dtype, weighted)
+    gout = None
+    if reduction == "none" and t.ndim:
+        gout = np.random.default_rng(5).standard_normal(t.shape)
+    args = (x, t, w, reduction, ignore_index)
+    want = _nll_run(monkeypatch, False, *args, gout=gout)
+    got = _nll_run(monkeypatch, True, *args, gout=gout)
+    # the losses' sums run in another order; the gradient's coefficients are exact but for a weighted mean's
+    _check(got[:1], want[:1], _RTOL[dtype], reduction == "none")
+    _check(got[1:], want[1:], _RTOL[dtype], not (weighted and reduction == "mean"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.2])
+def test_cross_entropy_close_to_array_code(dtype, reduction, weighted, label_smoothing, monkeypatch):
+    x, t, w = _nll_data((257, 11), -100, dtype, weighted, seed=3)
+    args = (x, t, w, reduction, -100)
+    want = _nll_run(monkeypatch, False, *args, fn="ce", label_smoothing=label_smoothing)
+    got = _nll_run(monkeypatch, True, *args, fn="ce", label_smoothing=label_smoothing)
+    # (log_softmax's fused kernel sums in another order too: the gradient's small entries, differences of larger
+    # ones, are compared at the scale of the largest)
+    for a, b in zip(want, got):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(b, a, rtol=_RTOL[dtype], atol=_RTOL[dtype] * np.abs(a).max())
+
+
+def test_nll_kernel_special_values_uint8_target_and_all_ignored(monkeypatch):
+    x, t, w = _nll_data((9, 4), -100, np.float32, True)
+    x[0, :] = (np.inf, -np.inf, np.nan, 0.0)
+    t[0] = 1
+    w[3] = 0.0
+    for tt, ww, ign in ((t, w, -100), (t.astype(np.uint8) % 4, None, 3), (np.full_like(t, 2), w, 2)):
+        for reduction in ("none", "sum", "mean"):
+            want = _nll_run(monkeypatch, False, x, tt, ww, reduction, ign)
+            got = _nll_run(monkeypatch, True, x, tt, ww, reduction, ign)
+            _check(got, want, 1e-5, False)
+            for a, b in zip(want, got):
+                assert (np.isnan(a) == np.isnan(b)).all()
+
+
+def test_nll_kernel_out_of_range_target_and_noncontiguous_input(monkeypatch):
+    x, t, _ = _nll_data((300, 5), -100, np.float64, False)
+    t[[7, 200]] = (5, -1)
+    msgs = []
+    for fused in (False, True):
+        _set_fused(monkeypatch, fused)
+        with pytest.raises(IndexError) as e:
+            gg.nn.functional.nll_loss(gg.from_numpy(x).cuda(), gg.from_numpy(t).cuda())
+        msgs.append(str(e.value))
+    assert msgs[1] == "Target 5 is out of bounds."            # torch's (the first bad target in order)
+    assert msgs[0].startswith("Target ") and "5" in msgs[0]   # (the strict device formats a 0-d array's repr)
+    x, t, w = _nll_data((6, 3, 4), -100, np.float32, True)
+    x = np.ascontiguousarray(x.transpose(0, 2, 1))               # the input is its transpose: not contiguous
+    want, got = [], []
+    for fused, out in ((False, want), (True, got)):
+        _set_fused(monkeypatch, fused)
+        xs = gg.from_numpy(x).cuda().requires_grad_(True)
+        y = gg.nn.functional.nll_loss(xs.transpose(1, 2), gg.from_numpy(t).cuda(), gg.from_numpy(w).cuda())
+        y.backward()
+        out += [y.detach().cpu().numpy(), xs.grad.cpu().numpy()]
+    _check(got, want, 1e-5, False)
+
+
+def test_nll_kernel_double_backward(monkeypatch):
+    x, t, w = _nll_data((8, 5), -100, np.float64, True)
+    outs = []
+    for fused in (False, True):
+        _set_fused(monkeypatch, fused)
+        xs = gg.from_numpy(x).cuda().requires_grad_(True)
+        gs = gg.from_numpy(np.linspace(0.5, 2, 8)).cuda().requires_grad_(True)
+        y = gg.nn.functional.nll_loss(xs, gg.from_numpy(t).cuda(), gg.from_numpy(w).cuda(), reduction="none")
+        dx, = gg.autograd.grad(y, xs, gs, create_graph=True)
+        assert dx.grad_fn is not None and type(dx.grad_fn).__name__ == "NllLossBackwardBackward0"
+        ddg, = gg.autograd.grad((dx * dx).sum(), gs)
+        outs.append([dx.detach().cpu().numpy(), ddg.cpu().numpy()])
+    _check(outs[1], outs[0], 0, True)

@@ -64,3 +64,120 @@ def sgd_step(g, x, buf, wd, mom, omd, nlr, maximize, nesterov, first):
             "T g, T wd, T mom, T omd, T nlr, int32 flags", "T x, T buf", _SGD_HEAD + _SGD_MOMENTUM,
             "glassgrad_sgd_momentum", options=_FMAD))
         k(g, wd, mom, omd, nlr, flags, x, buf)
+
+
+# -- negative log-likelihood ---------------------------------------------------------------------------------
+# ops/loss.py's _nll_core for input x (N, C, S) (C-contiguous; a 1-d input is N = S = 1) and target t (N, S): one
+# block; row r = n * S + s.  ts = ignored ? 0 : t; wt = ignored ? 0 : (weight ? w[ts] : 1); L = -(x[n, ts, s] * wt),
+# 0 where ignored.  reduction 0 ('none'): out = L, coef = -wt; 1 ('sum'): out[0] = sum L, coef = -wt; 2 ('mean'):
+# tw = sum wt, out[0] = sum L / tw, coef = tw != 0 ? -wt / tw : 0 -- the sums in x's dtype, per thread then in a
+# tree.  bad[0]: the first row whose target is out of [0, C) and not ignore_index (rows if none): the caller raises.
+_NLL = r"""
+#define NLL_THREADS 256
+extern "C" __global__ void glassgrad_nll(const T* x, const long long* t, const T* w, T* out, T* coef,
+                                         long long* ts, long long* bad, long long rows, long long C, long long S,
+                                         long long ignore, int has_w, int reduction) {
+    __shared__ T sl[NLL_THREADS];
+    __shared__ T sw[NLL_THREADS];
+    __shared__ long long sb[NLL_THREADS];
+    int tid = threadIdx.x;
+    T accl = 0, accw = 0;
+    long long first_bad = rows;
+    for (long long r = tid; r < rows; r += NLL_THREADS) {
+        long long tr = t[r];
+        int ign = tr == ignore;
+        if (!ign && (tr < 0 || tr >= C)) {
+            if (r < first_bad) first_bad = r;
+            continue;
+        }
+        long long k = ign ? 0 : tr;
+        T wt = ign ? (T)0 : (has_w ? w[k] : (T)1);
+        T L = 0;
+        if (!ign) {
+            T picked = x[((r / S) * C + k) * S + r % S];
+            L = -(picked * wt);
+        }
+        ts[r] = k;
+        accl += L;
+        accw += wt;
+        if (reduction == 0) {
+            out[r] = L;
+            coef[r] = -wt;
+        } else if (reduction == 1) {
+            coef[r] = -wt;
+        } else {
+            coef[r] = wt;                          /* -wt / tw once tw is known */
+        }
+    }
+    sl[tid] = accl;
+    sw[tid] = accw;
+    sb[tid] = first_bad;
+    __syncthreads();
+    for (int s = NLL_THREADS / 2; s > 0; s >>= 1) {
+        if (tid < s) {
+            sl[tid] += sl[tid + s];
+            sw[tid] += sw[tid + s];
+            if (sb[tid + s] < sb[tid]) sb[tid] = sb[tid + s];
+        }
+        __syncthreads();
+    }
+    T tw = sw[0];
+    if (tid == 0) {
+        bad[0] = sb[0];
+        if (reduction == 1) out[0] = sl[0];
+        if (reduction == 2) out[0] = sl[0] / tw;
+    }
+    if (reduction == 2) {
+        for (long long r = tid; r < rows; r += NLL_THREADS) {
+            T wt = coef[r];
+            coef[r] = (tw != (T)0) ? (T)(-wt) / tw : (T)0;
+        }
+    }
+}
+"""
+
+NLL_MAX_ROWS = 1 << 16          # one block walks the rows: more go to the array code (a grid of kernels)
+
+
+def nll_forward(x, t, w, C, S, ignore_index, reduction):
+    """_nll_core's forward on the C-contiguous float32 / float64 device array `x` (N, C, S rows laid out as
+    (N, C, *spatial)), int64 target `t` (C-contiguous, its shape the loss's), class weights `w` (contiguous, x's
+    dtype, or None).  Returns (y, coef, ts, bad): the loss (t's shape for 'none', else 0-d), the gradient's
+    coefficients and the clipped targets (t's shape), and a one-element int64 array holding the first out-of-range
+    row (t.size if none)."""
+    cp = _cp()
+    tn = "float" if x.dtype == np.float32 else "double"
+    k = _kernel("nll_" + tn, lambda cp: cp.RawKernel("typedef " + tn + " T;\n" + _NLL, "glassgrad_nll",
+                                                      options=_FMAD))
+    mode = {"none": 0, "sum": 1, "mean": 2}[reduction]
+    rows = t.size
+    out = cp.empty(t.shape if mode == 0 else (), dtype=x.dtype)
+    coef = cp.empty(t.shape, dtype=x.dtype)
+    ts = cp.empty(t.shape, dtype=np.int64)
+    bad = cp.empty(1, dtype=np.int64)
+    k((1,), (256,), (x, t, x if w is None else w, out, coef, ts, bad, np.int64(rows), np.int64(C), np.int64(S),
+                     np.int64(ignore_index), np.int32(w is not None), np.int32(mode)))
+    return out, coef, ts, bad
+
+
+# NllLossBackward0: dx[n, c, s] = (c == ts[r] ? coef[r] : 0) * g[unsq ? r : 0] -- the array code's mask times g.
+_NLL_GRAD = """
+long long s = i % nsp;
+long long nc = i / nsp;
+long long r = (nc / ncls) * nsp + s;
+T m = (nc % ncls == ts[r]) ? coef[r] : (T)0;
+dx = m * g[unsq ? r : 0];
+"""
+
+
+def nll_backward(ts, coef, g, shape, C, S, unsq):
+    """NllLossBackward0's gradient of an input of `shape` (N, C, S as in nll_forward): float32 / float64 `coef`
+    and `g` of one dtype, `g` the incoming gradient (t's shape when `unsq`, else one element)."""
+    cp = _cp()
+    k = _kernel("nll_grad", lambda cp: cp.ElementwiseKernel(
+        "raw int64 ts, raw T coef, raw T g, int64 ncls, int64 nsp, int32 unsq", "T dx", _NLL_GRAD, "glassgrad_nll_grad",
+        options=_FMAD))
+    dx = cp.empty(shape, dtype=coef.dtype)
+    if dx.size:
+        k(ts, coef, g, np.int64(C), np.int64(S), np.int32(1 if unsq else 0), dx)
+    return dx
