@@ -143,7 +143,7 @@ def nll_forward(x, t, w, C, S, ignore_index, reduction):
     """_nll_core's forward on the C-contiguous float32 / float64 device array `x` (N, C, S rows laid out as
     (N, C, *spatial)), int64 target `t` (C-contiguous, its shape the loss's), class weights `w` (contiguous, x's
     dtype, or None).  Returns (y, coef, ts, bad): the loss (t's shape for 'none', else 0-d), the gradient's
-    coefficients and the clipped targets (t's shape), and a one-element int64 array holding the first out-of-range
+    coefficients and the clipped targets (t's shape), and a 0-d int64 array holding the first out-of-range
     row (t.size if none)."""
     cp = _cp()
     tn = "float" if x.dtype == np.float32 else "double"
@@ -154,7 +154,7 @@ def nll_forward(x, t, w, C, S, ignore_index, reduction):
     out = cp.empty(t.shape if mode == 0 else (), dtype=x.dtype)
     coef = cp.empty(t.shape, dtype=x.dtype)
     ts = cp.empty(t.shape, dtype=np.int64)
-    bad = cp.empty(1, dtype=np.int64)
+    bad = cp.empty((), dtype=np.int64)
     k((1,), (256,), (x, t, x if w is None else w, out, coef, ts, bad, np.int64(rows), np.int64(C), np.int64(S),
                      np.int64(ignore_index), np.int32(w is not None), np.int32(mode)))
     return out, coef, ts, bad
