@@ -195,3 +195,77 @@ def test_nll_kernel_double_backward(monkeypatch):
         ddg, = gg.autograd.grad((dx * dx).sum(), gs)
         outs.append([dx.detach().cpu().numpy(), ddg.cpu().numpy()])
     _check(outs[1], outs[0], 0, True)
+
+
+# -- gradient clipping ------------------------------------------------------------------------------------------
+_CLIP_SHAPES = ((300, 7), (5,), (1,), (0, 3), (257, 1024), (64, 65))
+
+
+def _clip_run(monkeypatch, fused, dtype, max_norm, scale=1.0, special=False):
+    _set_fused(monkeypatch, fused)
+    rng = np.random.default_rng(7)
+    ps = [gg.from_numpy(rng.standard_normal(s).astype(dtype)).cuda().requires_grad_(True) for s in _CLIP_SHAPES]
+    for p in ps:
+        g = (rng.standard_normal(p.shape) * scale).astype(dtype)
+        if special and g.size > 3:
+            g.reshape(-1)[:2] = (np.inf, 1.0)
+        p.grad = gg.from_numpy(g).cuda()
+    total = gg.nn.utils.clip_grad_norm_(ps, max_norm)
+    return total.cpu().numpy(), [p.grad.cpu().numpy() for p in ps], [p.grad._version for p in ps]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("max_norm,scale", [(0.25, 1.0), (1e6, 1.0), (1.0, 1e-4), (0.5, 1e20)])
+def test_clip_grad_norm_kernels_close_to_array_code(dtype, max_norm, scale, monkeypatch):
+    want = _clip_run(monkeypatch, False, dtype, max_norm, scale)
+    got = _clip_run(monkeypatch, True, dtype, max_norm, scale)
+    rtol = {np.float32: 1e-5, np.float64: 1e-13}[dtype]
+    assert got[0].dtype == want[0].dtype and got[0].shape == ()
+    np.testing.assert_allclose(got[0], want[0], rtol=rtol)
+    for a, b in zip(want[1], got[1]):               # scaled by a coefficient computed from the total norm
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(b, a, rtol=rtol if max_norm < 1e6 else 0, atol=0)
+    assert got[2] == want[2]
+
+
+def test_clip_scale_kernel_bit_equal_given_the_total(monkeypatch):
+    rng = np.random.default_rng(3)
+    for dtype, tdtype in ((np.float32, np.float32), (np.float64, np.float32), (np.float32, np.float64)):
+        for tn in (0.0, 0.3, 2.5, 7e4, np.inf, np.nan):
+            out = []
+            for fused in (False, True):
+                _set_fused(monkeypatch, fused)
+                ps = [gg.from_numpy(rng.standard_normal(s).astype(dtype)).cuda().requires_grad_(True)
+                      for s in ((33, 9), (1,))]
+                for p in ps:
+                    p.grad = gg.from_numpy(np.linspace(-3, 3, p.numel()).reshape(p.shape).astype(dtype)).cuda()
+                total = gg.from_numpy(np.array(tn, tdtype)).cuda()
+                gg.nn.utils.clip_grads_with_norm_(ps, 1.7, total)
+                out.append([p.grad.cpu().numpy() for p in ps])
+            for a, b in zip(*out):
+                np.testing.assert_array_equal(b, a)
+
+
+def test_clip_grad_norm_kernels_nonfinite_and_mixed(monkeypatch):
+    want = _clip_run(monkeypatch, False, np.float32, 1.0, special=True)
+    got = _clip_run(monkeypatch, True, np.float32, 1.0, special=True)
+    assert np.isinf(got[0]) and np.isinf(want[0])
+    for a, b in zip(want[1], got[1]):
+        np.testing.assert_array_equal(np.isnan(b), np.isnan(a))
+    with pytest.raises(RuntimeError, match="is non-finite, so it cannot be clipped"):
+        _set_fused(monkeypatch, True)
+        p = gg.from_numpy(np.ones(3, np.float32)).cuda().requires_grad_(True)
+        p.grad = gg.from_numpy(np.array([1, np.nan, 2], np.float32)).cuda()
+        gg.nn.utils.clip_grad_norm_([p], 1.0, error_if_nonfinite=True)
+    out = []
+    for fused in (False, True):          # gradients of two dtypes, one not contiguous: the array code's path
+        _set_fused(monkeypatch, fused)
+        ps = [gg.from_numpy(np.ones(s, dt)).cuda().requires_grad_(True) for s, dt in (((4, 3), np.float32),
+                                                                                      ((5,), np.float64))]
+        ps[0].grad = gg.from_numpy(np.arange(12.0, dtype=np.float32).reshape(3, 4)).cuda().t()
+        ps[1].grad = gg.from_numpy(np.linspace(0, 1, 5)).cuda()
+        total = gg.nn.utils.clip_grad_norm_(ps, 2.0)
+        out.append([total.cpu().numpy()] + [p.grad.cpu().numpy() for p in ps])
+    for a, b in zip(*out):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(b, a)

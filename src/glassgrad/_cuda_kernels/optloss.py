@@ -7,7 +7,7 @@ docstring for how they are built, switched off and tested):
   * nll_forward / nll_backward: ops/loss.py's _nll_core (the target checked and clipped, the class weights picked,
     the loss, its sum / weighted mean and the gradient's coefficients: ~25 launches as array code) in one kernel of
     one block, and NllLossBackward0's gradient (the one-hot mask times the incoming gradient) in one;
-  * sq_partials / grad_norms / scale_by_clip: nn/utils/clip_grad's 2-norms (a kernel per gradient for the partial
+  * grad_norms_total / scale_by_clip: nn/utils/clip_grad's 2-norms (a kernel per gradient for the partial
     sums of squares, one for all the norms and the total) and the clip (a kernel per gradient).
 
 Elementwise work is done in the array code's rounding steps (bit-equal); the sums run in a per-thread then tree
@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _cp, _kernel
 
-__all__ = ["sgd_step", "nll_forward", "nll_backward", "sq_partials", "grad_norms", "scale_by_clip"]
+__all__ = ["sgd_step", "nll_forward", "nll_backward", "grad_norms_total", "scale_by_clip"]
 
 _FMAD = ("--fmad=false",)
 
@@ -181,3 +181,93 @@ def nll_backward(ts, coef, g, shape, C, S, unsq):
     if dx.size:
         k(ts, coef, g, np.int64(C), np.int64(S), np.int32(1 if unsq else 0), dx)
     return dx
+
+
+# -- gradient-norm clipping ----------------------------------------------------------------------------------
+# clip_grad's 2-norms: a grid of blocks per gradient sums squares (in its dtype: per thread, then a tree) into its
+# row of `part` (P slots per gradient, the unused ones zeroed); then one block takes each row's sum, its sqrt (the
+# gradient's norm, in its dtype), and the 2-norm of those norms -- the array code's sqrt(dot(a, a)) per gradient and
+# sqrt(dot(norms, norms)) of the stacked norms.
+_SQ_PARTIALS = r"""
+#define SQ_THREADS 256
+extern "C" __global__ void glassgrad_sq_partials(const T* a, T* part, long long n, long long off, int nblocks,
+                                                 int slots) {
+    __shared__ T buf[SQ_THREADS];
+    int tid = threadIdx.x;
+    T acc = 0;
+    for (long long i = (long long)blockIdx.x * SQ_THREADS + tid; i < n; i += (long long)nblocks * SQ_THREADS) {
+        T v = a[i];
+        acc += v * v;
+    }
+    buf[tid] = acc;
+    __syncthreads();
+    for (int s = SQ_THREADS / 2; s > 0; s >>= 1) {
+        if (tid < s) buf[tid] += buf[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0) part[off + blockIdx.x] = buf[0];
+    if (blockIdx.x == 0 && nblocks + tid < slots) part[off + nblocks + tid] = 0;
+}
+"""
+
+_GRAD_NORMS = r"""
+#define GN_THREADS 256
+extern "C" __global__ void glassgrad_grad_norms(const T* part, T* total, long long count, int slots) {
+    __shared__ T buf[GN_THREADS];
+    int tid = threadIdx.x;
+    T acc = 0;
+    for (long long k = tid; k < count; k += GN_THREADS) {
+        T s = 0;
+        for (int j = 0; j < slots; ++j) s += part[k * slots + j];
+        T norm = sqrt(s);
+        acc += norm * norm;
+    }
+    buf[tid] = acc;
+    __syncthreads();
+    for (int s = GN_THREADS / 2; s > 0; s >>= 1) {
+        if (tid < s) buf[tid] += buf[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0) total[0] = sqrt(buf[0]);
+}
+"""
+
+_SQ_BLOCK_WORK = 2048           # elements per block before a gradient's sum of squares takes another block
+_SQ_MAX_BLOCKS = 64             # (at most; P = the most any gradient takes: unused slots are zeroed)
+
+
+def grad_norms_total(arrays):
+    """The 2-norm of the 2-norms of the C-contiguous device arrays `arrays` (one float32 / float64 dtype): a 0-d
+    array of that dtype."""
+    cp = _cp()
+    dt = arrays[0].dtype
+    tn = "float" if dt == np.float32 else "double"
+    kp = _kernel("sq_partials_" + tn, lambda cp: cp.RawKernel("typedef " + tn + " T;\n" + _SQ_PARTIALS,
+                                                               "glassgrad_sq_partials", options=_FMAD))
+    kn = _kernel("grad_norms_" + tn, lambda cp: cp.RawKernel("typedef " + tn + " T;\n" + _GRAD_NORMS,
+                                                              "glassgrad_grad_norms", options=_FMAD))
+    blocks = [max(1, min(_SQ_MAX_BLOCKS, -(-a.size // _SQ_BLOCK_WORK))) for a in arrays]
+    slots = max(blocks)
+    part = cp.empty(len(arrays) * slots, dtype=dt)
+    for i, (a, nb) in enumerate(zip(arrays, blocks)):
+        kp((nb,), (256,), (a, part, np.int64(a.size), np.int64(i * slots), np.int32(nb), np.int32(slots)))
+    total = cp.empty((), dtype=dt)
+    kn((1,), (256,), (part, total, np.int64(len(arrays)), np.int32(slots)))
+    return total
+
+
+# clip_grads_with_norm_: g *= (T)min(max_norm / (total + 1e-6), 1) -- the coefficient in the total's dtype, NaN
+# propagating as NumPy's minimum, then cast to the gradient's
+_CLIP = """
+TN q = mx / (tn[0] + eps);
+TN c = (q != q || q < (TN)1) ? q : (TN)1;
+g = g * (T)c;
+"""
+
+
+def scale_by_clip(g, tn, max_norm, eps):
+    """clip_grads_with_norm_'s in-place scaling of the float32 / float64 device array `g` by the 0-d total norm
+    `tn` (float32 / float64; `max_norm` and `eps` NumPy scalars of its dtype)."""
+    k = _kernel("clip", lambda cp: cp.ElementwiseKernel("raw TN tn, TN mx, TN eps", "T g", _CLIP, "glassgrad_clip",
+                                                         options=_FMAD))
+    k(tn, max_norm, eps, g)
