@@ -263,11 +263,12 @@ def _lift(fn, owner=None):
 
 class StrictArray:
     """NumPy memory standing in for a CUDA array (see the module docstring)."""
-    __slots__ = ("_a", "__weakref__")
+    __slots__ = ("_a", "_b", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, a):
         self._a = a
+        self._b = self                              # .base not asked yet
 
     # -- no silent way to the host ----------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):
@@ -321,10 +322,14 @@ class StrictArray:
 
     @property
     def base(self):
+        if self._b is not self:
+            return self._b
         b = self._a.base
         if b is not None and not isinstance(b, np.ndarray):
             b = getattr(b, "base", None)            # as_strided's stand-in object between a view and its source
-        return wrap(b) if isinstance(b, np.ndarray) else None
+        # kept by the view, as CuPy's: the base's identity (id) lasts as long as its views (autograd's _Held)
+        self._b = wrap(b) if isinstance(b, np.ndarray) else None
+        return self._b
 
     def get(self):
         """The host copy (CuPy's ``ndarray.get``)."""

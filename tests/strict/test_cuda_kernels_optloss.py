@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import glassgrad as gg
+from glassgrad import backend
 
 pytestmark = pytest.mark.usefixtures("fused_kernels")
 
@@ -269,3 +270,48 @@ def test_clip_grad_norm_kernels_nonfinite_and_mixed(monkeypatch):
     for a, b in zip(*out):
         assert a.dtype == b.dtype
         np.testing.assert_array_equal(b, a)
+
+
+# -- AccumulateGrad adopts a fresh device gradient (no copy), never one another party holds ---------------------
+def _engine_cases():
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "test_autograd_engine.py")
+    spec = importlib.util.spec_from_file_location("_engine_cases", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("case", ["add_two_leaves", "user_seed", "retain_grad", "tensor_hook",
+                                  "autograd_grad_and_backward_inputs", "transpose_pair", "transpose_pair_reversed",
+                                  "seed_view", "linear_twice"])
+def test_device_first_grad_never_shares_memory_with_another_holder(case):
+    import torch
+    mod = _engine_cases()
+    fn = mod._independent_grads_case if case in ("add_two_leaves", "user_seed", "retain_grad", "tensor_hook",
+                                                 "autograd_grad_and_backward_inputs") else mod._independent_view_grads_case
+    want = fn(torch, case)
+    gg.set_default_device("cuda")
+    try:
+        got = fn(gg, case)
+    finally:
+        gg.set_default_device("cpu")
+    assert got == want
+
+
+@pytest.mark.skipif(not backend.STRICT, reason="counts launches on the strict device")
+def test_device_leaf_adopts_a_fresh_gradient():
+    from glassgrad import _strict
+    lin = gg.nn.Linear(6, 4).cuda()
+    x = gg.from_numpy(np.ones((3, 6), np.float32)).cuda()
+    y = lin(x).pow(2).sum()
+    with _strict.counting() as c:
+        y.backward()
+    # fresh gradient arrays (the weight's a transposed GEMM result) become the .grad without a copy
+    assert not [k for k in c if k[1].startswith("autograd.engine:")]
+    for p in lin.parameters():
+        assert p.grad._data.flags.c_contiguous
+    w0 = lin.weight.grad
+    lin(x).sum().backward()
+    assert lin.weight.grad is w0                    # accumulated in place
