@@ -315,3 +315,26 @@ def test_device_leaf_adopts_a_fresh_gradient():
     w0 = lin.weight.grad
     lin(x).sum().backward()
     assert lin.weight.grad is w0                    # accumulated in place
+
+
+# -- (log-)softmax backward -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(4, 7), (3, 5, 1000), (2, 1), (6, 4096), (37, 3), (9,)])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_backward_kernel_close_to_array_code(dtype, shape, log, monkeypatch):
+    from glassgrad._cuda_kernels import optloss
+    monkeypatch.setattr(optloss, "SOFTMAX_BWD_GRID", 8)      # blocks walking several rows each
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    gy = rng.standard_normal(shape).astype(dtype)
+    out = []
+    for fused in (False, True):
+        _set_fused(monkeypatch, fused)
+        xs = gg.from_numpy(x).cuda().requires_grad_(True)
+        y = (gg.log_softmax if log else gg.softmax)(xs, -1)
+        y.backward(gg.from_numpy(gy).cuda())
+        out.append(xs.grad.cpu().numpy())
+    rtol = _RTOL[dtype]
+    # entries that are differences of larger terms are compared at the scale of the largest
+    np.testing.assert_allclose(out[1], out[0], rtol=rtol, atol=rtol * np.abs(out[0]).max())
+    assert out[1].dtype == out[0].dtype

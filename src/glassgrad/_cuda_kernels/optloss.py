@@ -8,7 +8,9 @@ docstring for how they are built, switched off and tested):
     the loss, its sum / weighted mean and the gradient's coefficients: ~25 launches as array code) in one kernel of
     one block, and NllLossBackward0's gradient (the one-hot mask times the incoming gradient) in one;
   * grad_norms_total / scale_by_clip: nn/utils/clip_grad's 2-norms (a kernel per gradient for the partial
-    sums of squares, one for all the norms and the total) and the clip (a kernel per gradient).
+    sums of squares, one for all the norms and the total) and the clip (a kernel per gradient);
+  * softmax_backward_lastdim: SoftmaxBackward0 / LogSoftmaxBackward0 over the last axis (cross entropy's
+    backward; 4 launches as array code), a block per row.
 
 Elementwise work is done in the array code's rounding steps (bit-equal); the sums run in a per-thread then tree
 order (the array code's is NumPy's / CuPy's / BLAS's), in the array code's accumulation dtype.
@@ -17,7 +19,7 @@ import numpy as np
 
 from . import _cp, _kernel
 
-__all__ = ["sgd_step", "nll_forward", "nll_backward", "grad_norms_total", "scale_by_clip"]
+__all__ = ["sgd_step", "nll_forward", "nll_backward", "grad_norms_total", "scale_by_clip", "softmax_backward_lastdim"]
 
 _FMAD = ("--fmad=false",)
 
@@ -271,3 +273,59 @@ def scale_by_clip(g, tn, max_norm, eps):
     k = _kernel("clip", lambda cp: cp.ElementwiseKernel("raw TN tn, TN mx, TN eps", "T g", _CLIP, "glassgrad_clip",
                                                          options=_FMAD))
     k(tn, max_norm, eps, g)
+
+
+# -- (log-)softmax's backward over the last axis ------------------------------------------------------------
+# A block per row (rows strided by the grid): LogSoftmaxBackward0 dx = g - exp(y) * sum(g); SoftmaxBackward0
+# dx = y * (g - sum(g * y)) -- the array code's steps, the sums in y's dtype, per thread then in a tree.
+_SOFTMAX_BWD = r"""
+#define SB_THREADS 256
+extern "C" __global__ void glassgrad_softmax_bwd(const T* y, const T* g, T* dx, long long rows, long long n,
+                                                 int logmode) {
+    __shared__ T buf[SB_THREADS];
+    int tid = threadIdx.x;
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+        const T* yr = y + r * n;
+        const T* gr = g + r * n;
+        T* dr = dx + r * n;
+        T acc = 0;
+        for (long long j = tid; j < n; j += SB_THREADS) acc += logmode ? gr[j] : (T)(gr[j] * yr[j]);
+        buf[tid] = acc;
+        __syncthreads();
+        for (int s = SB_THREADS / 2; s > 0; s >>= 1) {
+            if (tid < s) buf[tid] += buf[tid + s];
+            __syncthreads();
+        }
+        T sum = buf[0];
+        __syncthreads();                            /* buf is reused by the next row */
+        for (long long j = tid; j < n; j += SB_THREADS) {
+            if (logmode) {
+                T e = exp(yr[j]);
+                e = e * sum;
+                dr[j] = gr[j] - e;
+            } else {
+                T d = gr[j] - sum;
+                dr[j] = yr[j] * d;
+            }
+        }
+    }
+}
+"""
+
+
+SOFTMAX_BWD_GRID = 65535       # blocks at most (each walks rows blockIdx.x, + gridDim.x, ...)
+
+
+def softmax_backward_lastdim(y, g, log):
+    """The gradient of (log-)softmax over the last axis from its result `y` and the incoming gradient `g`
+    (C-contiguous float32 / float64 device arrays of one shape and dtype)."""
+    cp = _cp()
+    tn = "float" if y.dtype == np.float32 else "double"
+    k = _kernel("softmax_bwd_" + tn, lambda cp: cp.RawKernel("typedef " + tn + " T;\n" + _SOFTMAX_BWD,
+                                                              "glassgrad_softmax_bwd", options=_FMAD))
+    n = y.shape[-1] if y.ndim else 1
+    rows = y.size // n if n else 0
+    dx = cp.empty_like(y)
+    if rows:
+        k((min(rows, SOFTMAX_BWD_GRID),), (256,), (y, g, dx, np.int64(rows), np.int64(n), np.int32(1 if log else 0)))
+    return dx
