@@ -338,3 +338,32 @@ def test_softmax_backward_kernel_close_to_array_code(dtype, shape, log, monkeypa
     # entries that are differences of larger terms are compared at the scale of the largest
     np.testing.assert_allclose(out[1], out[0], rtol=rtol, atol=rtol * np.abs(out[0]).max())
     assert out[1].dtype == out[0].dtype
+
+
+# -- AdamW: the decoupled decay inside the Adam kernel; decoupled decay elsewhere in place --------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,opts", [("AdamW", dict(weight_decay=0.1)), ("AdamW", dict(weight_decay=0.0)),
+                                       ("AdamW", dict(weight_decay=0.3, maximize=True)),
+                                       ("Adam", dict(weight_decay=0.2, decoupled_weight_decay=True)),
+                                       ("Adam", dict(weight_decay=0.2)), ("AdamW", dict(weight_decay=0.1, amsgrad=True)),
+                                       ("NAdam", dict(weight_decay=0.1, decoupled_weight_decay=True)),
+                                       ("RAdam", dict(weight_decay=0.1, decoupled_weight_decay=True))])
+def test_adamw_kernel_equals_array_code(dtype, name, opts, monkeypatch):
+    rng = np.random.default_rng(0)
+    params = [rng.standard_normal(s).astype(dtype) for s in _SHAPES]
+
+    def run(fused):
+        _set_fused(monkeypatch, fused)
+        ps = [gg.from_numpy(p.copy()).cuda().requires_grad_(True) for p in params]
+        opt = getattr(gg.optim, name)(ps, lr=1e-2, **opts)
+        for step in range(4):
+            for i, p in enumerate(ps):
+                p.grad = gg.from_numpy(np.random.default_rng(step * 10 + i).standard_normal(p.shape)
+                                       .astype(dtype)).cuda()
+            opt.step()
+        return [p.detach().cpu().numpy() for p in ps], [p._version for p in ps]
+
+    (pa, va), (pb, vb) = run(False), run(True)
+    for a, b in zip(pa, pb):
+        np.testing.assert_array_equal(b, a)
+    assert va == vb

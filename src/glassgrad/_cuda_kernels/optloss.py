@@ -4,6 +4,7 @@ docstring for how they are built, switched off and tested):
   * sgd_step: optim/sgd.py's update of one parameter (maximize, weight decay, momentum with dampening, nesterov)
     in one ElementwiseKernel, in the array code's rounding steps (its fused multiply-adds through double), so the
     parameter and the momentum buffer are bit-equal to the array code's;
+  * adamw_step: AdamW's decoupled weight decay (p *= 1 - lr * wd) and the package's Adam update in one kernel;
   * nll_forward / nll_backward: ops/loss.py's _nll_core (the target checked and clipped, the class weights picked,
     the loss, its sum / weighted mean and the gradient's coefficients: ~25 launches as array code) in one kernel of
     one block, and NllLossBackward0's gradient (the one-hot mask times the incoming gradient) in one;
@@ -17,9 +18,9 @@ order (the array code's is NumPy's / CuPy's / BLAS's), in the array code's accum
 """
 import numpy as np
 
-from . import _cp, _kernel
+from . import _ADAM_BODY, _cp, _kernel
 
-__all__ = ["sgd_step", "nll_forward", "nll_backward", "grad_norms_total", "scale_by_clip", "softmax_backward_lastdim"]
+__all__ = ["sgd_step", "adamw_step", "nll_forward", "nll_backward", "grad_norms_total", "scale_by_clip", "softmax_backward_lastdim"]
 
 _FMAD = ("--fmad=false",)
 
@@ -66,6 +67,18 @@ def sgd_step(g, x, buf, wd, mom, omd, nlr, maximize, nesterov, first):
             "T g, T wd, T mom, T omd, T nlr, int32 flags", "T x, T buf", _SGD_HEAD + _SGD_MOMENTUM,
             "glassgrad_sgd_momentum", options=_FMAD))
         k(g, wd, mom, omd, nlr, flags, x, buf)
+
+
+# optim/_common.py's decay_param (x * (1 - lr * wd), rounded in x's dtype), then the package's Adam update
+_ADAMW_BODY = "x = x * decay;\n" + _ADAM_BODY
+
+
+def adamw_step(g, w, b2, omb2, bc2, eps, value, decay, x, m, v):
+    """adam_step (the package's) after the decoupled weight decay x *= decay, in one kernel."""
+    k = _kernel("adamw", lambda cp: cp.ElementwiseKernel(
+        "T g, T w, T b2, T omb2, T bc2, T eps, T value, T decay", "T x, T m, T v", _ADAMW_BODY, "glassgrad_adamw",
+        options=_FMAD))
+    k(g, w, b2, omb2, bc2, eps, value, decay, x, m, v)
 
 
 # -- negative log-likelihood ---------------------------------------------------------------------------------
