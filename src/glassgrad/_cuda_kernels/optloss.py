@@ -285,7 +285,7 @@ def scale_by_clip(g, tn, max_norm, eps):
     `tn` (float32 / float64; `max_norm` and `eps` NumPy scalars of its dtype)."""
     k = _kernel("clip", lambda cp: cp.ElementwiseKernel("raw TN tn, TN mx, TN eps", "T g", _CLIP, "glassgrad_clip",
                                                          options=_FMAD))
-    k(tn, max_norm, eps, g)
+    k(tn.reshape(1), max_norm, eps, g)
 
 
 # -- (log-)softmax's backward over the last axis ------------------------------------------------------------
