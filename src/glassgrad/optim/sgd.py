@@ -33,7 +33,7 @@ class SGD(Optimizer):
                 if p.grad is None:
                     continue
                 if not _fused_step(self, p, group):
-                    self._step_one(p, grad_array(p, group["maximize"]), group)
+                    self._step_one(p, grad_array(p, group.get("maximize", False)), group)
         return loss
 
     def _step_one(self, p, g, group):
@@ -79,7 +79,7 @@ def _fused_step(opt, p, group):
         elif buf._data.__class__ is not x.__class__ or buf._data.shape != x.shape or buf._data.dtype != x.dtype:
             return False
     _k_optloss.sgd_step(g, x, None if buf is None else buf._data, dt(wd) if wd != 0 else None, dt(mom),
-                        dt(1 - group["dampening"]), dt(-_to_scalar(group["lr"])), group["maximize"],
+                        dt(1 - group["dampening"]), dt(-_to_scalar(group["lr"])), group.get("maximize", False),
                         group["nesterov"], first)
     if first:
         opt.state[p]["momentum_buffer"] = buf
