@@ -268,7 +268,7 @@ class StrictArray:
 
     def __init__(self, a):
         self._a = a
-        self._b = None          # the base's wrapper, once asked for: kept alive by the view, as CuPy's .base
+        self._b = self                              # .base not asked yet
 
     # -- no silent way to the host ----------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):
@@ -322,13 +322,13 @@ class StrictArray:
 
     @property
     def base(self):
-        if self._b is not None:
+        if self._b is not self:
             return self._b
         b = self._a.base
         if b is not None and not isinstance(b, np.ndarray):
             b = getattr(b, "base", None)            # as_strided's stand-in object between a view and its source
-        if isinstance(b, np.ndarray):
-            self._b = wrap(b)                       # (one object per base while a view lives: ids stay stable)
+        # kept by the view, as CuPy's: the base's identity (id) lasts as long as its views (autograd's _Held)
+        self._b = wrap(b) if isinstance(b, np.ndarray) else None
         return self._b
 
     def get(self):

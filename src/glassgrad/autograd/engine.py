@@ -441,10 +441,11 @@ class _Held:
         memory or viewing all of a fresh array (a weight's gradient arrives as the transpose of a fresh
         GEMM result, see addmm._mm_as).  If so, it is held from now on (by that leaf)."""
         ids = self.ids
-        if ids is None or (g.__class__ is not _np.ndarray and not isinstance(g, _backend._ARRAYS)) or id(g) in ids:
+        cls = g.__class__
+        if ids is None or cls not in _backend._ARRAYS or id(g) in ids:     # (a host or a device array)
             return False
-        base = g.base               # (NumPy's and CuPy's ndarray alike: None, or the array owning the memory)
-        if not (base is None or (base.__class__ is g.__class__ and base.base is None and id(base) not in ids
+        base = g.base
+        if not (base is None or (base.__class__ is cls and base.base is None and id(base) not in ids
                                  and base.nbytes == g.nbytes)):
             return False
         self.hold(g)

@@ -16,7 +16,8 @@ margin), loss_ctc.py (ctc_loss).
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _cuda_kernels, _dtype
+from .._cuda_kernels import optloss as _k_optloss
 from ._core import NotImplementedNode  # noqa: F401 (re-exported: its old home)
 from ._core import make, edge, save_in, grad, as_array
 from ..autograd.graph import Node, guard
@@ -112,19 +113,32 @@ class NllLossBackward0(Node):
                 np.put_along_axis(M, np.expand_dims(self.tgt, 1), np.expand_dims(self.coef, 1), 1)
         return M
 
+    def _fused(self, g, unsq):
+        """M * g in one kernel on a GPU (_cuda_kernels/optloss.py), or None."""
+        c = self.coef
+        if (c.__class__ is np.ndarray or g.__class__ is not c.__class__ or g.dtype != c.dtype or c.dtype not in _F3264
+                or not unsq and g.size != 1 or not _cuda_kernels.available()):
+            return None
+        C = self.shape[1] if self.bdim is not None else self.shape[0]
+        S = int(np.prod(self.shape[2:]))
+        return _k_optloss.nll_backward(self.tgt.reshape(-1), c.reshape(-1), g.reshape(-1), self.shape, C, S, unsq)
+
     def backward(self, ns, g):
-        M = self._mask()
         unsq = self.bdim is not None and len(_shape_of(ns, g)) == len(self.shape) - 1
+        gd = g._data if ns.is_tensor_mode else g
+        y = self._fused(gd, unsq)
+        M = None
+        if y is None:
+            M = self._mask()
+            y = M * (np.expand_dims(gd, 1) if unsq else gd)
         if not ns.is_tensor_mode:
-            return (M * (np.expand_dims(g, 1) if unsq else g),)
-        gd = g._data
-        y = M * (np.expand_dims(gd, 1) if unsq else gd)
+            return (y,)
         x, = ns.unpack(self)
         if not grad.enabled or not (g._rg or x._rg):
             return (make(y),)
         # PyTorch's double backward node: linear in g, zero derivative in self
         n = _NLL_BB[type(self)]((edge(g), edge(x)))
-        n.M, n.unsq, n.gshape = M, unsq, gd.shape
+        n.M, n.unsq, n.gshape = self._mask() if M is None else M, unsq, gd.shape
         return (make(y, True, n),)
 
 
@@ -152,6 +166,7 @@ _NLL_BB = {NllLossBackward0: NllLossBackwardBackward0, NllLoss2DBackward0: NllLo
 
 
 _TARGET_OK = (np.dtype(np.int64), np.dtype(np.uint8))
+_F3264 = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _nll_core(input, target, weight, reduction, ignore_index, cls):
@@ -165,6 +180,40 @@ def _nll_core(input, target, weight, reduction, ignore_index, cls):
                            f"{_dtype.from_numpy_dtype(t.dtype).name_c}")
     C = x.shape[1] if x.ndim > 1 else x.shape[0]
     t = t.astype(np.int64, copy=False)
+    fused = _nll_fused(x, t, weight, C, reduction, ignore_index)
+    if fused is not None:
+        y, coef, ts = fused
+    else:
+        y, coef, ts = _nll_arrays(x, t, weight, C, reduction, ignore_index)
+    if input._rg and grad.enabled:
+        n = cls((edge(input),))
+        guard(n, target)                    # torch saves the target
+        n.tgt, n.coef, n.shape, n.dt = ts, coef, x.shape, x.dtype
+        n.bdim = None if x.ndim == 1 else 1
+        n._saved = (save_in(input),)
+        return make(y, True, n)
+    return make(y)
+
+
+def _nll_fused(x, t, weight, C, reduction, ignore_index):
+    """_nll_arrays in one kernel on a GPU (_cuda_kernels/optloss.py), or None where it does not apply."""
+    w = None if weight is None else weight._data
+    if (x.__class__ is np.ndarray or x.dtype not in _F3264 or not x.size or not x.flags.c_contiguous
+            or not t.flags.c_contiguous or t.size > _k_optloss.NLL_MAX_ROWS or not -2 ** 63 <= ignore_index < 2 ** 63
+            or t.__class__ is not x.__class__ or w is not None and (w.__class__ is not x.__class__
+                                                                    or not w.flags.c_contiguous)
+            or not _cuda_kernels.available()):
+        return None
+    S = x.size // (x.shape[0] * C) if x.ndim > 1 else 1
+    y, coef, ts, bad = _k_optloss.nll_forward(x, t, w, C, S, ignore_index, reduction)
+    b = int(bad)                            # (the array code's bad.any() syncs too)
+    if b < t.size:
+        raise IndexError(f"Target {int(t.reshape(-1)[b])} is out of bounds.")
+    return y, coef, ts
+
+
+def _nll_arrays(x, t, weight, C, reduction, ignore_index):
+    """(loss, gradient coefficients, clipped targets) of _nll_core, as array code."""
     ign = t == ignore_index
     bad = ~ign & ((t < 0) | (t >= C))
     if bad.any():
@@ -197,14 +246,7 @@ def _nll_core(input, target, weight, reduction, ignore_index, cls):
                 coef = (-wt / tw) if tw != 0 else np.zeros_like(wt)
             else:       # on the device without a sync
                 coef = np.where(tw != 0, -wt / tw, x.dtype.type(0))
-    if input._rg and grad.enabled:
-        n = cls((edge(input),))
-        guard(n, target)                    # torch saves the target
-        n.tgt, n.coef, n.shape, n.dt = ts, coef.astype(x.dtype), x.shape, x.dtype
-        n.bdim = None if x.ndim == 1 else 1
-        n._saved = (save_in(input),)
-        return make(y, True, n)
-    return make(y)
+    return y, coef.astype(x.dtype), ts
 
 
 def _shape_str(s):

@@ -8,6 +8,7 @@ reduces a short axis (2..7) as a loop over its slices, several times faster than
 import numpy as np
 
 from .. import _cuda_kernels, _dtype
+from .._cuda_kernels import optloss as _k_optloss
 from ._core import make, edge, save_out, grad, quiet, as_array
 from ..autograd.graph import Node
 from .conversion import to_dtype
@@ -23,6 +24,8 @@ class SoftmaxBackward0(Node):       # y = exp(x) / sum(exp(x), dim); dx = y (gy 
 
     def backward(self, ns, g):
         y, = ns.unpack(self)
+        if ns.plain and _fused_bwd_ok(y, g, self.dim):
+            return (_k_optloss.softmax_backward_lastdim(y, g, False),)
         if ns.plain and y.dtype.kind == "V":       # bfloat16: in float32, rounded once
             y32, g32 = y.astype(np.float32), g.astype(np.float32)
             return ((y32 * (g32 - np.sum(g32 * y32, self.dim, keepdims=True))).astype(y.dtype),)
@@ -38,10 +41,19 @@ class LogSoftmaxBackward0(Node):    # y = x - log(sum(exp(x), dim)); dx = gy - e
         y, = ns.unpack(self)
         if not ns.plain:
             return (g - ns.exp(y) * ns.sum(g, self.dim, True),)
+        if _fused_bwd_ok(y, g, self.dim):
+            return (_k_optloss.softmax_backward_lastdim(y, g, True),)
         if y.dtype.kind == "V":                     # bfloat16: in float32, rounded once
             y32, g32 = y.astype(np.float32), g.astype(np.float32)
             return ((g32 - np.exp(y32) * np.sum(g32, self.dim, keepdims=True)).astype(y.dtype),)
         return (g - np.exp(y) * _short_reduce(np.add, g, self.dim),)
+
+
+def _fused_bwd_ok(y, g, d):
+    """The backward's one-kernel form applies (a GPU; over the last axis of contiguous float32 / float64 arrays)."""
+    return (y.__class__ is not np.ndarray and g.__class__ is y.__class__ and d == (y.ndim - 1,) and y.size
+            and y.dtype in _FUSED and g.dtype == y.dtype and g.shape == y.shape and y.flags.c_contiguous
+            and g.flags.c_contiguous and _cuda_kernels.available())
 
 
 def _short_reduce(ufunc, a, d):

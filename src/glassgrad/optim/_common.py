@@ -2,6 +2,8 @@
 per-parameter state (new_state), the step counter (count_step) and the gradient preparation (weight_decay).  The
 per-parameter loop itself is Optimizer._with_grads; the fused array kernels (add_alpha, addcmul, addcdiv, lerp,
 setv) live in optimizer.py."""
+import numpy as np
+
 from .._tensor import Tensor
 from .optimizer import add_alpha, setv, step_tensor, zeros_state
 
@@ -73,6 +75,10 @@ def count_step(st):
 def decay_param(p, lr, wd, bump=1):
     """Decoupled weight decay: p *= 1 - lr * wd (in place)."""
     x = p._data
+    if x.__class__ is not np.ndarray:       # a device array: in place, one kernel (the same rounding)
+        np.multiply(x, x.dtype.type(1 - lr * wd), out=x)
+        p._vc[0] += bump
+        return
     setv(p, x * x.dtype.type(1 - lr * wd), bump)
 
 

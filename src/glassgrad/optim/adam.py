@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import _cuda_kernels
+from .._cuda_kernels import optloss as _k_optloss
 from .._tensor import Tensor
 from ._common import check_args, check_fused, count_step, new_state, version_bumps, weight_decay
 from .optimizer import Optimizer, _to_scalar, addcmul, blockwise, lerp, setv, zeros_state
@@ -61,15 +62,22 @@ class Adam(Optimizer):
             x = p._data
             dt = x.dtype.type
             step = count_step(st)
-            g = weight_decay(p, g, group["weight_decay"], lr, group["decoupled_weight_decay"], bump)
+            wd = group["weight_decay"]
+            decay = group["decoupled_weight_decay"] and wd != 0 and _fused_ok(x, g, group)
+            if not decay:                       # (AdamW's decay on a GPU: in the update's kernel)
+                g = weight_decay(p, g, wd, lr, group["decoupled_weight_decay"], bump)
             m, v = st["exp_avg"], st["exp_avg_sq"]
             md, vd = m._data, v._data
-            if _fused_ok(x, g, group):          # a GPU: the whole update in one kernel, the same rounding steps
-                _cuda_kernels.adam_step(g, dt(1 - beta1), dt(beta2), dt(1 - beta2), dt((1 - beta2 ** step) ** 0.5),
-                                        dt(group["eps"]), dt(-lr / (1 - beta1 ** step)), x, md, vd)
+            if decay or _fused_ok(x, g, group):     # a GPU: the whole update in one kernel, the same rounding steps
+                args = (g, dt(1 - beta1), dt(beta2), dt(1 - beta2), dt((1 - beta2 ** step) ** 0.5), dt(group["eps"]),
+                        dt(-lr / (1 - beta1 ** step)))
+                if decay:
+                    _k_optloss.adamw_step(*args, dt(1 - lr * wd), x, md, vd)
+                else:
+                    _cuda_kernels.adam_step(*args, x, md, vd)
                 m._vc[0] += bump
                 v._vc[0] += 2 * bump
-                p._vc[0] += bump
+                p._vc[0] += 2 * bump if decay else bump
                 continue
             setv(m, lerp(md, g, 1 - beta1, out=md), bump)  # m = beta1 * m + (1 - beta1) * g
             np.multiply(vd, dt(beta2), out=vd)
