@@ -169,8 +169,8 @@ def softmax_lastdim(a, log):
     return y
 
 
-_LAYER_NORM = r"""
-__device__ double glassgrad_block_sum(double v, double* buf) {
+_BLOCK_SUM = r"""
+__device__ TYPE NAME(TYPE v, TYPE* buf) {
     int t = threadIdx.x;
     buf[t] = v;
     __syncthreads();
@@ -178,10 +178,20 @@ __device__ double glassgrad_block_sum(double v, double* buf) {
         if (t < s) buf[t] += buf[t + s];
         __syncthreads();
     }
-    double r = buf[0];
+    TYPE r = buf[0];
     __syncthreads();
     return r;
 }
+"""
+
+
+def block_sum(ctype, name):
+    """CUDA C of ``__device__ ctype name(ctype v, ctype* buf)``: the sum of v over the block's threads, every
+    thread receiving it (a shared-memory tree over `buf`, blockDim.x entries; blockDim.x a power of two)."""
+    return _BLOCK_SUM.replace("TYPE", ctype).replace("NAME", name)
+
+
+_LAYER_NORM = block_sum("double", "glassgrad_block_sum") + r"""
 
 extern "C" __global__ void glassgrad_layer_norm(const T* x, const T* w, const T* b, T* y, double* mean_out,
                                                 double* invstd_out, long long rows, long long n, double eps,

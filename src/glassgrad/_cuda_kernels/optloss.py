@@ -18,7 +18,7 @@ order (the array code's is NumPy's / CuPy's / BLAS's), in the array code's accum
 """
 import numpy as np
 
-from . import _ADAM_BODY, _cp, _kernel
+from . import _ADAM_BODY, _cp, _kernel, block_sum
 
 __all__ = ["sgd_step", "adamw_step", "nll_forward", "nll_backward", "grad_norms_total", "scale_by_clip", "softmax_backward_lastdim"]
 
@@ -203,7 +203,7 @@ def nll_backward(ts, coef, g, shape, C, S, unsq):
 # row of `part` (P slots per gradient, the unused ones zeroed); then one block takes each row's sum, its sqrt (the
 # gradient's norm, in its dtype), and the 2-norm of those norms -- the array code's sqrt(dot(a, a)) per gradient and
 # sqrt(dot(norms, norms)) of the stacked norms.
-_SQ_PARTIALS = r"""
+_SQ_PARTIALS = block_sum("T", "glassgrad_tree_sum") + r"""
 #define SQ_THREADS 256
 extern "C" __global__ void glassgrad_sq_partials(const T* a, T* part, long long n, long long off, int nblocks,
                                                  int slots) {
@@ -214,18 +214,13 @@ extern "C" __global__ void glassgrad_sq_partials(const T* a, T* part, long long 
         T v = a[i];
         acc += v * v;
     }
-    buf[tid] = acc;
-    __syncthreads();
-    for (int s = SQ_THREADS / 2; s > 0; s >>= 1) {
-        if (tid < s) buf[tid] += buf[tid + s];
-        __syncthreads();
-    }
-    if (tid == 0) part[off + blockIdx.x] = buf[0];
+    T tot = glassgrad_tree_sum(acc, buf);          /* (launched with SQ_THREADS threads) */
+    if (tid == 0) part[off + blockIdx.x] = tot;
     if (blockIdx.x == 0 && nblocks + tid < slots) part[off + nblocks + tid] = 0;
 }
 """
 
-_GRAD_NORMS = r"""
+_GRAD_NORMS = block_sum("T", "glassgrad_tree_sum") + r"""
 #define GN_THREADS 256
 extern "C" __global__ void glassgrad_grad_norms(const T* part, T* total, long long count, int slots) {
     __shared__ T buf[GN_THREADS];
@@ -237,13 +232,8 @@ extern "C" __global__ void glassgrad_grad_norms(const T* part, T* total, long lo
         T norm = sqrt(s);
         acc += norm * norm;
     }
-    buf[tid] = acc;
-    __syncthreads();
-    for (int s = GN_THREADS / 2; s > 0; s >>= 1) {
-        if (tid < s) buf[tid] += buf[tid + s];
-        __syncthreads();
-    }
-    if (tid == 0) total[0] = sqrt(buf[0]);
+    T tot = glassgrad_tree_sum(acc, buf);          /* (launched with GN_THREADS threads) */
+    if (tid == 0) total[0] = sqrt(tot);
 }
 """
 

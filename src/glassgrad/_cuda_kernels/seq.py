@@ -12,7 +12,7 @@ close to the array code's, not equal.  tests/strict/test_cuda_kernels_seq.py com
 """
 import numpy as np
 
-from . import _cp, _kernel
+from . import _cp, _kernel, block_sum
 
 __all__ = ["gelu32", "gelu_tanh32", "gelu64", "gelu_backward", "layer_norm_backward", "embedding_backward",
            "lstm_forward_step", "lstm_backward_step"]
@@ -107,19 +107,7 @@ def gelu_backward(g, x, approximate, kappa, c, sqrt1_2, pdf):
 
 
 # -- layer norm backward -------------------------------------------------------------------------------
-_LN_BACKWARD = r"""
-__device__ T glassgrad_tree_sum(T v, T* buf) {
-    int t = threadIdx.x;
-    buf[t] = v;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (t < s) buf[t] += buf[t + s];
-        __syncthreads();
-    }
-    T r = buf[0];
-    __syncthreads();
-    return r;
-}
+_LN_BACKWARD = block_sum("T", "glassgrad_tree_sum") + r"""
 
 /* dx of one row per block: dxh = g * w, xh = (x - mean) * invstd,
    dx = invstd * ((dxh - sum(dxh) * inv_n) - xh * (sum(dxh * xh) * inv_n)), in x's dtype as ops/norm._dx_core */
