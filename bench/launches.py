@@ -6,7 +6,9 @@ On a GPU a small model's step is bound by kernel launches, not arithmetic: each 
 (~5-10 µs of host time) however little it computes.  This runs each bench workload's training step on the
 strict stand-in device (GLASSGRAD_STRICT_DEVICE=1, in a child process) and counts the kernels it would launch
 (``glassgrad._strict.counting``: every ufunc call, and every other device call that writes an array or returns
-fresh memory -- views launch nothing), after one warm-up step, with the glassgrad functions that made the most.
+fresh memory -- views launch nothing), after one warm-up step, with the glassgrad functions that made the most;
+and the host syncs, each read of device data by the host (``.item()``, ``bool()`` of a device array, a host
+copy), where the host waits for the GPU to finish everything queued before it -- worse than a launch.
 ``--fused`` counts with the fused kernels of ``_cuda_kernels`` switched on, run through the CPU emulation of
 tests/strict/cuda_emu.py (each counts as one launch), as they would run on a GPU.
 
@@ -67,11 +69,15 @@ def child_glassgrad(name, fused, top):
     step()
     with _strict.counting() as c:
         step()
-    by_where = collections.Counter()
+    by_where, syncs = collections.Counter(), collections.Counter()
     for (fn, where), n in c.items():
-        by_where[where] += n
+        if fn.startswith("sync "):
+            syncs[f"{where} ({fn[5:]})"] += n
+        else:
+            by_where[where] += n
     assert glassgrad.backend.STRICT
-    return {"total": sum(c.values()), "top": by_where.most_common(top)}
+    return {"total": sum(by_where.values()), "top": by_where.most_common(top),
+            "syncs": sum(syncs.values()), "sync_top": syncs.most_common(top)}
 
 
 def child_torch(name, top):
@@ -132,16 +138,20 @@ def main(argv=None):
         g = _run("glassgrad", name, args)
         t = _run("torch", name, args) if args.torch else None
         rows.append((name, g, t))
-        print(f"\n{name}: glassgrad {g['total']} launches per step"
+        print(f"\n{name}: glassgrad {g['total']} launches and {g['syncs']} host syncs per step"
               + (f", torch {t['total']} (ratio {g['total'] / t['total']:.2f})" if t else ""))
         for where, n in g["top"]:
             print(f"    {n:6d}  {where}")
+        for where, n in g["sync_top"]:
+            print(f"    {n:6d}  sync: {where}")
         if t:
             print("  torch:", ", ".join(f"{op[6:]} {n}" for op, n in t["top"]))
-    print("\n| workload | glassgrad launches/step" + (" | torch kernels/step | ratio |" if args.torch else " |"))
-    print("| --- | ---" + (" | --- | --- |" if args.torch else " |"))
+    print("\n| workload | glassgrad launches/step | host syncs/step" + (" | torch kernels/step | ratio |" if args.torch
+                                                                    else " |"))
+    print("| --- | --- | ---" + (" | --- | --- |" if args.torch else " |"))
     for name, g, t in rows:
-        print(f"| {name} | {g['total']}" + (f" | {t['total']} | {g['total'] / t['total']:.2f} |" if t else " |"))
+        print(f"| {name} | {g['total']} | {g['syncs']}"
+              + (f" | {t['total']} | {g['total'] / t['total']:.2f} |" if t else " |"))
     return 0
 
 

@@ -88,6 +88,13 @@ def _count(name):
     _counts[(name, _where())] += 1
 
 
+def _sync(what):
+    """A read of device data by the host (a Python scalar, a host copy): on a GPU the host waits for every kernel
+    queued before it.  Counted as ("sync <what>", caller) while `counting()` is open."""
+    if _counts is not None:
+        _counts[("sync " + what, _where())] += 1
+
+
 def _inputs(args):
     out = []
     for a in args:
@@ -334,28 +341,36 @@ class StrictArray:
     def get(self):
         """The host copy (CuPy's ``ndarray.get``)."""
         _record(self._a)
+        _sync("get")
         return self._a.copy()
 
     def item(self):
+        _sync("item")
         return self._a.item()
 
     def tolist(self):
         _record(self._a)
+        _sync("tolist")
         return self._a.tolist()
 
     def __float__(self):
+        _sync("float")
         return float(self._a)
 
     def __int__(self):
+        _sync("int")
         return int(self._a)
 
     def __index__(self):
+        _sync("index")
         return self._a.__index__()
 
     def __complex__(self):
+        _sync("complex")
         return complex(self._a)
 
     def __bool__(self):
+        _sync("bool")
         return bool(self._a)
 
     def __len__(self):
@@ -467,6 +482,7 @@ def _asnumpy(a, stream=None, order="C", out=None, *, blocking=True):
     """Device data to the host: an explicit copy, as cupy.asnumpy."""
     if isinstance(a, StrictArray):
         _record(a._a)
+        _sync("asnumpy")
         return np.array(a._a, order=order, copy=True)
     return np.asarray(a, order=order)
 
