@@ -191,6 +191,47 @@ def test_embedding_backward_noncontiguous_grad(monkeypatch):
     np.testing.assert_array_equal(got, want)
 
 
+# -- embedding forward -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("idx_dtype", [np.int64, np.int32])
+@pytest.mark.parametrize("nw,d,idx_shape", [(50, 300, (7, 30)), (10, 3, (4, 5)), (6, 1, (200,)), (40, 20, ())])
+def test_embedding_forward_equals_array_code(dtype, idx_dtype, nw, d, idx_shape, monkeypatch):
+    rng = np.random.default_rng(9)
+    idx = rng.integers(0, nw, idx_shape).astype(idx_dtype)
+    w = rng.standard_normal((nw, d)).astype(dtype)
+
+    def run():
+        y = gg.nn.functional.embedding(_cuda(idx), _cuda(w))
+        return y.cpu().numpy()
+
+    got, want = _both(monkeypatch, run, ["embedding_forward"])
+    np.testing.assert_array_equal(got, want)
+    assert got.shape == idx.shape + (d,)
+
+
+@pytest.mark.parametrize("bad", [-1, 10, 2 ** 40])
+def test_embedding_forward_out_of_range_raises(bad, monkeypatch):
+    idx = np.array([[0, 3], [bad, 9]])
+    w = np.ones((10, 4), np.float32)
+    for fused in ("0", "1"):
+        monkeypatch.setenv("GLASSGRAD_FUSED", fused)
+        names = _spy(monkeypatch)
+        with pytest.raises(IndexError, match="index out of range in self"):
+            gg.nn.functional.embedding(_cuda(idx), _cuda(w))
+        assert any(n.startswith("embedding_forward") for n in names) == (fused == "1")
+
+
+def test_embedding_forward_one_sync(monkeypatch):
+    """The bounds check reads one flag back (the array code: a min and a max, two)."""
+    if not backend.STRICT:
+        pytest.skip("counts syncs on the strict device")
+    from glassgrad import _strict
+    idx, w = _cuda(np.arange(6).reshape(2, 3)), _cuda(np.ones((6, 5), np.float32))
+    with _strict.counting() as c:
+        gg.nn.functional.embedding(idx, w)
+    assert sum(n for (name, _), n in c.items() if name.startswith("sync")) == 1, c
+
+
 # -- LSTM ------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype,rtol", [(np.float32, 2e-5), (np.float64, 1e-12)])
 @pytest.mark.parametrize("layers,bidirectional,bias,state", [(1, False, True, False), (2, False, True, True),

@@ -207,6 +207,43 @@ def layer_norm_backward(x, g, w, mean, invstd, n, want):
     return gx, gw, gb
 
 
+# -- embedding forward ---------------------------------------------------------------------------------
+_EMBEDDING_FORWARD = r"""
+/* y[r, c] = w[idx[r], c]; an index outside [0, rows) sets bad[0] (and its row of y to 0) -- the bounds check and
+   the gather in one launch, the check read back by the host once */
+extern "C" __global__ void glassgrad_embedding_forward(const T* w, const long long* idx, T* y, int* bad,
+                                                       long long n, long long rows, long long d) {
+    long long total = n * d;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (long long)gridDim.x * blockDim.x) {
+        long long k = idx[e / d];
+        if (k < 0 || k >= rows) {
+            bad[0] = 1;
+            y[e] = 0;
+        } else {
+            y[e] = w[k * d + e % d];
+        }
+    }
+}
+"""
+
+
+def embedding_forward(w, idx):
+    """w[idx] for the C-contiguous float32 / float64 device array w (rows, d), d > 0, and the C-contiguous int64
+    device array idx (non-empty): (y of shape idx.shape + (d,), bad), bad a one-element int32 device array that is
+    1 where an index lies outside [0, rows)."""
+    cp = _cp()
+    t = "float" if w.dtype == np.float32 else "double"
+    k = _kernel("embedding_forward_" + t, lambda cp: cp.RawKernel(
+        "typedef " + t + " T;\n" + _EMBEDDING_FORWARD, "glassgrad_embedding_forward", options=_OPTS))
+    rows, d = w.shape
+    y = cp.empty(idx.shape + (d,), w.dtype)
+    bad = cp.zeros(1, cp.int32)
+    total = idx.size * d
+    k((min((total + 255) // 256, 65535),), (256,), (w, idx, y, bad, np.int64(idx.size), np.int64(rows), np.int64(d)))
+    return y, bad
+
+
 # -- embedding backward --------------------------------------------------------------------------------
 _EMBEDDING_BACKWARD = r"""
 /* out[r, c] = sum of g[k, c] over the k with idx[k] == r, in increasing k (np.add.at's order), from 0;

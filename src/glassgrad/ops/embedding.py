@@ -86,9 +86,15 @@ def embedding(weight, input, padding_idx=-1, scale_grad_by_freq=False, sparse=Fa
     if w.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     nw = w.shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= nw):
-        raise IndexError("index out of range in self")
-    y = w[idx]
+    if (_fused(w) and idx.size and w.shape[1] and w.flags.c_contiguous and idx.flags.c_contiguous
+            and idx.__class__ is w.__class__):     # a GPU: the check and the gather in one kernel, one sync
+        y, bad = _k_seq.embedding_forward(w, idx)
+        if int(bad[0]):
+            raise IndexError("index out of range in self")
+    else:
+        if idx.size and (idx.min() < 0 or idx.max() >= nw):
+            raise IndexError("index out of range in self")
+        y = w[idx]
     if weight._rg and grad.enabled:
         node = EmbeddingBackward0((edge(weight),))
         guard(node, input)                  # torch saves the indices
