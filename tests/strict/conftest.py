@@ -40,6 +40,9 @@ def fused_kernels(monkeypatch):
             pytest.fail("NVRTC is missing: the kernels' sources are compiled by it (CuPy's compiler) as well as "
                         "emulated; `pip install -e .[test]` installs nvidia-cuda-nvrtc")
         monkeypatch.setattr(_cuda_kernels, "_kit", _emu_kit())
+    else:                                   # a GPU: CuPy itself, its kernel launches counted as the emulation's
+        import cuda_emu
+        monkeypatch.setattr(_cuda_kernels, "_kit", cuda_emu.Counting(backend._cupy))
     monkeypatch.setenv("GLASSGRAD_FUSED", "1")
     assert _cuda_kernels.available()
     yield

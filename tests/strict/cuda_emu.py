@@ -438,3 +438,29 @@ class Kit:
 
     def __getattr__(self, name):
         return getattr(_strict.xp, name)
+
+
+class Counting:
+    """Real CuPy (on a GPU) with each fused kernel's launch counted in _strict.counting, as the emulation counts
+    them -- so the tests that check which kernels ran hold on a GPU too."""
+
+    def __init__(self, cp):
+        self._cp = cp
+
+    def RawKernel(self, code, name, *args, **kwargs):
+        return _Counted(self._cp.RawKernel(code, name, *args, **kwargs), name)
+
+    def ElementwiseKernel(self, in_params, out_params, operation, name="kernel", *args, **kwargs):
+        return _Counted(self._cp.ElementwiseKernel(in_params, out_params, operation, name, *args, **kwargs), name)
+
+    def __getattr__(self, name):
+        return getattr(self._cp, name)
+
+
+class _Counted:
+    def __init__(self, kernel, name):
+        self._kernel, self._name = kernel, name
+
+    def __call__(self, *args, **kwargs):
+        _launched(self._name)
+        return self._kernel(*args, **kwargs)
