@@ -193,8 +193,8 @@ def block_sum(ctype, name):
 
 _LAYER_NORM = block_sum("double", "glassgrad_block_sum") + r"""
 
-extern "C" __global__ void glassgrad_layer_norm(const T* x, const T* w, const T* b, T* y, double* mean_out,
-                                                double* invstd_out, long long rows, long long n, double eps,
+extern "C" __global__ void glassgrad_layer_norm(const T* x, const T* w, const T* b, T* y, T* mean_out,
+                                                T* invstd_out, long long rows, long long n, double eps,
                                                 int has_w, int has_b) {
     long long r = blockIdx.x;
     if (r >= rows) return;
@@ -221,8 +221,8 @@ extern "C" __global__ void glassgrad_layer_norm(const T* x, const T* w, const T*
         yr[i] = v;
     }
     if (threadIdx.x == 0) {
-        mean_out[r] = mean;
-        invstd_out[r] = invstd;
+        mean_out[r] = mean_t;                           /* rounded to x's dtype, as the node keeps them */
+        invstd_out[r] = inv_t;
     }
 }
 """
@@ -230,9 +230,9 @@ extern "C" __global__ void glassgrad_layer_norm(const T* x, const T* w, const T*
 
 def layer_norm(x, k, w, b, eps):
     """ops/norm's layer-norm forward over the last `k` axes of the C-contiguous float32 / float64 device array `x`
-    (weight `w`, bias `b`: contiguous arrays of x's dtype, or None): (y, mean, invstd), mean and invstd float64
-    with the reduced axes kept -- the array code's steps (statistics accumulated in double, the square in x's dtype;
-    the sums in a tree order)."""
+    (weight `w`, bias `b`: contiguous arrays of x's dtype, or None): (y, mean, invstd), mean and invstd in x's
+    dtype (the array code's float64 statistics rounded, as its node keeps them) with the reduced axes kept -- the
+    array code's steps (statistics accumulated in double, the square in x's dtype; the sums in a tree order)."""
     cp = _cp()
     t = "float" if x.dtype == np.float32 else "double"
     kern = _kernel("layer_norm_" + t, lambda cp: cp.RawKernel("typedef " + t + " T;\n" + _LAYER_NORM,
@@ -242,8 +242,8 @@ def layer_norm(x, k, w, b, eps):
         n *= s
     rows = x.size // n
     y = cp.empty_like(x)
-    mean = cp.empty(rows, dtype=cp.float64)
-    invstd = cp.empty(rows, dtype=cp.float64)
+    mean = cp.empty(rows, dtype=x.dtype)
+    invstd = cp.empty(rows, dtype=x.dtype)
     dummy = cp.empty(1, dtype=x.dtype)
     kern((rows,), (256,), (x, dummy if w is None else w, dummy if b is None else b, y, mean, invstd, np.int64(rows),
                            np.int64(n), np.float64(eps), np.int32(w is not None), np.int32(b is not None)))

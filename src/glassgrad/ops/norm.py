@@ -393,14 +393,14 @@ def _native_layer_norm(input, normalized_shape, weight, bias, eps):
     n = int(np.prod(norm_shape))
     dt = x.dtype
     if _fused_ln(x, weight, bias):              # a GPU: the whole forward in one kernel, the same steps
-        y, mean, invstd64 = _cuda_kernels.layer_norm(x, k, None if weight is None else weight._data,
-                                                     None if bias is None else bias._data, eps)
+        y, mean, invstd = _cuda_kernels.layer_norm(x, k, None if weight is None else weight._data,
+                                                   None if bias is None else bias._data, eps)   # (in x's dtype)
     else:
-        y, mean, invstd64 = _ln_arrays(x, axes, k, weight, bias, eps)
+        y, mean, invstd = _ln_arrays(x, axes, k, weight, bias, eps)                               # (float64)
     ins = (input, weight, bias)
     if grad.enabled and any(t is not None and t._rg for t in ins):
         node = NativeLayerNormBackward0(tuple(edge(t) if t is not None else (None, 0) for t in ins))
-        node.mean, node.invstd = mean.astype(dt), invstd64.astype(dt)
+        node.mean, node.invstd = mean.astype(dt, copy=False), invstd.astype(dt, copy=False)
         node.axes, node.n, node.eps, node.has_w = axes, n, eps, weight is not None
         node._saved = (save_in(input), save_in(weight) if weight is not None else None)
         return make(y, True, node)
