@@ -20,7 +20,8 @@ $(VENV)/.test: $(BIN)/python pyproject.toml
 demo: $(VENV)/.demo
 	$(BIN)/glassgrad demo
 
-# tests/strict: the op table on the strict stand-in `cuda` device (src/glassgrad/_strict.py), in its own process.
+# tests/strict: the op table on the strict stand-in `cuda` device (src/glassgrad/_strict.py), in its own process;
+# then once more with the fused CUDA kernels on everywhere (run through tests/strict/cuda_emu.py's CPU emulation).
 # The tests that judge float results against torch, run a second time on the plain x86-64 paths of torch,
 # NumPy and OpenBLAS (docs/numerics.md): a CPU-dependent comparison fails here, not on the next machine.
 NUMERIC_TESTS := tests/test_ops.py tests/nn tests/optim tests/models tests/test_fast_paths_act_index.py \
@@ -40,6 +41,7 @@ test: $(VENV)/.test
 	$(BIN)/python -m pytest -n 2 tests
 	$(PLAIN_X86_64) $(BIN)/python -m pytest -n 2 $(NUMERIC_TESTS)
 	GLASSGRAD_STRICT_DEVICE=1 $(BIN)/python -m pytest -n 2 tests/strict
+	GLASSGRAD_STRICT_DEVICE=1 GLASSGRAD_TEST_FUSED=1 $(BIN)/python -m pytest -n 2 tests/strict
 
 clean:
 	rm -rf $(VENV)

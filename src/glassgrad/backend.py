@@ -93,6 +93,11 @@ def from_dlpack(ext):
 _ARRAYS = (np.ndarray,) if _cupy is None else (np.ndarray, _cupy.ndarray)
 
 
+def on_device(a):
+    """Whether `a` is a device (CuPy) array -- not a NumPy array, nor a NumPy scalar (a CPU result can be one)."""
+    return a.__class__ is not np.ndarray and isinstance(a, _ARRAYS)
+
+
 def as_array(y, dtype=None):
     """An op's result as an array on its device: a NumPy scalar (what a NumPy reduction returns) becomes a 0-d
     host array; arrays -- host or device (CuPy's reductions return 0-d device arrays) -- pass through (cast to

@@ -1,4 +1,6 @@
 """The strict-device suite: run with GLASSGRAD_STRICT_DEVICE=1 (make test does), never silently without it."""
+import os
+
 import pytest
 
 from glassgrad import backend
@@ -23,28 +25,43 @@ def _host_stream(request):
         yield
 
 
-@pytest.fixture
-def fused_kernels(monkeypatch):
-    """The fused CUDA kernels switched on (tests/strict/test_cuda_kernels*.py): through CuPy on a real GPU, else
-    through tests/strict/cuda_emu.py's CPU emulation of CuPy's kernel API, which needs a C++ compiler (CI
-    installs g++ through scripts/ci_system_deps.sh where it is missing) and compiles every kernel with NVRTC
-    too (the test extra nvidia-cuda-nvrtc)."""
+def _fused_on(monkeypatch):
+    """Switch the fused CUDA kernels on: through CuPy on a real GPU (its launches counted as the emulation's), else
+    through tests/strict/cuda_emu.py's CPU emulation of CuPy's kernel API, which needs a C++ compiler (CI installs
+    g++ through scripts/ci_system_deps.sh where it is missing) and compiles every kernel with NVRTC too (the test
+    extra nvidia-cuda-nvrtc)."""
+    import platform
+
+    import cuda_emu
     from glassgrad import _cuda_kernels
     if backend._cupy is None or backend.STRICT:
-        import cuda_emu
         if cuda_emu.compiler() is None:
             pytest.skip("no C++ compiler (g++) for the CPU emulation of the CUDA kernels; "
                         "scripts/ci_system_deps.sh installs it")
-        import platform
         if cuda_emu.nvrtc() is None and platform.system() == "Linux" and platform.machine() == "x86_64":
             pytest.fail("NVRTC is missing: the kernels' sources are compiled by it (CuPy's compiler) as well as "
                         "emulated; `pip install -e .[test]` installs nvidia-cuda-nvrtc")
         monkeypatch.setattr(_cuda_kernels, "_kit", _emu_kit())
-    else:                                   # a GPU: CuPy itself, its kernel launches counted as the emulation's
-        import cuda_emu
+    else:
         monkeypatch.setattr(_cuda_kernels, "_kit", cuda_emu.Counting(backend._cupy))
     monkeypatch.setenv("GLASSGRAD_FUSED", "1")
     assert _cuda_kernels.available()
+
+
+@pytest.fixture
+def fused_kernels(monkeypatch):
+    """The fused CUDA kernels switched on (tests/strict/test_cuda_kernels*.py; see _fused_on)."""
+    _fused_on(monkeypatch)
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _fused_everywhere(monkeypatch):
+    """GLASSGRAD_TEST_FUSED=1 (make test's second strict run): every test with the fused kernels on -- the op table,
+    the modules, the models, the optimizers against the CPU with the kernels wherever they apply (and CPU tensors
+    beside them never reaching a kernel)."""
+    if os.environ.get("GLASSGRAD_TEST_FUSED") == "1":
+        _fused_on(monkeypatch)
     yield
 
 

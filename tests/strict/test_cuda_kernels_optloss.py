@@ -367,3 +367,15 @@ def test_adamw_kernel_equals_array_code(dtype, name, opts, monkeypatch):
     for a, b in zip(pa, pb):
         np.testing.assert_array_equal(b, a)
     assert va == vb
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_cpu_loss_beside_the_fused_kernels_stays_on_the_cpu(reduction):
+    """A CPU tensor's nll_loss of a 1-d input keeps NumPy scalars in its node: the fused backward must not take them
+    for device arrays (on a GPU machine every CPU nll_loss of a 1-d input failed in CuPy's kernel)."""
+    x = gg.from_numpy(np.arange(5.0)).requires_grad_(True)
+    gg.nn.functional.nll_loss(x, gg.tensor(2), reduction=reduction).backward()
+    assert x.grad.tolist() == [0.0, 0.0, -1.0, 0.0, 0.0]
+    lab = gg.from_numpy(np.arange(5.0)).requires_grad_(True)
+    gg.nn.functional.cross_entropy(lab, gg.tensor(1), label_smoothing=0.1, reduction=reduction).backward()
+    assert lab.grad.device.type == "cpu"

@@ -17,6 +17,7 @@ margin), loss_ctc.py (ctc_loss).
 import numpy as np
 
 from .. import _cuda_kernels, _dtype
+from ..backend import on_device
 from .._cuda_kernels import optloss as _k_optloss
 from ._core import NotImplementedNode  # noqa: F401 (re-exported: its old home)
 from ._core import make, edge, save_in, grad, as_array
@@ -116,7 +117,7 @@ class NllLossBackward0(Node):
     def _fused(self, g, unsq):
         """M * g in one kernel on a GPU (_cuda_kernels/optloss.py), or None."""
         c = self.coef
-        if (c.__class__ is np.ndarray or g.__class__ is not c.__class__ or g.dtype != c.dtype or c.dtype not in _F3264
+        if (not on_device(c) or g.__class__ is not c.__class__ or g.dtype != c.dtype or c.dtype not in _F3264
                 or not unsq and g.size != 1 or not _cuda_kernels.available()):
             return None
         C = self.shape[1] if self.bdim is not None else self.shape[0]
