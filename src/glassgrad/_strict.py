@@ -382,6 +382,9 @@ class StrictArray:
     def __repr__(self):
         return f"StrictArray({self._a!r})"
 
+    def __str__(self):
+        return str(self._a)                 # as CuPy's: the values, as NumPy prints them (error messages embed them)
+
     def __getitem__(self, key):
         r = self._a[unwrap(key)]
         if _counts is not None and _fresh(r, [self._a]):

@@ -84,3 +84,15 @@ def test_leaf_adopts_its_first_gradient_on_the_device_without_aliasing():
     (a + b).sum().backward()                      # one gradient array reaches both leaves
     a.grad.add_(1)
     assert b.grad.cpu().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_str_of_a_device_array_is_its_values_as_cupy():
+    assert str(_dev(np.array(5))) == "5"
+    assert f"{_dev(np.array([1.5, 2.0]))}" == str(np.array([1.5, 2.0]))
+
+
+def test_nll_target_error_names_the_target_on_the_device(monkeypatch):
+    import glassgrad as gg
+    monkeypatch.setenv("GLASSGRAD_FUSED", "0")
+    with pytest.raises(IndexError, match=r"^Target 5 is out of bounds\.$"):
+        gg.nn.functional.nll_loss(gg.zeros(2, 3, device="cuda"), gg.tensor([0, 5], device="cuda"))
