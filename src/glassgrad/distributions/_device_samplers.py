@@ -121,11 +121,7 @@ def _ptrs(L, lam):
     out = np.zeros_like(lam)
     idx = np.arange(lam.size, like=lam)
     while idx.size:
-        U = _uniform(L, idx.size) - 0.5
-        V = _uniform(L, idx.size)
-        us = 0.5 - np.abs(U)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            k = np.floor((2 * a / us + b) * U + lam + 0.43)
+        U, V, us, k = _tr_draw(L, idx.size, a, b, lam, 0.43)
         ok = (us >= 0.07) & (V <= vr)
         cand = _pending(~ok & ~((k < 0) | ((us < 0.013) & (V > us))))
         if cand.size:
@@ -197,17 +193,25 @@ def _btrs_bound(n, k, r, m):
             - _stirling_tail(k) - _stirling_tail(n - k))
 
 
+def _tr_draw(L, size, a, b, shift, extra=None):
+    """One round of Hoermann's transformed rejection (PTRS and BTRS alike): uniforms U - 1/2 and V, us = 1/2 - |U|
+    and the candidate k = floor((2 a / us + b) U + shift + extra), added left to right."""
+    U = _uniform(L, size) - 0.5
+    V = _uniform(L, size)
+    us = 0.5 - np.abs(U)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = (2 * a / us + b) * U + shift
+        k = np.floor(k if extra is None else k + extra)
+    return U, V, us, k
+
+
 def _btrs(L, n, p):
     """Hoermann's BTRS (n * p >= 10, p <= 0.5) over flat float64 arrays."""
     b, a, c, v_r, r, alpha, m = _btrs_params(n, p)
     out = np.zeros_like(n)
     idx = np.arange(n.size, like=n)
     while idx.size:
-        U = _uniform(L, idx.size) - 0.5
-        V = _uniform(L, idx.size)
-        us = 0.5 - np.abs(U)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            k = np.floor((2 * a / us + b) * U + c)
+        U, V, us, k = _tr_draw(L, idx.size, a, b, c)
         inside = (k >= 0) & (k <= n)
         ok = inside & (us >= 0.07) & (V <= v_r)
         cand = _pending(inside & ~ok)
