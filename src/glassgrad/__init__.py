@@ -199,6 +199,7 @@ _SUBMODULES += ("profiler", "hub", "jit", "compiler", "_dynamo")
 _SUBMODULES += ("signal",)    # torch.signal (windows) on first use
 from .compiler import compile  # noqa: E402,A001  (loads nn only when it compiles a module)
 from .jit import fork, wait, Future  # noqa: E402  (torch.fork / wait / Future: eager futures)
+from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402  (randomized low-rank SVD / PCA, composed of ops)
 
 
 # torch.* names that are nn.functional's functions
