@@ -196,7 +196,7 @@ _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg
                "testing", "onnx", "func", "amp", "accelerator", "random")
 # torch.profiler / hub / jit / compiler / _dynamo (first use) and torch.compile (eager: glassgrad compiles nothing)
 _SUBMODULES += ("profiler", "hub", "jit", "compiler", "_dynamo")
-_SUBMODULES += ("signal",)    # torch.signal (windows) on first use
+_SUBMODULES += ("signal", "masked")    # torch.signal (windows), torch.masked (reductions by mask): first use
 from .compiler import compile  # noqa: E402,A001  (loads nn only when it compiles a module)
 from .jit import fork, wait, Future  # noqa: E402  (torch.fork / wait / Future: eager futures)
 from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402  (randomized low-rank SVD / PCA, composed of ops)
