@@ -67,6 +67,7 @@ from .ops.index_reduce import *  # noqa: F401,F403
 from .ops.linalg_extra import *  # noqa: F401,F403
 from .ops.windows import *  # noqa: F401,F403
 from .ops.tensor_misc import *  # noqa: F401,F403
+from .ops.segment_reduce import *  # noqa: F401,F403  (torch.segment_reduce)
 from .ops.view_copies import *  # noqa: F401,F403
 from .ops.native import *  # noqa: F401,F403
 from ._sampling import poisson, binomial  # noqa: F401  (torch's samplers, distributions loaded on first call)
