@@ -201,6 +201,7 @@ _SUBMODULES += ("signal", "masked")    # torch.signal (windows), torch.masked (r
 from .compiler import compile  # noqa: E402,A001  (loads nn only when it compiles a module)
 from .jit import fork, wait, Future  # noqa: E402  (torch.fork / wait / Future: eager futures)
 from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402  (randomized low-rank SVD / PCA, composed of ops)
+from ._lobpcg import lobpcg  # noqa: E402  (LOBPCG eigensolver, composed of ops)
 
 
 # torch.* names that are nn.functional's functions
