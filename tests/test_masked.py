@@ -179,6 +179,11 @@ ERRORS = [
     (lambda T, x, m: T.masked.mean(x, 1, dtype=T.int32, mask=m), ValueError,
      "mean(): Could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: "
      "torch.int32"),
+    (lambda T, x, m: T.masked.amax(x > 0, 1, mask=m), NotImplementedError, "identity of amax on torch.bool input"),
+    (lambda T, x, m: T.masked.logsumexp(x > 0, 1, mask=m), NotImplementedError,
+     "identity of logsumexp on torch.bool input"),
+    (lambda T, x, m: T.masked.var(x > 0, 1, mask=m), RuntimeError,
+     "Subtraction, the `-` operator, with a bool tensor is not supported."),
     (lambda T, x, m: T.masked.sum(x, 1, mask=m[:, :2]), RuntimeError, "The expanded size of the tensor (4) must match the existing size (2)"),
 ]
 

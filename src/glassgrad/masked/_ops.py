@@ -17,7 +17,15 @@ _SMALL_INTS = (_dtype.uint8, _dtype.bool, _dtype.int8, _dtype.int16, _dtype.int3
 
 
 def _identity(op, input, *args):
-    """The value a masked-out element takes for `op` (a 0-d tensor of input's dtype); None where there is none."""
+    """The value a masked-out element takes for `op` (a 0-d tensor of input's dtype); torch's
+    NotImplementedError where there is none (amax / amin / logsumexp of bool)."""
+    r = _identity_or_none(op, input, *args)
+    if r is None:
+        raise NotImplementedError(f"identity of {op} on {input.dtype} input")
+    return r
+
+
+def _identity_or_none(op, input, *args):
     dt, dev = input.dtype, input.device
 
     def full(v, dtype=dt):
@@ -221,6 +229,9 @@ def _std_var(input, dim, unbiased, correction_opt, keepdim, dtype, mask, take_sq
         raise ValueError(f"masked std/var expects strided tensor (got {input.layout} tensor)")
     inmask = None if mask is None else _input_mask(input, mask)
     sample_total, count = _counted(input, dim, True, dtype, inmask)
+    if input.dtype == _dtype.bool:      # torch.subtract's refusal (glassgrad's subtraction would promote)
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
     x = input - sample_total / count
     total = sum(x * x.conj(), dim, keepdim=keepdim, dtype=compute, mask=inmask)
     if not keepdim:
