@@ -52,6 +52,8 @@ NAMESPACES = [
     ("torch.utils.checkpoint", "torch.utils.checkpoint", "glassgrad.utils.checkpoint", 0.75),
     # the generators (issue 17: torch.random, torch.cuda's RNG functions)
     ("torch.random", "torch.random", "glassgrad.random", 0.90),
+    ("torch.signal.windows", "torch.signal.windows", "glassgrad.signal.windows", 1.00),
+    ("torch.masked", "torch.masked", "glassgrad.masked", 0.80),
 ]
 
 

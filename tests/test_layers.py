@@ -53,6 +53,8 @@ LAYER_MAP = {
     "amp.*": 4, "cuda.*": 4, "cpu.*": 4, "accelerator.*": 4,  # torch.amp, torch.cuda / cpu, torch.accelerator
     "profiler.*": 4, "hub": 4, "jit.*": 4, "compiler.*": 4, "_dynamo.*": 4,   # torch.profiler / hub / jit / compile
     "random": 4,     # torch.random (fork_rng saves torch.cuda's generators)
+    "signal.*": 4, "masked.*": 4,   # torch.signal.windows, torch.masked (both composed of ops)
+    "_lowrank": 4, "_lobpcg": 4,   # torch.svd_lowrank / pca_lowrank, torch.lobpcg (composed of ops)
     # 5 top: the torch namespace, the glass box, the command
     "": 5, "__main__": 5, "explain.*": 5, "cli": 5, "_launch": 5, "demo": 5, "_torch_alias": 5,
 }

@@ -67,6 +67,7 @@ from .ops.index_reduce import *  # noqa: F401,F403
 from .ops.linalg_extra import *  # noqa: F401,F403
 from .ops.windows import *  # noqa: F401,F403
 from .ops.tensor_misc import *  # noqa: F401,F403
+from .ops.segment_reduce import *  # noqa: F401,F403  (torch.segment_reduce)
 from .ops.view_copies import *  # noqa: F401,F403
 from .ops.native import *  # noqa: F401,F403
 from ._sampling import poisson, binomial  # noqa: F401  (torch's samplers, distributions loaded on first call)
@@ -196,8 +197,11 @@ _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg
                "testing", "onnx", "func", "amp", "accelerator", "random")
 # torch.profiler / hub / jit / compiler / _dynamo (first use) and torch.compile (eager: glassgrad compiles nothing)
 _SUBMODULES += ("profiler", "hub", "jit", "compiler", "_dynamo")
+_SUBMODULES += ("signal", "masked")    # torch.signal (windows), torch.masked (reductions by mask): first use
 from .compiler import compile  # noqa: E402,A001  (loads nn only when it compiles a module)
 from .jit import fork, wait, Future  # noqa: E402  (torch.fork / wait / Future: eager futures)
+from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402  (randomized low-rank SVD / PCA, composed of ops)
+from ._lobpcg import lobpcg  # noqa: E402  (LOBPCG eigensolver, composed of ops)
 
 
 # torch.* names that are nn.functional's functions
