@@ -234,3 +234,15 @@ def with_out(fn, name, out_writer):
         return out_writer(name, fn(*args, **kwargs), out)
     wrapper._with_out = True
     return wrapper
+
+
+def flip_dims(dims, kw):
+    """The dims of Tensor.flip(*dims) / Tensor.flip(dims=...): varargs ints, one sequence, or the keyword."""
+    if kw:
+        if set(kw) != {"dims"} or dims:
+            raise TypeError("flip() got multiple values for argument 'dims'" if dims and set(kw) == {"dims"} else
+                            "flip() missing 1 required positional arguments: \"dims\"")
+        return kw["dims"]
+    if not dims:
+        raise TypeError("flip() missing 1 required positional arguments: \"dims\"")
+    return dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims

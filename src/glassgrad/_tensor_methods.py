@@ -3,7 +3,7 @@
 ``Tensor`` inherits these; find where a method's work happens with ``grep "def exp" ops/``.
 This file was written once from a list and is edited by hand since.
 """
-from . import ops as _ops
+from . import _args, ops as _ops
 
 
 def _delegate(family, name):    # x.<name>(...) is ops.<family>.<name>(x, ...) ("a=b": x.a is ops.<family>.b)
@@ -504,10 +504,8 @@ class TensorMethods:
 
 
     # -- ops/shape.py -----------------------------------------------------------------
-    def flip(self, *dims):
-        if not dims:
-            raise TypeError("flip() missing 1 required positional arguments: \"dims\"")
-        return _ops.shape.flip(self, dims[0] if len(dims) == 1 else dims)
+    def flip(self, *dims, **kw):
+        return _ops.shape.flip(self, _args.flip_dims(dims, kw))
     def fliplr(self):
         return _ops.shape.fliplr(self)
     def flipud(self):

@@ -4,6 +4,15 @@ import numpy as np
 from .core import OpInfo, Sample, ErrorSample, unary_samples, arr, noncontig
 
 ND = dict(differentiable=False)
+_B = np.array([True, False])
+
+
+def _call(T, f, a, *args, dtype=None, **k):
+    """T.f(a, ...) or, for "Tensor.f", a.f(...); dtype: a dtype's name."""
+    if dtype is not None:
+        k["dtype"] = getattr(T, dtype)
+    fn = getattr(a, f[len("Tensor."):]) if f.startswith("Tensor.") else getattr(T, f)
+    return fn(*args, **k) if f.startswith("Tensor.") else fn(a, *args, **k)
 ALL_DT = ("float32", "float64", "int64", "int32", "bool")
 INT_DT = ("int64", "int32", "int8", "uint8", "bool")
 
@@ -149,6 +158,28 @@ OPS += [
                            "rtol must be greater than or equal to zero, but got -1"),
                ErrorSample(Sample("allclose", np.zeros(2), np.zeros(3)), RuntimeError,
                            "The size of tensor a (2) must match the size of tensor b (3)"),
+           ]),
+    # bool operands that torch refuses (found by the torch.masked fuzz), and Tensor.flip's dims keyword
+    OpInfo("bool_operand_errors", lambda T, f, a, *args, **k: _call(T, f, a, *args, **k),
+           lambda rng, dt: [Sample("Tensor.flip", arr(rng, (2, 3), dt), dims=(0,), name="flip_dims_keyword"),
+                            Sample("cumsum", np.array(True), 0, dtype="bool", name="cumsum_bool_0d")],
+           **ND, errors=lambda: [
+               ErrorSample(Sample("sub", _B, np.ones(2)), RuntimeError, "with a bool tensor is not supported"),
+               ErrorSample(Sample("sub", np.ones(2), _B), RuntimeError, "with a bool tensor is not supported"),
+               ErrorSample(Sample("sub", _B, 1.0), RuntimeError, "with a bool tensor is not supported"),
+               ErrorSample(Sample("sub", np.ones(2), True), RuntimeError, "with a bool tensor is not supported"),
+               ErrorSample(Sample("sub", _B, True), RuntimeError, "with two bool tensors is not supported"),
+               ErrorSample(Sample("rsub", _B, 2), RuntimeError, "with a bool tensor is not supported"),
+               ErrorSample(Sample("argmax", _B), RuntimeError, "argmax(): does not support bool input"),
+               ErrorSample(Sample("argmin", _B, 0), RuntimeError, "argmin(): does not support bool input"),
+               ErrorSample(Sample("cumsum", _B, 0, dtype="bool"), NotImplementedError,
+                           "\"cumsum_out_cpu\" not implemented for 'Bool'"),
+               ErrorSample(Sample("cumprod", _B, 0, dtype="bool"), NotImplementedError,
+                           "\"cumprod_out_cpu\" not implemented for 'Bool'"),
+               ErrorSample(Sample("Tensor.cumsum_", _B, 0), NotImplementedError, "not implemented for 'Bool'"),
+               ErrorSample(Sample("flip", np.ones(2), 0), TypeError, "must be tuple of ints, not int"),
+               ErrorSample(Sample("Tensor.flip", np.ones(2), 0, dims=(0,)), TypeError,
+                           "got multiple values for argument 'dims'"),
            ]),
     OpInfo("inplace_cmp_errors", lambda T, a, b: a.lt_(b), lambda rng, dt: [Sample(arr(rng, (3,), dt), 0.0)],
            **ND, errors=lambda: [

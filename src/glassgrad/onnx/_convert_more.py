@@ -86,7 +86,7 @@ def _pow_tensor(g, node, ins):
 
 @converter("PowBackward2")
 def _pow_base(g, node, ins):       # a number to a tensor's power
-    return g.add("Pow", [scalar(g, node, node.other), g.arg(node, ins, 1, "exponent")])
+    return g.add("Pow", [scalar(g, node, node.other), g.arg(node, ins, 0, "exponent")])
 
 
 @converter("AmaxBackward0", "AminBackward0", "MaxBackward1", "MinBackward1")

@@ -269,10 +269,33 @@ class _Binary(Node):
         return ga, gb
 
 
+class _OneEdge:
+    """Mixin of a binary node whose other operand is a Python number where torch's node (a Scalar overload,
+    e.g. FmodBackward0, XlogyBackward1) has one edge, the tensor's: `slot` says which of the binary backward's
+    two gradients that is (0: the number is second, 1: it is first)."""
+    __slots__ = ()
+    slot = 0
+
+    def backward(self, ns, g):
+        return (super().backward(ns, g)[self.slot],)
+
+
+def _sub_check(input, other):
+    """ATen's sub_check: no bool operand (a bool tensor, or a Python bool) on either side."""
+    a_bool = input._data.dtype == np.bool_
+    b_bool = other.__class__ is bool or (isinstance(other, Tensor) and other._data.dtype == np.bool_)
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 def _binary_node(cls, a, b, bt):
     """Create the node for a binary op whose inputs are tensor `a` and `b` (tensor `bt` or scalar)."""
     if bt is None:
-        n = cls((edge(a), NO_EDGE))
+        n = cls((edge(a),) if issubclass(cls, _OneEdge) else (edge(a), NO_EDGE))
         n.bshape = None
         n.bdt = None
         n.other = b
@@ -366,8 +389,9 @@ def _red_n(ns, grads, shapes, dts):
 
 
 def _want(node, i):
-    """Whether input i of `node` takes a gradient."""
-    return node.next_functions[i][0] is not None
+    """Whether input i of `node` takes a gradient (a _OneEdge node's one edge is its tensor's, whatever i)."""
+    nf = node.next_functions
+    return nf[i if len(nf) > 1 else 0][0] is not None
 
 
 def _detached_overwrite(x, arr, name="FillBackward2"):

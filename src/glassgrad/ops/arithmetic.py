@@ -12,7 +12,7 @@ each input a gradient of its own dtype, as PyTorch does).
 import numpy as np
 
 from .. import _args, _dtype, backend
-from ._core import (Tensor, as_array, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, check_inplace,
+from ._core import (_OneEdge, _sub_check, Tensor, as_array, make, edge, save_in, save_out, grad, binary_operands, check_inplace,
                     commit_inplace, as_tensor_arg, _bcast, _Binary, _binary_node, _needs_grad, _want, _inplace)
 from ..autograd.graph import Node
 from .conversion import to_dtype
@@ -46,12 +46,12 @@ class SubBackward0(AddBackward0):   # y = a - alpha * b; da = gy; db = -alpha * 
         return self._red(ns, g, gb)
 
 
-class RsubBackward1(_Binary):       # y = other - alpha * a (other a scalar); da = -alpha * gy
+class RsubBackward1(_OneEdge, _Binary):       # y = other - alpha * a (other a scalar); da = -alpha * gy
     __slots__ = ("alpha",)
     stack_rule = "generic"    # runs on stacked gradients as written (Node.stack_rule)
 
-    def backward(self, ns, g):
-        return self._red(ns, -g if self.alpha == 1 else g * (-self.alpha), None)
+    def backward(self, ns, g):       # one edge, as torch's (the number has none)
+        return self._red(ns, -g if self.alpha == 1 else g * (-self.alpha), None)[:1]
 
 
 class RsubBackward0(_Binary):       # y = b - alpha * a (b a tensor); da = -alpha * gy; db = gy
@@ -96,9 +96,7 @@ def sub(input, other, *, alpha=1, out=None):
     if not isinstance(input, Tensor):
         input = as_tensor_arg(input, other)
     ad, bd, bt = binary_operands(input, other)
-    if ad.dtype == np.bool_ and (bt is None or bd.dtype == np.bool_) and not isinstance(bd, float):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
+    _sub_check(input, other)
     if alpha != 1:
         _check_alpha(ad.dtype.kind, alpha)
         y = _bcast(np.subtract, ad, _times_alpha(ad, bd, alpha) if bt is None else bd * np.asarray(alpha, bd.dtype), input, other)
@@ -117,6 +115,7 @@ subtract = sub
 def rsub(input, other, *, alpha=1):
     """other - alpha * input (what `2 - x` calls)."""
     ad, bd, bt = binary_operands(input, other)
+    _sub_check(input, other)
     y = _bcast(np.subtract, bd, ad * alpha if alpha != 1 else ad, input, other)
     if _needs_grad(input, bt):
         n = _binary_node(RsubBackward1 if bt is None else RsubBackward0, input, other, bt)
@@ -346,10 +345,10 @@ class PowBackward2(_Binary):        # y = s ** b (s a number); db = gy * y * log
         b, y = ns.unpack(self)
         s = self.other
         if ns.data(y).dtype.kind == "c":        # db = gy * conj(y log(s)), complex log
-            return (None, self._red(ns, None, g * ns.conj(y * complex(np.log(complex(s)))))[1])
+            return (self._red(ns, None, g * ns.conj(y * complex(np.log(complex(s)))))[1],)
         if s == 0:
-            return (None, ns.where(ns.const(ns.data(b) >= 0, g), g * 0, g * y * float(np.log(s) if s > 0 else np.nan)))
-        return (None, self._red(ns, None, g * y * float(np.log(s)))[1])
+            return (ns.where(ns.const(ns.data(b) >= 0, g), g * 0, g * y * float(np.log(s) if s > 0 else np.nan)),)
+        return (self._red(ns, None, g * y * float(np.log(s)))[1],)     # one edge, as torch's
 
 
 def pow(input, exponent, *, out=None):
@@ -394,7 +393,7 @@ def rpow(input, other):
                           _dtype._default[0].np)
     y = np.power(base, ed)
     if input._rg and grad.enabled:
-        n = PowBackward2((NO_EDGE, edge(input)))
+        n = PowBackward2((edge(input),))
         n.other = other
         n.ashape = None
         n.adt = None
@@ -531,7 +530,7 @@ class RemainderBackward1(_Binary):  # y = a - b floor(a / b); da = gy; db = -gy 
         return self._red(ns, g, gb)
 
 
-class RemainderBackward0(RemainderBackward1):  # b a number: da = gy
+class RemainderBackward0(_OneEdge, RemainderBackward1):  # b a number: da = gy
     __slots__ = ()
 
 
@@ -540,7 +539,7 @@ class FmodBackward1(RemainderBackward1):   # y = a - b trunc(a / b); da = gy; db
     _round = staticmethod(np.trunc)
 
 
-class FmodBackward0(FmodBackward1):        # b a number: da = gy
+class FmodBackward0(_OneEdge, FmodBackward1):        # b a number: da = gy
     __slots__ = ()
 
 

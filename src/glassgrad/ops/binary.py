@@ -8,7 +8,7 @@ ops: minimum maximum fmin fmax clamp clip clamp_min clamp_max atan2 arctan2 hypo
 import numpy as np
 
 from .. import _dtype
-from ._core import (Tensor, as_array, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, as_tensor_arg,
+from ._core import (_OneEdge, Tensor, as_array, make, edge, NO_EDGE, save_in, save_out, grad, binary_operands, as_tensor_arg,
                     _bcast, _Binary, _binary_node, _needs_grad, _red_n, _want, _inplace, broadcast_error,
                     NotImplementedNode)
 from ..autograd.graph import Node
@@ -391,11 +391,12 @@ class XlogyBackward0(_Binary):      # z = x log(y); dx = gy log(y) (0 where x ==
         return self._red(ns, ga, gb)
 
 
-class XlogyBackward1(XlogyBackward0):     # x a number: dy = gy x / y
+class XlogyBackward1(_OneEdge, XlogyBackward0):     # x a number: dy = gy x / y
     __slots__ = ()
+    slot = 1
 
 
-class XlogyBackward2(XlogyBackward0):     # y a number: dx = gy log(y)
+class XlogyBackward2(_OneEdge, XlogyBackward0):     # y a number: dx = gy log(y)
     __slots__ = ()
 
 
@@ -406,7 +407,7 @@ def xlogy(input, other, *, out=None):
         od = other._data if other._data.dtype.kind in "fV" else other._data.astype(f)
         y = _xlogy_arr(np.asarray(s, od.dtype), od)
         if other._rg and grad.enabled:
-            n = XlogyBackward1((NO_EDGE, edge(other)))
+            n = XlogyBackward1((edge(other),))
             n.ashape = n.adt = None
             n.other, n.bshape, n.bdt = s, od.shape, other._data.dtype
             n._saved = (save_in(other),)
@@ -438,7 +439,7 @@ class CopysignBackward0(_Binary):   # y = |a| sign(b); da = gy * result / self (
         return self._red(ns, g * r if _want(self, 0) else None, gb)
 
 
-class CopysignBackward1(CopysignBackward0):   # b a number
+class CopysignBackward1(_OneEdge, CopysignBackward0):   # b a number
     __slots__ = ()
 
 

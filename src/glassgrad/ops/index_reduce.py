@@ -128,14 +128,18 @@ class IndexReduceBackward0(_LaNode):
             gs = src_is * gd.index_select(dim, index)
         if not include_self:
             gx = gx.index_fill(dim, index, 0)
-        return (gx if self.need(0) else None), None, (gs if self.need(2) else None)
+        return (gx if self.need(0) else None), (gs if self.need(1) else None)     # edges: self, source (as torch's)
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     warn_once("index_reduce() is in beta and the API may change at any time.", stacklevel=3)
     d = _checks(input, dim, index, source, reduce)
     y = _reduce_arr(input._data, d, index._data, source._data, reduce, bool(include_self))
-    return wrap((y,), IndexReduceBackward0, (input, index, source), (0, 1, 2), (0,), (d, reduce, bool(include_self)))[0]
+    out = wrap((y,), IndexReduceBackward0, (input, index, source), (0, 1, 2), (0,), (d, reduce, bool(include_self)))[0]
+    if out.grad_fn is not None:         # the index has no edge, as torch's
+        nf = out.grad_fn.next_functions
+        out.grad_fn.next_functions = (nf[0], nf[2])
+    return out
 
 
 def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
@@ -164,6 +168,6 @@ def fill_diagonal_(input, fill_value, wrap=False):
 
 
 def _fill(view, value):
-    """view.fill_(value) as a copy of a constant, so that the base's graph records the write (CopySlices)."""
-    view.copy_(make(np.full(view._data.shape, value, view._data.dtype, like=view._data)))
+    """view.fill_(value): the base's graph records the write (CopySlices over fill_'s one edge, as torch's)."""
+    view.fill_(value)
 

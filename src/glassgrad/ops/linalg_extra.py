@@ -7,7 +7,7 @@ ops: chain_matmul frobenius_norm nuclear_norm addmv_ lu_unpack geqrf ormqr
 import numpy as np
 
 from .. import _args, _dtype
-from ._core import make, edge, grad, NO_EDGE, as_array
+from ._core import make, edge, grad, as_array
 from .linalg_solve import _LaNode, named, perm_from_pivots, wrap, lapack_dtype, low_kernel
 from .linalg_deprecated import deprecated
 from .linalg_lu import householder_product, householder_backward
@@ -89,18 +89,18 @@ class LuUnpackBackward0(_LaNode):
             if g is not None and g.dim() < 2:
                 raise RuntimeError(f"{what}: input tensor must have at least 2 dimensions")
         if gL is None and gU is None:
-            return (None, None)
+            return (None,)
         lo = None if gL is None else gL.tril(-1)
         up = None if gU is None else gU.triu()
         if m == n:
-            return ((up if lo is None else lo if up is None else lo + up), None)
+            return ((up if lo is None else lo if up is None else lo + up),)
         if m < n:       # wide: L is m x m, U is m x n
             if up is None:
-                return (cat([lo, lo.new_zeros(lo.shape[:-1] + (n - k,))], -1), None)
-            return (up if lo is None else cat([up[..., :k] + lo, up[..., k:]], -1), None)
+                return (cat([lo, lo.new_zeros(lo.shape[:-1] + (n - k,))], -1),)
+            return (up if lo is None else cat([up[..., :k] + lo, up[..., k:]], -1),)
         if lo is None:  # tall: L is m x k, U is k x n
-            return (cat([up, up.new_zeros(up.shape[:-2] + (m - k, n))], -2), None)
-        return (lo if up is None else cat([lo[..., :k, :] + up, lo[..., k:, :]], -2), None)
+            return (cat([up, up.new_zeros(up.shape[:-2] + (m - k, n))], -2),)
+        return (lo if up is None else cat([lo[..., :k, :] + up, lo[..., k:, :]], -2),)
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
@@ -125,7 +125,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         L = U = empty
     if not (grad.enabled and LU_data._rg):
         return named("lu_unpack", ("P", "L", "U"), (make(P), make(L), make(U.copy())))
-    node = LuUnpackBackward0((edge(LU_data), NO_EDGE))
+    node = LuUnpackBackward0((edge(LU_data),))     # the pivots: no edge, as torch's
     node.info = (m, n, LU.dtype)
     return named("lu_unpack", ("P", "L", "U"), (make(P), make(L, True, node, 1), make(U.copy(), True, node, 2)))
 

@@ -33,7 +33,7 @@ def soft_margin_loss(input, target, reduction="mean"):
         L = np.log1p(np.exp(-t * x)).astype(x.dtype, copy=False)
     y = reduce_array(L, reduction)
     if input._rg and grad.enabled:
-        n = SoftMarginLossBackward0((edge(input), (None, 0)))
+        n = SoftMarginLossBackward0((edge(input),))     # target: no edge, as torch's
         n.k = _scale(reduction, L.size)
         n._saved = (save_in(input), save_in(target))
         return make(y, True, n)

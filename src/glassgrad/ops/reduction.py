@@ -461,6 +461,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 def _arg(name, fn, input, dim, keepdim):
     a = input._data
     _real_only(input, name, False)
+    if a.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if a.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")

@@ -15,13 +15,18 @@ __all__ = ["cumsum", "cumprod", "cummax", "cummin"]
 
 
 def cumprod_(x, dim, *, dtype=None):
+    _cum_dtype(x._data, dtype or x.dtype, "cumprod")     # in place: the scan runs in x's dtype
     return _inplace(cumprod, x, dim, dtype=dtype)
 
 
 # -- cumsum / cumprod -------------------------------------------------------------------------------------------
-def _cum_dtype(a, dtype):
+def _cum_dtype(a, dtype, name="cumsum"):
+    """The result dtype; ATen's CPU kernels have no bool loop (reached only when there is an element to scan)."""
     if dtype is not None:
-        return _dtype.to_dtype(dtype).np
+        dt = _dtype.to_dtype(dtype).np
+        if dt == np.bool_ and a.ndim and a.size:
+            raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        return dt
     return np.int64 if a.dtype.kind in "iub" else a.dtype
 
 
@@ -61,6 +66,7 @@ def _cumsum(input, dim, dtype=None, reverse=False):
 
 
 def cumsum_(x, dim, *, dtype=None):
+    _cum_dtype(x._data, dtype or x.dtype)     # in place: the scan runs in x's dtype
     return _inplace(cumsum, x, dim, dtype=dtype)
 
 
@@ -118,7 +124,7 @@ def _cumprod_matrix(a, d):
 def cumprod(input, dim, *, dtype=None, out=None):
     a = input._data
     d = _wrap_dim(dim, a.ndim)
-    dt = _cum_dtype(a, dtype)
+    dt = _cum_dtype(a, dtype, "cumprod")
     a2 = a.astype(dt, copy=False)
     y = as_array(a2.copy() if a.ndim == 0 else np.cumprod(a2, axis=d), dt)
     if input._rg and grad.enabled:

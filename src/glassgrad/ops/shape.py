@@ -150,6 +150,8 @@ class FlipBackward0(Node):          # y = flip(x, d); dx = flip(gy, d)
 
 
 def flip(x, dims):
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"flip(): argument 'dims' must be tuple of ints, not {_args.type_name(dims)}")
     d = _dims_arg(_args.int_list(dims, "flip", "dims", 2), x._data.ndim)
     y = np.flip(x._data, d).copy() if d else x._data.copy()
     return _unary(x, y, FlipBackward0, dims=d)

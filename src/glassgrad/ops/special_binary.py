@@ -11,7 +11,7 @@ zeta's only through q (d/dq zeta(x, q) = -x zeta(x + 1, q)); igamma's only throu
 import numpy as np
 
 from .. import _dtype
-from ._core import as_array, Tensor, full_precision, make, edge, NO_EDGE, save_in, grad, binary_operands, _Binary, _binary_node, \
+from ._core import _OneEdge, as_array, Tensor, full_precision, make, edge, NO_EDGE, save_in, grad, binary_operands, _Binary, _binary_node, \
     _needs_grad, _want, _bcast, _inplace
 from . import special_kernels as K, special_igamma as G
 
@@ -43,7 +43,7 @@ def _binary_special(cls0, cls1, cls2, fwd, input, other, name, save=True, full=F
     if at is None:
         if not (bt._rg and grad.enabled):
             return make(y)
-        n = cls1((NO_EDGE, edge(bt)))
+        n = cls1((edge(bt),) if issubclass(cls1, _OneEdge) else (NO_EDGE, edge(bt)))
         n.ashape = n.adt = None
         n.other, n.bshape, n.bdt = input, bd.shape, bt._data.dtype
         n._saved = (save_in(bt),)
@@ -91,11 +91,12 @@ class SpecialXlog1PyBackward0(_Binary):    # z = x log1p(y); dx = gy log1p(y); d
         return self._red(ns, ga, gb)
 
 
-class SpecialXlog1PyBackward1(SpecialXlog1PyBackward0):     # x a number
+class SpecialXlog1PyBackward1(_OneEdge, SpecialXlog1PyBackward0):     # x a number
     __slots__ = ()
+    slot = 1
 
 
-class SpecialXlog1PyBackward2(SpecialXlog1PyBackward0):     # y a number
+class SpecialXlog1PyBackward2(_OneEdge, SpecialXlog1PyBackward0):     # y a number
     __slots__ = ()
 
 
@@ -117,11 +118,12 @@ class SpecialZetaBackward0(_Binary):       # dq = -gy x zeta(x + 1, q); dx: not 
         return self._red(ns, None, gb)
 
 
-class SpecialZetaBackward1(SpecialZetaBackward0):     # x a number
+class SpecialZetaBackward1(_OneEdge, SpecialZetaBackward0):     # x a number
     __slots__ = ()
+    slot = 1
 
 
-class SpecialZetaBackward2(SpecialZetaBackward0):     # q a number
+class SpecialZetaBackward2(_OneEdge, SpecialZetaBackward0):     # q a number
     __slots__ = ()
 
 
