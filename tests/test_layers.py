@@ -53,6 +53,8 @@ LAYER_MAP = {
     "amp.*": 4, "cuda.*": 4, "cpu.*": 4, "accelerator.*": 4,  # torch.amp, torch.cuda / cpu, torch.accelerator
     "profiler.*": 4, "hub": 4, "jit.*": 4, "compiler.*": 4, "_dynamo.*": 4,   # torch.profiler / hub / jit / compile
     "random": 4,     # torch.random (fork_rng saves torch.cuda's generators)
+    "types": 4, "futures": 4, "library": 4, "_op_registry": 4, "_custom_op": 4, "_higher_order": 4,  # torch.types / futures / library / ops / cond
+    "torch_version": 0, "functional": 5,   # torch.torch_version (a leaf over version); torch.functional (the torch.* names)
     # 5 top: the torch namespace, the glass box, the command
     "": 5, "__main__": 5, "explain.*": 5, "cli": 5, "_launch": 5, "demo": 5, "_torch_alias": 5,
 }

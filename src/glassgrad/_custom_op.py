@@ -1,0 +1,269 @@
+"""torch.library.custom_op and infer_schema (the public face is library.py).
+
+A CustomOpDef is an operator in ``_op_registry`` whose ``Autograd`` kernel is ``_dispatch``: the kernel for the
+inputs' device (``register_kernel``) or the decorated function, run without recording a graph; when an input
+requires grad, through an autograd.Function named as torch's node (``GeneratedBackwardFor_ns_name_default``,
+whose node prints ``...Backward``) that calls the registered ``setup_context`` and ``backward`` -- or, with none
+registered, refuses to backward with torch's error. An output that is (or views) an input raises torch's
+aliasing error.
+"""
+import inspect
+import sys
+import threading
+import typing
+from collections.abc import Sequence
+
+from . import _op_registry as _reg
+from ._device import device as _device
+from ._dtype import dtype as _dtype
+from ._tensor import Tensor
+from .types import Number
+
+__all__ = ["CustomOpDef", "custom_op", "infer_schema"]
+
+_CUSTOM = {}     # "ns::name" -> CustomOpDef
+
+
+def _derived(base, cpp, list_base, optional_base_list, optional_list_base):
+    out = [(base, cpp), (typing.Optional[base], f"{cpp}?")]
+
+    def seqs(t):
+        return (typing.Sequence[t], typing.List[t], Sequence[t], list[t])  # noqa: UP006
+    if list_base:
+        out += [(s, f"{cpp}[]") for s in seqs(base)]
+    if optional_base_list:
+        out += [(s, f"{cpp}?[]") for s in seqs(typing.Optional[base])]
+    if optional_list_base:
+        out += [(typing.Optional[s], f"{cpp}[]?") for s in seqs(base)]
+    return out
+
+
+_PARAM_TYPES = dict(p for row in ((Tensor, "Tensor", True, True, False), (int, "SymInt", True, False, True),
+                                  (float, "float", True, False, True), (bool, "bool", True, False, True),
+                                  (str, "str", False, False, False), (Number, "Scalar", True, False, False),
+                                  (_dtype, "ScalarType", False, False, False), (_device, "Device", False, False, False))
+                    for p in _derived(*row))
+_RETURN_TYPES = {Tensor: "Tensor", typing.List[Tensor]: "Tensor[]", list[Tensor]: "Tensor[]",  # noqa: UP006
+                 int: "SymInt", float: "float", bool: "bool", Number: "Scalar"}
+
+
+def _default_repr(v, fail, name):
+    if v is None or isinstance(v, (int, float, bool)):
+        return str(v)
+    if isinstance(v, (str, _device)):
+        return f'"{v}"'
+    if isinstance(v, _dtype):
+        return str(v)[len("torch."):]
+    fail(f"Parameter {name} has an unsupported default value type {type(v)}. Please file an issue on GitHub so we "
+         "can prioritize this.")
+
+
+def _return_schema(ann, fail):
+    if ann is None:
+        return "()"
+    if ann is inspect.Parameter.empty:
+        fail("No return type annotation was provided. Please add one.")
+    if typing.get_origin(ann) is not tuple:
+        if ann not in _RETURN_TYPES:
+            fail(f"Return has unsupported type {ann}. The valid types are: {_RETURN_TYPES}.")
+        return _RETURN_TYPES[ann]
+    args = typing.get_args(ann)
+    for a in args:
+        if a not in _RETURN_TYPES:
+            fail(f"Return has unsupported type {ann}. The valid types are: {_RETURN_TYPES}.")
+    inner = ", ".join(_RETURN_TYPES[a] for a in args)
+    return f"(({inner}))" if len(args) == 1 else f"({inner})"
+
+
+def infer_schema(prototype_function, /, *, mutates_args, op_name=None):
+    """The operator schema of a type-annotated function, e.g. ``(Tensor x, SymInt n=2) -> Tensor``."""
+    sig = inspect.signature(prototype_function)
+
+    def fail(what):
+        raise ValueError(f"infer_schema(func): {what} Got func with signature {sig})")
+
+    hints = typing.get_type_hints(prototype_function) if any(
+        isinstance(p.annotation, str) for p in sig.parameters.values()) else {}
+    params, seen, kw = [], set(), False
+    for idx, (name, p) in enumerate(sig.parameters.items()):
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            fail("We do not support positional-only args, varargs, or varkwargs.")
+        if p.kind == p.KEYWORD_ONLY and not kw:
+            params.append("*")
+            kw = True
+        if p.annotation is p.empty:
+            fail(f"Parameter {name} must have a type annotation.")
+        ann = hints.get(name, p.annotation)
+        if ann not in _PARAM_TYPES:
+            if typing.get_origin(ann) is tuple:
+                fail(f"Parameter {name} has unsupported type {p.annotation}. We do not support Tuple inputs in "
+                     "schema. As a workaround, please try to use List instead. \n\nThe valid types are: "
+                     f"{_PARAM_TYPES.keys()}.")
+            fail(f"Parameter {name} has unsupported type {p.annotation}. The valid types are: "
+                 f"{_PARAM_TYPES.keys()}.")
+        ty = _PARAM_TYPES[ann]
+        if type(mutates_args) is str:
+            if mutates_args != "unknown":
+                raise ValueError("mutates_args must either be a sequence of the names of the arguments that are "
+                                 "mutated or the string 'unknown'. ")
+            if ty.startswith("Tensor"):
+                ty = f"Tensor(a{idx}!){ty[len('Tensor'):]}"
+        elif name in mutates_args:
+            if not ty.startswith("Tensor"):
+                fail(f"Parameter {name} is in mutable_args but only Tensors or collections of Tensors can be mutated")
+            ty = f"Tensor(a{idx}!){ty[len('Tensor'):]}"
+        seen.add(name)
+        params.append(f"{ty} {name}" if p.default is p.empty else f"{ty} {name}={_default_repr(p.default, fail, name)}")
+    if mutates_args != "unknown":
+        unseen = set(mutates_args) - seen
+        if unseen:
+            fail(f"{unseen} in mutates_args were not found in the custom op's signature. mutates_args should contain "
+                 "the names of all args that the custom op mutates, or just the string 'unknown' if you don't know.")
+    ret = _return_schema(typing.get_type_hints(prototype_function).get("return", sig.return_annotation)
+                         if isinstance(sig.return_annotation, str) else sig.return_annotation, fail)
+    return f"{op_name or ''}({', '.join(params)}) -> {ret}"
+
+
+def _tensors(values):
+    for v in values:
+        if isinstance(v, Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from (t for t in v if isinstance(t, Tensor))
+
+
+def _shares(a, b):
+    import numpy as np
+    return a is b or np.may_share_memory(a._data, b._data)
+
+
+class CustomOpDef:
+    """The operator ``custom_op`` makes: call it like the function; ``torch.ops.<ns>.<name>`` is the same op."""
+
+    def __init__(self, namespace, name, schema, fn, device_types):
+        self._namespace, self._name, self._init_fn = namespace, name, fn
+        self._qualname = f"{namespace}::{name}"
+        self._backward_fn = self._setup_context_fn = None
+        self._fake_fn = None
+        self._kernels = {}
+        self._default_types = device_types
+        self._local = threading.local()
+        old = _CUSTOM.pop(self._qualname, None)
+        if old is not None:                              # torch lets a custom op be redefined
+            _reg._OPS.pop(self._qualname, None)
+            _reg.namespace(namespace)._packets.pop(name, None)
+        self._opoverload = _reg.define(self._qualname, f"{self._qualname}{schema}")
+        self._schema = self._opoverload._schema
+        self._opoverload._kernels["Autograd"] = self._dispatch
+        self._autograd_cls = self._make_function()
+        _CUSTOM[self._qualname] = self
+
+    def __repr__(self):
+        return f"<CustomOpDef({self._qualname})>"
+
+    def __call__(self, *args, **kwargs):
+        return self._opoverload(*args, **kwargs)
+
+    # -- registration --
+    def register_kernel(self, device_types, fn=None, /):
+        """Run ``fn`` instead of the function for inputs on these device types."""
+        types = [device_types] if isinstance(device_types, str) or device_types is None else list(device_types)
+
+        def register(f):
+            for t in types:
+                self._kernels[_device(t).type if t is not None else None] = f
+            return f
+        return register if fn is None else register(fn)
+
+    def register_fake(self, fn, /):
+        """The op's fake (shape) implementation: kept; glassgrad runs eagerly and never traces."""
+        self._fake_fn = fn
+        return fn
+
+    def register_autograd(self, backward, /, *, setup_context=None):
+        """``setup_context(ctx, inputs, output)`` saves what ``backward(ctx, *grads)`` needs; backward returns a
+        gradient per positional input (None for non-Tensors)."""
+        self._backward_fn, self._setup_context_fn = backward, setup_context
+
+    # -- calling --
+    def _kernel(self, args, kwargs):
+        dev = next((t.device.type for t in _tensors((*args, *kwargs.values()))), "cpu")
+        if dev in self._kernels:
+            return self._kernels[dev]
+        allowed = self._default_types
+        if allowed is not None:
+            allowed = [allowed] if isinstance(allowed, str) else list(allowed)
+            if dev not in [_device(a).type for a in allowed] and None not in self._kernels:
+                raise NotImplementedError(f"{self._qualname}: No kernel registered for device type {dev}")
+        return self._kernels.get(None, self._init_fn)
+
+    def _run(self, args, kwargs):
+        from .autograd.grad_mode import no_grad
+        with no_grad():
+            out = self._kernel(args, kwargs)(*args, **kwargs)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        ins = list(_tensors((*args, *kwargs.values())))
+        seen = []
+        for o in _tensors(outs):
+            if any(_shares(o, t) for t in ins + seen):
+                raise RuntimeError(
+                    f"{self._name} (with implementation in {sys.modules[__name__]}): The output of this "
+                    "custom operator (1) must not also be an input to this custom operator and (2) may not alias any "
+                    "inputs to this custom operator or other returns. The most common way to trigger this error is "
+                    "if we have y = custom_op(x) and y and x are the same Tensor. Please instead return a clone of "
+                    "the offending output tensor(s) (e.g. return x.clone()) or refactor the custom operator to not "
+                    "return y.")
+            seen.append(o)
+        return out
+
+    def _dispatch(self, *args, **kwargs):
+        from .autograd.grad_mode import is_grad_enabled
+        if not (is_grad_enabled() and any(t.requires_grad for t in _tensors((*args, *kwargs.values())))):
+            return self._run(args, kwargs)
+        self._local.kwargs = kwargs
+        out = self._autograd_cls.apply(*args, **kwargs)
+        return list(out) if isinstance(out, tuple) and self._schema.returns.startswith("Tensor[]") else out
+
+    def _make_function(self):
+        from .autograd.function import Function
+        op = self
+        label = f"{self._namespace}.{self._name}.default"
+
+        def forward(*args, **kwargs):
+            return op._run(args, kwargs)
+
+        def setup_context(ctx, inputs, output):
+            fn = op._setup_context_fn
+            if fn is None:
+                return
+            if len(inspect.signature(fn).parameters) == 4:
+                fn(ctx, inputs, dict(op._local.kwargs), output)
+            else:
+                fn(ctx, inputs, output)
+
+        def backward(ctx, *grads):
+            if op._backward_fn is None:
+                raise RuntimeError(f"Trying to backward through {label} but no autograd formula was registered. "
+                                   "Please use register_autograd to add one.")
+            res = op._backward_fn(ctx, *grads)
+            res = res if isinstance(res, tuple) else (res,)
+            if len(res) != ctx._n_args:
+                raise RuntimeError(f"function {type(ctx).__name__} returned an incorrect number of gradients "
+                                   f"(expected {ctx._n_args + 1}, got {len(res) + 1})")  # torch counts its own extra input
+            return res
+
+        name = f"GeneratedBackwardFor_{self._namespace}_{self._name}_default"
+        return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                        "setup_context": staticmethod(setup_context)})
+
+
+def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None, tags=None):
+    """Make ``fn`` (type-annotated) the operator ``name`` ("ns::opname"); as a decorator when fn is omitted."""
+    def inner(f):
+        ns, _, opname = name.partition("::")
+        if not opname:
+            raise ValueError(f'Expected `qualname` to be of the form "namespace::name", but got {name}. The qualname '
+                             "passed to the torch.library APIs must consist of a namespace and a name, e.g. aten::sin")
+        sch = infer_schema(f, mutates_args=mutates_args) if schema is None else schema
+        return CustomOpDef(ns, opname, sch, f, device_types)
+    return inner if fn is None else inner(fn)
