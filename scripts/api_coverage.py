@@ -52,6 +52,13 @@ NAMESPACES = [
     ("torch.utils.checkpoint", "torch.utils.checkpoint", "glassgrad.utils.checkpoint", 0.75),
     # the generators (issue 17: torch.random, torch.cuda's RNG functions)
     ("torch.random", "torch.random", "glassgrad.random", 0.90),
+    # small modules libraries import (pytree, custom ops, futures, types, version, functional)
+    ("torch.utils._pytree", "torch.utils._pytree", "glassgrad.utils._pytree", 1.00),
+    ("torch.library", "torch.library", "glassgrad.library", 0.60),
+    ("torch.futures", "torch.futures", "glassgrad.futures", 1.00),
+    ("torch.types", "torch.types", "glassgrad.types", 1.00),
+    ("torch.torch_version", "torch.torch_version", "glassgrad.torch_version", 1.00),
+    ("torch.functional", "torch.functional", "glassgrad.functional", 0.90),
 ]
 
 

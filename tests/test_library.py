@@ -266,3 +266,42 @@ def test_ops_namespace_keeps_op_families():
     assert type(glassgrad.ops.some_new_ns).__name__ == "_OpNamespace"
     with pytest.raises(AttributeError, match="'_OpNamespace' 'aten' object has no attribute 'not_an_op'"):
         glassgrad.ops.aten.not_an_op
+
+
+def _autocast_scenario(m, ns):
+    out = []
+    T = m.Tensor
+
+    @m.library.custom_op(f"{ns}::add", mutates_args=())
+    def add(a: T, b: T) -> T:
+        out.append(("inside", str(a.dtype), str(b.dtype), m.is_autocast_enabled("cpu")))
+        return a + b
+    out.append(("reg", m.library.register_autocast(f"{ns}::add", "cpu", m.float16).__qualname__))
+    x = m.ones(2, 2)
+    with m.autocast("cpu", dtype=m.bfloat16):
+        _rec(out, "cast", lambda: add(x, x.double()))
+        _rec(out, "int", lambda: add(x, m.ones(2, 2, dtype=m.int64)))
+        _rec(out, "kw", lambda: add(x, b=x))
+    _rec(out, "outside", lambda: add(x, x))
+    for args in [("cpu", m.int32), ("meta", m.float16), (3, m.float16)]:
+        _rec(out, "reg", lambda: m.library.register_autocast(f"{ns}::add", *args) and None)
+    _rec(out, "method", lambda: add.register_autocast(3, m.float16))
+    _rec(out, "unknown", lambda: m.library.register_autocast(f"{ns}::nope", "cpu", m.float16))
+    _rec(out, "fallthrough call", lambda: m.library.fallthrough_kernel())
+    lib = m.library.Library(ns, "FRAGMENT")
+    lib.define("f(Tensor x) -> Tensor")
+    lib.impl("f", lambda x: x * 2, "CompositeExplicitAutograd")
+    lib.impl("f", m.library.fallthrough_kernel, "CPU")
+    _rec(out, "fallthrough", lambda: getattr(m.ops, ns).f(m.ones(1)))
+    lib.define("h(Tensor x, float s) -> Tensor")
+    lib.impl("h", lambda x, s: x * s, "CPU")
+    m.library.register_autocast(f"{ns}::h", "cpu", m.float64)
+    with m.autocast("cpu"):
+        _rec(out, "h", lambda: getattr(m.ops, ns).h(m.ones(1), 2.0))
+        _rec(out, "h int", lambda: getattr(m.ops, ns).h(m.ones(1, dtype=m.int64), 2.0))
+    return [tuple(str(v).replace("glassgrad", "torch") for v in o) if isinstance(o, tuple) else o for o in out]
+
+
+def test_register_autocast_and_fallthrough():
+    got, want = _autocast_scenario(glassgrad, "gg_lib_c"), _autocast_scenario(torch, "gg_lib_c")
+    assert got == want

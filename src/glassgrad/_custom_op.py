@@ -185,6 +185,19 @@ class CustomOpDef:
         gradient per positional input (None for non-Tensors)."""
         self._backward_fn, self._setup_context_fn = backward, setup_context
 
+    def register_autocast(self, device_type, cast_inputs):
+        """Inside autocast for ``device_type``, floating inputs (float64 excepted) cast to ``cast_inputs``."""
+        from .amp.autocast_mode import is_autocast_available
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        if not is_autocast_available(device_type):
+            raise ValueError(f"Device type '{device_type}' does not support autocast.")
+        self._opoverload._autocast[device_type] = cast_inputs
+
+        def kernel(*args, **kwargs):
+            return self._opoverload(*args, **kwargs)
+        return kernel
+
     # -- calling --
     def _kernel(self, args, kwargs):
         dev = next((t.device.type for t in _tensors((*args, *kwargs.values()))), "cpu")

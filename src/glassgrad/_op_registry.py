@@ -163,6 +163,7 @@ class OpOverload:
     def __init__(self, packet, overload, schema):
         self._packet, self._overloadname, self._schema = packet, overload, schema
         self._kernels = {}
+        self._autocast = {}           # device type -> the dtype register_autocast casts floating inputs to
         self.namespace = packet._ns
         self.__name__ = f"{packet._name}.{overload}"
         self.__qualname__ = self.__name__
@@ -184,12 +185,16 @@ class OpOverload:
     def _kernel(self, args, kwargs):
         k = self._kernels
         for key in ("Autograd", _device_key(args, kwargs), "CompositeExplicitAutograd", "CompositeImplicitAutograd"):
-            if key in k:
+            if key in k and k[key] is not fallthrough_kernel:
                 return k[key]
         return None
 
     def __call__(self, *args, **kwargs):
         args, kwargs = normalize(self._schema, args, kwargs)
+        if self._autocast:
+            cast = _autocast_call(self, args, kwargs)
+            if cast is not _NO_CAST:
+                return cast
         fn = self._kernel(args, kwargs)
         if fn is None:
             key = _device_key(args, kwargs)
@@ -198,6 +203,38 @@ class OpOverload:
                 "because the operator doesn't exist for this backend, or was omitted during the selective/custom "
                 "build process (if using custom build).")
         return fn(*args, **kwargs)
+
+
+def fallthrough_kernel():
+    """A kernel that passes the call on to the next dispatch key (``Library.impl(name, fallthrough_kernel, key)``)."""
+    raise NotImplementedError("fallthrough_kernel() should never be called.")
+
+
+_NO_CAST = object()
+
+
+def _cast(value, device_type, dtype):
+    from ._tensor import Tensor
+    if isinstance(value, Tensor):
+        ok = value.is_floating_point() and value.device.type == device_type and str(value.dtype) != "torch.float64"
+        return value.to(dtype) if ok else value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(v, device_type, dtype) for v in value)
+    return value
+
+
+def _autocast_call(op, args, kwargs):
+    """register_autocast's rule: inside autocast for the device, floating inputs (not float64) cast to its dtype and
+    the op run with autocast off."""
+    from .amp._state import is_autocast_enabled
+    from .amp.autocast_mode import autocast
+    for dev, dtype in op._autocast.items():
+        if is_autocast_enabled(dev):
+            if kwargs:
+                raise AssertionError("Custom ops do not support kwargs yet.")
+            with autocast(dev, enabled=False):
+                return op(*_cast(args, dev, dtype))
+    return _NO_CAST
 
 
 class OpOverloadPacket:

@@ -11,10 +11,11 @@ import re
 import warnings
 
 from . import _op_registry as _reg
+from ._op_registry import fallthrough_kernel  # noqa: F401
 from ._device import device as _device_cls
 
-__all__ = ["Library", "impl", "define", "impl_abstract", "register_fake", "register_kernel", "register_autograd",
-           "custom_op", "infer_schema"]
+__all__ = ["Library", "impl", "define", "fallthrough_kernel", "impl_abstract", "register_autocast", "register_fake",
+           "register_kernel", "register_autograd", "custom_op", "infer_schema"]
 
 _KINDS = ("DEF", "IMPL", "FRAGMENT")
 _DEVICE_KEYS = {"cpu": "CPU", "cuda": "CUDA", "default": "CompositeExplicitAutograd", None: "CompositeExplicitAutograd"}
@@ -169,6 +170,25 @@ def register_autograd(op, backward, /, *, setup_context=None, lib=None):
         raise RuntimeError("register_autograd: glassgrad registers gradients for torch.library.custom_op "
                            "operators only")
     op.register_autograd(backward, setup_context=setup_context)
+
+
+def register_autocast(op, device_type, cast_inputs, /, *, lib=None):
+    """Inside ``autocast(device_type)``, the op's floating inputs (float64 excepted) are cast to ``cast_inputs``
+    and the op runs with autocast off."""
+    from .amp.autocast_mode import is_autocast_available
+    if isinstance(op, str):
+        ns, name = _split_qualname(op)
+        getattr(_reg.namespace(ns), name.split(".")[0])            # torch's AttributeError for an unknown op
+        op = _CUSTOM.get(op.split(".")[0]) or _reg.lookup(op)
+    if not isinstance(device_type, str):
+        raise TypeError(f"_is_autocast_available(): argument 'device_type' (position 1) must be str, not "
+                        f"{type(device_type).__name__}")
+    if not is_autocast_available(device_type):
+        raise ValueError(f"Device type '{device_type}' does not support autocast.")
+    if isinstance(op, CustomOpDef):
+        return op.register_autocast(device_type, cast_inputs)
+    op._autocast[device_type] = cast_inputs
+    return None
 
 
 from ._custom_op import CustomOpDef, custom_op, infer_schema, _CUSTOM  # noqa: E402,F401
