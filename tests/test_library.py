@@ -305,3 +305,50 @@ def _autocast_scenario(m, ns):
 def test_register_autocast_and_fallthrough():
     got, want = _autocast_scenario(glassgrad, "gg_lib_c"), _autocast_scenario(torch, "gg_lib_c")
     assert got == want
+
+
+def _mutation_and_lists(m, ns):
+    out = []
+    T = m.Tensor
+
+    @m.library.custom_op(f"{ns}::mut", mutates_args=["x"])
+    def mut(x: T, y: T) -> None:
+        x.add_(y)
+    z = m.zeros(2)
+    mut(z, m.ones(2))
+    out.append(("inplace op", z._version, _val(z)))
+
+    @m.library.custom_op(f"{ns}::mut2", mutates_args=["x"])
+    def mut2(x: T) -> None:
+        x.numpy()[:] = 5
+    z = m.zeros(2)
+    mut2(z)
+    out.append(("numpy write", z._version, _val(z)))
+
+    def kwonly(x: T, *, out: T) -> None:
+        out.copy_(x)
+    _rec(out, "kwarg-only tensor", lambda: m.library.custom_op(f"{ns}::kw", mutates_args=["out"])(kwonly))
+
+    @m.library.custom_op(f"{ns}::lst", mutates_args=())
+    def lst(xs: list[T], s: float) -> T:
+        return xs[0] * xs[1] * s
+
+    def setup(ctx, inputs, output):
+        ctx.a, ctx.b = inputs[0]
+        ctx.s = inputs[1]
+    lst.register_autograd(lambda ctx, g: ([g * ctx.b * ctx.s, g * ctx.a * ctx.s], None), setup_context=setup)
+    a, b = m.tensor([2.], requires_grad=True), m.tensor([3.], requires_grad=True)
+    r = _rec(out, "list input", lambda: lst([a, b], 2.0))
+    r.backward()
+    out.append(("list grads", _val(a.grad), _val(b.grad)))
+    r = lst([a, m.tensor([4.])], 1.0)
+    r.backward()
+    out.append(("one requires grad", _val(a.grad)))
+    lst.register_autograd(lambda ctx, g: [g, g], setup_context=setup)
+    _rec(out, "wrong structure", lambda: lst([a, b], 1.0).backward())
+    return out
+
+
+def test_mutated_args_and_tensor_lists():
+    got, want = _mutation_and_lists(glassgrad, "gg_lib_d"), _mutation_and_lists(torch, "gg_lib_d")
+    assert got == want

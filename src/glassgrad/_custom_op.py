@@ -148,6 +148,10 @@ class CustomOpDef:
         self._kernels = {}
         self._default_types = device_types
         self._local = threading.local()
+        parsed = _reg.FunctionSchema(f"{name}{schema}")
+        if any(a.kwarg_only and a.type.startswith("Tensor") for a in parsed.arguments):
+            raise NotImplementedError(f"custom_op with kwarg-only Tensor args. Please make your tensors not "
+                                      f"kwarg-only. Got: {name}{schema}")
         old = _CUSTOM.pop(self._qualname, None)
         if old is not None:                              # torch lets a custom op be redefined
             _reg._OPS.pop(self._qualname, None)
@@ -214,6 +218,10 @@ class CustomOpDef:
         from .autograd.grad_mode import no_grad
         with no_grad():
             out = self._kernel(args, kwargs)(*args, **kwargs)
+        for a, v in zip(self._schema.arguments, (*args, *(kwargs.get(a.name) for a in self._schema.arguments[len(args):]))):
+            if a.mutable:                           # torch bumps a declared mutated input's version once more
+                for t in _tensors((v,)):
+                    t._vc[0] += 1
         outs = out if isinstance(out, (tuple, list)) else (out,)
         ins = list(_tensors((*args, *kwargs.values())))
         seen = []
@@ -233,8 +241,18 @@ class CustomOpDef:
         from .autograd.grad_mode import is_grad_enabled
         if not (is_grad_enabled() and any(t.requires_grad for t in _tensors((*args, *kwargs.values())))):
             return self._run(args, kwargs)
-        self._local.kwargs = kwargs
-        out = self._autograd_cls.apply(*args, **kwargs)
+        # a list of tensors is spread into the Function's inputs (each gets its gradient) and regrouped inside
+        layout = [type(a) if isinstance(a, (list, tuple)) and any(isinstance(t, Tensor) for t in a) else None
+                  for a in args]
+        flat = []
+        for a, kind in zip(args, layout):
+            if kind is None:
+                flat.append(a)
+            else:
+                flat.append(len(a))
+                flat.extend(a)
+        self._local.kwargs, self._local.layout = kwargs, layout
+        out = self._autograd_cls.apply(*flat, **kwargs)
         return list(out) if isinstance(out, tuple) and self._schema.returns.startswith("Tensor[]") else out
 
     def _make_function(self):
@@ -242,13 +260,28 @@ class CustomOpDef:
         op = self
         label = f"{self._namespace}.{self._name}.default"
 
-        def forward(*args, **kwargs):
-            return op._run(args, kwargs)
+        def regroup(flat, layout):
+            args, i = [], 0
+            for kind in layout:
+                if kind is None:
+                    args.append(flat[i])
+                    i += 1
+                else:
+                    n = flat[i]
+                    args.append(kind(flat[i + 1:i + 1 + n]))
+                    i += 1 + n
+            return tuple(args)
+
+        def forward(*flat, **kwargs):
+            return op._run(regroup(flat, op._local.layout), kwargs)
 
         def setup_context(ctx, inputs, output):
+            ctx._gg_layout = layout = op._local.layout
+            ctx._gg_sizes = [len(a) if k is not None else 0 for a, k in zip(regroup(inputs, layout), layout)]
             fn = op._setup_context_fn
             if fn is None:
                 return
+            inputs = regroup(inputs, layout)
             if len(inspect.signature(fn).parameters) == 4:
                 fn(ctx, inputs, dict(op._local.kwargs), output)
             else:
@@ -260,10 +293,26 @@ class CustomOpDef:
                                    "Please use register_autograd to add one.")
             res = op._backward_fn(ctx, *grads)
             res = res if isinstance(res, tuple) else (res,)
-            if len(res) != ctx._n_args:
+            layout = ctx._gg_layout
+            if any(kind is not None for kind in layout):       # nested inputs: torch compares the structures
+                from .utils._pytree import tree_structure
+                want = tree_structure((*(None if k is None else k([0] * n) for k, n in zip(layout, ctx._gg_sizes)),
+                                       None))
+                got = tree_structure((*res, None))
+                if got != want:
+                    raise RuntimeError("Expected the return from backward to be of the same structure as the inputs. "
+                                       f"Got: {got} (return from backward), {want} (inputs)")
+            if len(res) != len(layout):
                 raise RuntimeError(f"function {type(ctx).__name__} returned an incorrect number of gradients "
-                                   f"(expected {ctx._n_args + 1}, got {len(res) + 1})")  # torch counts its own extra input
-            return res
+                                   f"(expected {len(layout) + 1}, got {len(res) + 1})")  # torch counts an extra input
+            flat = []
+            for r, kind in zip(res, layout):
+                if kind is None:
+                    flat.append(r)
+                else:
+                    flat.append(None)                  # the list's length
+                    flat.extend(r)
+            return tuple(flat)
 
         name = f"GeneratedBackwardFor_{self._namespace}_{self._name}_default"
         return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
