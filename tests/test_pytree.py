@@ -186,3 +186,52 @@ def test_predicates():
         assert m.is_structseq_instance(mx) and m.is_structseq(type(mx)) and not m.is_namedtuple(mx)
         assert m.is_namedtuple(P) and m.is_namedtuple_instance(P(1, 2)) and not m.is_structseq(P)
         assert m.is_namedtuple_class(P) and not m.is_namedtuple_class(tuple)
+
+
+def _dataclass_scenario(m):
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Point:
+        x: object
+        y: object = None
+        tag: str = "p"
+
+    class Plain:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        norm: str
+
+    out = []
+    m.register_dataclass(Point, field_names=["x", "y"], drop_field_names=["tag"], serialized_type_name="t.Point")
+    leaves, spec = m.tree_flatten([Point(1, (2, 3)), Point(4)])
+    out += [leaves, repr(spec).replace(Point.__qualname__, "Point"), spec.num_leaves]
+    back = m.tree_unflatten([10, 20, 30, 40], spec)
+    out.append([(p.x, p.y, p.tag) for p in back])
+    out.append([m.keystr(k) for k, _ in m.tree_leaves_with_path(Point(1, 2))])
+    for kw in (dict(), dict(field_names=["x"]), dict(field_names=["x", "y", "tag", "zz"])):
+        try:
+            m.register_dataclass(type("NotDC", (), {}) if not kw else Point, **kw)
+        except ValueError as e:
+            out.append(("ValueError", str(e).replace("NotDC", "X")[:120]))
+    m.register_dataclass(Plain, field_names=["a", "b"], serialized_type_name="t.Plain")
+    out.append(m.tree_leaves({"k": Plain(1, [2])}))
+    m.register_constant(Config)
+    leaves, spec = m.tree_flatten([Config("l2"), 5])
+    out += [leaves, spec.num_leaves, spec.num_nodes, m.tree_unflatten([6], spec)[0] == Config("l2"),
+            hash(spec) == hash(m.tree_structure([Config("l2"), 7]))]
+    for bad in (type("NoEq", (), {}), type("NoHash", (), {"__eq__": lambda s, o: True})):
+        try:
+            m.register_constant(bad)
+        except TypeError as e:
+            out.append(("TypeError", str(e)))
+    for cls in (Point, Plain, Config):
+        m._deregister_pytree_node(cls)
+    return out
+
+
+def test_register_dataclass_and_constant():
+    assert _dataclass_scenario(gp) == _dataclass_scenario(tp)

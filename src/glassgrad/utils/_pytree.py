@@ -133,6 +133,20 @@ def _deregister_pytree_node(cls):
         del SUPPORTED_NODES[cls]
         name = SUPPORTED_SERIALIZED_TYPES.pop(cls)[0]
         del SERIALIZED_TYPE_TO_PYTHON_TYPE[name]
+        CONSTANT_NODES.discard(cls)
+
+
+CONSTANT_NODES = set()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConstantNode:
+    """The context of a register_constant node: the instance itself."""
+    value: Any
+
+
+def is_constant_class(cls):
+    return isinstance(cls, type) and cls in CONSTANT_NODES
 
 
 # -- the type predicates ---------------------------------------------------------------------------
@@ -251,6 +265,8 @@ class TreeSpec:
             ctx = (ctx[0], tuple(ctx[1]))
         elif t in (dict, OrderedDict):
             ctx = tuple(ctx)
+        elif isinstance(ctx, ConstantNode):
+            ctx = ctx.value
         elif not (t is None or t in _BUILTIN_TYPES):
             ctx = None                     # a custom node's context may not hash
         return hash((t, ctx, tuple(self._children)))
@@ -487,38 +503,6 @@ def _broadcast_to_and_flatten(tree, treespec, is_leaf=None):
     return out
 
 
-# -- key paths of leaves ---------------------------------------------------------------------------
-def _key_paths(path, tree, is_leaf):
-    if is_leaf and is_leaf(tree):
-        yield path, tree
-        return
-    node = SUPPORTED_NODES.get(_node_type(tree))
-    if node is None:
-        yield path, tree
-        return
-    if node.flatten_with_keys_fn is None:
-        raise ValueError(f"Did not find a flatten_with_keys_fn for type: {node.type}. Please pass a "
-                         "flatten_with_keys_fn argument to register_pytree_node.")
-    for k, c in node.flatten_with_keys_fn(tree)[0]:
-        yield from _key_paths((*path, k), c, is_leaf)
-
-
-def tree_flatten_with_path(tree, is_leaf=None):
-    spec = tree_flatten(tree, is_leaf)[1]
-    return list(_key_paths((), tree, is_leaf)), spec
-
-
-def tree_leaves_with_path(tree, is_leaf=None):
-    return list(_key_paths((), tree, is_leaf))
-
-
-def tree_map_with_path(func, tree, *rests, is_leaf=None):
-    """``func(keypath, leaf, *rest_leaves)`` at each leaf."""
-    pairs, spec = tree_flatten_with_path(tree, is_leaf)
-    columns = [[p for p, _ in pairs], [v for _, v in pairs]] + [spec.flatten_up_to(r) for r in rests]
-    return spec.unflatten(func(*xs) for xs in zip(*columns))
-
-
 # -- the built-in node types -----------------------------------------------------------------------
 def _seq_keys(x):
     return [(SequenceKey(i), v) for i, v in enumerate(x)]
@@ -581,8 +565,9 @@ _register(deque, lambda x: (list(x), x.maxlen), lambda v, c: deque(v, maxlen=c),
           serialized_type_name="collections.deque", flatten_with_keys_fn=lambda x: (_seq_keys(x), x.maxlen))
 
 
-# -- serialization (utils/_pytree_json.py) and pretty-printing ---------------------------------------
-from ._pytree_json import treespec_dumps, treespec_loads  # noqa: E402
+# -- serialization, dataclasses and constants (utils/_pytree_extra.py); pretty-printing ---------------
+from ._pytree_extra import (treespec_dumps, treespec_loads, register_dataclass, register_constant,  # noqa: E402,F401
+                            tree_flatten_with_path, tree_leaves_with_path, tree_map_with_path)
 
 
 class _Asterisk(str):
