@@ -352,3 +352,72 @@ def _mutation_and_lists(m, ns):
 def test_mutated_args_and_tensor_lists():
     got, want = _mutation_and_lists(glassgrad, "gg_lib_d"), _mutation_and_lists(torch, "gg_lib_d")
     assert got == want
+
+
+def _device_types_scenario(m, ns):
+    out = []
+    T = m.Tensor
+
+    @m.library.custom_op(f"{ns}::f", mutates_args=(), device_types="cuda")
+    def f(x: T) -> T:
+        return x + 1
+    _rec(out, "cuda-only op on cpu", lambda: f(m.ones(1)))
+    f.register_kernel("cpu")(lambda x: x + 2)
+    _rec(out, "cpu kernel added", lambda: f(m.ones(1)))
+
+    @m.library.custom_op(f"{ns}::g", mutates_args=(), device_types=("cpu", "cuda"))
+    def g(x: T) -> T:
+        return x + 1
+    _rec(out, "cpu listed", lambda: g(m.ones(1)))
+
+    @m.library.custom_op(f"{ns}::h", mutates_args=())
+    def h(n: int) -> T:
+        return m.ones(n)
+    _rec(out, "no tensor args", lambda: h(2))
+
+    def h2(n: int) -> T:
+        return m.ones(n)
+    _rec(out, "device_types without tensors", lambda: m.library.custom_op(f"{ns}::h2", mutates_args=(),
+                                                                           device_types="cpu")(h2))
+
+    def h3(n: int, device: m.device) -> T:
+        return m.ones(n, device=device)
+    op = m.library.custom_op(f"{ns}::h3", mutates_args=(), device_types="cpu")(h3)
+    _rec(out, "device argument", lambda: op(2, m.device("cpu")))
+
+    @m.library.custom_op(f"{ns}::k", mutates_args=())
+    def k(x: T) -> tuple[T, int]:
+        return x * 2, 3
+    _rec(out, "tensor and int out", lambda: k(m.ones(1, requires_grad=True)))
+
+    @m.library.custom_op(f"{ns}::o", mutates_args=())
+    def o(x: T, y: T | None = None) -> T:
+        return x * 2 if y is None else x * y
+    _rec(out, "optional none", lambda: o(m.ones(1)))
+    _rec(out, "optional given", lambda: o(m.ones(1), m.ones(1) * 3))
+    _rec(out, "optional bad", lambda: o(m.ones(1), 3))
+    return out
+
+
+def test_device_types():
+    got, want = _device_types_scenario(glassgrad, "gg_lib_e"), _device_types_scenario(torch, "gg_lib_e")
+    assert got == want
+
+
+def _argument_types(m, ns):
+    out = []
+    T = m.Tensor
+
+    @m.library.custom_op(f"{ns}::l", mutates_args=())
+    def lop(xs: list[T], n: list[int], f: float, b: bool, s: str) -> T:
+        return xs[0].clone()
+    one = [m.ones(1)]
+    for args in [(3, [1], 1.0, True, "a"), (one, 3, 1.0, True, "a"), (one, [1], "x", True, "a"),
+                 (one, [1], 1.0, 3, "a"), (one, [1], 1.0, True, 3), (one, [1], 2, True, "a"),
+                 (one, [1], True, True, "a"), (one, [1], m.tensor(1.), True, "a"), ([m.ones(1), 2], [1], 1.0, True, "a")]:
+        _rec(out, "call", lambda: lop(*args))
+    return out
+
+
+def test_argument_types():
+    assert _argument_types(glassgrad, "gg_lib_f") == _argument_types(torch, "gg_lib_f")

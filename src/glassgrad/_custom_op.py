@@ -146,7 +146,6 @@ class CustomOpDef:
         self._backward_fn = self._setup_context_fn = None
         self._fake_fn = None
         self._kernels = {}
-        self._default_types = device_types
         self._local = threading.local()
         parsed = _reg.FunctionSchema(f"{name}{schema}")
         if any(a.kwarg_only and a.type.startswith("Tensor") for a in parsed.arguments):
@@ -159,6 +158,7 @@ class CustomOpDef:
         self._opoverload = _reg.define(self._qualname, f"{self._qualname}{schema}")
         self._schema = self._opoverload._schema
         self._opoverload._kernels["Autograd"] = self._dispatch
+        self.register_kernel(device_types)(fn)          # device_types None: the kernel for every device
         self._autograd_cls = self._make_function()
         _CUSTOM[self._qualname] = self
 
@@ -172,11 +172,17 @@ class CustomOpDef:
     def register_kernel(self, device_types, fn=None, /):
         """Run ``fn`` instead of the function for inputs on these device types."""
         types = [device_types] if isinstance(device_types, str) or device_types is None else list(device_types)
+        types = [None if t is None else _device(t).type for t in types]
 
         def register(f):
             for t in types:
-                self._kernels[_device(t).type if t is not None else None] = f
+                self._kernels[t] = f
             return f
+        args = self._schema.arguments
+        if device_types is not None and not any(a.type.startswith("Tensor") for a in args):
+            if not any(a.type.rstrip("?") == "Device" for a in args):
+                raise ValueError("Functions without tensor inputs are required to have a `device: torch.device` "
+                                 "argument")
         return register if fn is None else register(fn)
 
     def register_fake(self, fn, /):
@@ -204,15 +210,18 @@ class CustomOpDef:
 
     # -- calling --
     def _kernel(self, args, kwargs):
-        dev = next((t.device.type for t in _tensors((*args, *kwargs.values()))), "cpu")
-        if dev in self._kernels:
-            return self._kernels[dev]
-        allowed = self._default_types
-        if allowed is not None:
-            allowed = [allowed] if isinstance(allowed, str) else list(allowed)
-            if dev not in [_device(a).type for a in allowed] and None not in self._kernels:
-                raise NotImplementedError(f"{self._qualname}: No kernel registered for device type {dev}")
-        return self._kernels.get(None, self._init_fn)
+        values = (*args, *(kwargs.get(a.name) for a in self._schema.arguments[len(args):]))
+        dev = next((t.device.type for t in _tensors(values)), None)
+        if dev is None:                       # no tensor inputs: the `device` argument decides
+            dev = next((_device(v).type for a, v in zip(self._schema.arguments, values)
+                        if a.type.rstrip("?") == "Device" and v is not None), "cpu")
+        fn = self._kernels.get(dev, self._kernels.get(None))
+        if fn is None:
+            raise NotImplementedError(
+                f"Could not run '{self._qualname}' with arguments from the '{dev.upper()}' backend. This could be "
+                "because the operator doesn't exist for this backend, or was omitted during the selective/custom "
+                "build process (if using custom build).")
+        return fn
 
     def _run(self, args, kwargs):
         from .autograd.grad_mode import no_grad

@@ -89,22 +89,32 @@ def _split(args):
 
 
 def _type_ok(ty, v):
+    """Whether torch's argument parser takes ``v`` for schema type ``ty``."""
     from ._tensor import Tensor
-    base = ty.split("(")[0] + (ty.split(")")[1] if ")" in ty else "")
-    if v is None and base.endswith("?"):
-        return True
-    base = base.rstrip("?")
-    if base == "Tensor":
+    ty = re.sub(r"\([^)]*\)", "", ty)
+    if ty.endswith("?"):
+        return v is None or _type_ok(ty[:-1], v)
+    if ty.endswith("[]"):
+        return isinstance(v, (list, tuple)) and all(_type_ok(ty[:-2], x) for x in v)
+    if ty == "Tensor":
         return isinstance(v, Tensor)
-    if base in ("float",):
-        return isinstance(v, (int, float)) and not isinstance(v, Tensor)
-    if base in ("int", "SymInt"):
-        return isinstance(v, int)
-    if base == "bool":
-        return isinstance(v, bool)
-    if base == "str":
+    if ty == "float":
+        return isinstance(v, (int, float)) or (isinstance(v, Tensor) and v.dim() == 0)
+    if ty in ("int", "SymInt", "bool"):
+        return isinstance(v, int) or (isinstance(v, Tensor) and v.dim() == 0 and not v.is_floating_point())
+    if ty == "str":
         return isinstance(v, str)
     return True
+
+
+def _py_type(ty):
+    """A schema type as torch's argument errors name it: Tensor? -> Optional[Tensor], int[] -> List[int]."""
+    ty = re.sub(r"\([^)]*\)", "", ty)
+    if ty.endswith("?"):
+        return f"Optional[{_py_type(ty[:-1])}]"
+    if ty.endswith("[]"):
+        return f"List[{_py_type(ty[:-2])}]"
+    return "int" if ty == "SymInt" else ty
 
 
 def normalize(schema, args, kwargs):
@@ -140,7 +150,7 @@ def normalize(schema, args, kwargs):
             base = a.type.split("(")[0].rstrip("?") if "(" in a.type else a.type.rstrip("?")
             detail = f"Unable to cast {v!r} to Tensor" if base == "Tensor" and not isinstance(v, Tensor) \
                 else f"Unable to cast Python instance of type {type(v)}"
-            raise RuntimeError(f"{schema.name}() Expected a value of type '{a.type}' for argument '{a.name}' but "
+            raise RuntimeError(f"{schema.name}() Expected a value of type '{_py_type(a.type)}' for argument '{a.name}' but "
                                f"instead found type '{type(v).__name__}'.\nPosition: {i}\nValue: {v!r}\n"
                                f"Declaration: {decl}\nCast error details: {detail}")
     return tuple(args), kwargs
