@@ -54,6 +54,13 @@ NAMESPACES = [
     ("torch.random", "torch.random", "glassgrad.random", 0.90),
     ("torch.signal.windows", "torch.signal.windows", "glassgrad.signal.windows", 1.00),
     ("torch.masked", "torch.masked", "glassgrad.masked", 0.80),
+    # small modules libraries import (pytree, custom ops, futures, types, version, functional)
+    ("torch.utils._pytree", "torch.utils._pytree", "glassgrad.utils._pytree", 1.00),
+    ("torch.library", "torch.library", "glassgrad.library", 0.60),
+    ("torch.futures", "torch.futures", "glassgrad.futures", 1.00),
+    ("torch.types", "torch.types", "glassgrad.types", 1.00),
+    ("torch.torch_version", "torch.torch_version", "glassgrad.torch_version", 1.00),
+    ("torch.functional", "torch.functional", "glassgrad.functional", 0.90),
 ]
 
 

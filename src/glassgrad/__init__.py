@@ -2,6 +2,7 @@
 
 ``import glassgrad as torch`` -- then ordinary PyTorch code runs and prints what PyTorch prints.
 """
+import sys as _sys
 import warnings as _warnings
 
 # PyTorch computes inf/nan silently; NumPy warns. Silence NumPy's floating-point warnings raised
@@ -79,6 +80,9 @@ from .ops.sparse_csr import *  # noqa: F401,F403  (sparse CSR tensors: sparse_cs
 from .ops import sparse_index as _sparse_index  # noqa: F401,E402  (registers index_select of sparse tensors)
 from .ops.complex import *  # noqa: F401,F403
 from .ops.stft import *  # noqa: F401,F403
+from .ops.layout_copies import *  # noqa: F401,F403  (view_as_real_copy, values_copy, crow_indices_copy, ...)
+from . import _op_registry as _op_registry  # noqa: E402  (glassgrad.ops doubles as torch.ops)
+_op_registry.install(lambda name: getattr(_sys.modules[__name__], name, None))
 from .autograd import functional as _autograd_functional  # noqa: F401  (binds torch.autograd.functional)
 from .autograd import forward_ad as _autograd_forward_ad  # noqa: F401  (binds torch.autograd.forward_ad)
 from . import backend
@@ -86,7 +90,7 @@ from ._blas import set_num_threads, get_num_threads, set_num_interop_threads, ge
 from ._malloc import keep_freed_arrays as _keep_freed_arrays  # noqa: E402
 _keep_freed_arrays()
 
-from .version import __version__  # noqa: E402
+from .torch_version import __version__  # noqa: E402  (a TorchVersion: compares as a version, as torch's)
 
 import math as _math  # noqa: E402
 e, pi, inf, nan, newaxis = _math.e, _math.pi, _math.inf, _math.nan, None
@@ -198,6 +202,8 @@ _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg
 # torch.profiler / hub / jit / compiler / _dynamo (first use) and torch.compile (eager: glassgrad compiles nothing)
 _SUBMODULES += ("profiler", "hub", "jit", "compiler", "_dynamo")
 _SUBMODULES += ("signal", "masked")    # torch.signal (windows), torch.masked (reductions by mask): first use
+# torch.types / functional / torch_version / futures / library (first use)
+_SUBMODULES += ("types", "functional", "torch_version", "futures", "library")
 from .compiler import compile  # noqa: E402,A001  (loads nn only when it compiles a module)
 from .jit import fork, wait, Future  # noqa: E402  (torch.fork / wait / Future: eager futures)
 from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402  (randomized low-rank SVD / PCA, composed of ops)
@@ -261,8 +267,9 @@ _MORE_NOT_TENSOR_FIRST = {"block_diag", "cartesian_prod", "tril_indices", "triu_
 def _more_families():
     """The later op families (statistics, distances, shapes, searching, integer math, windows)."""
     from .ops import (stats_extra, distance, shape_extra, search, intmath, index_reduce, linalg_extra, windows,
-                      tensor_misc)
-    return (stats_extra, distance, shape_extra, search, intmath, index_reduce, linalg_extra, windows, tensor_misc)
+                      tensor_misc, layout_copies)
+    return (stats_extra, distance, shape_extra, search, intmath, index_reduce, linalg_extra, windows, tensor_misc,
+            layout_copies)
 
 
 from ._args import wrap_namespace as _wrap_namespace, honour_out as _honour_out  # noqa: E402
@@ -280,8 +287,10 @@ def __getattr__(name):
         return importlib.import_module(f"{__name__}.{name}")
     if name == "vmap":         # torch.vmap is torch.func.vmap
         return importlib.import_module(f"{__name__}.func").vmap
-    if name == "from_dlpack":
-        return importlib.import_module(f"{__name__}.utils.dlpack").from_dlpack
+    if name in ("from_dlpack", "to_dlpack"):
+        return getattr(importlib.import_module(f"{__name__}.utils.dlpack"), name)
+    if name in ("cond", "while_loop"):     # torch.cond / torch.while_loop (eager)
+        return getattr(importlib.import_module(f"{__name__}._higher_order"), name)
     if name in ("save", "load"):
         return getattr(importlib.import_module(f"{__name__}.serialization"), name)
     if name in _LAZY_OPS:      # ops of the families that load with nn.functional (architecture.md §1)

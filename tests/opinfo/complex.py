@@ -100,6 +100,12 @@ OPS += [
         ErrorSample(Sample(np.ones(3)), RuntimeError, "Tensor must have a last dimension of size 2"),
         ErrorSample(Sample(np.ones((2, 2), np.int64)), RuntimeError, "view_as_complex is only supported for half"),
         ErrorSample(Sample(np.ones(())), RuntimeError, "Input tensor must have one or more dimensions")]),
+    OpInfo("complex.view_as_real_copy", lambda T, a: T.view_as_real_copy(a), _nonempty, dtypes=C, **TOL,
+           errors=lambda: [ErrorSample(Sample(np.ones(3)), RuntimeError, "only supported for complex tensors")]),
+    OpInfo("complex.view_as_complex_copy", lambda T, a: T.view_as_complex_copy(a), _pairs, differentiable=False,
+           **TOL, errors=lambda: [
+               ErrorSample(Sample(np.ones(3)), RuntimeError, "Tensor must have a last dimension of size 2"),
+               ErrorSample(Sample(np.ones((2, 2), np.int64)), RuntimeError, "view_as_complex is only supported")]),
     OpInfo("complex.polar", lambda T, a, b: T.polar(a, b), _two_real, **TOL, errors=lambda: [
         ErrorSample(Sample(np.ones(2, np.int64), np.ones(2, np.int64)), RuntimeError,
                     "Expected both inputs to be Half, Float or Double tensors but got Long and Long")]),

@@ -1,6 +1,6 @@
 """torch._dynamo.exc: the errors torch.compile raises before compiling (an unknown backend)."""
 
-__all__ = ["TorchDynamoException", "InvalidBackend", "Unsupported"]
+__all__ = ["TorchDynamoException", "InvalidBackend", "Unsupported", "UncapturedHigherOrderOpError"]
 
 
 class TorchDynamoException(RuntimeError):
@@ -14,3 +14,7 @@ class InvalidBackend(TorchDynamoException):
 
 class Unsupported(TorchDynamoException):
     pass
+
+
+class UncapturedHigherOrderOpError(TorchDynamoException):
+    """torch.cond / torch.while_loop's checks of their branches and steps (torch traces them with dynamo)."""
