@@ -182,6 +182,7 @@ def write_torch_zip(obj, f, name="archive", protocol=2):
     """Write `obj` as a torch.save zip archive to the binary file object `f`: state_dicts and plain data by
     the emitter above (what torch.load(weights_only=True) reads), anything else by Python's pickler with
     torch's conventions (_pt_objects.py: what torch.load(weights_only=False) reads)."""
+    from ._serialization_extras import skipping_data
     e = _Emitter()
     try:
         e.emit(obj)
@@ -197,6 +198,8 @@ def write_torch_zip(obj, f, name="archive", protocol=2):
         z.writestr(f"{name}/byteorder", "little")
         for key, own, _ in table.storages():
             little = own.astype(own.dtype.newbyteorder("<"), copy=False).reshape(-1)
+            if skipping_data():                 # serialization.skip_data: zeros where the bytes go
+                little = np.zeros(little.shape, little.dtype)
             with z.open(f"{name}/data/{key}", "w", force_zip64=little.nbytes >= 2 ** 31) as w:
                 w.write(memoryview(little.view(np.uint8)))           # straight from the array, no bytes copy
         z.writestr(f"{name}/version", "3\n")
