@@ -182,16 +182,19 @@ def default_restore_location(storage, location):
 
 def _typename(obj):
     from .storage import UntypedStorage, TypedStorage
+    from ._tensor import Tensor
     if isinstance(obj, (UntypedStorage, TypedStorage)):
         return f"torch.storage.{type(obj).__name__}"
-    from . import typename
-    return typename(obj)
+    if isinstance(obj, Tensor):
+        return obj.type()
+    return f"{type(obj).__module__}.{type(obj).__qualname__}"
 
 
 def _validate_device(location, backend_name):
     from . import _device
-    import glassgrad
-    module = getattr(glassgrad, backend_name, None)
+    module = None
+    if backend_name == "cuda":              # (glassgrad has no hpu / xpu / mtia device module)
+        from . import cuda as module
     if module is None:
         raise RuntimeError(f"The {backend_name.upper()} device module is not registered. If you are running on a "
                            "CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map "
@@ -293,8 +296,8 @@ def restore_registered(array, location, error):
 
 
 def normalize_storage_type(storage_type):
-    import glassgrad
-    return getattr(glassgrad, storage_type.__name__)
+    from . import storage
+    return getattr(storage, storage_type.__name__)
 
 
 def storage_to_tensor_type(storage):
@@ -313,10 +316,10 @@ class StorageType:
     """A pickled storage type by name ('FloatStorage', ...), with its dtype."""
 
     def __init__(self, name):
-        import glassgrad
+        from . import _dtype
         if name not in _STORAGE_DTYPES:
             raise KeyError(f'pickle storage type "{name}" is not recognized')
-        self._dtype = getattr(glassgrad, _STORAGE_DTYPES[name])
+        self._dtype = getattr(_dtype, _STORAGE_DTYPES[name])
 
     @property
     def dtype(self):
