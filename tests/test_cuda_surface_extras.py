@@ -87,3 +87,13 @@ def test_external_stream_wraps_a_cupy_stream():
         y = glassgrad.ones(4, device="cuda") * 2
     ext.synchronize()
     assert y.tolist() == [2.0] * 4
+
+
+@pytest.mark.parametrize("sub", ["memory", "random", "streams"])
+def test_submodules_hold_torch_cudas_functions(sub):
+    import importlib
+    ours, theirs = importlib.import_module("glassgrad.cuda." + sub), importlib.import_module("torch.cuda." + sub)
+    names = getattr(ours, "__all__", ["Stream", "ExternalStream", "Event"])
+    assert names and set(names) <= set(getattr(theirs, "__all__", dir(theirs)))
+    for n in names:
+        assert getattr(ours, n) is getattr(glassgrad.cuda, n), n
