@@ -47,7 +47,7 @@ def test_names_and_types_match_torch():
     assert gs.get_default_load_endianness() is ts.get_default_load_endianness() is None
     assert gs.get_default_mmap_options() == ts.get_default_mmap_options() == mmap.MAP_PRIVATE
     for n in ts.__all__:
-        assert hasattr(gs, n) or n in ("get_crc32_options", "set_crc32_options"), n
+        assert hasattr(gs, n), n
 
 
 # -- skip_data ------------------------------------------------------------------------------------------------
@@ -76,6 +76,39 @@ def test_a_torch_skip_data_file_loads_here():
     with ts.skip_data():
         torch.save({"a": torch.arange(6.0)}, b)
     assert glassgrad.load(io.BytesIO(b.getvalue()))["a"].tolist() == [0.0] * 6
+
+
+@pytest.mark.parametrize("crc", [True, False])
+def test_crc32_options_decide_whether_save_records_crcs(crc):
+    assert gs.get_crc32_options() is ts.get_crc32_options() is True
+    out = []
+    try:
+        for lib, mod in ((torch, ts), (glassgrad, gs)):
+            mod.set_crc32_options(crc)
+            assert mod.get_crc32_options() is crc
+            b = io.BytesIO()
+            lib.save({"w": lib.arange(6.0)}, b)
+            z = zipfile.ZipFile(io.BytesIO(b.getvalue()))
+            out.append(sorted((i.filename.split("/", 1)[1], i.CRC != 0) for i in z.infolist()
+                              if not i.filename.split("/", 1)[1].startswith(".")))
+            assert (z.testzip() is None) == crc
+            assert torch.load(io.BytesIO(b.getvalue()))["w"].tolist() == list(range(6))
+            assert glassgrad.load(io.BytesIO(b.getvalue()))["w"].tolist() == list(range(6))
+    finally:
+        ts.set_crc32_options(True)
+        gs.set_crc32_options(True)
+    assert out[0] == out[1] and all(flag == crc for _, flag in out[1])
+
+
+def test_skip_data_records_no_crc_for_storages_as_torch():
+    flags = []
+    for lib, mod in ((torch, ts), (glassgrad, gs)):
+        b = io.BytesIO()
+        with mod.skip_data():
+            lib.save({"w": lib.arange(6.0)}, b)
+        flags.append(sorted((i.filename.split("/", 1)[1], i.CRC != 0) for i in zipfile.ZipFile(b).infolist()
+                            if not i.filename.split("/", 1)[1].startswith(".")))
+    assert flags[0] == flags[1] and ("data/0", False) in flags[1]
 
 
 def test_a_torch_file_without_crcs_loads_here():

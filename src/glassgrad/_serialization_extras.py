@@ -20,7 +20,7 @@ import tempfile
 import threading
 import warnings
 
-__all__ = ["SourceChangeWarning", "mkdtemp", "LoadEndianness", "get_default_load_endianness",
+__all__ = ["SourceChangeWarning", "mkdtemp", "LoadEndianness", "get_crc32_options", "set_crc32_options", "get_default_load_endianness",
            "set_default_load_endianness", "get_default_mmap_options", "set_default_mmap_options", "skip_data",
            "register_package", "check_module_version_greater_or_equal", "validate_cuda_device",
            "validate_hpu_device", "location_tag", "default_restore_location", "normalize_storage_type",
@@ -47,7 +47,18 @@ class LoadEndianness(enum.Enum):
     BIG = 3
 
 
-_config = {"endianness": None, "mmap_flags": _mmap.MAP_PRIVATE}
+_config = {"endianness": None, "mmap_flags": _mmap.MAP_PRIVATE, "crc32": True}
+
+
+def get_crc32_options():
+    """Whether save computes and writes each archive entry's CRC-32 (default True)."""
+    return _config["crc32"]
+
+
+def set_crc32_options(compute_crc32):
+    """Whether save computes and writes each entry's CRC-32: without it the CRCs read 0, which zip tools may
+    call corrupt; load reads such archives (as torch.load does)."""
+    _config["crc32"] = compute_crc32
 
 
 def get_default_load_endianness():
