@@ -287,3 +287,61 @@ def test_weak_tensor_key_dictionary(lib):
 def test_submodules_are_attributes():
     for name in ["hooks", "weak", "backcompat", "deterministic", "swap_tensors", "set_module"]:
         assert hasattr(glassgrad.utils, name) and hasattr(torch.utils, name), name
+
+
+# -- hooks.BackwardHook ---------------------------------------------------------------------------------------
+
+def _hooked_run(lib, input_grad=True, pre_scale=None, hook_scale=None):
+    """Wire a BackwardHook by hand around a Linear, as Module.__call__ does; (what the hooks saw, x.grad)."""
+    lib.manual_seed(0)
+    m = lib.nn.Linear(3, 2).double()
+    with lib.no_grad():
+        m.weight.copy_(lib.arange(6.0, dtype=lib.float64).reshape(2, 3) / 7)
+        m.bias.fill_(0.5)
+    seen = []
+
+    def pre(mod, grad_output):
+        seen.append(("pre", mod is m, [None if g is None else g.tolist() for g in grad_output]))
+        return None if pre_scale is None else tuple(g * pre_scale for g in grad_output)
+
+    def hook(mod, grad_input, grad_output):
+        seen.append(("hook", [None if g is None else g.tolist() for g in grad_input],
+                     [None if g is None else g.tolist() for g in grad_output]))
+        return None if hook_scale is None else tuple(None if g is None else g * hook_scale for g in grad_input)
+    bw = lib.utils.hooks.BackwardHook(m, [hook], [pre])
+    x = lib.tensor([[1.0, -2.0, 3.0]], dtype=lib.float64, requires_grad=input_grad)
+    args = bw.setup_input_hook((x, "not a tensor"))
+    out = bw.setup_output_hook(m.forward(args[0]))
+    (out * lib.tensor([[1.0, 3.0]], dtype=lib.float64)).sum().backward()
+    return seen, None if x.grad is None else x.grad.tolist(), m.weight.grad.tolist(), type(args).__name__
+
+
+@pytest.mark.parametrize("pre_scale,hook_scale", [(None, None), (2.0, None), (None, -1.0), (0.5, 3.0)])
+def test_backward_hook_wired_by_hand_as_torchs(pre_scale, hook_scale):
+    ours = _hooked_run(glassgrad, pre_scale=pre_scale, hook_scale=hook_scale)
+    theirs = _hooked_run(torch, pre_scale=pre_scale, hook_scale=hook_scale)
+    assert ours == theirs
+
+
+def test_backward_hook_without_input_grads_as_torchs():
+    import warnings
+    out = []
+    for lib in (torch, glassgrad):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            out.append(_hooked_run(lib, input_grad=False))
+        assert any("no inputs require gradients" in str(x.message) for x in w)
+    assert out[0] == out[1]
+
+
+def test_backward_hook_bad_hook_results_are_torchs_errors():
+    errors = []
+    for lib in (torch, glassgrad):
+        m = lib.nn.Linear(2, 2)
+        bw = lib.utils.hooks.BackwardHook(m, [lambda mod, gi, go: (None, None, None)], [])
+        x = lib.ones(1, 2, requires_grad=True)
+        out = bw.setup_output_hook(m.forward(bw.setup_input_hook((x,))[0]))
+        with pytest.raises(RuntimeError) as e:
+            out.sum().backward()
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
