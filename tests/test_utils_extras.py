@@ -345,3 +345,49 @@ def test_backward_hook_bad_hook_results_are_torchs_errors():
             out.sum().backward()
         errors.append(str(e.value))
     assert errors[0] == errors[1]
+
+
+# -- ThroughputBenchmark --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("threads,iters", [(1, 10), (3, 25), (2, 0), (0, 5)])
+def test_throughput_benchmark_counts_as_torchs(threads, iters):
+    out = []
+    for lib in (torch, glassgrad):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(3, 2)
+        b = lib.utils.ThroughputBenchmark(m)
+        x = lib.ones(1, 3)
+        assert lib.equal(b.run_once(x), m(x))
+        b.add_input(x)
+        b.add_input(input=lib.zeros(1, 3))
+        s = b.benchmark(num_calling_threads=threads, num_warmup_iters=2, num_iters=iters)
+        assert s.benchmark_config.num_calling_threads == threads and s.benchmark_config.num_iters == iters
+        lat = s.latency_avg_ms
+        out.append((s.num_iters >= iters, s.num_iters - iters <= threads, lat == float("inf"), lat == 0.0,
+                    lat >= 0, type(str(s)) if threads and iters else None))
+    assert out[0] == out[1]
+
+
+def test_throughput_benchmark_errors_and_formatting():
+    from glassgrad.utils.throughput_benchmark import format_time
+    from torch.utils.throughput_benchmark import format_time as torch_format_time
+    for kw in [{"time_us": 12.5}, {"time_ms": 3.25}, {"time_s": 2.0}, {"time_us": 2e6}]:
+        assert format_time(**kw) == torch_format_time(**kw)
+    with pytest.raises(AssertionError, match="Expected only one"):
+        format_time(time_us=1, time_ms=1)
+    errors = []
+    for lib in (torch, glassgrad):
+        with pytest.raises(RuntimeError) as e:
+            lib.utils.ThroughputBenchmark(lib.nn.Linear(2, 2)).benchmark(num_iters=3)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
+
+
+def test_throughput_benchmark_profiles_into_a_trace(tmp_path):
+    import json
+    b = glassgrad.utils.ThroughputBenchmark(glassgrad.nn.Linear(3, 2))
+    b.add_input(glassgrad.ones(1, 3))
+    p = tmp_path / "trace.json"
+    s = b.benchmark(num_calling_threads=1, num_warmup_iters=1, num_iters=4, profiler_output_path=str(p))
+    events = json.loads(p.read_text())["traceEvents"]
+    assert s.num_iters == 4 and sum(e.get("name") == "aten::linear" for e in events) == 4     # the measured calls

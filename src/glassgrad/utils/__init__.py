@@ -2,7 +2,9 @@
 from . import data, dlpack  # noqa: F401
 from . import checkpoint  # noqa: F401
 from . import backcompat, deterministic, hooks, weak  # noqa: F401
+from . import throughput_benchmark  # noqa: F401
 from ._swap import swap_tensors  # noqa: F401
+from .throughput_benchmark import ThroughputBenchmark  # noqa: F401
 
 
 def set_module(obj, mod):
