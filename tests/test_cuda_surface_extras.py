@@ -37,6 +37,17 @@ CALLS = {
     "CudaError": lambda c: c.CudaError(2),
     "check_error(0)": lambda c: c.check_error(0),
     "check_error(2)": lambda c: c.check_error(2),
+    "get_stream_from_external": lambda c: c.get_stream_from_external(0),
+    "get_stream_from_external(dev)": lambda c: c.get_stream_from_external(0, 0),
+    "current_blas_handle": lambda c: c.current_blas_handle(),
+    "current_solver_handle": lambda c: c.current_solver_handle(),
+    "caching_allocator_alloc": lambda c: c.caching_allocator_alloc(10),
+    "caching_allocator_alloc(stream)": lambda c: c.caching_allocator_alloc(10, stream=3),
+    "caching_allocator_delete": lambda c: c.caching_allocator_delete(0),
+    "cudaStatus": lambda c: (c.cudaStatus.SUCCESS, c.cudaStatus.ERROR_NOT_READY),
+    "profiler.start": lambda c: c.profiler.start(),
+    "profiler.stop": lambda c: c.profiler.stop(),
+    "profiler.profile": lambda c: c.profiler.profile().__enter__(),
 }
 
 
@@ -89,11 +100,31 @@ def test_external_stream_wraps_a_cupy_stream():
     assert y.tolist() == [2.0] * 4
 
 
-@pytest.mark.parametrize("sub", ["memory", "random", "streams"])
+@needs_gpu
+def test_raw_allocations_handles_and_external_streams_on_a_gpu():
+    import cupy
+    before = glassgrad.cuda.memory_allocated()
+    ptr = glassgrad.cuda.caching_allocator_alloc(1 << 20)
+    assert isinstance(ptr, int) and ptr and glassgrad.cuda.memory_allocated() >= before + (1 << 20)
+    glassgrad.cuda.caching_allocator_delete(ptr)
+    assert glassgrad.cuda.memory_allocated() == before
+    with pytest.raises(RuntimeError, match="invalid device pointer"):
+        glassgrad.cuda.caching_allocator_delete(ptr)
+    with pytest.raises(TypeError, match="Invalid type for stream argument"):
+        glassgrad.cuda.caching_allocator_alloc(8, stream="s")
+    assert isinstance(glassgrad.cuda.current_blas_handle(), int) and glassgrad.cuda.current_blas_handle()
+    s = cupy.cuda.Stream(non_blocking=True)
+    st = glassgrad.cuda.get_stream_from_external(s.ptr)
+    assert type(st) is glassgrad.cuda.Stream and st.cupy_stream.ptr == s.ptr
+    with glassgrad.cuda.profiler.profile():
+        glassgrad.ones(2, device="cuda").sum().item()
+
+
+@pytest.mark.parametrize("sub", ["memory", "random", "streams", "profiler"])
 def test_submodules_hold_torch_cudas_functions(sub):
     import importlib
     ours, theirs = importlib.import_module("glassgrad.cuda." + sub), importlib.import_module("torch.cuda." + sub)
     names = getattr(ours, "__all__", ["Stream", "ExternalStream", "Event"])
     assert names and set(names) <= set(getattr(theirs, "__all__", dir(theirs)))
     for n in names:
-        assert getattr(ours, n) is getattr(glassgrad.cuda, n), n
+        assert sub == "profiler" or getattr(ours, n) is getattr(glassgrad.cuda, n), n

@@ -496,4 +496,4 @@ from ._more import *  # noqa: E402,F401,F403  (NVML queries, CudaError / check_e
 
 ExternalStream = _more._external_stream(Stream)
 __all__ += _more.__all__ + ["ExternalStream"]
-from . import memory, random, streams  # noqa: E402,F401  (torch.cuda's submodules of those names)
+from . import memory, profiler, random, streams  # noqa: E402,F401  (torch.cuda's submodules of those names)

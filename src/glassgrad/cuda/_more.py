@@ -15,7 +15,8 @@ from .. import backend
 __all__ = ["list_gpu_processes", "device_memory_used", "memory_usage", "utilization", "temperature", "power_draw",
            "clock_rate", "CudaError", "DeferredCudaCallError", "check_error", "host_memory_stats",
            "host_memory_stats_as_nested_dict", "reset_accumulated_memory_stats", "reset_peak_host_memory_stats",
-           "reset_accumulated_host_memory_stats", "get_allocator_backend"]
+           "reset_accumulated_host_memory_stats", "get_allocator_backend", "cudaStatus", "get_stream_from_external",
+           "current_blas_handle", "current_solver_handle", "caching_allocator_alloc", "caching_allocator_delete"]
 
 
 def _cp():
@@ -241,3 +242,69 @@ def get_allocator_backend():
     if _cp() is None:
         raise _no_c("_cuda_getAllocatorBackend")
     return "native"
+
+
+# -- handles, external streams, raw allocations -----------------------------------------------------------------
+
+class cudaStatus:
+    SUCCESS = 0
+    ERROR_NOT_READY = 34
+
+
+def get_stream_from_external(data_ptr, device=None):
+    """A Stream over the CUDA stream `data_ptr` allocated elsewhere (its life stays the owner's)."""
+    from . import _lazy_init, _index, Stream
+    from .._device import device as device_cls
+    cp = _lazy_init()
+    index = _index(device)
+    s = Stream.__new__(Stream)
+    s.cupy_stream = cp.cuda.ExternalStream(int(data_ptr), index)
+    s.device = device_cls("cuda", index)
+    return s
+
+
+def current_blas_handle():
+    """The cuBLAS handle (a pointer as an int) of the current device: CuPy's, which its matmuls use."""
+    from . import _lazy_init
+    return _lazy_init().cuda.device.get_cublas_handle()
+
+
+def current_solver_handle():
+    """The cuSOLVER handle (a pointer as an int) of the current device: CuPy's."""
+    from . import _lazy_init
+    return _lazy_init().cuda.device.get_cusolver_handle()
+
+
+_raw = {}       # pointer -> CuPy MemoryPointer of caching_allocator_alloc, until caching_allocator_delete
+
+
+def caching_allocator_alloc(size, device=None, stream=None):
+    """`size` bytes from the caching allocator (CuPy's pool) on `device`, ordered on `stream` (a Stream or a
+    cudaStream_t as an int; default the current one): the device pointer as an int, for
+    caching_allocator_delete."""
+    from . import _index, current_device, Stream
+    if device is None:
+        device = current_device()
+    index = _index(device)
+    cp = _cp()
+    if stream is None:
+        cs = cp.cuda.get_current_stream()
+    elif isinstance(stream, Stream):
+        cs = stream.cupy_stream
+    elif isinstance(stream, int):
+        cs = cp.cuda.ExternalStream(stream, index)
+    else:
+        raise TypeError("Invalid type for stream argument, must be `torch.cuda.Stream` or `int` representing a "
+                        "pointer to an existing stream")
+    with cp.cuda.Device(index), cs:
+        mem = cp.cuda.alloc(size)
+    _raw[mem.ptr] = mem
+    return mem.ptr
+
+
+def caching_allocator_delete(mem_ptr):
+    """Give memory from caching_allocator_alloc back to the allocator."""
+    if _cp() is None:
+        raise _no_c("_cuda_cudaCachingAllocator_raw_delete")
+    if _raw.pop(mem_ptr, None) is None:
+        raise RuntimeError(f"invalid device pointer: {mem_ptr:#x}")
