@@ -44,6 +44,9 @@ CALLS = {
     "caching_allocator_alloc": lambda c: c.caching_allocator_alloc(10),
     "caching_allocator_alloc(stream)": lambda c: c.caching_allocator_alloc(10, stream=3),
     "caching_allocator_delete": lambda c: c.caching_allocator_delete(0),
+    "caching_allocator_enable(False)": lambda c: c.caching_allocator_enable(False),
+    "caching_allocator_enable()": lambda c: c.caching_allocator_enable(),
+    "caching_allocator_disabled": lambda c: c.caching_allocator_disabled().__enter__(),
     "cudaStatus": lambda c: (c.cudaStatus.SUCCESS, c.cudaStatus.ERROR_NOT_READY),
     "profiler.start": lambda c: c.profiler.start(),
     "profiler.stop": lambda c: c.profiler.stop(),
@@ -116,6 +119,10 @@ def test_raw_allocations_handles_and_external_streams_on_a_gpu():
     s = cupy.cuda.Stream(non_blocking=True)
     st = glassgrad.cuda.get_stream_from_external(s.ptr)
     assert type(st) is glassgrad.cuda.Stream and st.cupy_stream.ptr == s.ptr
+    with glassgrad.cuda.caching_allocator_disabled():
+        x = glassgrad.ones(1 << 18, device="cuda")
+        assert glassgrad.cuda.memory_allocated() == before         # not from the pool
+    del x
     with glassgrad.cuda.profiler.profile():
         glassgrad.ones(2, device="cuda").sum().item()
 

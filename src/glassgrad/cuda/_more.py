@@ -8,6 +8,7 @@ accumulated counters and glassgrad has no host (pinned) caching allocator, so th
 their resets have nothing to clear.
 """
 import collections
+import contextlib
 import os
 
 from .. import backend
@@ -16,7 +17,8 @@ __all__ = ["list_gpu_processes", "device_memory_used", "memory_usage", "utilizat
            "clock_rate", "CudaError", "DeferredCudaCallError", "check_error", "host_memory_stats",
            "host_memory_stats_as_nested_dict", "reset_accumulated_memory_stats", "reset_peak_host_memory_stats",
            "reset_accumulated_host_memory_stats", "get_allocator_backend", "cudaStatus", "get_stream_from_external",
-           "current_blas_handle", "current_solver_handle", "caching_allocator_alloc", "caching_allocator_delete"]
+           "current_blas_handle", "current_solver_handle", "caching_allocator_alloc", "caching_allocator_delete",
+           "caching_allocator_enable", "caching_allocator_disabled"]
 
 
 def _cp():
@@ -308,3 +310,31 @@ def caching_allocator_delete(mem_ptr):
         raise _no_c("_cuda_cudaCachingAllocator_raw_delete")
     if _raw.pop(mem_ptr, None) is None:
         raise RuntimeError(f"invalid device pointer: {mem_ptr:#x}")
+
+
+# -- switching the caching allocator off: CuPy allocates straight from cudaMalloc then ---------------------------
+
+_caching = [True]
+
+
+def caching_allocator_enable(value=True):
+    """Turn the caching allocator (CuPy's memory pool) on or off; off, each allocation is a cudaMalloc of its
+    own and freed memory goes back to the device at once.  Without CUDA initialised, nothing to switch."""
+    from . import is_initialized
+    if is_initialized():
+        cp = _cp()
+        cp.cuda.set_allocator(cp.get_default_memory_pool().malloc if value else None)
+        _caching[0] = bool(value)
+
+
+@contextlib.contextmanager
+def caching_allocator_disabled():
+    """The caching allocator off inside the block, back as it was after."""
+    if _cp() is None:
+        raise _no_c("_cuda_cudaCachingAllocator_is_enabled")
+    prev = _caching[0]
+    caching_allocator_enable(False)
+    try:
+        yield
+    finally:
+        caching_allocator_enable(prev)
