@@ -104,3 +104,53 @@ def test_enable_reentrant_dispatch_outside_torch_dispatch_is_torchs_error():
                 pass
         errors.append(str(e.value))
     assert errors[0] == errors[1]
+
+
+# -- torch.compiler.config ------------------------------------------------------------------------------------
+
+def test_compiler_config_values_and_aliases_as_torchs():
+    gc_, tc = glassgrad.compiler.config, torch.compiler.config
+    assert gc_.get_config_copy() == tc.get_config_copy()
+    for name in tc.__all__:
+        assert getattr(gc_, name) == getattr(tc, name), name
+    import glassgrad._dynamo.config as gdc
+    import torch._dynamo.config as tdc
+    try:
+        for c in (gc_, tc):
+            c.verbose, c.recompile_limit = True, 3
+        assert (gdc.verbose, gdc.recompile_limit) == (tdc.verbose, tdc.recompile_limit) == (True, 3)
+    finally:
+        for c in (gc_, tc):
+            c.verbose, c.recompile_limit = False, 8
+
+
+def test_compiler_config_patch_and_unknown_names_as_torchs():
+    for c in (glassgrad.compiler.config, torch.compiler.config):
+        with c.patch(job_id="j", cache_key_tag="t"):
+            assert (c.job_id, c.cache_key_tag) == ("j", "t")
+        assert (c.job_id, c.cache_key_tag) == (None, "")
+
+        @c.patch("job_id", "k")
+        def f():
+            return c.job_id
+        assert f() == "k" and c.job_id is None
+        c.patch("nope", 1)                       # made, not entered: no error yet
+        for action in (lambda: c.patch(nope=1).__enter__(), lambda: setattr(c, "nope", 1), lambda: c.nope):
+            with pytest.raises(AttributeError, match=r"torch.compiler.config.nope does not exist"):
+                action()
+
+
+def test_compiler_config_environment_defaults():
+    import os
+    import subprocess
+    import sys
+    names = ["job_id", "force_disable_caches", "force_cudagraph_gc", "cache_key_tag"]
+    code = ("import torch, glassgrad\n"
+            f"for n in {names!r}:\n"
+            "    print(repr(getattr(torch.compiler.config, n)), repr(getattr(glassgrad.compiler.config, n)))")
+    env = dict(os.environ, TORCH_COMPILE_JOB_ID="job7", TORCH_COMPILE_FORCE_DISABLE_CACHES="1",
+               TORCH_CUDAGRAPH_GC="1", TORCH_COMPILE_CACHE_KEY_TAG="tag")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    rows = [line.split() for line in out.stdout.splitlines()]
+    assert len(rows) == len(names) and all(theirs == ours for theirs, ours in rows), rows
+    assert rows[0][0] == "'job7'" and rows[1][0] == "True"

@@ -180,3 +180,6 @@ def keep_portable_guards_unsafe(guard_entries):
     """Keep the global-state and shape-env guards and the tensor-match guards on non-globals."""
     return [e.guard_type in ("GLOBAL_STATE", "SHAPE_ENV") or (e.guard_type == "TENSOR_MATCH" and not e.is_global)
             for e in guard_entries]
+
+
+from . import config  # noqa: E402,F401  (torch.compiler.config; _dynamo imports this package first)
