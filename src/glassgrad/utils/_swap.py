@@ -6,6 +6,9 @@ would then see the other tensor's contents.  glassgrad's graph holds a tensor in
 counted here the same way: the tensor itself, its AccumulateGrad node, a view whose base it is, and each graph
 node that saved it for backward.  Python references elsewhere do not count, as in torch.  A leaf counted twice
 only because of its AccumulateGrad is swapped, and that node is poisoned: running backward through it raises.
+Where glassgrad's graph saves a tensor torch's does not (a Linear's weight when its input needs no gradient: see
+the saved-tensor notes of docs/architecture.md), that reference counts too, so such a swap is refused here
+where torch would swap and poison.
 """
 import copyreg
 import gc
