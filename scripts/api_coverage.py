@@ -53,10 +53,10 @@ NAMESPACES = [
     # the generators (issue 17: torch.random, torch.cuda's RNG functions)
     ("torch.random", "torch.random", "glassgrad.random", 0.90),
     # issue 25's smaller namespaces (serialization, utils, autograd, hooks, overrides)
-    ("torch.serialization", "torch.serialization", "glassgrad.serialization", 0.90),
-    ("torch.utils", "torch.utils", "glassgrad.utils", 0.50),
+    ("torch.serialization", "torch.serialization", "glassgrad.serialization", 1.00),
+    ("torch.utils", "torch.utils", "glassgrad.utils", 0.65),
     ("torch.autograd", "torch.autograd", "glassgrad.autograd", 0.85),
-    ("torch.utils.hooks", "torch.utils.hooks", "glassgrad.utils.hooks", 0.75),
+    ("torch.utils.hooks", "torch.utils.hooks", "glassgrad.utils.hooks", 1.00),
     ("torch.overrides", "torch.overrides", "glassgrad.overrides", 0.50),
 ]
 
