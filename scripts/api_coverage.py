@@ -61,6 +61,12 @@ NAMESPACES = [
     ("torch.types", "torch.types", "glassgrad.types", 1.00),
     ("torch.torch_version", "torch.torch_version", "glassgrad.torch_version", 1.00),
     ("torch.functional", "torch.functional", "glassgrad.functional", 0.90),
+    # smaller namespaces (serialization, utils, autograd, hooks, overrides)
+    ("torch.serialization", "torch.serialization", "glassgrad.serialization", 1.00),
+    ("torch.utils", "torch.utils", "glassgrad.utils", 0.65),
+    ("torch.autograd", "torch.autograd", "glassgrad.autograd", 0.85),
+    ("torch.utils.hooks", "torch.utils.hooks", "glassgrad.utils.hooks", 1.00),
+    ("torch.overrides", "torch.overrides", "glassgrad.overrides", 0.50),
 ]
 
 

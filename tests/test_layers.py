@@ -36,6 +36,7 @@ LAYER_MAP = {
     # 4 library: layers, optimizers, data, checkpoints
     "nn.*": 4, "optim.*": 4, "utils.*": 4, "distributed.*": 4, "multiprocessing.*": 4, "distributions.*": 4,
     "serialization": 4, "safetensors": 4, "_pt_reader": 4, "_pt_pickle": 4, "_pt_writer": 4, "_pt_objects": 4,
+    "_serialization_extras": 4,
     "linalg.*": 4,           # torch.linalg: a namespace re-exporting ops (like nn.functional)
     "sparse": 4,             # torch.sparse: a namespace of ops under torch's names (as torch.special)
     "special": 4,            # torch.special: a namespace of ops under torch's names (as nn.functional)

@@ -57,7 +57,8 @@ def test_warn_if_has_hooks_as_torch():
 
 
 def test_variable_and_anomaly_paths():
-    v = glassgrad.autograd.variable.Variable(glassgrad.ones(2), requires_grad=True)
+    from glassgrad.autograd.variable import Variable     # (the attribute autograd.variable is torch's deprecated function)
+    v = Variable(glassgrad.ones(2), requires_grad=True)
     assert isinstance(v, glassgrad.Tensor) and v.requires_grad
     with glassgrad.autograd.anomaly_mode.detect_anomaly():
         assert glassgrad.is_anomaly_enabled()

@@ -26,7 +26,8 @@ __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled
            "set_warn_always", "is_warn_always_enabled", "set_flush_denormal", "set_anomaly_enabled",
            "init_num_threads", "has_lapack", "has_mkl", "has_openmp", "has_spectral"]
 
-_state = {"deterministic": False, "warn_only": False, "matmul_precision": "highest", "warn_always": False}
+_state = {"deterministic": False, "warn_only": False, "matmul_precision": "highest", "warn_always": False,
+          "fill_uninitialized_memory": True}     # torch.utils.deterministic.fill_uninitialized_memory
 
 
 def _bool(v, fn, arg="mode", pos=1):
@@ -70,7 +71,7 @@ def get_deterministic_debug_mode():
 
 def fill_uninitialized(arr):
     """What torch writes into fresh memory while deterministic algorithms are on (in place; returns arr)."""
-    if _state["deterministic"] and arr.size:
+    if _state["deterministic"] and _state["fill_uninitialized_memory"] and arr.size:
         k = arr.dtype.kind
         if k in "fV":
             arr[...] = np.nan

@@ -41,8 +41,9 @@ class _Archive:
 
     def __init__(self, f, size, mmap):
         self.size, self.mapped, self.fh, self.opened = size, None, None, False
-        if mmap:
-            self.mapped = np.memmap(f, dtype=np.uint8, mode="c")
+        if mmap:            # copy-on-write, or shared with the file under set_default_mmap_options(MAP_SHARED)
+            from ._serialization_extras import mmap_mode
+            self.mapped = np.memmap(f, dtype=np.uint8, mode=mmap_mode())
         elif hasattr(f, "read"):
             self.fh = f
         else:
@@ -113,7 +114,7 @@ class _Archive:
             size, csize, offset = _zip64(self.cd[pos + 46 + n:pos + 46 + n + m], (size, csize, offset))
         return _Entry(flags, method, crc, csize, size, offset)
 
-    def read(self, name, e=None, storage=False):
+    def read(self, name, e=None, storage=False, skip=False):
         """The bytes of entry `name` (its _Entry `e`, if the caller has it): stored, or (but for a storage)
         deflated and inflated no further than its declared size."""
         e = e or self.entry(name)
@@ -134,6 +135,8 @@ class _Archive:
             raw = _inflate(raw, e.size, name) if e.method == 8 else raw
         elif start + e.size > self.size:
             raise _bad(f"entry {name!r} extends past the end of the archive")
+        elif skip:
+            return bytearray(e.size)        # serialization.skip_data: the bytes are not read
         elif self.mapped is not None:
             return self.mapped[start:start + e.size]
         else:
@@ -141,7 +144,7 @@ class _Archive:
             self.fh.seek(start)
             if self.fh.readinto(raw) != e.size:
                 raise _bad(f"entry {name!r} is truncated")
-        if zlib.crc32(raw) != e.crc:
+        if e.crc and zlib.crc32(raw) != e.crc:     # 0: not recorded (torch's set_crc32_options(False), skip_data)
             raise _bad(f"archive entry {name!r} is corrupt (CRC mismatch)")
         return raw
 
@@ -208,9 +211,12 @@ def _load_zip(archive, place, full=None):
         raise UnsafeCheckpointError(         # torch.load dispatched these to torch.jit.load (CVE-2025-32434)
             "torch checkpoint: this is a TorchScript archive (torch.jit.save), which holds code; glassgrad "
             "loads weights only -- save the model's state_dict with torch.save and load that")
-    order = prefix + "byteorder"
-    if order in entries and archive.read(order).strip() not in (b"little", b""):
-        raise _bad("big-endian checkpoints are not supported")
+    from ._serialization_extras import fallback_byteorder, skipping_data
+    order, skip = prefix + "byteorder", skipping_data()
+    mark = archive.read(order).strip() if order in entries else b""
+    if mark not in (b"little", b"big", b""):
+        raise _bad("Unknown endianness type: " + mark[:40].decode("utf-8", "replace"))
+    endian = {b"little": "<", b"big": ">"}.get(mark) or fallback_byteorder()
     cache = {}
 
     def storage(pid):
@@ -227,8 +233,8 @@ def _load_zip(archive, place, full=None):
         need = numel * stype.dtype.itemsize
         if numel < 0 or e.size != need:
             raise _bad(f"storage {key!r} declares {numel} elements ({need} bytes) but holds {e.size}")
-        raw = archive.read(name, e, storage=True)
-        host = np.frombuffer(raw, dtype=stype.dtype.newbyteorder("<")).astype(stype.dtype, copy=False)
+        raw = archive.read(name, e, storage=True, skip=skip)
+        host = np.frombuffer(raw, dtype=stype.dtype.newbyteorder(endian)).astype(stype.dtype, copy=False)
         s = cache[key] = _Storage(place(host, location))
         return s
 

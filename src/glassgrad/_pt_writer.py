@@ -182,6 +182,7 @@ def write_torch_zip(obj, f, name="archive", protocol=2):
     """Write `obj` as a torch.save zip archive to the binary file object `f`: state_dicts and plain data by
     the emitter above (what torch.load(weights_only=True) reads), anything else by Python's pickler with
     torch's conventions (_pt_objects.py: what torch.load(weights_only=False) reads)."""
+    from ._serialization_extras import skipping_data
     e = _Emitter()
     try:
         e.emit(obj)
@@ -192,11 +193,29 @@ def write_torch_zip(obj, f, name="archive", protocol=2):
         from .serialization import StorageTable
         table = StorageTable()
         pkl = pickle_object(obj, table, protocol)      # pickle's own errors, as torch.save raises them
+    from ._serialization_extras import get_crc32_options
+    crc = get_crc32_options()
     with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
-        z.writestr(f"{name}/data.pkl", pkl)
-        z.writestr(f"{name}/byteorder", "little")
+        z.writestr(_entry(f"{name}/data.pkl", crc), pkl)
+        z.writestr(_entry(f"{name}/byteorder", crc), "little")
         for key, own, _ in table.storages():
             little = own.astype(own.dtype.newbyteorder("<"), copy=False).reshape(-1)
-            with z.open(f"{name}/data/{key}", "w", force_zip64=little.nbytes >= 2 ** 31) as w:
+            if skipping_data():                 # serialization.skip_data: zeros where the bytes go, no CRC
+                little = np.zeros(little.shape, little.dtype)
+            with z.open(_entry(f"{name}/data/{key}", crc and not skipping_data()), "w",
+                        force_zip64=little.nbytes >= 2 ** 31) as w:
                 w.write(memoryview(little.view(np.uint8)))           # straight from the array, no bytes copy
-        z.writestr(f"{name}/version", "3\n")
+        z.writestr(_entry(f"{name}/version", crc), "3\n")
+
+
+class _NoCRC(zipfile.ZipInfo):
+    """An entry whose CRC is written as 0 (not recorded), as torch.save writes under set_crc32_options(False)."""
+    CRC = property(lambda self: 0, lambda self, value: None)
+
+
+def _entry(name, crc):
+    """The ZipInfo zipfile makes for a name (this moment, mode 0o600), recording the CRC or not."""
+    import time
+    info = (zipfile.ZipInfo if crc else _NoCRC)(name, date_time=time.localtime(time.time())[:6])
+    info.external_attr = 0o600 << 16
+    return info

@@ -7,10 +7,12 @@ True only for arguments whose type defines `__torch_function__`; `handle_torch_f
 types' `__torch_function__` in torch's order (subclasses before their bases, otherwise left to right)
 until one returns something other than NotImplemented, and raises torch's TypeError when none does.
 """
+import contextlib
 import warnings
 
 __all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
-           "handle_torch_function", "is_tensor_like", "boolean_dispatch"]
+           "handle_torch_function", "is_tensor_like", "boolean_dispatch", "wrap_torch_function",
+           "is_tensor_method_or_property", "enable_reentrant_dispatch"]
 
 
 def _overrides(t):
@@ -93,3 +95,56 @@ def boolean_dispatch(arg_name, arg_index, default, if_true, if_false, module_nam
     if func_name is not None:
         fn.__name__ = func_name
     return fn
+
+
+def wrap_torch_function(dispatcher):
+    """A decorator giving a function `__torch_function__` dispatch: `dispatcher(*args, **kwargs)` names the
+    relevant arguments; when one of their types implements `__torch_function__`, the call goes through
+    handle_torch_function instead of the function."""
+    import functools
+
+    def inner(func):
+        @functools.wraps(func)
+        def wrapped(*args, **kwargs):
+            relevant_args = dispatcher(*args, **kwargs)
+            if has_torch_function(relevant_args):
+                return handle_torch_function(wrapped, relevant_args, *args, **kwargs)
+            return func(*args, **kwargs)
+        return wrapped
+    return inner
+
+
+_tensor_methods = []
+# the Tensor attributes torch does not treat as overridable methods (its get_ignored_functions, and object's own)
+_NOT_METHODS = frozenset("""__class__ __delattr__ __delitem__ __dir__ __getattribute__ __hash__ __init__
+    __init_subclass__ __iter__ __new__ __setattr__ __subclasshook__ __torch_dispatch__ __torch_function__
+    __getstate__ __reduce__ __sizeof__ __str__ as_subclass eig lstsq new new_empty new_empty_strided new_full
+    new_ones new_tensor new_zeros reinforce solve stride symeig to_padded_tensor to_sparse_bsc to_sparse_bsr
+    to_sparse_coo to_sparse_csc to_sparse_csr unflatten""".split())
+
+
+def is_tensor_method_or_property(func):
+    """Whether `func`, as handed to `__torch_function__`, is a method of Tensor or (its ``__get__``) a
+    property's getter."""
+    if not _tensor_methods:
+        from ._tensor import Tensor
+        found = set()
+        for name in dir(Tensor):
+            if name in _NOT_METHODS or (name.startswith("_") and not name.endswith("__")):
+                continue
+            v = getattr(Tensor, name, None)
+            if callable(v) and not isinstance(v, type):
+                try:
+                    found.add(v)
+                except TypeError:
+                    pass
+        _tensor_methods.append(found)
+    return func in _tensor_methods[0] or getattr(func, "__name__", None) == "__get__"
+
+
+@contextlib.contextmanager
+def enable_reentrant_dispatch():
+    """torch restores its dispatcher's Python TLS here, which exists only inside `__torch_dispatch__`, and raises
+    elsewhere; glassgrad has no dispatcher and never runs `__torch_dispatch__`, so it raises torch's error."""
+    raise RuntimeError("Accessing torch dispatch state outside of '__torch_dispatch__' is not allowed.")
+    yield

@@ -242,7 +242,8 @@ def read_file(filename, mmap=False):
         size = f.read(8)
         entries, meta, start = _parse_header(size, lambda n: f.read(n), total)
         if mmap:
-            buf = np.memmap(f, dtype=np.uint8, mode="c", shape=(total,))
+            buf = np.memmap(filename if mmap == "r+" else f, dtype=np.uint8, mode="c" if mmap is True else mmap,
+                            shape=(total,))     # mmap: True (copy-on-write) or np.memmap's mode
         else:
             buf = bytearray(total)          # the file was checked against its real size: now allocate
             f.seek(0)

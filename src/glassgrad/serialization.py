@@ -28,9 +28,12 @@ from ._atomic import atomic_write
 from ._tensor import element_strides
 
 from ._pt_objects import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
+from ._serialization_extras import *  # noqa: F401,F403
+from ._serialization_extras import (__all__ as _extras_all, custom_packages, location_tag, mmap_mode, restore_registered,
+                                    skipping_data)
 
 __all__ = ["save", "load", "CheckpointError", "LocationError", "Placement", "add_safe_globals", "clear_safe_globals",
-           "get_safe_globals", "safe_globals", "get_unsafe_globals_in_checkpoint", "DEFAULT_PROTOCOL"]
+           "get_safe_globals", "safe_globals", "get_unsafe_globals_in_checkpoint", "DEFAULT_PROTOCOL"] + _extras_all
 
 DEFAULT_PROTOCOL = 2
 
@@ -66,7 +69,8 @@ class StorageTable:
         key = self.index.get(id(own))
         if key is None:                                 # (the owner is kept alive, so its id stays unique)
             key = self.index[id(own)] = str(len(self.entries))
-            self.entries.append((key, backend.to_host(own), str(backend.device_of(own)), own))
+            where = location_tag(t) if custom_packages() else str(backend.device_of(own))
+            self.entries.append((key, backend.to_host(own), where, own))
         it = a.itemsize
         off = (backend.data_ptr(a) - backend.data_ptr(own)) // it if a is not own and a.size else 0
         return key, a.dtype, a.shape, element_strides(a), off
@@ -140,6 +144,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     data only.  torch's legacy (pre-1.6) format is not written."""
     import os
     if not _use_new_zipfile_serialization:
+        if skipping_data():
+            raise RuntimeError("Cannot use skip_data=True with _use_new_zipfile_serialization=False")
         raise ValueError("glassgrad.save does not write torch's legacy (pre-1.6) format; glassgrad.load reads it")
     if format is None:
         path = None if hasattr(f, "write") else os.fspath(f)
@@ -164,6 +170,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     # safetensors has no complex128: such a storage is written as its float64 (real, imag) pairs
     tensors = {key: _make(own.reshape(-1).view(np.float64) if own.dtype == np.complex128 else own.reshape(-1))
                for key, own, _ in s.table.storages()}
+    if skipping_data():                 # skip_data: the file's layout, zeros where the bytes go
+        tensors = {key: _make(np.zeros_like(t._data)) for key, t in tensors.items()}
     meta = {_KEY: structure}
     if hasattr(f, "write"):
         f.write(_st.save(tensors, meta))
@@ -245,9 +253,11 @@ def _restore(array, location):
     import re
     from . import backend
     from ._device import device
-    if location == "cpu":
+    if location == "cpu" and not custom_packages():
         return array
     m = re.fullmatch(r"cuda(?::(\d{1,9}))?", location) if isinstance(location, str) else None
+    if m is None and isinstance(location, str) and not location.startswith("cuda"):
+        return restore_registered(array, location, LocationError)   # register_package's deserializers
     if m is None:
         raise LocationError("don't know how to restore data location of torch.storage.UntypedStorage "
                            f"(tagged with {location})")
@@ -459,7 +469,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                 return _pt_reader.load_torch_legacy(fh.read(), place)
         if _pt_reader.is_torch_zip(head):
             return _pt_reader.load_torch_zip(f, place, mmap=bool(mmap), full=full)
-        tensors, meta = _container(_st.read_file, f, mmap=bool(mmap))
+        tensors, meta = _container(_st.read_file, f, mmap=mmap_mode() if mmap else False)
     return _finish(tensors, meta or {}, place)
 
 

@@ -24,6 +24,12 @@ dynamic_shapes = True
 raise_on_ctx_manager_usage = True
 skip_nnmodule_hook_guards = True
 log_compilation_metrics = True
+log_file_name = None
+fail_on_recompile_limit_hit = False
+skip_tensor_guards_with_matching_dict_tags = True
+enable_cpp_symbolic_shape_guards = False
+wrap_top_frame = False
+reorderable_logging_functions = set()
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ from .._dtype import get_default_dtype, _FROM_NP
 from .._tensor import Tensor, Size, _make
 
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
-                        is_inference_mode_enabled)
+                        is_inference_mode_enabled, set_multithreading_enabled)
 from .function import Function, FunctionCtx, once_differentiable
 from .engine import run_backward
 from .graph import Node
@@ -213,6 +213,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 from . import function  # noqa: E402
+from . import variable as _variable_module  # noqa: E402,F401  (the module torch.autograd.variable)
+
+
+def variable(*args, **kwargs):
+    """Deprecated (torch's torch.autograd.variable, which shadows the submodule of that name, raises too)."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
 
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: E402
 # autograd.functional is built on ops (the library layer): `import glassgrad` imports it, which binds it here

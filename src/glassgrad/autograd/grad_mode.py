@@ -6,6 +6,7 @@ manager also works as a decorator, as in PyTorch.
 """
 import functools
 import inspect
+import threading
 
 from .._grad_state import state, record_trace  # noqa: F401  (the flags live in a leaf module: Tensor reads them)
 
@@ -128,6 +129,42 @@ class inference_mode(_DecoratorContextManager):
 
     def __exit__(self, *exc):
         state.enabled, state.inference = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class _Threads(threading.local):
+    multithreading = True
+
+
+_threads = _Threads()
+
+
+def is_multithreading_enabled():
+    """This thread's set_multithreading_enabled switch (torch._C._is_multithreading_enabled)."""
+    return _threads.multithreading
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Enable or disable multithreaded backward for this thread; as a function it sets the switch, as a context
+    manager (or decorator) the previous value comes back on exit.  torch runs backward on per-device worker threads
+    only for accelerator devices; glassgrad's engine runs every backward on the calling thread, so either value
+    computes the same gradients on the same thread."""
+
+    def __init__(self, mode):
+        if mode.__class__ is not bool:
+            raise TypeError(f"set_multithreading_enabled(): argument 'enabled' (position 1) must be bool, not "
+                            f"{type(mode).__name__}")
+        self.prev = _threads.multithreading
+        _threads.multithreading = mode
+        self.mode = mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _threads.multithreading = self.prev
 
     def clone(self):
         return self.__class__(self.mode)

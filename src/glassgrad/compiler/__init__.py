@@ -8,7 +8,10 @@ import functools
 __all__ = ["compile", "allow_in_graph", "assume_constant_result", "cudagraph_mark_step_begin", "disable",
            "is_compiling", "is_dynamo_compiling", "is_exporting", "list_backends", "reset", "set_stance",
            "substitute_in_graph", "wrap_numpy", "get_default_backend", "set_default_backend",
-           "nested_compile_region", "set_enable_guard_collectives"]
+           "nested_compile_region", "set_enable_guard_collectives", "save_cache_artifacts", "load_cache_artifacts",
+           "skip_guard_on_inbuilt_nn_modules_unsafe", "skip_guard_on_all_nn_modules_unsafe",
+           "keep_tensor_guards_unsafe", "skip_guard_on_globals_unsafe", "skip_all_guards_unsafe",
+           "keep_portable_guards_unsafe"]
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 _BACKENDS = ("cudagraphs", "inductor", "openxla", "tvm")
@@ -128,3 +131,55 @@ def set_enable_guard_collectives(enabled):
     """Stores the switch; returns the previous value (as torch's)."""
     old, _state["guard_collectives"] = _state["guard_collectives"], bool(enabled)
     return old
+
+
+# -- compile caches: glassgrad compiles nothing, so there are no artifacts to save and none it could use ----------
+
+def save_cache_artifacts():
+    """The cache artifacts of the compilations so far, serialized: None, as torch answers when nothing was
+    compiled."""
+    return None
+
+
+def load_cache_artifacts(serialized_artifacts):
+    """Hot-load artifacts from save_cache_artifacts: glassgrad has no compiler caches to fill, so nothing is
+    loaded and there is no CacheInfo (None)."""
+    return None
+
+
+# -- guard filters (torch.compile(options={"guard_filter_fn": ...})): one keep-flag per guard entry -------------
+
+def skip_guard_on_inbuilt_nn_modules_unsafe(guard_entries):
+    """Keep every guard but those on built-in nn modules (torch.nn.Linear, ...)."""
+    return [not e.orig_guard.source.is_unspecialized_builtin_nn_module() for e in guard_entries]
+
+
+def skip_guard_on_all_nn_modules_unsafe(guard_entries):
+    """Keep every guard but those on nn modules, user-defined or built in."""
+    return [not e.orig_guard.source.is_unspecialized_nn_module() for e in guard_entries]
+
+
+def keep_tensor_guards_unsafe(guard_entries, keep_parameters=False):
+    """Keep only the tensor-match guards (on parameters too with `keep_parameters`)."""
+    from ..nn.parameter import Parameter
+    return [e.guard_type == "TENSOR_MATCH" and (keep_parameters or not isinstance(e.value, Parameter))
+            for e in guard_entries]
+
+
+def skip_guard_on_globals_unsafe(guard_entries):
+    """Keep every guard but those on globals."""
+    return [not e.is_global for e in guard_entries]
+
+
+def skip_all_guards_unsafe(guard_entries):
+    """Keep no guard."""
+    return [False for _ in guard_entries]
+
+
+def keep_portable_guards_unsafe(guard_entries):
+    """Keep the global-state and shape-env guards and the tensor-match guards on non-globals."""
+    return [e.guard_type in ("GLOBAL_STATE", "SHAPE_ENV") or (e.guard_type == "TENSOR_MATCH" and not e.is_global)
+            for e in guard_entries]
+
+
+from . import config  # noqa: E402,F401  (torch.compiler.config; _dynamo imports this package first)

@@ -489,3 +489,11 @@ class StreamContext:
 
 def stream(stream):
     return StreamContext(stream)
+
+
+from . import _more  # noqa: E402
+from ._more import *  # noqa: E402,F401,F403  (NVML queries, CudaError / check_error, allocator statistics)
+
+ExternalStream = _more._external_stream(Stream)
+__all__ += _more.__all__ + ["ExternalStream"]
+from . import memory, profiler, random, streams  # noqa: E402,F401  (torch.cuda's submodules of those names)
