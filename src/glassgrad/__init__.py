@@ -196,6 +196,12 @@ _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg
                "testing", "onnx", "func", "amp", "accelerator", "random")
 # torch.profiler / hub / jit / compiler / _dynamo (first use) and torch.compile (eager: glassgrad compiles nothing)
 _SUBMODULES += ("profiler", "hub", "jit", "compiler", "_dynamo")
+_SUBMODULES += ("fx",)     # torch.fx: symbolic tracing (first use)
+
+
+def _assert(condition, message):
+    """torch._assert: ``assert condition, message``, a call symbolic tracing records."""
+    assert condition, message
 from .compiler import compile  # noqa: E402,A001  (loads nn only when it compiles a module)
 from .jit import fork, wait, Future  # noqa: E402  (torch.fork / wait / Future: eager futures)
 

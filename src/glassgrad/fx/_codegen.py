@@ -1,0 +1,136 @@
+"""The Python source of a Graph, written as torch.fx writes it: one statement a node, values set to None after
+their last use, operators written as operators, torch functions by their ``torch.`` names."""
+
+import math
+
+from .node import _qualified_name, map_arg
+from .proxy import inplace_methods, magic_methods
+
+
+def _format_target(base, target):
+    r = base
+    for e in target.split("."):
+        r = f'getattr({r}, "{e}")' if not e.isidentifier() else f"{r}.{e}"
+    return r
+
+
+def _get_repr(arg):
+    return repr(arg)
+
+
+def _format_args(args, kwargs):
+    args_s = ", ".join(_get_repr(a) for a in args)
+    kwargs_s = ", ".join(f"{k} = {_get_repr(v)}" for k, v in kwargs.items())
+    if args_s and kwargs_s:
+        return f"{args_s}, {kwargs_s}"
+    return args_s or kwargs_s
+
+
+class _Globals:
+    def __init__(self, namespace):
+        import glassgrad
+        from .._device import device
+        self.namespace = namespace
+        self.globals = {"inf": math.inf, "nan": math.nan, "NoneType": type(None), "torch": glassgrad,
+                        "device": device}
+
+    def add(self, name_hint, obj):
+        from ._patch import QUALNAMES
+        q = QUALNAMES.get(id(obj))
+        if q is not None and q[1] is obj:
+            return q[0]
+        if obj is None:
+            return "None"
+        name = self.namespace.create_name(name_hint, obj)
+        self.globals[name] = obj
+        return name
+
+
+def _last_uses(nodes):
+    node_to_last_use, user_to_last_uses = {}, {}
+
+    def register(n, user):
+        if n not in node_to_last_use:
+            node_to_last_use[n] = user
+            user_to_last_uses.setdefault(user, []).append(n)
+    for node in reversed(nodes):
+        for a in (node.args, node.kwargs):
+            map_arg(a, lambda n: register(n, node))
+    return user_to_last_uses
+
+
+def _emit(node, body, free_vars, glob, wrapped_fns):
+    args, kwargs, target = node.args, node.kwargs, node.target
+    if node.op == "placeholder":
+        default = f" = {_get_repr(args[0])}" if args else ""
+        free_vars.append(f"{target}{default}")
+        raw_name = target.replace("*", "")
+        if raw_name != repr(node):
+            body.append(f"{repr(node)} = {raw_name}\n")
+        return
+    if node.op == "call_method":
+        body.append(f"{repr(node)} = {_format_target(repr(args[0]), target)}({_format_args(args[1:], kwargs)})")
+        return
+    if node.op == "call_function":
+        mod, fname = getattr(target, "__module__", ""), getattr(target, "__name__", "")
+        if mod == "_operator" and fname in magic_methods and not kwargs:
+            body.append(f"{repr(node)} = {magic_methods[fname].format(*(repr(a) for a in args))}")
+            return
+        if mod == "_operator" and fname in inplace_methods and not kwargs:
+            body.append(f"{inplace_methods[fname].format(*(repr(a) for a in args))};  "
+                        f"{repr(node)} = {repr(args[0])}")
+            return
+        qualified = _qualified_name(target)
+        if (qualified == "getattr" and len(args) == 2 and isinstance(args[1], str) and args[1].isidentifier()
+                and not kwargs):
+            body.append(f"{repr(node)} = {_format_target(repr(args[0]), args[1])}")
+            return
+        global_name = glob.add(qualified.rsplit(".", 1)[-1] if qualified != "getattr" else "getattr", target)
+        if node.meta.get("is_wrapped", False):
+            wrapped_fns.setdefault(global_name)
+        body.append(f"{repr(node)} = {global_name}({_format_args(args, kwargs)})")
+        return
+    if node.op == "call_module":
+        body.append(f"{repr(node)} = {_format_target('self', target)}({_format_args(args, kwargs)})")
+        return
+    if node.op == "get_attr":
+        body.append(f"{repr(node)} = {_format_target('self', target)}")
+        return
+    if node.op == "output":
+        body.append(f"return {repr(args[0])}")
+        return
+    raise NotImplementedError(f"node: {node.op} {target}")
+
+
+def gen_python_code(graph, root_module, verbose=False):
+    """(source, globals) of `graph` as a function ``forward(self, ...)`` (``root_module`` names ``self``)."""
+    namespace = graph._new_namespace()
+    nodes = list(graph.nodes)
+    for node in nodes:
+        namespace.create_name(node.name, node)
+    glob = _Globals(namespace)
+    body, free_vars, wrapped_fns = [], [root_module], {}
+    user_to_last_uses = _last_uses(nodes)
+    for node in nodes:
+        _emit(node, body, free_vars, glob, wrapped_fns)
+        if node.op == "placeholder":
+            continue
+        if node.op == "output":
+            body.append("\n")
+            continue
+        to_delete = list(user_to_last_uses.get(node, []))
+        if len(node.users) == 0:
+            to_delete.append(node)
+        body.append(f";  {' = '.join(repr(n) for n in to_delete)} = None\n" if to_delete else "\n")
+    if len(body) == 0:
+        body.append("pass\n")
+    if wrapped_fns:
+        from ._symbolic_trace import wrap
+        wrap_name = glob.add("wrap", wrap)
+        wrap_stmts = "\n".join(f'{wrap_name}("{name}")' for name in wrapped_fns)
+    else:
+        wrap_stmts = ""
+    code = "".join(body).lstrip("\n")
+    code = "\n".join("    " + line for line in code.split("\n"))
+    prologue = f"def forward({', '.join(free_vars)}):"
+    return f"\n{wrap_stmts}\n\n{prologue}\n{code}", glob.globals

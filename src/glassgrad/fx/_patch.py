@@ -1,0 +1,178 @@
+"""What symbolic tracing patches while it runs, and restores afterwards (also on error).
+
+glassgrad's functions do not dispatch through ``__torch_function__``; so that ``torch.relu(proxy)``,
+``F.relu(proxy)`` or ``torch.cat([p, q])`` are recorded, the public callables of glassgrad, nn.functional,
+special, linalg and fft are replaced by wrappers that record a call_function node (target: the original
+function) when an argument holds a Proxy, and call through otherwise. The same is done to the globals of each
+traced ``forward`` (``from glassgrad import relu``) and to Tensor's binary operators (``tensor + proxy``).
+"""
+
+import functools
+import importlib
+import types
+
+from ._functional_args import FUNCTIONAL_AS_METHOD, FUNCTIONAL_CALL_FORMS, normalize_call
+from .proxy import Proxy
+
+# id(original function) -> (torch's qualified name, the function), for printing and generated code
+QUALNAMES = {}
+_WRAPPERS = {}          # id(original) -> wrapper
+_NAMESPACES = (("glassgrad.nn.functional", "torch.nn.functional"), ("glassgrad.special", "torch.special"),
+               ("glassgrad.linalg", "torch.linalg"), ("glassgrad.fft", "torch.fft"), ("glassgrad", "torch"))
+# functions that look at a value rather than compute on it: torch does not record them either
+_NOT_RECORDED = {"is_tensor", "is_storage", "is_grad_enabled", "get_default_dtype", "set_grad_enabled",
+                 "is_inference_mode_enabled", "typename", "compile", "vmap", "no_grad", "enable_grad"}
+# Tensor operators with a Tensor on the left and a Proxy on the right: recorded as the Tensor method torch names
+_TENSOR_BINARY = {"__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div",
+                  "__matmul__": "matmul", "__pow__": "pow", "__lt__": "lt", "__le__": "le", "__gt__": "gt",
+                  "__ge__": "ge", "__eq__": "eq", "__ne__": "ne", "__and__": "__and__", "__or__": "__or__",
+                  "__xor__": "__xor__", "__floordiv__": "__floordiv__", "__mod__": "__mod__"}
+
+
+def find_proxy(args, kwargs):
+    """The first Proxy nested in args / kwargs, or None."""
+    found = []
+
+    def visit(a):
+        if found:
+            return
+        if isinstance(a, Proxy):
+            found.append(a)
+        elif isinstance(a, (tuple, list)):
+            for e in a:
+                visit(e)
+        elif isinstance(a, dict):
+            for e in a.values():
+                visit(e)
+        elif isinstance(a, slice):
+            visit((a.start, a.stop, a.step))
+    visit(args)
+    visit(kwargs)
+    return found[0] if found else None
+
+
+def recording_wrapper(fn, is_wrapped=False, functional=None):
+    """A function that records a call_function node of `fn` when given a Proxy, else calls `fn`
+    (`functional`: its nn.functional name, whose calls torch records in a fixed form)."""
+    key = (id(fn), is_wrapped, functional)
+    w = _WRAPPERS.get(key)
+    if w is not None:
+        return w
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        proxy = find_proxy(args, kwargs)
+        if proxy is None:
+            return fn(*args, **kwargs)
+        if functional is not None:
+            if functional in FUNCTIONAL_AS_METHOD and len(args) == 1 and not kwargs:
+                return proxy.tracer.create_proxy("call_method", FUNCTIONAL_AS_METHOD[functional], args, {})
+            args, kwargs = normalize_call(fn, functional, args, kwargs)
+        out = proxy.tracer.create_proxy("call_function", fn, args, kwargs)
+        if is_wrapped:
+            out.node.meta["is_wrapped"] = True
+        return out
+    wrapper.__fx_original__ = fn
+    _WRAPPERS[key] = wrapper
+    return wrapper
+
+
+def _recordable(obj):
+    return isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, functools.partial)) and \
+        not isinstance(obj, type)
+
+
+def _namespace_functions():
+    """[(module, name, function)] of every public function of the patched namespaces; fills QUALNAMES."""
+    import glassgrad
+    out = []
+    for modname, torchname in _NAMESPACES:
+        mod = importlib.import_module(modname)
+        names = [n for n in dir(mod) if not n.startswith("_")]
+        if mod is glassgrad:
+            names += list(glassgrad._LAZY_OPS) + list(glassgrad._TORCH_NN) + list(glassgrad._FROM_FUNCTIONAL)
+            names.append("_assert")
+        for name in dict.fromkeys(names):
+            if name in _NOT_RECORDED:
+                continue
+            try:
+                fn = getattr(mod, name)
+            except AttributeError:
+                continue
+            fn = getattr(fn, "__fx_original__", fn)
+            if _recordable(fn):
+                prev = QUALNAMES.get(id(fn))
+                # a function glassgrad shares between torch.* and F that torch keeps apart: F's name
+                if not (prev is not None and prev[1] is fn and prev[0] == f"torch.nn.functional.{name}"
+                        and name in FUNCTIONAL_CALL_FORMS):
+                    QUALNAMES[id(fn)] = (f"{torchname}.{name}", fn)
+                out.append((mod, name, fn, name if torchname == "torch.nn.functional" else None))
+    return out
+
+
+class Patcher:
+    """Sets attributes and dict entries, remembering how to undo each; ``restore`` undoes them in reverse."""
+
+    def __init__(self):
+        self._undo = []
+        self._seen_globals = set()
+
+    def setattr(self, obj, name, value):
+        had = name in vars(obj)
+        old = vars(obj).get(name)
+        setattr(obj, name, value)
+        self._undo.append(lambda: setattr(obj, name, old) if had else delattr(obj, name))
+
+    def setitem(self, d, key, value):
+        had, old = key in d, d.get(key)
+        d[key] = value
+
+        def undo():
+            if had:
+                d[key] = old
+            else:
+                d.pop(key, None)
+        self._undo.append(undo)
+
+    def patch_namespaces(self):
+        for mod, name, fn, functional in _namespace_functions():
+            self.setattr(mod, name, recording_wrapper(fn, functional=functional))
+
+    def patch_globals(self, globs, extra=()):
+        """Swap the glassgrad functions (and the `wrap`-ed ones in `extra`) named in a function's globals."""
+        if id(globs) in self._seen_globals:
+            return
+        self._seen_globals.add(id(globs))
+        for name, value in list(globs.items()):
+            q = QUALNAMES.get(id(value))
+            if q is not None and q[1] is value:
+                functional = q[0][len("torch.nn.functional."):] if q[0].startswith("torch.nn.functional.") else None
+                self.setitem(globs, name, recording_wrapper(value, functional=functional))
+        for g, name in extra:
+            if g is globs:
+                import builtins
+                orig = globs.get(name, getattr(builtins, name, None))
+                orig = getattr(orig, "__fx_original__", orig)
+                if orig is not None:
+                    self.setitem(globs, name, recording_wrapper(orig, is_wrapped=True))
+
+    def patch_tensor_operators(self):
+        from .._tensor import Tensor
+        for dunder, method in _TENSOR_BINARY.items():
+            orig = getattr(Tensor, dunder, None)
+            if orig is None:
+                continue
+            self.setattr(Tensor, dunder, _tensor_operator(orig, method))
+
+    def restore(self):
+        while self._undo:
+            self._undo.pop()()
+
+
+def _tensor_operator(orig, method):
+    @functools.wraps(orig)
+    def op(self, other):
+        if isinstance(other, Proxy):
+            return other.tracer.create_proxy("call_method", method, (self, other), {})
+        return orig(self, other)
+    return op
