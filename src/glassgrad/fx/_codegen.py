@@ -85,7 +85,7 @@ def _emit(node, body, free_vars, glob, wrapped_fns):
                 and not kwargs):
             body.append(f"{repr(node)} = {_format_target(repr(args[0]), args[1])}")
             return
-        global_name = glob.add(qualified.rsplit(".", 1)[-1] if qualified != "getattr" else "getattr", target)
+        global_name = glob.add(qualified, target)
         if node.meta.get("is_wrapped", False):
             wrapped_fns.setdefault(global_name)
         body.append(f"{repr(node)} = {global_name}({_format_args(args, kwargs)})")

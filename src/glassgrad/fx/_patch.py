@@ -51,10 +51,11 @@ def find_proxy(args, kwargs):
     return found[0] if found else None
 
 
-def recording_wrapper(fn, is_wrapped=False, functional=None):
+def recording_wrapper(fn, is_wrapped=False, functional=None, node_name=None):
     """A function that records a call_function node of `fn` when given a Proxy, else calls `fn`
-    (`functional`: its nn.functional name, whose calls torch records in a fixed form)."""
-    key = (id(fn), is_wrapped, functional)
+    (`functional`: its nn.functional name, whose calls torch records in a fixed form; `node_name`: the name
+    torch gives the node, ``linalg_vector_norm`` for torch.linalg.vector_norm)."""
+    key = (id(fn), is_wrapped, functional, node_name)
     w = _WRAPPERS.get(key)
     if w is not None:
         return w
@@ -68,7 +69,7 @@ def recording_wrapper(fn, is_wrapped=False, functional=None):
             if functional in FUNCTIONAL_AS_METHOD and len(args) == 1 and not kwargs:
                 return proxy.tracer.create_proxy("call_method", FUNCTIONAL_AS_METHOD[functional], args, {})
             args, kwargs = normalize_call(fn, functional, args, kwargs)
-        out = proxy.tracer.create_proxy("call_function", fn, args, kwargs)
+        out = proxy.tracer.create_proxy("call_function", fn, args, kwargs, name=node_name)
         if is_wrapped:
             out.node.meta["is_wrapped"] = True
         return out
@@ -106,7 +107,9 @@ def _namespace_functions():
                 if not (prev is not None and prev[1] is fn and prev[0] == f"torch.nn.functional.{name}"
                         and name in FUNCTIONAL_CALL_FORMS):
                     QUALNAMES[id(fn)] = (f"{torchname}.{name}", fn)
-                out.append((mod, name, fn, name if torchname == "torch.nn.functional" else None))
+                short = torchname.rpartition(".")[2]
+                out.append((mod, name, fn, name if torchname == "torch.nn.functional" else None,
+                            f"{short}_{name}" if short in ("special", "linalg", "fft") else None))
     return out
 
 
@@ -135,8 +138,8 @@ class Patcher:
         self._undo.append(undo)
 
     def patch_namespaces(self):
-        for mod, name, fn, functional in _namespace_functions():
-            self.setattr(mod, name, recording_wrapper(fn, functional=functional))
+        for mod, name, fn, functional, node_name in _namespace_functions():
+            self.setattr(mod, name, recording_wrapper(fn, functional=functional, node_name=node_name))
 
     def patch_globals(self, globs, extra=()):
         """Swap the glassgrad functions (and the `wrap`-ed ones in `extra`) named in a function's globals."""

@@ -61,6 +61,9 @@ def wrap(fn_or_name):
     return fn_or_name
 
 
+QUALNAMES[id(wrap)] = ("torch.fx._symbolic_trace.wrap", wrap)
+
+
 class Tracer(TracerBase):
     """Records the operations a module's forward performs on Proxies into a Graph.
 
