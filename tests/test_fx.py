@@ -416,3 +416,39 @@ def test_proxy_and_graph_by_hand():
             t_str, t_code = str(g), mod.code
     assert str(g) == t_str and mod.code == t_code
     assert lib.fx.map_arg((x.node, [1, x.node]), lambda n: n.name) == ("x", [1, "x"])
+
+
+# ---------------------------------------------------------------- replace_pattern
+def _rewrite_model(lib):
+    class M(lib.nn.Module):
+        def forward(self, x, w1, w2):
+            m1 = lib.cat([w1, w2]).sum()
+            m2 = lib.cat([w1, w2]).sum()
+            return x + lib.max(m1) + lib.max(m2) + lib.relu(x).neg()
+
+    def pattern(w1, w2):
+        return lib.cat([w1, w2]).sum()
+
+    def replacement(w1, w2):
+        return lib.stack([w1, w2])
+
+    def pattern2(x):
+        return lib.relu(x).neg()
+
+    def replacement2(x):
+        return lib.sigmoid(x) * 2
+    return M(), (pattern, replacement), (pattern2, replacement2)
+
+
+def test_replace_pattern():
+    (tm, *t_pairs), (gm, *g_pairs) = _rewrite_model(torch), _rewrite_model(glassgrad)
+    t_gm, g_gm = torch.fx.symbolic_trace(tm), glassgrad.fx.symbolic_trace(gm)
+    for (tp, tr), (gp, gr) in zip(t_pairs, g_pairs):
+        t_matches = torch.fx.replace_pattern(t_gm, tp, tr)
+        g_matches = glassgrad.fx.replace_pattern(g_gm, gp, gr)
+        assert [(m.anchor.name, sorted((k.name, v.name) for k, v in m.nodes_map.items())) for m in g_matches] == \
+            [(m.anchor.name, sorted((k.name, v.name) for k, v in m.nodes_map.items())) for m in t_matches]
+        assert str(g_gm.graph) == str(t_gm.graph) and g_gm.code == t_gm.code
+    x = np.random.default_rng(0).standard_normal((3,)).astype(np.float32)
+    _assert_same_outputs(t_gm(*[torch.tensor(x)] * 3), g_gm(*[glassgrad.tensor(x)] * 3))
+    assert glassgrad.fx.replace_pattern(g_gm, g_pairs[1][0], g_pairs[1][1]) == []
