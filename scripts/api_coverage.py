@@ -52,7 +52,7 @@ NAMESPACES = [
     ("torch.utils.checkpoint", "torch.utils.checkpoint", "glassgrad.utils.checkpoint", 0.75),
     # the generators (issue 17: torch.random, torch.cuda's RNG functions)
     ("torch.random", "torch.random", "glassgrad.random", 0.90),
-    ("torch.fx", "torch.fx", "glassgrad.fx", None),
+    ("torch.fx", "torch.fx", "glassgrad.fx", 1.00),
 ]
 
 

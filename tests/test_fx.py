@@ -100,7 +100,32 @@ def methods_and_ops(lib):
     return M(), (3, 4), (3, 4)
 
 
-MODELS = {"mlp": mlp, "cnn": cnn, "residual": residual, "methods_and_ops": methods_and_ops}
+def sequential(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Sequential(nn.Linear(4, 2), nn.Tanh())), (2, 3)
+
+
+def constants_and_views(lib):
+    class M(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.const = lib.ones(3) * 2          # a plain tensor attribute: a get_attr of its name
+            self.lin = lib.nn.Linear(3, 3)
+
+        def forward(self, x):
+            y = x.to(lib.float64).float() + self.const
+            z = y.view(x.size(0), -1)[:, 1:] * self.lin.weight[0, 1:]
+            q = lib.flatten(z, 1).transpose(0, 1).contiguous().mean(dim=0)
+            r = lib.zeros_like(q) + lib.nn.functional.softmax(q, dim=0) + \
+                lib.nn.functional.linear(x, self.lin.weight).sum() + self.lin(x).sum()
+            s = x.new_zeros(3) + x.shape[-1]
+            t = lib.stack((s, s)).max(dim=0)
+            return r, t.values, t[1], self.training
+    return M(), (2, 3)
+
+
+MODELS = {"mlp": mlp, "cnn": cnn, "residual": residual, "methods_and_ops": methods_and_ops,
+          "sequential": sequential, "constants_and_views": constants_and_views}
 
 
 def _pair(factory, seed=0):
@@ -144,9 +169,10 @@ def _t(text):
 
 
 def _structure(graph):
-    """(op, name, printed target, printed args, printed kwargs) of every node."""
+    """(op, name, printed target, printed args, printed kwargs, users, module stack) of every node."""
     return [(n.op, n.name, _t(n._pretty_print_target(n.target)) if n.op != "placeholder" else n.target,
-             str(n.args), str(n.kwargs), sorted(u.name for u in n.users)) for n in graph.nodes]
+             str(n.args), str(n.kwargs), sorted(u.name for u in n.users),
+             [(k, p, c.__name__) for k, (p, c) in n.meta.get("nn_module_stack", {}).items()]) for n in graph.nodes]
 
 
 # ---------------------------------------------------------------- tracing

@@ -111,7 +111,11 @@ def gen_python_code(graph, root_module, verbose=False):
     glob = _Globals(namespace)
     body, free_vars, wrapped_fns = [], [root_module], {}
     user_to_last_uses = _last_uses(nodes)
+    commented = not verbose
     for node in nodes:
+        if not commented and node.op not in ("placeholder", "output"):
+            body.append("\n# No stacktrace found for following nodes\n")     # nodes record no stack trace
+            commented = True
         _emit(node, body, free_vars, glob, wrapped_fns)
         if node.op == "placeholder":
             continue

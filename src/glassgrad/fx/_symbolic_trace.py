@@ -1,12 +1,14 @@
 """torch.fx.symbolic_trace and Tracer: run a module's forward on Proxies and record what it does."""
 
+import collections
+import copy
 import inspect
 import warnings
 
 from ._patch import Patcher, QUALNAMES, recording_wrapper
 from .graph import Graph
 from .node import has_side_effect
-from .proxy import Proxy, TracerBase
+from .proxy import TracerBase
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "ProxyableClassMeta"]
 
@@ -81,6 +83,8 @@ class Tracer(TracerBase):
         self._tensor_keep = []
         self.scope = None
         self.proxy_buffer_attributes = True
+        self.module_stack = collections.OrderedDict()     # path -> (qualified name, type) of the modules entered
+        self.num_calls = {}
 
     # ---- overridable policy
     def is_leaf_module(self, m, module_qualified_name):
@@ -104,9 +108,23 @@ class Tracer(TracerBase):
     def call_module(self, m, forward, args, kwargs):
         """A leaf module becomes a call_module node; another is traced through (its forward runs on Proxies)."""
         module_qualified_name = self.path_of_module(m)
-        if not self.is_leaf_module(m, module_qualified_name):
-            return forward(*args, **kwargs)
-        return self.create_proxy("call_module", module_qualified_name, args, kwargs)
+        num_calls = self.num_calls.get(module_qualified_name, 0)
+        module_key = f"{module_qualified_name}@{num_calls}" if num_calls > 0 else module_qualified_name
+        self.module_stack[module_key] = (module_qualified_name, type(m))
+        self.num_calls[module_qualified_name] = num_calls + 1
+        try:
+            if not self.is_leaf_module(m, module_qualified_name):
+                return forward(*args, **kwargs)
+            return self.create_proxy("call_module", module_qualified_name, args, kwargs)
+        finally:
+            self.module_stack.popitem(last=True)
+
+    def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None, proxy_factory_fn=None):
+        """TracerBase.create_proxy, the node's ``meta["nn_module_stack"]`` recording the modules it is in."""
+        proxy = super().create_proxy(kind, target, args, kwargs, name, type_expr, proxy_factory_fn)
+        if self.module_stack and kind not in ("placeholder", "output"):
+            proxy.node.meta["nn_module_stack"] = copy.copy(self.module_stack)
+        return proxy
 
     def getattr(self, attr, attr_val, parameter_proxy_cache):
         """A parameter (or buffer) read in a traced forward becomes a get_attr node (one per name)."""
@@ -236,6 +254,8 @@ class Tracer(TracerBase):
             fn = root
         self.graph = Graph(tracer_cls=getattr(self, "__class__", None))
         self.tensor_attrs = {}
+        self.module_stack = collections.OrderedDict()
+        self.num_calls = {}
         self._collect_tensor_attrs(self.root, [])
         parameter_proxy_cache = {}
         patcher = Patcher()

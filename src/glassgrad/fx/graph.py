@@ -169,10 +169,10 @@ class Graph:
             for atom in qualified_name.split("."):
                 obj = getattr(obj, atom, None)
                 if obj is None:
-                    warnings.warn(f"Attempted to insert a get_attr Node with no underlying reference in the owning "
-                                  f"GraphModule! Call GraphModule.add_submodule to add the necessary submodule, "
-                                  f"GraphModule.add_parameter to add the necessary Parameter, or nn.Module.register_buffer "
-                                  f"to add the necessary buffer", stacklevel=2)
+                    warnings.warn("Attempted to insert a get_attr Node with no underlying reference in the owning "
+                                  "GraphModule! Call GraphModule.add_submodule to add the necessary submodule, "
+                                  "GraphModule.add_parameter to add the necessary Parameter, or nn.Module.register_buffer "
+                                  "to add the necessary buffer", stacklevel=2)
                     break
         return self.create_node("get_attr", qualified_name, type_expr=type_expr)
 

@@ -136,10 +136,7 @@ class GraphModule(Module):
     def print_readable(self, print_output=True, include_stride=False, include_device=False, colored=False):
         """The generated code as a class, with a comment where the nodes have no stack trace."""
         lines = self._graph.python_code(root_module="self", verbose=True).src.strip("\n").rstrip().split("\n")
-        at = next(i for i, line in enumerate(lines) if line.startswith("def forward("))
-        if at + 1 < len(lines):
-            lines.insert(at + 1, "    # No stacktrace found for following nodes")
-        body = "\n".join("    " + line if line else "" for line in lines)
+        body = "\n".join("    " + line if line.strip() else "" for line in lines)
         module_code = f"class {type(self).__name__}(torch.nn.Module):\n{body}"
         sub = [""]
         for name, submodule in self.named_children():
