@@ -478,3 +478,42 @@ def test_replace_pattern():
     x = np.random.default_rng(0).standard_normal((3,)).astype(np.float32)
     _assert_same_outputs(t_gm(*[torch.tensor(x)] * 3), g_gm(*[glassgrad.tensor(x)] * 3))
     assert glassgrad.fx.replace_pattern(g_gm, g_pairs[1][0], g_pairs[1][1]) == []
+
+
+def _signature_forms(lib):
+    def fn(x, *args, k=2, **kw):
+        c = lib.ones(3)
+        ints = lib.ones(3, dtype=lib.int64)
+        a = c // x
+        b = c % x
+        d = c.add(x, alpha=2) + c.mul(x) - c ** x
+        e = (c < x) | (c == x)
+        f = ints & (x > 0)
+        return a, b, d, e, f, args, k, kw, x.new_ones(2), c @ x, c / x
+    return fn
+
+
+def test_signature_forms_and_tensor_left_operands():
+    t_gm = torch.fx.symbolic_trace(_signature_forms(torch))
+    g_gm = glassgrad.fx.symbolic_trace(_signature_forms(glassgrad))
+    assert _structure(g_gm.graph) == _structure(t_gm.graph)
+    assert str(g_gm.graph) == str(t_gm.graph) and g_gm.code == t_gm.code
+    x = np.array([0.5, 2.0, 3.0], dtype=np.float32)
+    t_out = t_gm(torch.tensor(x), 3, 7, 8, extra=1)     # torch's forward: (self, x, k = 2, *args, **kw)
+    g_out = g_gm(glassgrad.tensor(x), 3, 7, 8, extra=1)
+    assert g_out[5:8] == t_out[5:8] == ((7, 8), 3, {"extra": 1})
+    _assert_same_outputs(t_out[:5] + t_out[8:], g_out[:5] + g_out[8:])
+
+
+def test_graph_by_hand_prints_torch_names():
+    import subprocess
+    import sys
+    code = ("import glassgrad as lib, glassgrad.fx\n"       # a fresh process: nothing traced before
+            "g = lib.fx.Graph(); p = g.placeholder('x')\n"
+            "n = g.call_function(lib.add, (p, 1)); m = g.call_function(lib.nn.functional.relu, (n,))\n"
+            "g.output(m); print(g); print(g.python_code('self').src)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    g = torch.fx.Graph()
+    p = g.placeholder("x")
+    g.output(g.call_function(torch.nn.functional.relu, (g.call_function(torch.add, (p, 1)),)))
+    assert out == f"{g}\n{g.python_code('self').src}\n"

@@ -35,10 +35,10 @@ class _Globals:
                         "device": device}
 
     def add(self, name_hint, obj):
-        from ._patch import QUALNAMES
-        q = QUALNAMES.get(id(obj))
-        if q is not None and q[1] is obj:
-            return q[0]
+        from ._patch import qualified
+        q = qualified(obj)
+        if q is not None:
+            return q
         if obj is None:
             return "None"
         name = self.namespace.create_name(name_hint, obj)

@@ -9,6 +9,7 @@ traced ``forward`` (``from glassgrad import relu``) and to Tensor's binary opera
 
 import functools
 import importlib
+import inspect
 import types
 
 from ._functional_args import FUNCTIONAL_AS_METHOD, FUNCTIONAL_CALL_FORMS, normalize_call
@@ -26,7 +27,8 @@ _NOT_RECORDED = {"is_tensor", "is_storage", "is_grad_enabled", "get_default_dtyp
 _TENSOR_BINARY = {"__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div",
                   "__matmul__": "matmul", "__pow__": "pow", "__lt__": "lt", "__le__": "le", "__gt__": "gt",
                   "__ge__": "ge", "__eq__": "eq", "__ne__": "ne", "__and__": "__and__", "__or__": "__or__",
-                  "__xor__": "__xor__", "__floordiv__": "__floordiv__", "__mod__": "__mod__"}
+                  "__xor__": "__xor__", "__floordiv__": "__floordiv__", "__mod__": "remainder",
+                  "__lshift__": "__lshift__", "__rshift__": "__rshift__"}
 
 
 def find_proxy(args, kwargs):
@@ -83,8 +85,25 @@ def _recordable(obj):
         not isinstance(obj, type)
 
 
+_CACHE = []
+
+
 def _namespace_functions():
-    """[(module, name, function)] of every public function of the patched namespaces; fills QUALNAMES."""
+    """[(module, name, function, nn.functional name, node name)] of every public function of the patched
+    namespaces (computed once); fills QUALNAMES."""
+    if not _CACHE:
+        _CACHE.append(_collect_namespace_functions())
+    return _CACHE[0]
+
+
+def qualified(fn):
+    """torch's qualified name of one of the patched namespaces' functions, or None."""
+    _namespace_functions()
+    q = QUALNAMES.get(id(fn))
+    return q[0] if q is not None and q[1] is fn else None
+
+
+def _collect_namespace_functions():
     import glassgrad
     out = []
     for modname, torchname in _NAMESPACES:
@@ -159,23 +178,31 @@ class Patcher:
                 if orig is not None:
                     self.setitem(globs, name, recording_wrapper(orig, is_wrapped=True))
 
-    def patch_tensor_operators(self):
+    def patch_tensor_methods(self):
+        """Tensor's methods and binary operators, called on a Tensor with a Proxy argument, record the
+        call_method torch records (``tensor.add(proxy)``, ``tensor * proxy`` -> ``mul``)."""
         from .._tensor import Tensor
         for dunder, method in _TENSOR_BINARY.items():
             orig = getattr(Tensor, dunder, None)
-            if orig is None:
+            if orig is not None:
+                self.setattr(Tensor, dunder, _tensor_method(orig, method))
+        for name in dir(Tensor):
+            if name.startswith("_"):
                 continue
-            self.setattr(Tensor, dunder, _tensor_operator(orig, method))
+            orig = inspect.getattr_static(Tensor, name, None)
+            if isinstance(orig, types.FunctionType):
+                self.setattr(Tensor, name, _tensor_method(orig, name))
 
     def restore(self):
         while self._undo:
             self._undo.pop()()
 
 
-def _tensor_operator(orig, method):
+def _tensor_method(orig, method):
     @functools.wraps(orig)
-    def op(self, other):
-        if isinstance(other, Proxy):
-            return other.tracer.create_proxy("call_method", method, (self, other), {})
-        return orig(self, other)
+    def op(self, *args, **kwargs):
+        proxy = find_proxy(args, kwargs)
+        if proxy is not None:
+            return proxy.tracer.create_proxy("call_method", method, (self,) + args, kwargs)
+        return orig(self, *args, **kwargs)
     return op

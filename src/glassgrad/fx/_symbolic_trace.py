@@ -3,6 +3,7 @@
 import collections
 import copy
 import inspect
+import types
 import warnings
 
 from ._patch import Patcher, QUALNAMES, recording_wrapper
@@ -210,8 +211,11 @@ class Tracer(TracerBase):
             concrete_args = dict(zip(arg_names, concrete_args))
         args = [self._proxy_placeholder(name, concrete_args, sig) for name in arg_names]
         if code.co_flags & inspect.CO_VARARGS:
-            name = next(names_iter)
-            args.append(self.create_proxy("placeholder", "*" + name, (), {}))
+            args.append(self.create_proxy("placeholder", "*" + next(names_iter), (), {}))
+        if code.co_flags & inspect.CO_VARKEYWORDS:
+            args.append(self.create_proxy("placeholder", "**" + next(names_iter), (), {}))
+        if code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+            root_fn = _patch_function(root_fn, len(args) + (1 if is_module else 0))
         return root_fn, args
 
     def _proxy_placeholder(self, name, concrete_args, sig):
@@ -274,7 +278,7 @@ class Tracer(TracerBase):
             return tracer.call_module(mod, forward, args, kwargs)
         try:
             patcher.patch_namespaces()
-            patcher.patch_tensor_operators()
+            patcher.patch_tensor_methods()
             for fn_ in self._autowrap_functions:
                 patcher.setitem(fn_.__globals__, fn_.__name__, recording_wrapper(fn_, is_wrapped=True))
             fn_globals = getattr(fn, "__globals__", {})
@@ -291,6 +295,16 @@ class Tracer(TracerBase):
             patcher.restore()
         self.submodule_paths = None
         return self.graph
+
+
+def _patch_function(fn, nargs):
+    """`fn` taking its keyword-only, ``*args`` and ``**kwargs`` parameters positionally (each one Proxy)."""
+    co = fn.__code__
+    flags = co.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    new_code = co.replace(co_flags=flags, co_argcount=nargs, co_kwonlyargcount=0)
+    out = types.FunctionType(new_code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    out.__annotations__ = getattr(fn, "__annotations__", {})
+    return out
 
 
 def _tree_map(fn, x):

@@ -38,10 +38,10 @@ def map_arg(a, fn):
 
 def _qualified_name(func):
     """torch's printed name of a call_function target: operator.add, builtins.getattr, torch.relu, mod.fn."""
-    from ._patch import QUALNAMES
-    q = QUALNAMES.get(id(func))
-    if q is not None and q[1] is func:
-        return q[0]
+    from ._patch import qualified
+    q = qualified(func)
+    if q is not None:
+        return q
     name = func.__name__
     if getattr(builtins, name, None) is func:
         return name
