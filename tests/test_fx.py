@@ -517,3 +517,19 @@ def test_graph_by_hand_prints_torch_names():
     p = g.placeholder("x")
     g.output(g.call_function(torch.nn.functional.relu, (g.call_function(torch.add, (p, 1)),)))
     assert out == f"{g}\n{g.python_code('self').src}\n"
+
+
+def test_math_functions_are_autowrapped():
+    import math
+
+    def f(lib):
+        def fn(x):
+            return x * math.sqrt(x.size(-1)) + math.floor(x.size(0))
+        return fn
+    t_gm, g_gm = torch.fx.symbolic_trace(f(torch)), glassgrad.fx.symbolic_trace(f(glassgrad))
+    assert str(g_gm.graph) == str(t_gm.graph) and g_gm.code == t_gm.code
+    assert g_gm(glassgrad.ones(2)).tolist() == t_gm(torch.ones(2)).tolist()
+    assert math.sqrt(4) == 2.0 and type(math.sqrt).__name__ == "builtin_function_or_method"
+    no_math = glassgrad.fx.Tracer(autowrap_modules=())
+    with pytest.raises(TypeError):
+        no_math.trace(f(glassgrad))

@@ -160,8 +160,9 @@ class Patcher:
         for mod, name, fn, functional, node_name in _namespace_functions():
             self.setattr(mod, name, recording_wrapper(fn, functional=functional, node_name=node_name))
 
-    def patch_globals(self, globs, extra=()):
-        """Swap the glassgrad functions (and the `wrap`-ed ones in `extra`) named in a function's globals."""
+    def patch_globals(self, globs, extra=(), autowrap_ids=frozenset()):
+        """Swap, in a function's globals, the glassgrad functions, the `wrap`-ed names in `extra` and the
+        functions whose ids are in `autowrap_ids` (math's, by default) for recording wrappers."""
         if id(globs) in self._seen_globals:
             return
         self._seen_globals.add(id(globs))
@@ -170,6 +171,8 @@ class Patcher:
             if q is not None and q[1] is value:
                 functional = q[0][len("torch.nn.functional."):] if q[0].startswith("torch.nn.functional.") else None
                 self.setitem(globs, name, recording_wrapper(value, functional=functional))
+            elif id(value) in autowrap_ids and not name.startswith("_") and callable(value):
+                self.setitem(globs, name, recording_wrapper(value, is_wrapped=True))
         for g, name in extra:
             if g is globs:
                 import builtins

@@ -3,10 +3,11 @@
 import collections
 import copy
 import inspect
+import math
 import types
 import warnings
 
-from ._patch import Patcher, QUALNAMES, recording_wrapper
+from ._patch import Patcher, QUALNAMES
 from .graph import Graph
 from .node import has_side_effect
 from .proxy import TracerBase
@@ -73,9 +74,14 @@ class Tracer(TracerBase):
     Subclass it and override ``is_leaf_module`` (which modules stay call_module nodes), ``call_module``,
     ``create_proxy`` / ``create_node`` or ``create_arg`` as torch.fx users do."""
 
-    def __init__(self, autowrap_modules=(), autowrap_functions=(), param_shapes_constant=False):
+    def __init__(self, autowrap_modules=(math,), autowrap_functions=(), param_shapes_constant=False):
         super().__init__()
-        self._autowrap_functions = tuple(autowrap_functions)
+        # the public functions of these modules (and these functions) are recorded as one call_function node
+        # when called with a Proxy from a traced forward's globals or through the module (math.sqrt(size))
+        self._autowrap_function_ids = {id(value) for m in autowrap_modules for name, value in m.__dict__.items()
+                                       if not name.startswith("_") and callable(value)}
+        self._autowrap_function_ids.update(id(f) for f in autowrap_functions)
+        self._autowrap_search = list(autowrap_modules)
         self.param_shapes_constant = param_shapes_constant
         self.submodule_paths = None
         self.root = None
@@ -264,6 +270,7 @@ class Tracer(TracerBase):
         parameter_proxy_cache = {}
         patcher = Patcher()
         tracer = self
+        autowrap_ids = self._autowrap_function_ids
         orig_getattr, orig_call = Module.__getattr__, Module.__call__
 
         def module_getattr_wrapper(mod, attr):
@@ -274,17 +281,16 @@ class Tracer(TracerBase):
                 return orig_call(mod, *args, **kwargs)
             fwd = getattr(type(mod), "forward", None)
             if fwd is not None and hasattr(fwd, "__globals__"):
-                patcher.patch_globals(fwd.__globals__, _wrapped_fns_to_patch)
+                patcher.patch_globals(fwd.__globals__, _wrapped_fns_to_patch, autowrap_ids)
             return tracer.call_module(mod, forward, args, kwargs)
         try:
             patcher.patch_namespaces()
             patcher.patch_tensor_methods()
-            for fn_ in self._autowrap_functions:
-                patcher.setitem(fn_.__globals__, fn_.__name__, recording_wrapper(fn_, is_wrapped=True))
-            fn_globals = getattr(fn, "__globals__", {})
-            patcher.patch_globals(fn_globals, _wrapped_fns_to_patch)
+            patcher.patch_globals(getattr(fn, "__globals__", {}), _wrapped_fns_to_patch, autowrap_ids)
+            for module in self._autowrap_search:
+                patcher.patch_globals(module.__dict__, (), autowrap_ids)
             for globs, _ in _wrapped_fns_to_patch:
-                patcher.patch_globals(globs, _wrapped_fns_to_patch)
+                patcher.patch_globals(globs, _wrapped_fns_to_patch, autowrap_ids)
             fn, args = self.create_args_for_root(fn, isinstance(root, Module), concrete_args)
             patcher.setattr(Module, "__getattr__", module_getattr_wrapper)
             patcher.setattr(Module, "__call__", module_call_wrapper)
