@@ -416,7 +416,7 @@ def test_graph_module_copies_and_submodules():
     tm, gm, inputs = _pair(mlp)
     g_gm = glassgrad.fx.symbolic_trace(gm)
     clone = copy.deepcopy(g_gm)
-    assert clone.code == g_gm.code and type(clone).__name__ == "MLP"
+    assert clone.code == g_gm.code and type(clone).__name__ == "GraphModule"      # as torch's deepcopy
     clone.fc1.weight.data.zero_()
     assert g_gm.fc1.weight.abs().sum().item() > 0
     assert g_gm.add_submodule("extra.act", glassgrad.nn.Tanh())
@@ -533,3 +533,22 @@ def test_math_functions_are_autowrapped():
     no_math = glassgrad.fx.Tracer(autowrap_modules=())
     with pytest.raises(TypeError):
         no_math.trace(f(glassgrad))
+
+
+def test_pickle_and_save_round_trip():
+    import io
+    import pickle
+    tm, gm, inputs = _pair(residual)
+    t_gm, g_gm = torch.fx.symbolic_trace(tm), glassgrad.fx.symbolic_trace(gm)
+    t_back, g_back = pickle.loads(pickle.dumps(t_gm)), pickle.loads(pickle.dumps(g_gm))
+    assert type(g_back).__name__ == type(t_back).__name__ == "GraphModule"
+    assert type(copy.deepcopy(g_gm)).__name__ == type(copy.deepcopy(t_gm)).__name__ == "GraphModule"
+    assert type(g_gm).__name__ == type(t_gm).__name__ == "Net"
+    assert g_back.code == g_gm.code and str(g_back.graph) == str(g_gm.graph)
+    buf = io.BytesIO()
+    glassgrad.save(g_gm, buf)
+    buf.seek(0)
+    loaded = glassgrad.load(buf, weights_only=False)
+    x = glassgrad.tensor(inputs[0])
+    for m in (g_back, loaded):
+        _assert_same_outputs(t_gm(torch.tensor(inputs[0])), m(x))

@@ -103,6 +103,30 @@ class _NodeList:
         return _NodeList(self._graph, "_prev" if self._dir == "_next" else "_next")
 
 
+class _NodeRef:
+    def __init__(self, name):
+        self.name = name
+
+
+def _rebuild_graph(records):
+    import glassgrad
+    from .node import map_aggregate
+    g = Graph()
+    by_name = {}
+    for name, op, (kind, target), args, kwargs, type_expr in records:
+        if kind == "torch_name":
+            obj = glassgrad
+            for atom in target.split(".")[1:]:
+                obj = getattr(obj, atom)
+            target = obj
+
+        def resolve(a):
+            return by_name[a.name] if isinstance(a, _NodeRef) else a
+        by_name[name] = g.create_node(op, target, map_aggregate(args, resolve), map_aggregate(kwargs, resolve), name,
+                                      type_expr)
+    return g
+
+
 class Graph:
     """The nodes of a program in order: placeholders, get_attr / call_* nodes and one output."""
 
@@ -216,6 +240,17 @@ class Graph:
             new_output = g.output(out_val, type_expr=old_output.type)
             new_output.meta = copy.copy(old_output.meta)
         return g
+
+    def __reduce__(self):
+        # nodes as records: Node arguments by name, the torch namespace's functions by their torch name
+        from ._patch import qualified
+
+        def target_record(t):
+            q = qualified(t) if callable(t) else None
+            return ("torch_name", q) if q is not None else ("object", t)
+        records = [(n.name, n.op, target_record(n.target), map_arg(n.args, lambda a: _NodeRef(a.name)),
+                    map_arg(n.kwargs, lambda a: _NodeRef(a.name)), n.type) for n in self.nodes]   # not meta
+        return (_rebuild_graph, (records,))
 
     # ---- editing
     def inserting_before(self, n=None):

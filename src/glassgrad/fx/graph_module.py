@@ -61,6 +61,12 @@ def _addindent(s, n):
     return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
 
 
+def _rebuild_graph_module(body, graph):
+    fake_mod = Module()
+    fake_mod.__dict__.update(body)
+    return GraphModule(fake_mod, graph, "GraphModule")
+
+
 class GraphModule(Module):
     """A Module built from a Graph: the get_attr / call_module targets are copied from `root` (a Module or a
     dict from qualified name to object) and ``forward`` is generated from the graph (``code``)."""
@@ -158,11 +164,17 @@ class GraphModule(Module):
         memo[id(self)] = res
         fake_mod = Module()
         fake_mod.__dict__ = copy.deepcopy(self.__dict__, memo)
-        GraphModule.__init__(res, fake_mod, fake_mod.__dict__["_graph"], type(self).__name__)
+        GraphModule.__init__(res, fake_mod, fake_mod.__dict__["_graph"])      # named GraphModule, as torch's
         for k in ("training", "meta"):
             if k in fake_mod.__dict__:
                 res.__dict__[k] = fake_mod.__dict__[k]
         return res
+
+    def __reduce__(self):
+        # pickled as its state and its graph (the targets by reference); unpickled as a class named
+        # GraphModule, as torch's
+        body = {k: v for k, v in self.__dict__.items() if k not in ("_graph", "_code")}
+        return (_rebuild_graph_module, (body, self._graph))
 
     def __copy__(self):
         res = GraphModule(self, self.graph, type(self).__name__)
