@@ -412,6 +412,19 @@ def test_interpreter_and_transformer():
     _assert_same_outputs(t_new(*t_args), g_new(*g_args))
 
 
+def test_interpreter_error_message():
+    msgs = []
+    for lib in (torch, glassgrad):
+        def fn(x, y):
+            return lib.matmul(x, y)
+        gm = lib.fx.symbolic_trace(fn)
+        with pytest.raises(RuntimeError) as err:
+            lib.fx.Interpreter(gm).run(lib.ones(2, 3), lib.ones(2, 3))
+        msgs.append(str(err.value))
+    assert msgs[1] == msgs[0]
+    assert "While executing %matmul : [num_users=1] = call_function[target=torch.matmul]" in msgs[1]
+
+
 def test_graph_module_copies_and_submodules():
     tm, gm, inputs = _pair(mlp)
     g_gm = glassgrad.fx.symbolic_trace(gm)

@@ -45,9 +45,16 @@ class Interpreter:
                 self.env[node] = self.run_node(node)
             except Exception as e:
                 if self.extra_traceback:
+                    from .graph_module import GraphModule
                     msg = f"While executing {node.format_node()}"
                     msg = f"{e.args[0]}\n\n{msg}" if e.args else str(msg)
+                    msg += f"\nOriginal traceback:\n{node.stack_trace}"
+                    if isinstance(self.module, GraphModule) and isinstance(self.module.graph, Graph):
+                        msg += "\nUse tlparse to see full graph. "
+                        msg += "(https://github.com/pytorch/tlparse?tab=readme-ov-file#tlparse-parse-structured-pt2-logs)"
                     e.args = (msg,) + e.args[1:]
+                    if isinstance(e, KeyError):
+                        raise RuntimeError(*e.args) from e
                 raise
             if self.garbage_collect_values:
                 for to_delete in self.user_to_last_uses.get(node, []):
