@@ -323,6 +323,22 @@ def test_control_flow_errors_are_torchs(which):
         assert isinstance(g_err.value, glassgrad.fx.proxy.TraceError) and isinstance(g_err.value, ValueError)
 
 
+def test_node_arguments_are_immutable():
+    errs = []
+    for lib in (torch, glassgrad):
+        gm = lib.fx.symbolic_trace(lambda x: lib.cat([x, x], dim=0))
+        node = list(gm.graph.nodes)[1]
+        assert type(node.args) is tuple and type(node.args[0]).__name__ == "immutable_list"
+        assert type(node.kwargs).__name__ == "immutable_dict"
+        for mutate in (lambda: node.args[0].append(1), lambda: node.kwargs.update(dim=1)):
+            with pytest.raises(TypeError) as err:
+                mutate()
+            errs.append(str(err.value))
+        node.args = ([node.args[0][0]],)
+        assert [u.name for u in node.args[0][0].users] == ["cat"]
+    assert errs[2:] == errs[:2]
+
+
 def test_graph_errors():
     gm = glassgrad.fx.symbolic_trace(mlp(glassgrad)[0])
     fc1 = next(n for n in gm.graph.nodes if n.name == "fc1")

@@ -3,6 +3,8 @@
 import builtins
 import operator
 
+from .immutable_collections import immutable_dict, immutable_list
+
 __all__ = ["Node", "map_arg", "map_aggregate", "has_side_effect"]
 
 # call_function targets that eliminate_dead_code keeps (torch._assert, the concrete-args checks, has_side_effect)
@@ -21,9 +23,9 @@ def map_aggregate(a, fn):
         t = tuple(map_aggregate(elem, fn) for elem in a)
         return t if not hasattr(a, "_fields") else type(a)(*t)        # a namedtuple keeps its type
     if isinstance(a, list):
-        return [map_aggregate(elem, fn) for elem in a]
+        return immutable_list(map_aggregate(elem, fn) for elem in a)
     if isinstance(a, dict):
-        return {k: map_aggregate(v, fn) for k, v in a.items()}
+        return immutable_dict((k, map_aggregate(v, fn)) for k, v in a.items())
     if isinstance(a, slice):
         return slice(map_aggregate(a.start, fn), map_aggregate(a.stop, fn), map_aggregate(a.step, fn))
     return fn(a)
@@ -154,7 +156,7 @@ class Node:
             self._input_nodes.setdefault(n)
             return n
         self._args = tuple(map_arg(tuple(new_args), collect))
-        self._kwargs = dict(map_arg(dict(new_kwargs), collect))
+        self._kwargs = map_arg(immutable_dict(new_kwargs), collect)
         for new_use in self._input_nodes:
             new_use.users.setdefault(self)
 
