@@ -3,7 +3,6 @@ the printed graph, the generated code, the node names and the outputs must be to
 
 import copy
 import operator
-import re
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ import torch
 
 import glassgrad
 import glassgrad.fx  # noqa: F401
+from _fx_common import _assert_same_outputs, _pair, _structure, _t
 
 
 def _helper_scale(x, k):
@@ -126,53 +126,6 @@ def constants_and_views(lib):
 
 MODELS = {"mlp": mlp, "cnn": cnn, "residual": residual, "methods_and_ops": methods_and_ops,
           "sequential": sequential, "constants_and_views": constants_and_views}
-
-
-def _pair(factory, seed=0):
-    torch.manual_seed(seed)
-    tm, *shapes = factory(torch)
-    gm, *_ = factory(glassgrad)
-    gm.load_state_dict({k: glassgrad.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
-    rng = np.random.default_rng(seed)
-    inputs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
-    return tm, gm, inputs
-
-
-def _np(x):
-    if isinstance(x, dict):
-        return {k: _np(v) for k, v in x.items()}
-    if isinstance(x, (tuple, list)):
-        return type(x)(_np(v) for v in x)
-    return x.detach().numpy() if hasattr(x, "detach") else x
-
-
-def _assert_same_outputs(a, b):
-    a, b = _np(a), _np(b)
-    if isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for k in a:
-            _assert_same_outputs(a[k], b[k])
-    elif isinstance(a, (tuple, list)):
-        assert len(a) == len(b)
-        for x, y in zip(a, b):
-            _assert_same_outputs(x, y)
-    else:
-        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5)
-
-
-def _t(text):
-    """torch's text with its C-namespace spelling of torch.special / linalg / fft functions
-    (torch._C._linalg.linalg_vector_norm) and of nn.functional's C functions (torch._C._nn.gelu) written as the
-    public name glassgrad prints (torch.linalg.vector_norm, torch.nn.functional.gelu)."""
-    text = re.sub(r"torch\._C\._(special|linalg|fft)\.\1_", r"torch.\1.", text)
-    return text.replace("torch._C._nn.", "torch.nn.functional.")
-
-
-def _structure(graph):
-    """(op, name, printed target, printed args, printed kwargs, users, module stack) of every node."""
-    return [(n.op, n.name, _t(n._pretty_print_target(n.target)) if n.op != "placeholder" else n.target,
-             str(n.args), str(n.kwargs), sorted(u.name for u in n.users),
-             [(k, p, c.__name__) for k, (p, c) in n.meta.get("nn_module_stack", {}).items()]) for n in graph.nodes]
 
 
 # ---------------------------------------------------------------- tracing
@@ -323,22 +276,6 @@ def test_control_flow_errors_are_torchs(which):
         assert isinstance(g_err.value, glassgrad.fx.proxy.TraceError) and isinstance(g_err.value, ValueError)
 
 
-def test_node_arguments_are_immutable():
-    errs = []
-    for lib in (torch, glassgrad):
-        gm = lib.fx.symbolic_trace(lambda x: lib.cat([x, x], dim=0))
-        node = list(gm.graph.nodes)[1]
-        assert type(node.args) is tuple and type(node.args[0]).__name__ == "immutable_list"
-        assert type(node.kwargs).__name__ == "immutable_dict"
-        for mutate in (lambda: node.args[0].append(1), lambda: node.kwargs.update(dim=1)):
-            with pytest.raises(TypeError) as err:
-                mutate()
-            errs.append(str(err.value))
-        node.args = ([node.args[0][0]],)
-        assert [u.name for u in node.args[0][0].users] == ["cat"]
-    assert errs[2:] == errs[:2]
-
-
 def test_graph_errors():
     gm = glassgrad.fx.symbolic_trace(mlp(glassgrad)[0])
     fc1 = next(n for n in gm.graph.nodes if n.name == "fc1")
@@ -428,19 +365,6 @@ def test_interpreter_and_transformer():
     _assert_same_outputs(t_new(*t_args), g_new(*g_args))
 
 
-def test_interpreter_error_message():
-    msgs = []
-    for lib in (torch, glassgrad):
-        def fn(x, y):
-            return lib.matmul(x, y)
-        gm = lib.fx.symbolic_trace(fn)
-        with pytest.raises(RuntimeError) as err:
-            lib.fx.Interpreter(gm).run(lib.ones(2, 3), lib.ones(2, 3))
-        msgs.append(str(err.value))
-    assert msgs[1] == msgs[0]
-    assert "While executing %matmul : [num_users=1] = call_function[target=torch.matmul]" in msgs[1]
-
-
 def test_graph_module_copies_and_submodules():
     tm, gm, inputs = _pair(mlp)
     g_gm = glassgrad.fx.symbolic_trace(gm)
@@ -471,113 +395,3 @@ def test_proxy_and_graph_by_hand():
             t_str, t_code = str(g), mod.code
     assert str(g) == t_str and mod.code == t_code
     assert lib.fx.map_arg((x.node, [1, x.node]), lambda n: n.name) == ("x", [1, "x"])
-
-
-# ---------------------------------------------------------------- replace_pattern
-def _rewrite_model(lib):
-    class M(lib.nn.Module):
-        def forward(self, x, w1, w2):
-            m1 = lib.cat([w1, w2]).sum()
-            m2 = lib.cat([w1, w2]).sum()
-            return x + lib.max(m1) + lib.max(m2) + lib.relu(x).neg()
-
-    def pattern(w1, w2):
-        return lib.cat([w1, w2]).sum()
-
-    def replacement(w1, w2):
-        return lib.stack([w1, w2])
-
-    def pattern2(x):
-        return lib.relu(x).neg()
-
-    def replacement2(x):
-        return lib.sigmoid(x) * 2
-    return M(), (pattern, replacement), (pattern2, replacement2)
-
-
-def test_replace_pattern():
-    (tm, *t_pairs), (gm, *g_pairs) = _rewrite_model(torch), _rewrite_model(glassgrad)
-    t_gm, g_gm = torch.fx.symbolic_trace(tm), glassgrad.fx.symbolic_trace(gm)
-    for (tp, tr), (gp, gr) in zip(t_pairs, g_pairs):
-        t_matches = torch.fx.replace_pattern(t_gm, tp, tr)
-        g_matches = glassgrad.fx.replace_pattern(g_gm, gp, gr)
-        assert [(m.anchor.name, sorted((k.name, v.name) for k, v in m.nodes_map.items())) for m in g_matches] == \
-            [(m.anchor.name, sorted((k.name, v.name) for k, v in m.nodes_map.items())) for m in t_matches]
-        assert str(g_gm.graph) == str(t_gm.graph) and g_gm.code == t_gm.code
-    x = np.random.default_rng(0).standard_normal((3,)).astype(np.float32)
-    _assert_same_outputs(t_gm(*[torch.tensor(x)] * 3), g_gm(*[glassgrad.tensor(x)] * 3))
-    assert glassgrad.fx.replace_pattern(g_gm, g_pairs[1][0], g_pairs[1][1]) == []
-
-
-def _signature_forms(lib):
-    def fn(x, *args, k=2, **kw):
-        c = lib.ones(3)
-        ints = lib.ones(3, dtype=lib.int64)
-        a = c // x
-        b = c % x
-        d = c.add(x, alpha=2) + c.mul(x) - c ** x
-        e = (c < x) | (c == x)
-        f = ints & (x > 0)
-        return a, b, d, e, f, args, k, kw, x.new_ones(2), c @ x, c / x
-    return fn
-
-
-def test_signature_forms_and_tensor_left_operands():
-    t_gm = torch.fx.symbolic_trace(_signature_forms(torch))
-    g_gm = glassgrad.fx.symbolic_trace(_signature_forms(glassgrad))
-    assert _structure(g_gm.graph) == _structure(t_gm.graph)
-    assert str(g_gm.graph) == str(t_gm.graph) and g_gm.code == t_gm.code
-    x = np.array([0.5, 2.0, 3.0], dtype=np.float32)
-    t_out = t_gm(torch.tensor(x), 3, 7, 8, extra=1)     # torch's forward: (self, x, k = 2, *args, **kw)
-    g_out = g_gm(glassgrad.tensor(x), 3, 7, 8, extra=1)
-    assert g_out[5:8] == t_out[5:8] == ((7, 8), 3, {"extra": 1})
-    _assert_same_outputs(t_out[:5] + t_out[8:], g_out[:5] + g_out[8:])
-
-
-def test_graph_by_hand_prints_torch_names():
-    import subprocess
-    import sys
-    code = ("import glassgrad as lib, glassgrad.fx\n"       # a fresh process: nothing traced before
-            "g = lib.fx.Graph(); p = g.placeholder('x')\n"
-            "n = g.call_function(lib.add, (p, 1)); m = g.call_function(lib.nn.functional.relu, (n,))\n"
-            "g.output(m); print(g); print(g.python_code('self').src)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    g = torch.fx.Graph()
-    p = g.placeholder("x")
-    g.output(g.call_function(torch.nn.functional.relu, (g.call_function(torch.add, (p, 1)),)))
-    assert out == f"{g}\n{g.python_code('self').src}\n"
-
-
-def test_math_functions_are_autowrapped():
-    import math
-
-    def f(lib):
-        def fn(x):
-            return x * math.sqrt(x.size(-1)) + math.floor(x.size(0))
-        return fn
-    t_gm, g_gm = torch.fx.symbolic_trace(f(torch)), glassgrad.fx.symbolic_trace(f(glassgrad))
-    assert str(g_gm.graph) == str(t_gm.graph) and g_gm.code == t_gm.code
-    assert g_gm(glassgrad.ones(2)).tolist() == t_gm(torch.ones(2)).tolist()
-    assert math.sqrt(4) == 2.0 and type(math.sqrt).__name__ == "builtin_function_or_method"
-    no_math = glassgrad.fx.Tracer(autowrap_modules=())
-    with pytest.raises(TypeError):
-        no_math.trace(f(glassgrad))
-
-
-def test_pickle_and_save_round_trip():
-    import io
-    import pickle
-    tm, gm, inputs = _pair(residual)
-    t_gm, g_gm = torch.fx.symbolic_trace(tm), glassgrad.fx.symbolic_trace(gm)
-    t_back, g_back = pickle.loads(pickle.dumps(t_gm)), pickle.loads(pickle.dumps(g_gm))
-    assert type(g_back).__name__ == type(t_back).__name__ == "GraphModule"
-    assert type(copy.deepcopy(g_gm)).__name__ == type(copy.deepcopy(t_gm)).__name__ == "GraphModule"
-    assert type(g_gm).__name__ == type(t_gm).__name__ == "Net"
-    assert g_back.code == g_gm.code and str(g_back.graph) == str(g_gm.graph)
-    buf = io.BytesIO()
-    glassgrad.save(g_gm, buf)
-    buf.seek(0)
-    loaded = glassgrad.load(buf, weights_only=False)
-    x = glassgrad.tensor(inputs[0])
-    for m in (g_back, loaded):
-        _assert_same_outputs(t_gm(torch.tensor(inputs[0])), m(x))
