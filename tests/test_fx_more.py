@@ -152,3 +152,19 @@ def test_pickle_and_save_round_trip():
     x = glassgrad.tensor(inputs[0])
     for m in (g_back, loaded):
         _assert_same_outputs(t_gm(torch.tensor(inputs[0])), m(x))
+
+
+def test_dead_code_keeps_what_torch_keeps():
+    def f(lib):
+        def fn(x, flag):
+            lib.randn_like(x)           # advances the generator: kept
+            lib.nn.functional.dropout(x)   # pure for torch.fx: removed
+            x.add_(1)                   # an in-place method: torch counts it pure
+            lib.exp(x)
+            return x
+        return fn
+    t_gm = torch.fx.symbolic_trace(f(torch), concrete_args={"flag": 2})
+    g_gm = glassgrad.fx.symbolic_trace(f(glassgrad), concrete_args={"flag": 2})
+    assert g_gm.graph.eliminate_dead_code() == t_gm.graph.eliminate_dead_code()
+    assert str(g_gm.graph) == str(t_gm.graph)
+    assert [n.is_impure() for n in g_gm.graph.nodes] == [n.is_impure() for n in t_gm.graph.nodes]

@@ -7,6 +7,8 @@ import math
 import types
 import warnings
 
+import glassgrad
+
 from ._patch import Patcher, QUALNAMES
 from .graph import Graph
 from .node import has_side_effect
@@ -22,6 +24,7 @@ def _assert_is_none(value, msg):
 
 
 has_side_effect(_assert_is_none)
+has_side_effect(glassgrad._assert)
 QUALNAMES[id(_assert_is_none)] = ("torch.fx._symbolic_trace._assert_is_none", _assert_is_none)
 
 

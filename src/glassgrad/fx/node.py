@@ -8,7 +8,15 @@ from .immutable_collections import immutable_dict, immutable_list
 __all__ = ["Node", "map_arg", "map_aggregate", "has_side_effect"]
 
 # call_function targets that eliminate_dead_code keeps (torch._assert, the concrete-args checks, has_side_effect)
-_side_effectful_functions = set()
+_side_effectful_functions = {operator.setitem}
+# the random functions, kept because they advance the generator's state
+_RANDOM_NAMES = ("rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal",
+                 "poisson", "bernoulli", "multinomial")
+
+
+def _is_random_function(fn):
+    import glassgrad
+    return any(getattr(glassgrad, name, None) is fn for name in _RANDOM_NAMES)
 
 
 def has_side_effect(fn):
@@ -196,12 +204,13 @@ class Node:
             use_node.replace_input_with(self, replace_with)
         return [n for n in to_process if n not in skipped]
 
-    def is_impure(self):
-        """Whether dead-code elimination must keep this node (placeholders, output, side-effecting calls)."""
+    def is_impure(self, impure_random=True):
+        """Whether dead-code elimination must keep this node (placeholders, output, side-effecting calls and
+        the random functions; torch counts an in-place Tensor method as pure)."""
         if self.op in ("placeholder", "output"):
             return True
         if self.op == "call_function":
-            return self.target in _side_effectful_functions
+            return self.target in _side_effectful_functions or _is_random_function(self.target)
         if self.op == "call_module":
             mod = self.graph.owning_module
             if mod is not None:
