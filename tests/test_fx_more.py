@@ -168,3 +168,25 @@ def test_dead_code_keeps_what_torch_keeps():
     assert g_gm.graph.eliminate_dead_code() == t_gm.graph.eliminate_dead_code()
     assert str(g_gm.graph) == str(t_gm.graph)
     assert [n.is_impure() for n in g_gm.graph.nodes] == [n.is_impure() for n in t_gm.graph.nodes]
+
+
+def _annotated(lib):
+    from typing import Dict, List, Optional, Tuple  # noqa: UP035
+
+    def fn(x: lib.Tensor, n: int = 2, ys: Optional[List[lib.Tensor]] = None, t: Tuple[int, ...] = (1,),  # noqa: UP006
+           d: Dict[str, float] = None, u: "int | None" = None, m: lib.nn.Module = None,  # noqa: UP006
+           z: list[lib.Tensor] = None) -> lib.Tensor:
+        return x * n
+
+    class M(lib.nn.Module):
+        def forward(self, x: lib.Tensor) -> Tuple[lib.Tensor, lib.Tensor]:  # noqa: UP006
+            return x, x.relu()
+    return fn, M()
+
+
+def test_annotations_become_node_types():
+    for t_root, g_root in zip(_annotated(torch), _annotated(glassgrad)):
+        t_gm, g_gm = torch.fx.symbolic_trace(t_root), glassgrad.fx.symbolic_trace(g_root)
+        assert str(g_gm.graph) == str(t_gm.graph) and g_gm.code == t_gm.code
+    assert [n.type for n in g_gm.graph.nodes][0] is glassgrad.Tensor
+    assert g_gm(glassgrad.ones(2))[1].tolist() == [1.0, 1.0]

@@ -103,6 +103,22 @@ def qualified(fn):
     return q[0] if q is not None and q[1] is fn else None
 
 
+def torch_type_name(cls):
+    """How torch names a class of its own: ``torch.Tensor`` for glassgrad.Tensor (torch's top-level classes
+    live in module ``torch``), ``torch.nn.modules.linear.Linear`` for glassgrad.nn.Linear (its module path);
+    None for a class not glassgrad's."""
+    import glassgrad
+    name = getattr(cls, "__name__", None)
+    if name is None:
+        return None
+    if getattr(glassgrad, name, None) is cls:
+        return f"torch.{name}"
+    mod = getattr(cls, "__module__", "") or ""
+    if mod.startswith("glassgrad."):
+        return f"torch.{mod[len('glassgrad.'):]}.{cls.__qualname__}"
+    return None
+
+
 def _collect_namespace_functions():
     import glassgrad
     out = []

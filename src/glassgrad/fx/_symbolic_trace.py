@@ -218,7 +218,8 @@ class Tracer(TracerBase):
                 raise RuntimeError(f"Tracing expected {len(arg_names)} arguments but got {len(concrete_args)} "
                                    f"concrete arguments")
             concrete_args = dict(zip(arg_names, concrete_args))
-        args = [self._proxy_placeholder(name, concrete_args, sig) for name in arg_names]
+        annotations = getattr(root_fn, "__annotations__", {})
+        args = [self._proxy_placeholder(name, concrete_args, sig, annotations) for name in arg_names]
         if code.co_flags & inspect.CO_VARARGS:
             args.append(self.create_proxy("placeholder", "*" + next(names_iter), (), {}))
         if code.co_flags & inspect.CO_VARKEYWORDS:
@@ -227,7 +228,7 @@ class Tracer(TracerBase):
             root_fn = _patch_function(root_fn, len(args) + (1 if is_module else 0))
         return root_fn, args
 
-    def _proxy_placeholder(self, name, concrete_args, sig):
+    def _proxy_placeholder(self, name, concrete_args, sig, annotations):
         if concrete_args is not None and name in concrete_args:
             cnt = [0]
 
@@ -253,7 +254,7 @@ class Tracer(TracerBase):
             return _tree_map(replace_ph, concrete_args[name])
         param = sig.parameters[name]
         default = () if param.default is inspect.Parameter.empty else (param.default,)
-        return self.create_proxy("placeholder", name, default, {})
+        return self.create_proxy("placeholder", name, default, {}, type_expr=annotations.get(name, None))
 
     def trace(self, root, concrete_args=None):
         """Trace `root` (a Module or a function) and return its Graph."""

@@ -2,6 +2,8 @@
 
 import builtins
 import operator
+import types
+import typing
 
 from .immutable_collections import immutable_dict, immutable_list
 
@@ -76,7 +78,26 @@ def _format_arg(arg):
 
 
 def _type_repr(t):
-    return t.__name__ if isinstance(t, type) and t.__module__ == "builtins" else repr(t)
+    """How torch prints a node's type: builtins by name, classes by their module path (glassgrad's public
+    classes by their torch name), typing constructs by their repr."""
+    from ._patch import torch_type_name
+    if isinstance(t, type):
+        if t.__module__ == "builtins":
+            return t.__qualname__
+        return torch_type_name(t) or f"{t.__module__}.{t.__qualname__}"
+    if t is ...:
+        return "..."
+    if isinstance(t, types.FunctionType):
+        return t.__name__
+    text = repr(t)
+    stack = list(typing.get_args(t))
+    while stack:
+        a = stack.pop()
+        stack.extend(typing.get_args(a))
+        name = torch_type_name(a) if isinstance(a, type) else None
+        if name is not None:
+            text = text.replace(f"{a.__module__}.{a.__qualname__}", name)
+    return text
 
 
 class Node:
