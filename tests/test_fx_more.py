@@ -190,3 +190,22 @@ def test_annotations_become_node_types():
         assert str(g_gm.graph) == str(t_gm.graph) and g_gm.code == t_gm.code
     assert [n.type for n in g_gm.graph.nodes][0] is glassgrad.Tensor
     assert g_gm(glassgrad.ones(2))[1].tolist() == [1.0, 1.0]
+
+
+def _proxy_operators(lib):
+    import operator
+
+    def fn(x):
+        a, b, c, d = abs(x), -x, +x, ~(x > 0)
+        e, f, g, h, i = x ** 2, 2 ** x, 1 / x, 3 // x, 5 % x
+        k, sl, m = x[0], x[..., None, 1:2], x.T
+        p = operator.getitem(x, 0)
+        q = x.float().to(lib.float64).to(dtype=lib.float32, device=lib.device("cpu"))
+        return a, b, c, d, e, f, g, h, i, k, sl, m, p, q
+    return fn
+
+
+def test_proxy_operators_and_constants():
+    t_gm, g_gm = torch.fx.symbolic_trace(_proxy_operators(torch)), glassgrad.fx.symbolic_trace(_proxy_operators(glassgrad))
+    assert str(g_gm.graph) == str(t_gm.graph) and g_gm.code == t_gm.code
+    _assert_same_outputs(t_gm(torch.arange(1.0, 5.0).reshape(2, 2)), g_gm(glassgrad.arange(1.0, 5.0).reshape(2, 2)))

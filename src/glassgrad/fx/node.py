@@ -59,9 +59,7 @@ def _qualified_name(func):
         return name
     mod = getattr(func, "__module__", None)
     if mod is None and getattr(operator, name, None) is func:
-        mod = "operator"
-    if mod == "_operator":
-        mod = "operator"
+        mod = "_operator"
     return f"{mod}.{name}" if mod else name
 
 
