@@ -209,3 +209,42 @@ def test_proxy_operators_and_constants():
     t_gm, g_gm = torch.fx.symbolic_trace(_proxy_operators(torch)), glassgrad.fx.symbolic_trace(_proxy_operators(glassgrad))
     assert str(g_gm.graph) == str(t_gm.graph) and g_gm.code == t_gm.code
     _assert_same_outputs(t_gm(torch.arange(1.0, 5.0).reshape(2, 2)), g_gm(glassgrad.arange(1.0, 5.0).reshape(2, 2)))
+
+
+_THROUGH = [("Linear", (3, 4)), ("Conv2d", (3, 4, 3)), ("BatchNorm2d", (3,)), ("LayerNorm", (3,)), ("ReLU", ()),
+            ("Dropout", ()), ("GELU", ()), ("MaxPool2d", (2,)), ("AdaptiveAvgPool2d", (1,)), ("Embedding", (5, 2)),
+            ("Flatten", ()), ("Identity", ()), ("GroupNorm", (1, 2)), ("SiLU", ()), ("Tanh", ()), ("Sigmoid", ()),
+            ("LeakyReLU", ()), ("Hardswish", ()), ("AvgPool2d", (2,)), ("Upsample", (None, 2)),
+            ("ConvTranspose2d", (2, 2, 2)), ("Sequential", ())]
+
+
+@pytest.mark.parametrize("name,args", _THROUGH)
+def test_tracing_through_nn_modules(name, args):
+    """A tracer with no leaf module traces nn's own forwards: the same functions are recorded (or the same
+    error raised) as torch's (placeholder annotations aside: torch's nn forwards are annotated)."""
+    results = []
+    for lib in (torch, glassgrad):
+        class NoLeaves(lib.fx.Tracer):
+            def is_leaf_module(self, m, qualname):
+                return False
+        try:
+            results.append(_structure(NoLeaves().trace(getattr(lib.nn, name)(*args))))
+        except Exception as e:     # noqa: BLE001  (the error itself is what is compared)
+            results.append((type(e).__name__, str(e)))
+    assert results[1] == results[0]
+
+
+def test_subclassed_nn_module_is_traced_through():
+    def model(lib):
+        class MyConv(lib.nn.Conv2d):
+            def forward(self, x):
+                return lib.tanh(super().forward(x)) + x.mean()
+        return MyConv(2, 2, 3, padding=1)
+    torch.manual_seed(0)
+    tm, gm = model(torch), model(glassgrad)
+    gm.load_state_dict({k: glassgrad.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    t_gm, g_gm = torch.fx.symbolic_trace(tm), glassgrad.fx.symbolic_trace(gm)
+    assert _structure(g_gm.graph) == _structure(t_gm.graph) and g_gm.code == t_gm.code
+    x = np.random.default_rng(0).standard_normal((1, 2, 4, 4)).astype(np.float32)
+    _assert_same_outputs(t_gm(torch.tensor(x)), g_gm(glassgrad.tensor(x)))
+    assert glassgrad.tanh(glassgrad.tensor([0.0])).item() == 0.0 and not hasattr(glassgrad.tanh, "__fx_original__")

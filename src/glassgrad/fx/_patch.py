@@ -10,6 +10,7 @@ traced ``forward`` (``from glassgrad import relu``) and to Tensor's binary opera
 import functools
 import importlib
 import inspect
+import sys
 import types
 
 from ._functional_args import FUNCTIONAL_AS_METHOD, FUNCTIONAL_CALL_FORMS, normalize_call
@@ -53,11 +54,13 @@ def find_proxy(args, kwargs):
     return found[0] if found else None
 
 
-def recording_wrapper(fn, is_wrapped=False, functional=None, node_name=None):
+def recording_wrapper(fn, is_wrapped=False, functional=None, node_name=None, call=None):
     """A function that records a call_function node of `fn` when given a Proxy, else calls `fn`
     (`functional`: its nn.functional name, whose calls torch records in a fixed form; `node_name`: the name
-    torch gives the node, ``linalg_vector_norm`` for torch.linalg.vector_norm)."""
-    key = (id(fn), is_wrapped, functional, node_name)
+    torch gives the node, ``linalg_vector_norm`` for torch.linalg.vector_norm; `call`: what a call without a
+    Proxy runs, when not `fn`)."""
+    key = (id(fn), is_wrapped, functional, node_name, id(call))
+    run = fn if call is None else call
     w = _WRAPPERS.get(key)
     if w is not None:
         return w
@@ -66,7 +69,7 @@ def recording_wrapper(fn, is_wrapped=False, functional=None, node_name=None):
     def wrapper(*args, **kwargs):
         proxy = find_proxy(args, kwargs)
         if proxy is None:
-            return fn(*args, **kwargs)
+            return run(*args, **kwargs)
         if functional is not None:
             if functional in FUNCTIONAL_AS_METHOD and len(args) == 1 and not kwargs:
                 return proxy.tracer.create_proxy("call_method", FUNCTIONAL_AS_METHOD[functional], args, {})
@@ -78,6 +81,26 @@ def recording_wrapper(fn, is_wrapped=False, functional=None, node_name=None):
     wrapper.__fx_original__ = fn
     _WRAPPERS[key] = wrapper
     return wrapper
+
+
+_INNER = {}     # id(function a public one wraps, e.g. ops.unary.tanh under glassgrad.tanh) -> (it, the public one)
+
+
+def wrapper_for(fn):
+    """The recording wrapper of one of the patched namespaces' functions (as its torch name says), or None.
+    A function a public one wraps records the public one (``node.target is glassgrad.tanh``)."""
+    call = None
+    inner = _INNER.get(id(fn))
+    if inner is not None and inner[0] is fn:
+        call, fn = fn, inner[1]
+    q = QUALNAMES.get(id(fn))
+    if q is None or q[1] is not fn:
+        return None
+    path, _, name = q[0].rpartition(".")
+    functional = name if path == "torch.nn.functional" else None
+    short = path.rpartition(".")[2]
+    node_name = f"{short}_{name}" if path in ("torch.special", "torch.linalg", "torch.fft") else None
+    return recording_wrapper(fn, functional=functional, node_name=node_name, call=call)
 
 
 def _recordable(obj):
@@ -142,6 +165,9 @@ def _collect_namespace_functions():
                 if not (prev is not None and prev[1] is fn and prev[0] == f"torch.nn.functional.{name}"
                         and name in FUNCTIONAL_CALL_FORMS):
                     QUALNAMES[id(fn)] = (f"{torchname}.{name}", fn)
+                inner = getattr(fn, "__wrapped__", None)
+                if inner is not None and id(inner) not in QUALNAMES:
+                    _INNER[id(inner)] = (inner, fn)
                 short = torchname.rpartition(".")[2]
                 out.append((mod, name, fn, name if torchname == "torch.nn.functional" else None,
                             f"{short}_{name}" if short in ("special", "linalg", "fft") else None))
@@ -173,8 +199,25 @@ class Patcher:
         self._undo.append(undo)
 
     def patch_namespaces(self):
+        """The public namespaces, then every glassgrad module's global bound to one of their functions (so
+        that a forward of glassgrad.nn traced through, ``_U.tanh(input)``, records it too) and the
+        ``staticmethod`` class attributes of glassgrad.nn's classes (``Conv2d._fn``)."""
         for mod, name, fn, functional, node_name in _namespace_functions():
             self.setattr(mod, name, recording_wrapper(fn, functional=functional, node_name=node_name))
+        for modname, mod in list(sys.modules.items()):
+            if not modname.startswith("glassgrad.") or modname.startswith("glassgrad.fx") or mod is None:
+                continue
+            for name, value in list(vars(mod).items()):
+                if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
+                    w = wrapper_for(value)
+                    if w is not None:
+                        self.setattr(mod, name, w)
+                elif isinstance(value, type) and modname.startswith("glassgrad.nn.") and value.__module__ == modname:
+                    for attr, sm in list(vars(value).items()):
+                        if isinstance(sm, staticmethod):
+                            w = wrapper_for(sm.__func__)
+                            if w is not None:
+                                self.setattr(value, attr, staticmethod(w))
 
     def patch_globals(self, globs, extra=(), autowrap_ids=frozenset()):
         """Swap, in a function's globals, the glassgrad functions, the `wrap`-ed names in `extra` and the
