@@ -124,8 +124,64 @@ def constants_and_views(lib):
     return M(), (2, 3)
 
 
+def resnet_block(lib):
+    nn = lib.nn
+
+    class BasicBlock(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(cout)
+            self.relu = nn.ReLU(inplace=True)
+            self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(cout)
+            self.downsample = None if stride == 1 else nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                                                     nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            identity = x
+            out = self.relu(self.bn1(self.conv1(x)))
+            out = self.bn2(self.conv2(out))
+            if self.downsample is not None:
+                identity = self.downsample(x)
+            out += identity
+            return self.relu(out)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = nn.Sequential(BasicBlock(3, 3, 1), BasicBlock(3, 4, 2))
+            self.pool = nn.AdaptiveAvgPool2d((1, 1))
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(lib.flatten(self.pool(self.layer(x)), 1))
+    return Net().eval(), (2, 3, 6, 6)
+
+
+def attention(lib):
+    import math
+    nn, F = lib.nn, lib.nn.functional
+
+    class Attn(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = nn.Linear(8, 24)
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x):
+            b, t, c = x.shape
+            q, k, v = self.qkv(x).split(c, dim=2)
+            scores = q @ k.transpose(-2, -1) / math.sqrt(k.size(-1))
+            mask = lib.triu(x.new_ones(t, t, dtype=lib.bool), diagonal=1)
+            att = F.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
+            return self.proj((att @ v).reshape(b, t, c))
+    return Attn(), (2, 5, 8)
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "residual": residual, "methods_and_ops": methods_and_ops,
-          "sequential": sequential, "constants_and_views": constants_and_views}
+          "sequential": sequential, "constants_and_views": constants_and_views, "resnet_block": resnet_block,
+          "attention": attention}
 
 
 # ---------------------------------------------------------------- tracing
@@ -152,7 +208,11 @@ def test_trace_matches_torch(name):
 def test_targets_are_the_called_functions_and_patches_are_undone():
     _, gm, _ = _pair(residual)
     relu, cat, gelu = glassgrad.relu, glassgrad.cat, glassgrad.nn.functional.gelu
+    before = {k: v for k, v in vars(glassgrad.Tensor).items()}
+    call, getattr_ = glassgrad.nn.Module.__call__, glassgrad.nn.Module.__getattr__
     traced = glassgrad.fx.symbolic_trace(gm)
+    assert {k: v for k, v in vars(glassgrad.Tensor).items()} == before
+    assert glassgrad.nn.Module.__call__ is call and glassgrad.nn.Module.__getattr__ is getattr_
     targets = [n.target for n in traced.graph.nodes if n.op == "call_function"]
     assert relu in targets and cat in targets and gelu in targets and operator.add in targets
     assert glassgrad.relu is relu and glassgrad.cat is cat and glassgrad.nn.functional.gelu is gelu
