@@ -248,3 +248,21 @@ def test_subclassed_nn_module_is_traced_through():
     x = np.random.default_rng(0).standard_normal((1, 2, 4, 4)).astype(np.float32)
     _assert_same_outputs(t_gm(torch.tensor(x)), g_gm(glassgrad.tensor(x)))
     assert glassgrad.tanh(glassgrad.tensor([0.0])).item() == 0.0 and not hasattr(glassgrad.tanh, "__fx_original__")
+
+
+def test_function_held_by_a_module_attribute():
+    def model(lib):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.act = lib.nn.functional.gelu
+                self.fns = {"tanh": lib.tanh}
+
+            def forward(self, x):
+                return self.act(x) + x.sum()
+        return M()
+    t_gm, g_gm = torch.fx.symbolic_trace(model(torch)), glassgrad.fx.symbolic_trace(model(glassgrad))
+    assert _structure(g_gm.graph) == _structure(t_gm.graph)
+    m = model(glassgrad)
+    glassgrad.fx.symbolic_trace(m)
+    assert m.act is glassgrad.nn.functional.gelu

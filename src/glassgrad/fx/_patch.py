@@ -240,6 +240,15 @@ class Patcher:
                 if orig is not None:
                     self.setitem(globs, name, recording_wrapper(orig, is_wrapped=True))
 
+    def patch_instance_functions(self, obj):
+        """An object's attributes bound to one of the recorded functions (``self.act = F.gelu``)."""
+        d = vars(obj)
+        for name, value in list(d.items()):
+            if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
+                w = wrapper_for(value)
+                if w is not None:
+                    self.setitem(d, name, w)
+
     def patch_tensor_methods(self):
         """Tensor's methods and binary operators, called on a Tensor with a Proxy argument, record the
         call_method torch records (``tensor.add(proxy)``, ``tensor * proxy`` -> ``mul``)."""

@@ -295,6 +295,8 @@ class Tracer(TracerBase):
                 patcher.patch_globals(module.__dict__, (), autowrap_ids)
             for globs, _ in _wrapped_fns_to_patch:
                 patcher.patch_globals(globs, _wrapped_fns_to_patch, autowrap_ids)
+            for m in self.root.modules():       # self.act = F.gelu: a module attribute holding a function
+                patcher.patch_instance_functions(m)
             fn, args = self.create_args_for_root(fn, isinstance(root, Module), concrete_args)
             patcher.setattr(Module, "__getattr__", module_getattr_wrapper)
             patcher.setattr(Module, "__call__", module_call_wrapper)
