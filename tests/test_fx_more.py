@@ -266,3 +266,16 @@ def test_function_held_by_a_module_attribute():
     m = model(glassgrad)
     glassgrad.fx.symbolic_trace(m)
     assert m.act is glassgrad.nn.functional.gelu
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_functional_written_in_python_is_traced_through():
+    def f(lib):
+        F = lib.nn.functional
+
+        def fn(x):       # torch's upsample* call interpolate: the node is interpolate's
+            return F.upsample(x, scale_factor=2), F.upsample_bilinear(x, scale_factor=2), F.upsample_nearest(x, size=4)
+        return fn
+    t_gm, g_gm = torch.fx.symbolic_trace(f(torch)), glassgrad.fx.symbolic_trace(f(glassgrad))
+    assert str(g_gm.graph) == str(t_gm.graph)
+    _assert_same_outputs(t_gm(torch.ones(1, 1, 2, 2)), g_gm(glassgrad.ones(1, 1, 2, 2)))

@@ -24,6 +24,8 @@ _NAMESPACES = (("glassgrad.nn.functional", "torch.nn.functional"), ("glassgrad.s
 # functions that look at a value rather than compute on it: torch does not record them either
 _NOT_RECORDED = {"is_tensor", "is_storage", "is_grad_enabled", "get_default_dtype", "set_grad_enabled",
                  "is_inference_mode_enabled", "typename", "compile", "vmap", "no_grad", "enable_grad"}
+# nn.functional functions torch writes in Python without handing the call to __torch_function__: traced through
+_TRACED_THROUGH = {"upsample", "upsample_bilinear", "upsample_nearest"}
 # Tensor operators with a Tensor on the left and a Proxy on the right: recorded as the Tensor method torch names
 _TENSOR_BINARY = {"__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div",
                   "__matmul__": "matmul", "__pow__": "pow", "__lt__": "lt", "__le__": "le", "__gt__": "gt",
@@ -152,7 +154,7 @@ def _collect_namespace_functions():
             names += list(glassgrad._LAZY_OPS) + list(glassgrad._TORCH_NN) + list(glassgrad._FROM_FUNCTIONAL)
             names.append("_assert")
         for name in dict.fromkeys(names):
-            if name in _NOT_RECORDED:
+            if name in _NOT_RECORDED or (torchname == "torch.nn.functional" and name in _TRACED_THROUGH):
                 continue
             try:
                 fn = getattr(mod, name)
