@@ -279,3 +279,16 @@ def test_functional_written_in_python_is_traced_through():
     t_gm, g_gm = torch.fx.symbolic_trace(f(torch)), glassgrad.fx.symbolic_trace(f(glassgrad))
     assert str(g_gm.graph) == str(t_gm.graph)
     _assert_same_outputs(t_gm(torch.ones(1, 1, 2, 2)), g_gm(glassgrad.ones(1, 1, 2, 2)))
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_torch_functional_functions():
+    def f(lib):
+        def fn(x):
+            return (lib.unique(x), lib.unique_consecutive(x), lib.split(x, 2), lib.norm(x), lib.tensordot(x, x, 1),
+                    lib.einsum("i,i->", x, x), lib.meshgrid(x, x, indexing="ij"), lib.broadcast_tensors(x, x))
+        return fn
+    t_gm, g_gm = torch.fx.symbolic_trace(f(torch)), glassgrad.fx.symbolic_trace(f(glassgrad))
+    assert str(g_gm.graph) == str(t_gm.graph) and g_gm.code == t_gm.code
+    assert glassgrad.functional.split is glassgrad.split and "split" in glassgrad.functional.__all__
+    _assert_same_outputs(t_gm(torch.tensor([1.0, 2.0, 2.0, 3.0])), g_gm(glassgrad.tensor([1.0, 2.0, 2.0, 3.0])))

@@ -196,7 +196,7 @@ _SUBMODULES = ("nn", "optim", "utils", "distributed", "multiprocessing", "linalg
                "testing", "onnx", "func", "amp", "accelerator", "random")
 # torch.profiler / hub / jit / compiler / _dynamo (first use) and torch.compile (eager: glassgrad compiles nothing)
 _SUBMODULES += ("profiler", "hub", "jit", "compiler", "_dynamo")
-_SUBMODULES += ("fx",)     # torch.fx: symbolic tracing (first use)
+_SUBMODULES += ("fx", "functional")     # torch.fx: symbolic tracing; torch.functional (first use)
 
 
 def _assert(condition, message):

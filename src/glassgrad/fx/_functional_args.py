@@ -1,4 +1,4 @@
-"""How torch.fx records a call of an nn.functional function written in Python: torch's function hands the call
+"""How torch.fx records a call of an nn.functional (or torch.functional) function written in Python: torch's function hands the call
 to ``__torch_function__`` with some parameters positional and the rest as keywords (defaults filled in), so the
 node's args / kwargs have that shape whatever the user wrote. name -> (positional parameters, keyword
 parameters), as torch 2.13 records them (observed from its traces); functions not listed (torch's C builtins:
@@ -96,22 +96,46 @@ FUNCTIONAL_CALL_FORMS = {
     "fractional_max_pool2d": ('input kernel_size', 'output_size output_ratio return_indices _random_samples'),
     "fractional_max_pool3d": ('input kernel_size', 'output_size output_ratio return_indices _random_samples'),
 }
+# torch.functional (torch.split, torch.norm, ...): name -> (positional, keywords, torch's parameters in order)
+TORCH_FUNCTIONAL_CALL_FORMS = {
+    "cdist": ("x1 x2", "p compute_mode", "x1 x2 p compute_mode"),
+    "norm": ("input", "p dim keepdim out dtype", "input p dim keepdim out dtype"),
+    "split": ("tensor split_size_or_sections", "dim", "tensor split_size_or_sections dim"),
+    "stft": ("input n_fft", "hop_length win_length window center pad_mode normalized onesided return_complex "
+             "align_to_window", "input n_fft hop_length win_length window center pad_mode normalized onesided "
+             "return_complex align_to_window"),
+    "tensordot": ("a b", "dims out", "a b dims out"),
+    "unravel_index": ("indices", "shape", "indices shape"),
+    "unique": ("input", "sorted return_inverse return_counts dim", "input sorted return_inverse return_counts dim"),
+    "unique_consecutive": ("input", "return_inverse return_counts dim", "input return_inverse return_counts dim"),
+}
+CALL_FORMS = {**{f"torch.nn.functional.{k}": v for k, v in FUNCTIONAL_CALL_FORMS.items()},
+              **{f"torch.functional.{k}": v for k, v in TORCH_FUNCTIONAL_CALL_FORMS.items()}}
 # nn.functional functions that torch writes as a Tensor method call: recorded as call_method
-FUNCTIONAL_AS_METHOD = {"sigmoid": "sigmoid", "tanh": "tanh"}
+FUNCTIONAL_AS_METHOD = {"torch.nn.functional.sigmoid": "sigmoid", "torch.nn.functional.tanh": "tanh"}
 
 
-def normalize_call(fn, name, args, kwargs):
-    """(args, kwargs) of a call of nn.functional's `name` in the form torch records it."""
-    form = FUNCTIONAL_CALL_FORMS.get(name)
+def normalize_call(fn, qualname, args, kwargs):
+    """(args, kwargs) of a call of the function torch names `qualname`, in the form torch records it; torch's
+    parameter names are matched to glassgrad's by name, else by position."""
+    form = CALL_FORMS.get(qualname)
     if form is None:
         return args, kwargs
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
+        sig = inspect.signature(fn)
+        bound = sig.bind(*args, **kwargs)
     except (TypeError, ValueError):
         return args, kwargs
     bound.apply_defaults()
-    values = bound.arguments
+    values = dict(bound.arguments)
+    if len(form) > 2:
+        ours = list(sig.parameters)
+        theirs = form[2].split()
+        if len(ours) != len(theirs):
+            return args, kwargs
+        values = {t: values[t] if t in values else values.get(o, inspect.Parameter.empty)
+                  for t, o in zip(theirs, ours)}
     pos, kws = form[0].split(), form[1].split()
-    if not all(p in values for p in pos + kws):
+    if not all(p in values and values[p] is not inspect.Parameter.empty for p in pos + kws):
         return args, kwargs
     return tuple(values[p] for p in pos), {k: values[k] for k in kws}

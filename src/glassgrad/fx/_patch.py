@@ -20,7 +20,8 @@ from .proxy import Proxy
 QUALNAMES = {}
 _WRAPPERS = {}          # id(original) -> wrapper
 _NAMESPACES = (("glassgrad.nn.functional", "torch.nn.functional"), ("glassgrad.special", "torch.special"),
-               ("glassgrad.linalg", "torch.linalg"), ("glassgrad.fft", "torch.fft"), ("glassgrad", "torch"))
+               ("glassgrad.linalg", "torch.linalg"), ("glassgrad.fft", "torch.fft"), ("glassgrad", "torch"),
+               ("glassgrad.functional", "torch.functional"))
 # functions that look at a value rather than compute on it: torch does not record them either
 _NOT_RECORDED = {"is_tensor", "is_storage", "is_grad_enabled", "get_default_dtype", "set_grad_enabled",
                  "is_inference_mode_enabled", "typename", "compile", "vmap", "no_grad", "enable_grad"}
@@ -58,7 +59,8 @@ def find_proxy(args, kwargs):
 
 def recording_wrapper(fn, is_wrapped=False, functional=None, node_name=None, call=None):
     """A function that records a call_function node of `fn` when given a Proxy, else calls `fn`
-    (`functional`: its nn.functional name, whose calls torch records in a fixed form; `node_name`: the name
+    (`functional`: its torch name, by which torch's Python functions record their calls in a fixed form
+    (``torch.nn.functional.relu``: ``inplace`` always a keyword); `node_name`: the name
     torch gives the node, ``linalg_vector_norm`` for torch.linalg.vector_norm; `call`: what a call without a
     Proxy runs, when not `fn`)."""
     key = (id(fn), is_wrapped, functional, node_name, id(call))
@@ -99,7 +101,7 @@ def wrapper_for(fn):
     if q is None or q[1] is not fn:
         return None
     path, _, name = q[0].rpartition(".")
-    functional = name if path == "torch.nn.functional" else None
+    functional = q[0]
     short = path.rpartition(".")[2]
     node_name = f"{short}_{name}" if path in ("torch.special", "torch.linalg", "torch.fft") else None
     return recording_wrapper(fn, functional=functional, node_name=node_name, call=call)
@@ -171,7 +173,7 @@ def _collect_namespace_functions():
                 if inner is not None and id(inner) not in QUALNAMES:
                     _INNER[id(inner)] = (inner, fn)
                 short = torchname.rpartition(".")[2]
-                out.append((mod, name, fn, name if torchname == "torch.nn.functional" else None,
+                out.append((mod, name, fn, f"{torchname}.{name}",
                             f"{short}_{name}" if short in ("special", "linalg", "fft") else None))
     return out
 
@@ -205,6 +207,9 @@ class Patcher:
         that a forward of glassgrad.nn traced through, ``_U.tanh(input)``, records it too) and the
         ``staticmethod`` class attributes of glassgrad.nn's classes (``Conv2d._fn``)."""
         for mod, name, fn, functional, node_name in _namespace_functions():
+            final = QUALNAMES[id(fn)][0]
+            if final.startswith("torch.functional."):       # torch.split is torch.functional.split
+                functional = final
             self.setattr(mod, name, recording_wrapper(fn, functional=functional, node_name=node_name))
         for modname, mod in list(sys.modules.items()):
             if not modname.startswith("glassgrad.") or modname.startswith("glassgrad.fx") or mod is None:
@@ -230,8 +235,7 @@ class Patcher:
         for name, value in list(globs.items()):
             q = QUALNAMES.get(id(value))
             if q is not None and q[1] is value:
-                functional = q[0][len("torch.nn.functional."):] if q[0].startswith("torch.nn.functional.") else None
-                self.setitem(globs, name, recording_wrapper(value, functional=functional))
+                self.setitem(globs, name, wrapper_for(value))
             elif id(value) in autowrap_ids and not name.startswith("_") and callable(value):
                 self.setitem(globs, name, recording_wrapper(value, is_wrapped=True))
         for g, name in extra:
