@@ -422,6 +422,7 @@ def test_interpreter_and_transformer():
     t_new = to_sigmoid(torch, torch.fx.Transformer)(t_gm).transform()
     g_new = to_sigmoid(glassgrad, glassgrad.fx.Transformer)(g_gm).transform()
     assert str(g_new.graph) == _t(str(t_new.graph)) and g_new.code == _t(t_new.code)
+    assert _structure(g_new.graph) == _structure(t_new.graph)      # nn_module_stack carried over as torch's
     _assert_same_outputs(t_new(*t_args), g_new(*g_args))
 
 

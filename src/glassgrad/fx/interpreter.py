@@ -1,6 +1,7 @@
 """torch.fx.Interpreter (run a graph node by node, each op an overridable method) and Transformer (the same
 walk producing a new graph)."""
 
+import copy
 import inspect
 
 from .graph import Graph
@@ -119,13 +120,27 @@ class Interpreter:
         return map_arg(args, load_arg)
 
 
+# the meta fields a node made by a Transformer takes from the node it was made from (torch's list)
+_COPY_META_FIELDS = ("nn_module_stack", "torch_fn", "source_fn_stack", "original_aten", "recompute", "ac_graph_id",
+                     "has_backward_hook", "quantization_tag", "_numeric_debug_handle", "custom", "partitioner_tag")
+
+
 class _TransformerTracer(Tracer):
     def __init__(self, graph):
         super().__init__()
         self.graph = graph
+        self.current_meta = None
 
     def is_leaf_module(self, _, __):
         return True
+
+    def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None, proxy_factory_fn=None):
+        proxy = super().create_proxy(kind, target, args, kwargs, name, type_expr, proxy_factory_fn)
+        if self.current_meta:
+            for field in _COPY_META_FIELDS:
+                if field in self.current_meta:
+                    proxy.node.meta[field] = copy.copy(self.current_meta[field])
+        return proxy
 
 
 class Transformer(Interpreter):
@@ -136,6 +151,13 @@ class Transformer(Interpreter):
         self.new_graph = Graph()
         self.tracer = _TransformerTracer(self.new_graph)
         self.tracer.root = module
+
+    def run_node(self, n):
+        self.tracer.current_meta = n.meta
+        try:
+            return super().run_node(n)
+        finally:
+            self.tracer.current_meta = None
 
     def placeholder(self, target, args, kwargs):
         default_value = next(iter(args)) if args else inspect.Signature.empty
