@@ -4,7 +4,9 @@ glassgrad's functions do not dispatch through ``__torch_function__``; so that ``
 ``F.relu(proxy)`` or ``torch.cat([p, q])`` are recorded, the public callables of glassgrad, nn.functional,
 special, linalg and fft are replaced by wrappers that record a call_function node (target: the original
 function) when an argument holds a Proxy, and call through otherwise. The same is done to the globals of each
-traced ``forward`` (``from glassgrad import relu``) and to Tensor's binary operators (``tensor + proxy``).
+traced ``forward`` (``from glassgrad import relu``), to every glassgrad module's global and glassgrad.nn class
+attribute bound to such a function (so nn's own forwards, traced through, record too), to module attributes
+holding one (``self.act = F.gelu``), and to Tensor's methods and binary operators (``tensor + proxy``).
 """
 
 import functools
@@ -18,7 +20,7 @@ from .proxy import Proxy
 
 # id(original function) -> (torch's qualified name, the function), for printing and generated code
 QUALNAMES = {}
-_WRAPPERS = {}          # id(original) -> wrapper
+_WRAPPERS = {}          # (id(original), options) -> (wrapper, original, call)
 _NAMESPACES = (("glassgrad.nn.functional", "torch.nn.functional"), ("glassgrad.special", "torch.special"),
                ("glassgrad.linalg", "torch.linalg"), ("glassgrad.fft", "torch.fft"), ("glassgrad", "torch"),
                ("glassgrad.functional", "torch.functional"))
@@ -65,9 +67,9 @@ def recording_wrapper(fn, is_wrapped=False, functional=None, node_name=None, cal
     Proxy runs, when not `fn`)."""
     key = (id(fn), is_wrapped, functional, node_name, id(call))
     run = fn if call is None else call
-    w = _WRAPPERS.get(key)
-    if w is not None:
-        return w
+    cached = _WRAPPERS.get(key)
+    if cached is not None and cached[1] is fn and cached[2] is call:
+        return cached[0]
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -83,7 +85,7 @@ def recording_wrapper(fn, is_wrapped=False, functional=None, node_name=None, cal
             out.node.meta["is_wrapped"] = True
         return out
     wrapper.__fx_original__ = fn
-    _WRAPPERS[key] = wrapper
+    _WRAPPERS[key] = (wrapper, fn, call)
     return wrapper
 
 
