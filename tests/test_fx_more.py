@@ -292,3 +292,15 @@ def test_torch_functional_functions():
     assert str(g_gm.graph) == str(t_gm.graph) and g_gm.code == t_gm.code
     assert glassgrad.functional.split is glassgrad.split and "split" in glassgrad.functional.__all__
     _assert_same_outputs(t_gm(torch.tensor([1.0, 2.0, 2.0, 3.0])), g_gm(glassgrad.tensor([1.0, 2.0, 2.0, 3.0])))
+
+
+def test_print_tabular_without_tabulate(capsys, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "tabulate", None)      # as where tabulate is not installed
+    outs = []
+    for lib in (torch, glassgrad):
+        gm = lib.fx.symbolic_trace(lambda x: lib.relu(x))
+        with pytest.raises(ImportError) as err:
+            gm.graph.print_tabular()
+        outs.append((type(err.value).__name__, capsys.readouterr().out))
+    assert outs[1] == outs[0] and "pip install tabulate" in outs[0][1]
