@@ -179,9 +179,29 @@ def attention(lib):
     return Attn(), (2, 5, 8)
 
 
+def containers(lib):
+    nn = lib.nn
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.d = nn.ModuleDict({"a": nn.Linear(2, 2), "b": nn.ReLU()})
+            self.pl = nn.ParameterList([nn.Parameter(lib.ones(2)), nn.Parameter(lib.zeros(2))])
+            self.pd = nn.ParameterDict({"w": nn.Parameter(lib.ones(2))})
+            self.seq = nn.Sequential(nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 2))
+            self.register_buffer("nb", lib.ones(2), persistent=False)
+
+        def forward(self, x):
+            y = self.d["b"](self.d["a"](x)) * self.pl[0] + self.pl[1] + self.pd["w"] + self.nb
+            for i in range(len(self.seq)):
+                y = self.seq[i](y)
+            return y
+    return M(), (3, 2)
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "residual": residual, "methods_and_ops": methods_and_ops,
           "sequential": sequential, "constants_and_views": constants_and_views, "resnet_block": resnet_block,
-          "attention": attention}
+          "attention": attention, "containers": containers}
 
 
 # ---------------------------------------------------------------- tracing
@@ -198,6 +218,7 @@ def test_trace_matches_torch(name):
     assert [k for k, _ in g_traced.named_parameters()] == [k for k, _ in t_traced.named_parameters()]
     assert [k for k, _ in g_traced.named_buffers()] == [k for k, _ in t_traced.named_buffers()]
     assert [k for k, _ in g_traced.named_modules()] == [k for k, _ in t_traced.named_modules()]
+    assert list(g_traced.state_dict()) == list(t_traced.state_dict())
     t_out = t_traced(*[torch.tensor(i) for i in inputs])
     g_out = g_traced(*[glassgrad.tensor(i) for i in inputs])
     _assert_same_outputs(t_out, g_out)
