@@ -304,3 +304,21 @@ def test_print_tabular_without_tabulate(capsys, monkeypatch):
             gm.graph.print_tabular()
         outs.append((type(err.value).__name__, capsys.readouterr().out))
     assert outs[1] == outs[0] and "pip install tabulate" in outs[0][1]
+
+
+def test_param_shapes_constant():
+    outs = []
+    for lib in (torch, glassgrad):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = lib.nn.Parameter(lib.ones(3, 2))
+
+            def forward(self, x):
+                if self.w.shape[0] == 3 and self.w.dim() == 2 and self.w.numel() == 6:
+                    return x @ self.w
+                return x
+        outs.append(str(lib.fx.Tracer(param_shapes_constant=True).trace(M())))
+        with pytest.raises(lib.fx.proxy.TraceError):
+            lib.fx.symbolic_trace(M())
+    assert outs[1] == outs[0] and "matmul" in outs[0]

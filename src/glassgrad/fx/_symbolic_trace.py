@@ -12,7 +12,7 @@ import glassgrad
 from ._patch import Patcher, QUALNAMES
 from .graph import Graph
 from .node import has_side_effect
-from .proxy import TracerBase
+from .proxy import ParameterProxy, TracerBase
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "ProxyableClassMeta"]
 
@@ -145,7 +145,12 @@ class Tracer(TracerBase):
             for n, p in collection:
                 if attr_val is p:
                     if n not in parameter_proxy_cache:
-                        parameter_proxy_cache[n] = self.create_proxy("get_attr", n, (), {})
+                        factory = None
+                        if self.param_shapes_constant and isinstance(attr_val, Parameter):
+                            def factory(node, n=n):
+                                return ParameterProxy(self, node, n, attr_val)
+                        parameter_proxy_cache[n] = self.create_proxy("get_attr", n, (), {},
+                                                                     proxy_factory_fn=factory)
                     return parameter_proxy_cache[n]
             return None
         if isinstance(attr_val, Parameter):

@@ -7,7 +7,7 @@ import operator
 
 from .node import Node, map_aggregate
 
-__all__ = ["Proxy", "Attribute", "TraceError", "TracerBase", "GraphAppendingTracer"]
+__all__ = ["Proxy", "Attribute", "ParameterProxy", "TraceError", "TracerBase", "GraphAppendingTracer"]
 
 
 class TraceError(ValueError):
@@ -151,6 +151,42 @@ class Attribute(Proxy):
 
     def __call__(self, *args, **kwargs):
         return self.tracer.create_proxy("call_method", self.attr, (self.root,) + args, kwargs)
+
+
+class ParameterProxy(Proxy):
+    """The Proxy of a parameter when the tracer's ``param_shapes_constant`` is set: its shape, size, dim, ndim,
+    numel and nelement are the parameter's (so tests on them do not stop the trace)."""
+
+    def __init__(self, tracer, node, name, param):
+        from ..nn import Parameter
+        super().__init__(node, tracer)
+        if not isinstance(param, Parameter):
+            raise AssertionError(f"Expected Parameter, got {type(param)}")
+        self.param = param
+        self.name = name
+
+    def __repr__(self):
+        return f"ParameterProxy({self.name})"
+
+    @property
+    def shape(self):
+        return self.param.shape
+
+    def size(self):
+        return self.param.size()
+
+    def dim(self):
+        return self.param.dim()
+
+    @property
+    def ndim(self):
+        return self.param.ndim
+
+    def numel(self):
+        return self.param.numel()
+
+    def nelement(self):
+        return self.param.nelement()
 
 
 # operator name -> the format that generated code writes it with (torch's magic_methods)
