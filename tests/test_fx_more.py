@@ -322,3 +322,53 @@ def test_param_shapes_constant():
         with pytest.raises(lib.fx.proxy.TraceError):
             lib.fx.symbolic_trace(M())
     assert outs[1] == outs[0] and "matmul" in outs[0]
+
+
+def _fusable(lib):
+    nn = lib.nn
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3)
+            self.bn = nn.BatchNorm2d(4)
+            self.drop = nn.Dropout(0.3)
+            self.seq = nn.Sequential(nn.Linear(4, 5), nn.BatchNorm1d(5))
+            self.conv2 = nn.Conv2d(4, 4, 1)
+            self.bn2 = nn.BatchNorm2d(4)
+
+        def forward(self, x):
+            y = self.drop(lib.relu(self.bn(self.conv(x))))
+            z = self.conv2(y)
+            w = self.bn2(z) + z               # conv2's output used twice: not fused
+            return self.seq(w.mean((2, 3)))
+    return M()
+
+
+def test_experimental_fuse_and_remove_dropout():
+    import glassgrad.fx.experimental.optimization as g_opt
+    import torch.fx.experimental.optimization as t_opt
+    torch.manual_seed(0)
+    tm, gm = _fusable(torch), _fusable(glassgrad)
+    for m in tm.modules():                    # running statistics that are not the defaults
+        if isinstance(m, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)):
+            m.running_mean.uniform_(-1, 1)
+            m.running_var.uniform_(0.5, 2)
+    gm.load_state_dict({k: glassgrad.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    tm.eval()
+    gm.eval()
+    t_fused, g_fused = t_opt.fuse(tm), g_opt.fuse(gm)
+    assert str(g_fused.graph) == str(t_fused.graph) and g_fused.code == t_fused.code
+    assert [k for k, _ in g_fused.named_modules()] == [k for k, _ in t_fused.named_modules()]
+    x = np.random.default_rng(0).standard_normal((2, 3, 6, 6)).astype(np.float32)
+    _assert_same_outputs(t_fused(torch.tensor(x)), g_fused(glassgrad.tensor(x)))
+    _assert_same_outputs(tm(torch.tensor(x)), g_fused(glassgrad.tensor(x)))
+    t_nodrop, g_nodrop = t_opt.remove_dropout(tm), g_opt.remove_dropout(gm)
+    assert str(g_nodrop.graph) == str(t_nodrop.graph) and g_nodrop.code == t_nodrop.code
+    gm.train()
+    tm.train()
+    with pytest.raises(AssertionError) as t_err:
+        t_opt.fuse(tm)
+    with pytest.raises(AssertionError) as g_err:
+        g_opt.fuse(gm)
+    assert str(g_err.value) == str(t_err.value)
