@@ -84,12 +84,15 @@ def _signature_forms(lib):
     def fn(x, *args, k=2, **kw):
         c = lib.ones(3)
         ints = lib.ones(3, dtype=lib.int64)
+        g = lib.arange(4.0)[x.argmax()]           # a tensor indexed by a Proxy: Tensor.__getitem__
+        h = lib.zeros(3)
+        h[0] = x.sum()                            # a Proxy stored into a tensor: Tensor.__setitem__
         a = c // x
         b = c % x
         d = c.add(x, alpha=2) + c.mul(x) - c ** x
         e = (c < x) | (c == x)
         f = ints & (x > 0)
-        return a, b, d, e, f, args, k, kw, x.new_ones(2), c @ x, c / x
+        return a, b, d, e, f, args, k, kw, x.new_ones(2), c @ x, c / x, g, h
     return fn
 
 

@@ -29,12 +29,14 @@ _NOT_RECORDED = {"is_tensor", "is_storage", "is_grad_enabled", "get_default_dtyp
                  "is_inference_mode_enabled", "typename", "compile", "vmap", "no_grad", "enable_grad"}
 # nn.functional functions torch writes in Python without handing the call to __torch_function__: traced through
 _TRACED_THROUGH = {"upsample", "upsample_bilinear", "upsample_nearest"}
-# Tensor operators with a Tensor on the left and a Proxy on the right: recorded as the Tensor method torch names
+# Tensor operators with a Tensor on the left and a Proxy on the right (or as the index / value of tensor[i] = v):
+# recorded as the Tensor method torch names
 _TENSOR_BINARY = {"__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div",
                   "__matmul__": "matmul", "__pow__": "pow", "__lt__": "lt", "__le__": "le", "__gt__": "gt",
                   "__ge__": "ge", "__eq__": "eq", "__ne__": "ne", "__and__": "__and__", "__or__": "__or__",
                   "__xor__": "__xor__", "__floordiv__": "__floordiv__", "__mod__": "remainder",
-                  "__lshift__": "__lshift__", "__rshift__": "__rshift__"}
+                  "__lshift__": "__lshift__", "__rshift__": "__rshift__", "__getitem__": "__getitem__",
+                  "__setitem__": "__setitem__"}
 
 
 def find_proxy(args, kwargs):
