@@ -67,6 +67,7 @@ NAMESPACES = [
     ("torch.autograd", "torch.autograd", "glassgrad.autograd", 0.85),
     ("torch.utils.hooks", "torch.utils.hooks", "glassgrad.utils.hooks", 1.00),
     ("torch.overrides", "torch.overrides", "glassgrad.overrides", 0.50),
+    ("torch.fx", "torch.fx", "glassgrad.fx", 1.00),
 ]
 
 

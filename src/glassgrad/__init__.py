@@ -204,6 +204,12 @@ _SUBMODULES += ("profiler", "hub", "jit", "compiler", "_dynamo")
 _SUBMODULES += ("signal", "masked")    # torch.signal (windows), torch.masked (reductions by mask): first use
 # torch.types / functional / torch_version / futures / library (first use)
 _SUBMODULES += ("types", "functional", "torch_version", "futures", "library")
+_SUBMODULES += ("fx",)     # torch.fx: symbolic tracing (first use)
+
+
+def _assert(condition, message):
+    """torch._assert: ``assert condition, message``, a call symbolic tracing records."""
+    assert condition, message
 from .compiler import compile  # noqa: E402,A001  (loads nn only when it compiles a module)
 from .jit import fork, wait, Future  # noqa: E402  (torch.fork / wait / Future: eager futures)
 from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402  (randomized low-rank SVD / PCA, composed of ops)

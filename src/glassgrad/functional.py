@@ -1,10 +1,20 @@
-"""torch.functional: the torch.* functions torch writes in Python (einsum, split, stft, norm, unique, ...), here the
-same objects as glassgrad's torch.* names. glassgrad has no pca_lowrank / svd_lowrank (randomized low-rank
-decompositions), so those two are absent."""
-from . import (atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_shapes, broadcast_tensors,  # noqa: F401
-               cartesian_prod, cdist, chain_matmul, einsum, istft, lu, meshgrid, norm, split, stft, tensordot,
-               unique, unique_consecutive, unravel_index)
+"""torch.functional: the torch.* functions torch writes in Python (split, norm, einsum, meshgrid, ...), the same
+objects as glassgrad's ``torch.split`` etc. (torch.fx prints them under this module's name)."""
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "cartesian_prod",
-           "block_diag", "cdist", "chain_matmul", "einsum", "istft", "lu", "norm", "meshgrid", "split", "stft",
-           "tensordot", "unique", "unique_consecutive", "unravel_index"]
+import glassgrad as _glassgrad
+
+__all__ = [n for n in ("atleast_1d", "atleast_2d", "atleast_3d", "align_tensors", "broadcast_shapes",
+                       "broadcast_tensors", "cartesian_prod", "block_diag", "cdist", "chain_matmul", "einsum",
+                       "istft", "lu", "norm", "meshgrid", "pca_lowrank", "split", "stft", "svd_lowrank",
+                       "tensordot", "unique", "unique_consecutive", "unravel_index")
+           if hasattr(_glassgrad, n)]
+
+
+def __getattr__(name):
+    if name in __all__:
+        return getattr(_glassgrad, name)
+    raise AttributeError(f"module 'glassgrad.functional' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(__all__)
