@@ -7,3 +7,6 @@ needs no MPI.
 from .distributed_c10d import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403
 from . import distributed_c10d  # noqa: F401
+from ._backend import *  # noqa: F401,F403
+from .store import *  # noqa: F401,F403
+from ._tcpstore import TCPStore  # noqa: F401

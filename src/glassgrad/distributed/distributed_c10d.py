@@ -40,21 +40,68 @@ class DistStoreError(DistError):
     pass
 
 
+class RedOpType:
+    """One reduction of ReduceOp (an enum member like torch's pybind one: ``int(op)``, ``op.name``,
+    ``op.value``, equal to its integer and to a ``ReduceOp(op)`` made from it)."""
+
+    __slots__ = ("name", "value")
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def __int__(self):
+        return self.value
+
+    __index__ = __int__
+
+    def __eq__(self, other):
+        if isinstance(other, ReduceOp):
+            other = other.op
+        if isinstance(other, RedOpType):
+            return self.value == other.value
+        return isinstance(other, int) and not isinstance(other, bool) and self.value == other
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __str__(self):
+        return f"RedOpType.{self.name}"
+
+    def __repr__(self):
+        return f"<RedOpType.{self.name}: {self.value}>"
+
+
 class ReduceOp:
-    """torch.distributed.ReduceOp: SUM PRODUCT MIN MAX BAND BOR BXOR AVG."""
+    """torch.distributed.ReduceOp: SUM AVG PRODUCT MIN MAX BAND BOR BXOR PREMUL_SUM (RedOpType members);
+    ``ReduceOp(ReduceOp.SUM)`` wraps one and compares equal to it."""
 
-    class RedOpType(str):
-        def __repr__(self):
-            return f"<RedOpType.{self}>"
+    RedOpType = RedOpType
 
-    SUM = RedOpType("SUM")
-    AVG = RedOpType("AVG")
-    PRODUCT = RedOpType("PRODUCT")
-    MIN = RedOpType("MIN")
-    MAX = RedOpType("MAX")
-    BAND = RedOpType("BAND")
-    BOR = RedOpType("BOR")
-    BXOR = RedOpType("BXOR")
+    def __init__(self, op):
+        if not isinstance(op, RedOpType):
+            raise TypeError("__init__(): incompatible constructor arguments. The following argument types are "
+                            "supported:\n    1. torch._C._distributed_c10d.ReduceOp(arg0: "
+                            f"c10d::ReduceOp::RedOpType)\n\nInvoked with: {op!r}")
+        self.op = op
+
+    def __eq__(self, other):
+        return self.op == other
+
+    def __hash__(self):
+        return hash(self.op)
+
+
+RedOpType.__members__ = {}
+for _i, _n in enumerate(("SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "PREMUL_SUM")):
+    RedOpType.__members__[_n] = RedOpType(_n, _i)
+    setattr(RedOpType, _n, RedOpType.__members__[_n])
+    setattr(ReduceOp, _n, RedOpType.__members__[_n])
+
+
+def _op_name(op):
+    """The member name of a reduce op (a RedOpType or a ReduceOp wrapping one), or None."""
+    op = op.op if isinstance(op, ReduceOp) else op
+    return op.name if isinstance(op, RedOpType) else None
 
 
 class ProcessGroup:
@@ -73,9 +120,21 @@ class ProcessGroup:
         return len(self.ranks)
 
 
+class _WorldMeta(type):
+    """``group.WORLD`` reads ``GroupMember.WORLD``: the default process group, None before init."""
+
+    @property
+    def WORLD(cls):
+        return _WORLD["group"]
+
+
 class GroupMember:
     WORLD = None
     NON_GROUP_MEMBER = ProcessGroup(None, [], "undefined")
+
+
+class group(metaclass=_WorldMeta):
+    """torch.distributed.group: ``group.WORLD`` is the default process group."""
 
 
 class Work:
@@ -149,7 +208,7 @@ class Fingerprint:
         dtype = "none" if array is None else str(array.dtype)
         self.fields = np.array([_COLLECTIVES.index(name), _DTYPES.index(dtype) if dtype in _DTYPES else len(_DTYPES),
                                 -1 if array is None else array.size, root,
-                                _REDOPS.index(str(op)) if op is not None else 0], dtype=np.int64)
+                                _REDOPS.index(_op_name(op)) if op is not None else 0], dtype=np.int64)
         self.rank, self.name = comm.rank, name
         started = comm.check(self.fields)
         self.req, self.buf = started if started is not None else (None, None)
@@ -181,7 +240,7 @@ class Fingerprint:
         return f"{self.name}({', '.join(parts)})"
 
 
-_WORLD = {"group": None}
+_WORLD = {"group": None, "count": 0}
 
 
 def _not_initialized():
@@ -231,6 +290,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if want_rank not in (-1, comm.rank):
         raise RuntimeError(f"init_process_group: rank={want_rank} but MPI made this process rank {comm.rank}")
     _WORLD["group"] = ProcessGroup(comm, range(comm.size), "mpi" if name == "mpi" else "gloo", timeout)
+    _WORLD["group"].config, _WORLD["count"] = name, 1
     GroupMember.WORLD = _WORLD["group"]
     if comm.size > 1:
         _end_job_on_uncaught_error()
@@ -312,7 +372,7 @@ def destroy_process_group(group=None):
     if group is None or group is _WORLD["group"]:
         if _WORLD["group"] is None:
             raise AssertionError("Process group cannot be None")
-        _WORLD["group"] = None
+        _WORLD["group"], _WORLD["count"] = None, 0
         GroupMember.WORLD = None
         return
     if group.comm is not None:
@@ -350,10 +410,13 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
         if not 0 <= r < world.size():
             raise ValueError(f"Invalid rank {r}: the world has {world.size()} processes")
     sub = world.comm.split(world.comm.rank in ranks)
+    _WORLD["count"] += 1
     if sub is None:
         return GroupMember.NON_GROUP_MEMBER
-    return ProcessGroup(sub, ranks, world.backend if backend is None else str(backend).lower(),
-                        world.timeout if timeout is None else timeout)
+    pg = ProcessGroup(sub, ranks, world.backend if backend is None else str(backend).lower(),
+                      world.timeout if timeout is None else timeout)
+    pg.config = getattr(world, "config", world.backend) if backend is None else str(backend).lower()
+    return pg
 
 
 def get_process_group_ranks(group):
@@ -372,7 +435,7 @@ def get_group_rank(group, global_rank):
 
 
 __all__ = ["DistError", "DistBackendError", "DistNetworkError", "DistStoreError", "default_pg_timeout",
-           "ReduceOp", "ProcessGroup", "GroupMember", "Work", "is_available", "is_initialized", "is_mpi_available",
+           "ReduceOp", "ProcessGroup", "GroupMember", "group", "Work", "is_available", "is_initialized", "is_mpi_available",
            "is_gloo_available", "is_nccl_available", "init_process_group", "destroy_process_group", "get_rank",
            "get_world_size", "get_backend", "new_group", "get_process_group_ranks", "get_global_rank",
            "get_group_rank"]
