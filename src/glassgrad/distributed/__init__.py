@@ -10,3 +10,4 @@ from . import distributed_c10d  # noqa: F401
 from ._backend import *  # noqa: F401,F403
 from .store import *  # noqa: F401,F403
 from ._tcpstore import TCPStore  # noqa: F401
+from .collectives_more import *  # noqa: F401,F403

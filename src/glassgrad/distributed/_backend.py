@@ -153,9 +153,7 @@ class DebugLevel:
     __index__ = __int__
 
     def __eq__(self, other):
-        if isinstance(other, DebugLevel):
-            return self.value == other.value
-        return isinstance(other, int) and not isinstance(other, bool) and self.value == other
+        return isinstance(other, DebugLevel) and self.value == other.value
 
     def __hash__(self):
         return hash(self.value)

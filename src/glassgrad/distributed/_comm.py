@@ -85,6 +85,10 @@ class SelfComm:
         recv[...] = send.reshape(recv.shape)
         return _Done()
 
+    def alltoallv(self, send, scounts, recv, rcounts):
+        recv[...] = send.reshape(recv.shape)
+        return _Done()
+
     def barrier(self):
         return _Done()
 
@@ -150,6 +154,11 @@ class MPIComm:
 
     def alltoall(self, send, recv):
         return self.comm.Ialltoall(send, recv)
+
+    def alltoallv(self, send, scounts, recv, rcounts):
+        """Rank i gets scounts[i] elements of `send` (in rank order) and sends rcounts[j] to rank j's recv."""
+        displs = [np.concatenate([[0], np.cumsum(c)[:-1]]).astype(np.int64).tolist() for c in (scounts, rcounts)]
+        return self.comm.Ialltoallv([send, (list(scounts), displs[0])], [recv, (list(rcounts), displs[1])])
 
     def barrier(self):
         return self.comm.Ibarrier()

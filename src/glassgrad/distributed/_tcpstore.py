@@ -179,6 +179,16 @@ class TCPStore(_DictStore):
     def _timeout_error(self, keys, secs):
         return DistStoreError(f"wait timeout after {int(secs * 1000)}ms, keys: " + ", ".join("/" + k for k in keys))
 
+    def barrier(self, key, world_size, timeout=None):
+        """Block until `world_size` callers reached the barrier: a count under `key` itself, as torch's."""
+        secs = self._seconds(timeout)
+        deadline = time.monotonic() + secs
+        self.add(key, 1)
+        while int(self._run("get", (key,))) < world_size:
+            if time.monotonic() > deadline:
+                raise self._timeout_error([key], secs)
+            time.sleep(0.005)
+
     def clone(self):
         return TCPStore(self.host, self.port, None, False, self._timeout, False)
 

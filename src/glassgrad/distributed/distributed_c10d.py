@@ -189,7 +189,8 @@ def _timed_out(label, secs):
 
 _COLLECTIVES = ("all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "gather", "scatter",
                 "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "barrier", "all_gather_object",
-                "broadcast_object_list", "gather_object", "scatter_object_list")
+                "broadcast_object_list", "gather_object", "scatter_object_list", "all_to_all_single",
+                "monitored_barrier")
 _DTYPES = ("none", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16",
            "bfloat16", "float32", "float64", "complex64", "complex128")
 _REDOPS = ("none", "SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR")

@@ -359,7 +359,8 @@ class PrefixStore(Store):
         return self.underlying_store.num_keys()
 
     def list_keys(self):
-        return self.underlying_store.list_keys()
+        head = self.prefix + "/"
+        return [k[len(head):] for k in self.underlying_store.list_keys() if k.startswith(head)]
 
     def wait(self, keys, timeout=None):
         keys = [self._k(k) for k in keys]
