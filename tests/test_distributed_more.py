@@ -232,3 +232,44 @@ def test_all_to_all_single_results_on_one_process(both):
             d.all_to_all_single(o, T.tensor(x), [6], [6])
             outs.append(o.numpy())
         assert outs[0].dtype == outs[1].dtype and np.array_equal(outs[0], outs[1]), dtype
+
+
+@pytest.mark.parametrize("case", [
+    lambda T, d, M: (repr(M("cpu", (1, 1), mesh_dim_names=("dp", "tp"))), M("cpu", (1,)).mesh.tolist(),
+                     str(M("cpu", (1, 1)).mesh.dtype)),
+    lambda T, d, M: (lambda m: (m.ndim, m.shape, m.size(), m.size(0), m.size(1), m.get_rank(), m.get_local_rank(0),
+                                m.get_local_rank("tp"), m.get_coordinate(), m.mesh_dim_names, m.device_type))(
+        M("cpu", (1, 1), mesh_dim_names=("dp", "tp"))),
+    lambda T, d, M: M("cpu", (1, 1)).get_group(),
+    lambda T, d, M: M("cpu", (1, 1), mesh_dim_names=("dp", "tp")).get_group("xx"),
+    lambda T, d, M: M("cpu", (1, 1)).get_group(5),
+    lambda T, d, M: M("cpu", (1, 1)).get_local_rank(),
+    lambda T, d, M: (lambda m: (repr(m["tp"]), m["tp"].mesh_dim_names, repr(m["dp", "tp"]), m["dp", "tp"] == m))(
+        M("cpu", (1, 1), mesh_dim_names=("dp", "tp"))),
+    lambda T, d, M: M("cpu", (1, 1), mesh_dim_names=("dp", "tp"))["zz"],
+    lambda T, d, M: M("cpu", (1, 1), mesh_dim_names=("dp", "tp"))[0],
+    lambda T, d, M: repr(M("cpu", (1, 1), mesh_dim_names=("dp", "tp"))["tp", "dp"]),
+    lambda T, d, M: M("cpu", (1,))["x"],
+    lambda T, d, M: M("cpu", (1,)).size("x"),
+    lambda T, d, M: M("cpu", (2,)),
+    lambda T, d, M: M("cpu", (1,), mesh_dim_names=("a", "b")),
+    lambda T, d, M: M("cpu", (1, 1), mesh_dim_names=("a", "a")),
+    lambda T, d, M: M("cuda:0", (1,)),
+    lambda T, d, M: (M("cpu", (1,), mesh_dim_names=("a",)) == M("cpu", (1,), mesh_dim_names=("a",)),
+                     M("cpu", (1,)) == M("cpu", (1,), mesh_dim_names=("a",)), M("cpu", (1,)).get_local_rank()),
+    lambda T, d, M: (lambda m: (m.get_group(0) is d.group.WORLD, len(m.get_all_groups()), repr(m)))(
+        d.device_mesh.DeviceMesh("cpu", T.tensor([[0]]), mesh_dim_names=("x", "y"))),
+    lambda T, d, M: d.device_mesh.DeviceMesh("cpu", [0, 0]),
+    lambda T, d, M: repr(d.device_mesh.DeviceMesh.from_group(d.group.WORLD, "cpu")),
+], ids=["repr", "answers", "group-no-dim", "group-bad-name", "group-bad-index", "local-rank-no-dim", "slices",
+        "slice-bad-name", "slice-int", "slice-order", "slice-unnamed", "size-by-name", "too-big", "names-length",
+        "names-repeated", "device-index", "eq", "DeviceMesh-tensor", "DeviceMesh-duplicates", "from_group"])
+def test_device_mesh_matches_torch(both, case):
+    from torch.distributed.device_mesh import init_device_mesh as t_init
+
+    from glassgrad.distributed.device_mesh import init_device_mesh as g_init
+    a = _run(lambda: case(torch, tdist, t_init))
+    b = _run(lambda: case(glassgrad, gdist, g_init))
+    if a[0] == "ok" and type(a[1]).__name__ == "ProcessGroup":
+        a, b = a[0], b[0]
+    assert a == b

@@ -1,6 +1,7 @@
 """Run by tests/distributed/test_collectives_more.py under ``mpiexec -n 2``: batch_isend_irecv,
 send/recv_object_list, all_to_all_single (equal and uneven splits), the coalesced collectives,
-monitored_barrier, new_subgroups(_by_enumeration), get_pg_count, a TCPStore across the two processes; each
+monitored_barrier, new_subgroups(_by_enumeration), get_pg_count, a TCPStore across the two processes,
+DeviceMesh; each
 result checked against the exact value torch.distributed defines (small integers)."""
 import datetime
 import sys
@@ -93,6 +94,28 @@ def tcpstore(r):
     dist.barrier()
 
 
+def mesh(r):
+    from glassgrad.distributed.device_mesh import DeviceMesh, init_device_mesh
+    m = init_device_mesh("cpu", (2,), mesh_dim_names=("dp",))
+    assert m.get_group("dp") is dist.group.WORLD and m.get_local_rank() == r and m.get_coordinate() == (r,)
+    m = init_device_mesh("cpu", (1, 2), mesh_dim_names=("pp", "tp"))
+    assert repr(m) == "DeviceMesh((pp=1, tp=2), 'cpu', stride=((), 1))", repr(m)
+    assert m.get_coordinate() == (0, r) and m.get_local_rank("tp") == r and m.get_local_rank("pp") == 0
+    check("mesh pp slice", m["pp"].mesh, [r])
+    check("mesh tp slice", m["tp"].mesh, [0, 1])
+    pp = m.get_group("pp")
+    assert dist.get_world_size(pp) == 1 and dist.get_process_group_ranks(pp) == [r]
+    assert m["tp"].get_group() is m.get_group("tp") and dist.get_world_size(m.get_group("tp")) == 2
+    t = torch.tensor([r + 1])
+    dist.all_reduce(t, group=pp)
+    check("all_reduce on a mesh dim of one rank", t, [r + 1])
+    dist.all_reduce(t, group=m.get_group("tp"))
+    check("all_reduce on a mesh dim of two", t, [3])
+    m = DeviceMesh("cpu", [[1], [0]], mesh_dim_names=("x", "y"))
+    assert m.get_coordinate() == (1 - r, 0) and m.get_local_rank("x") == 1 - r and m.size() == 2
+    check("mesh y slice", m["y"].mesh, [r])
+
+
 def main():
     dist.init_process_group("gloo")
     r = dist.get_rank()
@@ -102,6 +125,7 @@ def main():
     coalesced(r)
     groups(r)
     tcpstore(r)
+    mesh(r)
     dist.barrier()
     print(f"rank {r}: more collectives as torch", flush=True)
     sys.stdout.flush()

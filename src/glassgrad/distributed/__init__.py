@@ -11,3 +11,4 @@ from ._backend import *  # noqa: F401,F403
 from .store import *  # noqa: F401,F403
 from ._tcpstore import TCPStore  # noqa: F401
 from .collectives_more import *  # noqa: F401,F403
+from .device_mesh import DeviceMesh, init_device_mesh  # noqa: F401

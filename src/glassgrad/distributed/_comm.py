@@ -113,6 +113,9 @@ class SelfComm:
     def split(self, member):
         return self if member else None
 
+    def split_color(self, color):
+        return self
+
     def check(self, fields):
         return None
 
@@ -193,6 +196,10 @@ class MPIComm:
     def split(self, member):
         sub = self.comm.Split(0 if member else self.MPI.UNDEFINED, self.rank)
         return MPIComm(sub, self.MPI) if sub != self.MPI.COMM_NULL else None
+
+    def split_color(self, color):
+        """The communicator of the ranks that pass the same color (every rank calls it: one MPI split)."""
+        return MPIComm(self.comm.Split(color, self.rank), self.MPI)
 
     def free(self):
         if self.comm not in (self.MPI.COMM_WORLD, self.MPI.COMM_SELF):
