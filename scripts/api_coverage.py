@@ -52,7 +52,7 @@ NAMESPACES = [
     ("torch.utils.checkpoint", "torch.utils.checkpoint", "glassgrad.utils.checkpoint", 0.75),
     # the generators (issue 17: torch.random, torch.cuda's RNG functions)
     ("torch.random", "torch.random", "glassgrad.random", 0.90),
-    ("torch.distributed", "torch.distributed", "glassgrad.distributed", None),
+    ("torch.distributed", "torch.distributed", "glassgrad.distributed", 0.75),
 ]
 
 

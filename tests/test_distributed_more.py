@@ -213,12 +213,18 @@ def _vals(x):
     lambda T, d: d.send_object_list([1], dst=0),
     lambda T, d: d.monitored_barrier(),
     lambda T, d: d.monitored_barrier(timeout=TD(seconds=5), wait_all_ranks=True),
+    lambda T, d: (lambda o: (d.all_gather_single(o, T.arange(3.0)), _vals(o)))(T.zeros(3)),
+    lambda T, d: (lambda o: (d.reduce_scatter_single(o, T.arange(3.0), op=d.ReduceOp.MAX), _vals(o)))(T.zeros(3)),
+    lambda T, d: d.split_group(split_ranks=[[0]]),
+    lambda T, d: d.split_group(split_ranks=[]),
+    lambda T, d: (d.constants.default_pg_timeout, d.constants.default_pg_nccl_timeout, d.GroupName("g")),
 ], ids=["backend-config", "pg-count", "subgroups-no-size", "subgroups-too-big", "subgroups-zero",
         "subgroups-duplicate", "subgroups-1", "P2POp-bad-op", "P2POp-bad-tensor", "P2POp-no-peer",
         "P2POp-two-peers", "P2POp-attrs", "batch-empty", "batch-not-P2POp", "all_to_all_single",
         "all_to_all_single-splits", "all_to_all_single-split-sum", "all_to_all_single-split-count",
         "all_to_all_single-dtypes", "all_reduce_coalesced", "all_reduce_coalesced-dtypes", "all_gather_coalesced",
-        "send_object_list-self", "monitored_barrier", "monitored_barrier-all"])
+        "send_object_list-self", "monitored_barrier", "monitored_barrier-all", "all_gather_single",
+        "reduce_scatter_single", "split_group", "split_group-empty", "constants"])
 def test_collectives_and_groups_match_torch(both, case):
     _same(case)
 

@@ -12,3 +12,4 @@ from .store import *  # noqa: F401,F403
 from ._tcpstore import TCPStore  # noqa: F401
 from .collectives_more import *  # noqa: F401,F403
 from .device_mesh import DeviceMesh, init_device_mesh  # noqa: F401
+from . import constants  # noqa: F401

@@ -1,11 +1,12 @@
 """torch.distributed's backend names and settings: Backend BackendConfig is_backend_available
 get_default_backend_for_device is_ucc_available is_xccl_available DebugLevel get_debug_level set_debug_level
-set_debug_level_from_env is_torchelastic_launched get_node_local_rank supports_complex reduce_op.
+set_debug_level_from_env is_torchelastic_launched get_node_local_rank supports_complex reduce_op GroupName.
 
 glassgrad runs the "gloo" and "mpi" backends (both on MPI, distributed_c10d.py); "nccl", "ucc" and "xccl"
 are the backends of a torch build without them (not available).
 """
 import os
+import typing
 import warnings
 
 from .distributed_c10d import ReduceOp, is_gloo_available, is_mpi_available, is_nccl_available
@@ -124,7 +125,7 @@ def is_backend_available(backend):
 
 
 def get_default_backend_for_device(device):
-    from .. import device as _device
+    from .._device import device as _device
     kind = device.type if isinstance(device, _device) else _device(device).type
     backend = Backend.default_device_backend_map.get(kind)
     if backend is None:
@@ -239,6 +240,8 @@ class _reduce_op:
 
 reduce_op = _reduce_op()
 
+GroupName = typing.NewType("GroupName", str)
+
 __all__ = ["Backend", "BackendConfig", "is_backend_available", "get_default_backend_for_device", "is_ucc_available",
            "is_xccl_available", "DebugLevel", "get_debug_level", "set_debug_level", "set_debug_level_from_env",
-           "is_torchelastic_launched", "get_node_local_rank", "supports_complex", "reduce_op"]
+           "is_torchelastic_launched", "get_node_local_rank", "supports_complex", "reduce_op", "GroupName"]

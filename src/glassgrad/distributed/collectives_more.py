@@ -1,6 +1,7 @@
 """More of torch.distributed on the MPI process groups: P2POp batch_isend_irecv send_object_list
 recv_object_list all_to_all_single all_reduce_coalesced all_gather_coalesced monitored_barrier new_subgroups
-new_subgroups_by_enumeration get_pg_count get_backend_config.
+new_subgroups_by_enumeration get_pg_count get_backend_config all_gather_single reduce_scatter_single
+split_group.
 
 Objects travel pickled (as broadcast_object_list's do through mpi4py, and as torch's do): only unpickle
 what the ranks of your own job sent.
@@ -11,10 +12,12 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor, _make
 from . import _comm
 from ._backend import BackendConfig
-from .collectives import _buffer, _member, _run, _tensor, all_gather, all_reduce, irecv, isend, recv, send
+from .collectives import (_buffer, _member, _run, _tensor, all_gather, all_gather_into_tensor, all_reduce, irecv,
+                          isend, recv, reduce_scatter_tensor, send)
 from .distributed_c10d import (_WORLD, Fingerprint, GroupMember, ReduceOp, _group, _seconds, get_group_rank,
                                new_group)
 
@@ -100,9 +103,8 @@ def _same_dtype(tensors):
     last = None
     for t in tensors:
         kind = t.dtype
-        if kind.is_complex:
-            from .. import complex64, float32, float64
-            kind = float32 if kind == complex64 else float64
+        if kind.is_complex:         # as torch: complex64 may mix with float32 (complex128 only with itself)
+            kind = _dtype.float32 if kind == _dtype.complex64 else _dtype.complex128
         if last is not None and last != kind:
             raise ValueError(f"Invalid usage of tensors with different dtypesFound {last} and  {t.dtype}")
         last = kind
@@ -264,6 +266,26 @@ def _subgroups(rank_lists, timeout, backend):
     return mine, groups
 
 
+def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
+    """all_gather_into_tensor under its newer name: output is the inputs of the ranks concatenated or
+    stacked along dim 0."""
+    return all_gather_into_tensor(output_tensor, input_tensor, group, async_op)
+
+
+def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """reduce_scatter_tensor under its newer name."""
+    return reduce_scatter_tensor(output, input, op, group, async_op)
+
+
+def split_group(parent_pg=None, split_ranks=None, timeout=None, pg_options=None, group_desc=None):
+    """torch splits only a default group bound to an accelerator (init_process_group's device_id, which
+    must be one), so on a CPU build it always ends in torch's error; the same here."""
+    if split_ranks is None or len(split_ranks) == 0:
+        raise ValueError("split_ranks cannot be None or empty")
+    _group(None)
+    raise RuntimeError("No device associated with the default pg, not safe to split any process groups")
+
+
 def get_pg_count():
     """How many process groups exist: the default one and those new_group made since (0 before init)."""
     return _WORLD["count"]
@@ -279,4 +301,5 @@ def get_backend_config(group=None):
 
 __all__ = ["P2POp", "batch_isend_irecv", "send_object_list", "recv_object_list", "all_to_all_single",
            "all_reduce_coalesced", "all_gather_coalesced", "monitored_barrier", "new_subgroups",
-           "new_subgroups_by_enumeration", "get_pg_count", "get_backend_config"]
+           "new_subgroups_by_enumeration", "get_pg_count", "get_backend_config", "all_gather_single",
+           "reduce_scatter_single", "split_group"]
