@@ -50,10 +50,15 @@ def _same(fn):
     lambda T, d: d.get_pg_count(),
     lambda T, d: d.group.WORLD,
     lambda T, d: d.new_subgroups_by_enumeration([]),
+    lambda T, d: d.init_process_group("gloo", init_method="file:///nonexistent/x", store=d.HashStore(), rank=0,
+                                      world_size=1),
+    lambda T, d: d.init_process_group("gloo", store=d.HashStore(), world_size=1),
+    lambda T, d: d.init_process_group("gloo", store=d.HashStore(), rank=0),
 ], ids=["Backend()", "Backend-not-str", "Backend-attrs", "is_backend_available", "is_x_available",
         "BackendConfig", "BackendConfig-bad", "BackendConfig-dup", "default-backend", "default-backend-meta",
         "elastic-local-rank", "local-rank-missing", "supports_complex", "rank-before-init", "pg-count-before-init",
-        "group.WORLD-before-init", "subgroups-empty"])
+        "group.WORLD-before-init", "subgroups-empty", "store-and-init_method", "store-no-rank",
+        "store-no-world-size"])
 def test_backend_and_settings_match_torch(case, monkeypatch):
     for var in ("LOCAL_RANK", "TORCHELASTIC_RUN_ID"):
         monkeypatch.delenv(var, raising=False)

@@ -280,10 +280,17 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise RuntimeError("Distributed package doesn't have NCCL built in")
     if name not in ("gloo", "mpi", "cpu:gloo"):
         raise ValueError(f"Invalid backend: '{backend}'")
+    if store is not None:
+        if init_method is not None:
+            raise AssertionError("Cannot specify both init_method and store.")
+        if world_size <= 0:
+            raise AssertionError("world_size must be positive if using store")
+        if rank < 0:
+            raise AssertionError("rank must be non-negative if using store")
     want_size = world_size if world_size != -1 else int(os.environ.get("WORLD_SIZE", "-1"))
     want_rank = rank if rank != -1 else int(os.environ.get("RANK", "-1"))
     secs = _seconds(timeout if timeout is not None else default_pg_timeout)
-    comm = _world_comm(want_size, want_rank, secs, init_method)
+    comm = _world_comm(want_size, want_rank, secs, init_method, store)
     if want_size not in (-1, comm.size):
         raise RuntimeError(f"init_process_group: world_size={want_size} but the job has {comm.size} processes "
                            f"(start it with `glassgrad run --nproc-per-node {want_size}` or "
@@ -322,7 +329,7 @@ def abort_job(code):
         MPI.COMM_WORLD.Abort(code)
 
 
-def _world_comm(want_size, want_rank, timeout, init_method):
+def _world_comm(want_size, want_rank, timeout, init_method, store=None):
     """The communicator of the job: MPI's world (mpiexec, glassgrad run), the MPI jobs of several nodes joined
     (glassgrad run --nnodes), processes started apart joined by their rank and world size
     (torch.multiprocessing.spawn), or, for one process without MPI, SelfComm."""
@@ -337,8 +344,11 @@ def _world_comm(want_size, want_rank, timeout, init_method):
         return _joined(MPI, nnodes, int(os.environ["GROUP_RANK"]), int(os.environ["RANK"]), timeout,
                        (os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"]))
     if want_size > 1 and MPI.COMM_WORLD.Get_size() == 1:      # started apart: each process a job of one
-        where = _rendezvous_address(init_method, want_rank)
-        return _joined(MPI, want_size, want_rank, want_rank, timeout, where)
+        if store is None and (init_method or "").startswith("file://"):
+            from .store import FileStore                        # torch's file:// rendezvous: a FileStore
+            store = FileStore(init_method[len("file://"):].split("?")[0], want_size)
+        where = (None, 0) if store is not None else _rendezvous_address(init_method, want_rank)
+        return _joined(MPI, want_size, want_rank, want_rank, timeout, where, store)
     return _comm.MPIComm(MPI.COMM_WORLD, MPI)
 
 
@@ -361,10 +371,11 @@ def _rendezvous_address(init_method, rank):
                      "(or start them together with `glassgrad run --nproc-per-node N`)")
 
 
-def _joined(MPI, nnodes, node_rank, global_rank, timeout, where):
+def _joined(MPI, nnodes, node_rank, global_rank, timeout, where, store=None):
     from ._rendezvous import RendezvousError, join_nodes
     try:
-        return _comm.MPIComm(join_nodes(MPI, nnodes, node_rank, global_rank, where[0], int(where[1]), timeout), MPI)
+        return _comm.MPIComm(join_nodes(MPI, nnodes, node_rank, global_rank, where[0], int(where[1]), timeout,
+                                        store), MPI)
     except RendezvousError as e:
         raise (DistStoreError if e.waiting_for_clients else DistNetworkError)(str(e)) from None
 
