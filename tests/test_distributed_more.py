@@ -284,3 +284,41 @@ def test_device_mesh_matches_torch(both, case):
     if a[0] == "ok" and type(a[1]).__name__ == "ProcessGroup":
         a, b = a[0], b[0]
     assert a == b
+
+
+def _rdv(d, url, *args, **kwargs):
+    it = d.rendezvous(url, *args, **kwargs)
+    store, rank, world_size = next(it)
+    store.set("k", "v")
+    again = _run(lambda: next(it))
+    return type(store).__name__, rank, world_size, store.get("k"), again
+
+
+@pytest.mark.parametrize("case", [
+    lambda T, d, tmp, port: d.rendezvous(5),
+    lambda T, d, tmp, port: d.rendezvous("file:///x", rank="0"),
+    lambda T, d, tmp, port: d.rendezvous("foo://x", 0, 1),
+    lambda T, d, tmp, port: next(d.rendezvous(f"file://{tmp}/f")),
+    lambda T, d, tmp, port: next(d.rendezvous(f"file://{tmp}/f", rank=0)),
+    lambda T, d, tmp, port: next(d.rendezvous("file:///x/f?rank=0", 0, 1)),
+    lambda T, d, tmp, port: next(d.rendezvous("tcp://127.0.0.1", 0, 1)),
+    lambda T, d, tmp, port: next(d.rendezvous("tcp://127.0.0.1:1?world_size=1")),
+    lambda T, d, tmp, port: next(d.rendezvous("env://", 0, 1)),
+    lambda T, d, tmp, port: d.register_rendezvous_handler("file", None),
+    lambda T, d, tmp, port: _rdv(d, f"file://{tmp}/f", 0, 1),
+    lambda T, d, tmp, port: _rdv(d, f"file://{tmp}/g?rank=0&world_size=1"),
+    lambda T, d, tmp, port: _rdv(d, f"tcp://127.0.0.1:{port}", 0, 1),
+], ids=["url-type", "rank-type", "scheme", "file-no-rank", "file-no-size", "rank-twice", "tcp-no-port",
+        "tcp-no-rank", "env-no-vars", "register-twice", "file", "file-query", "tcp"])
+def test_rendezvous_matches_torch(case, tmp_path, monkeypatch):
+    import socket
+    for var in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+        monkeypatch.delenv(var, raising=False)
+    got = []
+    for T, d in ((torch, tdist), (glassgrad, gdist)):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        (tmp_path / T.__name__).mkdir()
+        got.append(_run(lambda: case(T, d, tmp_path / T.__name__, port)))
+    assert got[0] == got[1]

@@ -13,3 +13,4 @@ from ._tcpstore import TCPStore  # noqa: F401
 from .collectives_more import *  # noqa: F401,F403
 from .device_mesh import DeviceMesh, init_device_mesh  # noqa: F401
 from . import constants  # noqa: F401
+from .rendezvous import register_rendezvous_handler, rendezvous  # noqa: F401
