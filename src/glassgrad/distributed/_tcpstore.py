@@ -193,9 +193,17 @@ class TCPStore(_DictStore):
         return TCPStore(self.host, self.port, None, False, self._timeout, False)
 
     def __del__(self):
-        sock = self.__dict__.get("_sock")
+        """A client's socket closes; the master's server stops taking connections (as torch's daemon ends
+        with its TCPStore)."""
+        sock, server = self.__dict__.get("_sock"), self.__dict__.get("_server")
         if sock is not None:
             sock.close()
+        if server is not None:
+            try:
+                server.listener.shutdown(socket.SHUT_RDWR)      # wakes the thread blocked in accept()
+            except OSError:
+                pass
+            server.listener.close()
 
 
 __all__ = ["TCPStore"]

@@ -298,7 +298,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if want_rank not in (-1, comm.rank):
         raise RuntimeError(f"init_process_group: rank={want_rank} but MPI made this process rank {comm.rank}")
     _WORLD["group"] = ProcessGroup(comm, range(comm.size), "mpi" if name == "mpi" else "gloo", timeout)
-    _WORLD["group"].config, _WORLD["count"] = name, 1
+    _WORLD["group"].config, _WORLD["group"].store, _WORLD["count"] = name, store, 1
     GroupMember.WORLD = _WORLD["group"]
     if comm.size > 1:
         _end_job_on_uncaught_error()
