@@ -177,6 +177,26 @@ def test_tcp_store_clients_over_sockets():
     assert errors[0] == errors[1]
 
 
+@pytest.mark.parametrize("backend", [None, "GLOO", "cpu:gloo", "cpu:gloo,cuda:gloo", "cuda:gloo", "nccl",
+                                     "cpu:gloo,cuda:nccl", "foo", "cpu:foo"])
+def test_backend_names_at_init_match_torch(backend, tmp_path):
+    """What get_backend / get_backend_config / a new group's backend say for each backend string (torch keeps
+    the string as given; None is "undefined"), and torch's errors for NCCL and unknown names."""
+    got = []
+    for lib, d in (("torch", tdist), ("glassgrad", gdist)):
+        kwargs = {"init_method": f"file://{tmp_path / lib}", "rank": 0, "world_size": 1} if lib == "torch" else {}
+        got.append(_run(lambda: d.init_process_group(backend, **kwargs)))
+        if got[-1][0] == "ok":
+            try:
+                g = d.new_group([0])
+                got.append((d.get_backend(), d.get_backend_config(), d.get_backend(g), d.get_backend_config(g),
+                            d.get_backend(d.new_group([0], backend="cpu:gloo")), _run(d.monitored_barrier),
+                            _run(lambda: d.new_group([0], backend="nccl"))))
+            finally:
+                d.destroy_process_group()
+    assert got[:len(got) // 2] == got[len(got) // 2:]
+
+
 @pytest.fixture
 def both(tmp_path):
     tdist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rdv'}", rank=0, world_size=1)
@@ -191,9 +211,10 @@ def _vals(x):
 
 
 @pytest.mark.parametrize("case", [
-    lambda T, d: (d.get_backend_config(), d.get_pg_count(), d.group.WORLD is d.GroupMember.WORLD),
-    lambda T, d: (d.new_group([0]) is not None, d.get_pg_count(), d.new_subgroups_by_enumeration([[0]])[1].__len__(),
-                  d.get_pg_count(), d.get_backend_config(d.new_group([0]))),
+    lambda T, d: (d.get_backend_config(), d.group.WORLD is d.GroupMember.WORLD),
+    lambda T, d: (lambda c0: (d.new_group([0]) is not None, d.get_pg_count() - c0,
+                              len(d.new_subgroups_by_enumeration([[0]])[1]), d.get_pg_count() - c0,
+                              d.get_backend_config(d.new_group([0]))))(d.get_pg_count()),
     lambda T, d: d.new_subgroups(),
     lambda T, d: d.new_subgroups(2),
     lambda T, d: d.new_subgroups(0),

@@ -296,7 +296,7 @@ def get_backend_config(group=None):
     g = _group(group)
     if g is GroupMember.NON_GROUP_MEMBER or g.comm is None:
         raise ValueError("Invalid process group specified")
-    return str(BackendConfig(getattr(g, "config", g.backend)))
+    return str(BackendConfig(g.backend))
 
 
 __all__ = ["P2POp", "batch_isend_irecv", "send_object_list", "recv_object_list", "all_to_all_single",

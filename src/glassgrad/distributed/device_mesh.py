@@ -182,9 +182,7 @@ def _make_groups(ranks):
             comm.free()
             groups.append(None)
             continue
-        pg = ProcessGroup(comm, members, world.backend, world.timeout)
-        pg.config = getattr(world, "config", world.backend)
-        groups.append(pg)
+        groups.append(ProcessGroup(comm, members, world.backend, world.timeout))
     return groups
 
 

@@ -275,11 +275,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     the ranks are MPI's; `world_size` / `rank` (or WORLD_SIZE / RANK) must agree with them when given."""
     if _WORLD["group"] is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    name = "gloo" if backend is None else str(backend).lower()
-    if name == "nccl" or name.startswith("cuda:nccl"):
-        raise RuntimeError("Distributed package doesn't have NCCL built in")
-    if name not in ("gloo", "mpi", "cpu:gloo"):
-        raise ValueError(f"Invalid backend: '{backend}'")
+    name = _backend_name(backend)
     if store is not None:
         if init_method is not None:
             raise AssertionError("Cannot specify both init_method and store.")
@@ -297,11 +293,24 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                            f"`mpiexec -n {want_size}`)")
     if want_rank not in (-1, comm.rank):
         raise RuntimeError(f"init_process_group: rank={want_rank} but MPI made this process rank {comm.rank}")
-    _WORLD["group"] = ProcessGroup(comm, range(comm.size), "mpi" if name == "mpi" else "gloo", timeout)
-    _WORLD["group"].config, _WORLD["group"].store, _WORLD["count"] = name, store, 1
+    _WORLD["group"] = ProcessGroup(comm, range(comm.size), name, timeout)
+    _WORLD["group"].store, _WORLD["count"] = store, 1
     GroupMember.WORLD = _WORLD["group"]
     if comm.size > 1:
         _end_job_on_uncaught_error()
+
+
+def _backend_name(backend):
+    """The backend as torch's get_backend reports it ("undefined" for None; "cpu:gloo,cuda:gloo" kept), with
+    torch's errors for NCCL and unknown names.  Whatever it names, the group runs on MPI."""
+    name = "undefined" if backend is None else str(backend).lower()
+    for b in ([pair.rpartition(":")[2] for pair in name.split(",")] if ":" in name else [name]):
+        if b == "nccl":
+            raise RuntimeError("Distributed package doesn't have NCCL built in")
+        if b not in ("gloo", "mpi", "undefined"):
+            raise AssertionError(f"Unknown c10d backend type {b.upper()}" if ":" in name else
+                                 f"Unknown backend type {b}")
+    return name
 
 
 def _end_job_on_uncaught_error():
@@ -421,14 +430,12 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     for r in ranks:
         if not 0 <= r < world.size():
             raise ValueError(f"Invalid rank {r}: the world has {world.size()} processes")
+    name = world.backend if backend is None else _backend_name(backend)
     sub = world.comm.split(world.comm.rank in ranks)
     _WORLD["count"] += 1
     if sub is None:
         return GroupMember.NON_GROUP_MEMBER
-    pg = ProcessGroup(sub, ranks, world.backend if backend is None else str(backend).lower(),
-                      world.timeout if timeout is None else timeout)
-    pg.config = getattr(world, "config", world.backend) if backend is None else str(backend).lower()
-    return pg
+    return ProcessGroup(sub, ranks, name, world.timeout if timeout is None else timeout)
 
 
 def get_process_group_ranks(group):
