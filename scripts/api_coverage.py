@@ -68,6 +68,7 @@ NAMESPACES = [
     ("torch.utils.hooks", "torch.utils.hooks", "glassgrad.utils.hooks", 1.00),
     ("torch.overrides", "torch.overrides", "glassgrad.overrides", 0.50),
     ("torch.fx", "torch.fx", "glassgrad.fx", 1.00),
+    ("torch.distributed", "torch.distributed", "glassgrad.distributed", 0.75),
 ]
 
 

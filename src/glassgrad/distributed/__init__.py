@@ -7,3 +7,10 @@ needs no MPI.
 from .distributed_c10d import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403
 from . import distributed_c10d  # noqa: F401
+from ._backend import *  # noqa: F401,F403
+from .store import *  # noqa: F401,F403
+from ._tcpstore import TCPStore  # noqa: F401
+from .collectives_more import *  # noqa: F401,F403
+from .device_mesh import DeviceMesh, init_device_mesh  # noqa: F401
+from . import constants  # noqa: F401
+from .rendezvous import register_rendezvous_handler, rendezvous  # noqa: F401

@@ -85,6 +85,10 @@ class SelfComm:
         recv[...] = send.reshape(recv.shape)
         return _Done()
 
+    def alltoallv(self, send, scounts, recv, rcounts):
+        recv[...] = send.reshape(recv.shape)
+        return _Done()
+
     def barrier(self):
         return _Done()
 
@@ -108,6 +112,9 @@ class SelfComm:
 
     def split(self, member):
         return self if member else None
+
+    def split_color(self, color):
+        return self
 
     def check(self, fields):
         return None
@@ -151,6 +158,11 @@ class MPIComm:
     def alltoall(self, send, recv):
         return self.comm.Ialltoall(send, recv)
 
+    def alltoallv(self, send, scounts, recv, rcounts):
+        """Rank i gets scounts[i] elements of `send` (in rank order) and sends rcounts[j] to rank j's recv."""
+        displs = [np.concatenate([[0], np.cumsum(c)[:-1]]).astype(np.int64).tolist() for c in (scounts, rcounts)]
+        return self.comm.Ialltoallv([send, (list(scounts), displs[0])], [recv, (list(rcounts), displs[1])])
+
     def barrier(self):
         return self.comm.Ibarrier()
 
@@ -184,6 +196,10 @@ class MPIComm:
     def split(self, member):
         sub = self.comm.Split(0 if member else self.MPI.UNDEFINED, self.rank)
         return MPIComm(sub, self.MPI) if sub != self.MPI.COMM_NULL else None
+
+    def split_color(self, color):
+        """The communicator of the ranks that pass the same color (every rank calls it: one MPI split)."""
+        return MPIComm(self.comm.Split(color, self.rank), self.MPI)
 
     def free(self):
         if self.comm not in (self.MPI.COMM_WORLD, self.MPI.COMM_SELF):

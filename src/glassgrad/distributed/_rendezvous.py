@@ -25,10 +25,11 @@ class RendezvousError(RuntimeError):
         self.waiting_for_clients = waiting_for_clients
 
 
-def join_nodes(MPI, nnodes, node_rank, global_rank, addr, port, timeout):
+def join_nodes(MPI, nnodes, node_rank, global_rank, addr, port, timeout, store=None):
     """One intracommunicator over every rank of `nnodes` MPI jobs, ranked by `global_rank`; node 0's first
-    rank serves the MPI port name at addr:port.  A job of one process each is the case of processes started
-    apart (torch.multiprocessing.spawn, or by hand) that give init_process_group their rank and world size."""
+    rank serves the MPI port name at addr:port (or through `store`, a torch.distributed store: the store=
+    or file:// of init_process_group).  A job of one process each is the case of processes started apart
+    (torch.multiprocessing.spawn, or by hand) that give init_process_group their rank and world size."""
     local = MPI.COMM_WORLD
     deadline = time.monotonic() + timeout
     first = local.Get_rank() == 0
@@ -37,9 +38,14 @@ def join_nodes(MPI, nnodes, node_rank, global_rank, addr, port, timeout):
         comm, joined = local, 1
         port_name = MPI.Open_port() if first else ""
         if first:
-            handed = _serve(port_name, addr, port, nnodes - 1, deadline)
+            handed = _serve(port_name, addr, port, nnodes - 1, deadline) if store is None else _StoreHanded(
+                store, port_name)
     else:
-        port_name = _fetch(addr, port, deadline, timeout) if first else ""
+        if first:
+            port_name = _fetch(addr, port, deadline, timeout) if store is None else _fetch_from_store(
+                store, deadline, timeout)
+        else:
+            port_name = ""
         comm = local.Connect(port_name, root=0).Merge(high=True)
         joined = comm.bcast(None, root=0)       # how many nodes are in the group now
     while joined < nnodes:                      # the nodes already in the group accept the next one
@@ -73,6 +79,38 @@ def _serve(port_name, addr, port, clients, deadline):
             server.close()
     threading.Thread(target=answer, daemon=True).start()
     return handed
+
+
+_PORT_KEY, _FETCHED_KEY = "glassgrad/rendezvous/mpi_port", "glassgrad/rendezvous/fetched"
+
+
+class _StoreHanded:
+    """The port name set in the store; ``acquire`` waits until one more node has read it (the store's
+    count), as _serve's semaphore does for the TCP hand-out."""
+
+    def __init__(self, store, port_name):
+        self.store, self.taken = store, 0
+        store.set(_PORT_KEY, port_name)
+
+    def acquire(self, timeout):
+        deadline = time.monotonic() + timeout
+        while self.store.add(_FETCHED_KEY, 0) <= self.taken:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        self.taken += 1
+        return True
+
+
+def _fetch_from_store(store, deadline, timeout):
+    while not store.check([_PORT_KEY]):
+        if time.monotonic() > deadline:
+            raise RendezvousError(f"Timed out after {timeout:g} seconds waiting for rank 0 to set the MPI port in "
+                                  "the store", waiting_for_clients=True)
+        time.sleep(0.01)
+    port_name = store.get(_PORT_KEY).decode()
+    store.add(_FETCHED_KEY, 1)
+    return port_name
 
 
 def _fetch(addr, port, deadline, timeout):

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from . import _comm
-from .distributed_c10d import Fingerprint, ReduceOp, Work, _group
+from .distributed_c10d import Fingerprint, ReduceOp, Work, _group, _op_name
 
 __all__ = ["all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "gather", "scatter",
            "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "barrier", "send", "recv", "isend", "irecv",
@@ -66,11 +66,12 @@ def _buffer(t):
 def _reduce_op(op, a):
     if op not in _OPS:
         raise ValueError(f"Invalid reduce op: {op!r}")
+    name = _op_name(op)
     if a.dtype == np.bool_:
-        return {ReduceOp.SUM: "MAX", ReduceOp.PRODUCT: "MIN", ReduceOp.AVG: "MAX"}.get(op, str(op))
-    if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and a.dtype.kind in "fV":
-        raise RuntimeError(f"Cannot use ReduceOp.{op} with floating point tensors")
-    return "SUM" if op == ReduceOp.AVG else str(op)
+        return {"SUM": "MAX", "PRODUCT": "MIN", "AVG": "MAX"}.get(name, name)
+    if name in ("BAND", "BOR", "BXOR") and a.dtype.kind in "fV":
+        raise RuntimeError(f"Cannot use ReduceOp.{name} with floating point tensors")
+    return "SUM" if name == "AVG" else name
 
 
 def _finisher(*steps):

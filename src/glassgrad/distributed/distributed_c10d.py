@@ -40,21 +40,68 @@ class DistStoreError(DistError):
     pass
 
 
+class RedOpType:
+    """One reduction of ReduceOp (an enum member like torch's pybind one: ``int(op)``, ``op.name``,
+    ``op.value``, equal to its integer and to a ``ReduceOp(op)`` made from it)."""
+
+    __slots__ = ("name", "value")
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def __int__(self):
+        return self.value
+
+    __index__ = __int__
+
+    def __eq__(self, other):
+        if isinstance(other, ReduceOp):
+            other = other.op
+        if isinstance(other, RedOpType):
+            return self.value == other.value
+        return isinstance(other, int) and not isinstance(other, bool) and self.value == other
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __str__(self):
+        return f"RedOpType.{self.name}"
+
+    def __repr__(self):
+        return f"<RedOpType.{self.name}: {self.value}>"
+
+
 class ReduceOp:
-    """torch.distributed.ReduceOp: SUM PRODUCT MIN MAX BAND BOR BXOR AVG."""
+    """torch.distributed.ReduceOp: SUM AVG PRODUCT MIN MAX BAND BOR BXOR PREMUL_SUM (RedOpType members);
+    ``ReduceOp(ReduceOp.SUM)`` wraps one and compares equal to it."""
 
-    class RedOpType(str):
-        def __repr__(self):
-            return f"<RedOpType.{self}>"
+    RedOpType = RedOpType
 
-    SUM = RedOpType("SUM")
-    AVG = RedOpType("AVG")
-    PRODUCT = RedOpType("PRODUCT")
-    MIN = RedOpType("MIN")
-    MAX = RedOpType("MAX")
-    BAND = RedOpType("BAND")
-    BOR = RedOpType("BOR")
-    BXOR = RedOpType("BXOR")
+    def __init__(self, op):
+        if not isinstance(op, RedOpType):
+            raise TypeError("__init__(): incompatible constructor arguments. The following argument types are "
+                            "supported:\n    1. torch._C._distributed_c10d.ReduceOp(arg0: "
+                            f"c10d::ReduceOp::RedOpType)\n\nInvoked with: {op!r}")
+        self.op = op
+
+    def __eq__(self, other):
+        return self.op == other
+
+    def __hash__(self):
+        return hash(self.op)
+
+
+RedOpType.__members__ = {}
+for _i, _n in enumerate(("SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "PREMUL_SUM")):
+    RedOpType.__members__[_n] = RedOpType(_n, _i)
+    setattr(RedOpType, _n, RedOpType.__members__[_n])
+    setattr(ReduceOp, _n, RedOpType.__members__[_n])
+
+
+def _op_name(op):
+    """The member name of a reduce op (a RedOpType or a ReduceOp wrapping one), or None."""
+    op = op.op if isinstance(op, ReduceOp) else op
+    return op.name if isinstance(op, RedOpType) else None
 
 
 class ProcessGroup:
@@ -73,9 +120,21 @@ class ProcessGroup:
         return len(self.ranks)
 
 
+class _WorldMeta(type):
+    """``group.WORLD`` reads ``GroupMember.WORLD``: the default process group, None before init."""
+
+    @property
+    def WORLD(cls):
+        return _WORLD["group"]
+
+
 class GroupMember:
     WORLD = None
     NON_GROUP_MEMBER = ProcessGroup(None, [], "undefined")
+
+
+class group(metaclass=_WorldMeta):
+    """torch.distributed.group: ``group.WORLD`` is the default process group."""
 
 
 class Work:
@@ -130,7 +189,8 @@ def _timed_out(label, secs):
 
 _COLLECTIVES = ("all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "gather", "scatter",
                 "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "barrier", "all_gather_object",
-                "broadcast_object_list", "gather_object", "scatter_object_list")
+                "broadcast_object_list", "gather_object", "scatter_object_list", "all_to_all_single",
+                "monitored_barrier")
 _DTYPES = ("none", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16",
            "bfloat16", "float32", "float64", "complex64", "complex128")
 _REDOPS = ("none", "SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR")
@@ -149,7 +209,7 @@ class Fingerprint:
         dtype = "none" if array is None else str(array.dtype)
         self.fields = np.array([_COLLECTIVES.index(name), _DTYPES.index(dtype) if dtype in _DTYPES else len(_DTYPES),
                                 -1 if array is None else array.size, root,
-                                _REDOPS.index(str(op)) if op is not None else 0], dtype=np.int64)
+                                _REDOPS.index(_op_name(op)) if op is not None else 0], dtype=np.int64)
         self.rank, self.name = comm.rank, name
         started = comm.check(self.fields)
         self.req, self.buf = started if started is not None else (None, None)
@@ -181,7 +241,7 @@ class Fingerprint:
         return f"{self.name}({', '.join(parts)})"
 
 
-_WORLD = {"group": None}
+_WORLD = {"group": None, "count": 0}
 
 
 def _not_initialized():
@@ -215,25 +275,42 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     the ranks are MPI's; `world_size` / `rank` (or WORLD_SIZE / RANK) must agree with them when given."""
     if _WORLD["group"] is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    name = "gloo" if backend is None else str(backend).lower()
-    if name == "nccl" or name.startswith("cuda:nccl"):
-        raise RuntimeError("Distributed package doesn't have NCCL built in")
-    if name not in ("gloo", "mpi", "cpu:gloo"):
-        raise ValueError(f"Invalid backend: '{backend}'")
+    name = _backend_name(backend)
+    if store is not None:
+        if init_method is not None:
+            raise AssertionError("Cannot specify both init_method and store.")
+        if world_size <= 0:
+            raise AssertionError("world_size must be positive if using store")
+        if rank < 0:
+            raise AssertionError("rank must be non-negative if using store")
     want_size = world_size if world_size != -1 else int(os.environ.get("WORLD_SIZE", "-1"))
     want_rank = rank if rank != -1 else int(os.environ.get("RANK", "-1"))
     secs = _seconds(timeout if timeout is not None else default_pg_timeout)
-    comm = _world_comm(want_size, want_rank, secs, init_method)
+    comm = _world_comm(want_size, want_rank, secs, init_method, store)
     if want_size not in (-1, comm.size):
         raise RuntimeError(f"init_process_group: world_size={want_size} but the job has {comm.size} processes "
                            f"(start it with `glassgrad run --nproc-per-node {want_size}` or "
                            f"`mpiexec -n {want_size}`)")
     if want_rank not in (-1, comm.rank):
         raise RuntimeError(f"init_process_group: rank={want_rank} but MPI made this process rank {comm.rank}")
-    _WORLD["group"] = ProcessGroup(comm, range(comm.size), "mpi" if name == "mpi" else "gloo", timeout)
+    _WORLD["group"] = ProcessGroup(comm, range(comm.size), name, timeout)
+    _WORLD["group"].store, _WORLD["count"] = store, 1
     GroupMember.WORLD = _WORLD["group"]
     if comm.size > 1:
         _end_job_on_uncaught_error()
+
+
+def _backend_name(backend):
+    """The backend as torch's get_backend reports it ("undefined" for None; "cpu:gloo,cuda:gloo" kept), with
+    torch's errors for NCCL and unknown names.  Whatever it names, the group runs on MPI."""
+    name = "undefined" if backend is None else str(backend).lower()
+    for b in ([pair.rpartition(":")[2] for pair in name.split(",")] if ":" in name else [name]):
+        if b == "nccl":
+            raise RuntimeError("Distributed package doesn't have NCCL built in")
+        if b not in ("gloo", "mpi", "undefined"):
+            raise AssertionError(f"Unknown c10d backend type {b.upper()}" if ":" in name else
+                                 f"Unknown backend type {b}")
+    return name
 
 
 def _end_job_on_uncaught_error():
@@ -261,7 +338,7 @@ def abort_job(code):
         MPI.COMM_WORLD.Abort(code)
 
 
-def _world_comm(want_size, want_rank, timeout, init_method):
+def _world_comm(want_size, want_rank, timeout, init_method, store=None):
     """The communicator of the job: MPI's world (mpiexec, glassgrad run), the MPI jobs of several nodes joined
     (glassgrad run --nnodes), processes started apart joined by their rank and world size
     (torch.multiprocessing.spawn), or, for one process without MPI, SelfComm."""
@@ -276,8 +353,11 @@ def _world_comm(want_size, want_rank, timeout, init_method):
         return _joined(MPI, nnodes, int(os.environ["GROUP_RANK"]), int(os.environ["RANK"]), timeout,
                        (os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"]))
     if want_size > 1 and MPI.COMM_WORLD.Get_size() == 1:      # started apart: each process a job of one
-        where = _rendezvous_address(init_method, want_rank)
-        return _joined(MPI, want_size, want_rank, want_rank, timeout, where)
+        if store is None and (init_method or "").startswith("file://"):
+            from .store import FileStore                        # torch's file:// rendezvous: a FileStore
+            store = FileStore(init_method[len("file://"):].split("?")[0], want_size)
+        where = (None, 0) if store is not None else _rendezvous_address(init_method, want_rank)
+        return _joined(MPI, want_size, want_rank, want_rank, timeout, where, store)
     return _comm.MPIComm(MPI.COMM_WORLD, MPI)
 
 
@@ -300,10 +380,11 @@ def _rendezvous_address(init_method, rank):
                      "(or start them together with `glassgrad run --nproc-per-node N`)")
 
 
-def _joined(MPI, nnodes, node_rank, global_rank, timeout, where):
+def _joined(MPI, nnodes, node_rank, global_rank, timeout, where, store=None):
     from ._rendezvous import RendezvousError, join_nodes
     try:
-        return _comm.MPIComm(join_nodes(MPI, nnodes, node_rank, global_rank, where[0], int(where[1]), timeout), MPI)
+        return _comm.MPIComm(join_nodes(MPI, nnodes, node_rank, global_rank, where[0], int(where[1]), timeout,
+                                        store), MPI)
     except RendezvousError as e:
         raise (DistStoreError if e.waiting_for_clients else DistNetworkError)(str(e)) from None
 
@@ -312,7 +393,7 @@ def destroy_process_group(group=None):
     if group is None or group is _WORLD["group"]:
         if _WORLD["group"] is None:
             raise AssertionError("Process group cannot be None")
-        _WORLD["group"] = None
+        _WORLD["group"], _WORLD["count"] = None, 0
         GroupMember.WORLD = None
         return
     if group.comm is not None:
@@ -349,11 +430,12 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     for r in ranks:
         if not 0 <= r < world.size():
             raise ValueError(f"Invalid rank {r}: the world has {world.size()} processes")
+    name = world.backend if backend is None else _backend_name(backend)
     sub = world.comm.split(world.comm.rank in ranks)
+    _WORLD["count"] += 1
     if sub is None:
         return GroupMember.NON_GROUP_MEMBER
-    return ProcessGroup(sub, ranks, world.backend if backend is None else str(backend).lower(),
-                        world.timeout if timeout is None else timeout)
+    return ProcessGroup(sub, ranks, name, world.timeout if timeout is None else timeout)
 
 
 def get_process_group_ranks(group):
@@ -372,7 +454,7 @@ def get_group_rank(group, global_rank):
 
 
 __all__ = ["DistError", "DistBackendError", "DistNetworkError", "DistStoreError", "default_pg_timeout",
-           "ReduceOp", "ProcessGroup", "GroupMember", "Work", "is_available", "is_initialized", "is_mpi_available",
+           "ReduceOp", "ProcessGroup", "GroupMember", "group", "Work", "is_available", "is_initialized", "is_mpi_available",
            "is_gloo_available", "is_nccl_available", "init_process_group", "destroy_process_group", "get_rank",
            "get_world_size", "get_backend", "new_group", "get_process_group_ranks", "get_global_rank",
            "get_group_rank"]
