@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from . import _dtype, _shm
+from . import _memory_format as _mf
 from ._layout import strided as _strided
 from ._dtype import _FROM_NP
 from ._args import bool_arg, int_arg
@@ -198,8 +199,13 @@ class Tensor(TensorComplexMethods, TensorMethods, TensorLinalgMethods, TensorMor
     def data_ptr(self):
         return _addr(self._data)
 
-    def is_contiguous(self, memory_format=None):
-        return self._data.flags.c_contiguous
+    def is_contiguous(self, memory_format=_mf.contiguous_format):
+        if memory_format is _mf.contiguous_format:
+            return self._data.flags.c_contiguous
+        _mf.check_arg(memory_format, "is_contiguous", none_ok=False)
+        if memory_format is _mf.preserve_format:
+            return self._data.flags.c_contiguous
+        return _mf.is_contiguous_as(self._data.shape, self.stride(), memory_format)
 
     def is_inference(self):
         return self._extra is not None and self._extra.get("inference", False)

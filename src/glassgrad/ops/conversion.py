@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 
 from .. import _args, _dtype, backend
+from .. import _memory_format as _mf
+from .._tensor import element_strides
 from .._device import as_device, device as _device_cls
 from ._core import Tensor, make, edge, grad, as_tensor_arg  # noqa: F401  (as_tensor_arg re-exported)
 from ..autograd.graph import Node
@@ -85,10 +87,124 @@ class CloneBackward0(Node):          # y = x.clone(); dx = gy
         return (g,)
 
 
+def copy_as(a, fmt):
+    """A copy of array `a` laid out as torch lays out a copy in memory format `fmt` (None: preserve)."""
+    if fmt is _mf.contiguous_format or (fmt is None or fmt is _mf.preserve_format) and a.flags.c_contiguous:
+        return np.array(a, copy=True, order="C", like=a)
+    strides = _mf.target_strides(a.shape, element_strides(a), fmt)
+    out = np.empty(a.shape, a.dtype, like=a)
+    if not _mf.is_c_strides(a.shape, strides):
+        out = _mf.restrided(out, strides, backend.as_strided)
+    out[...] = a
+    return out
+
+
 def clone(x, memory_format=None):
-    arr = np.array(x._data, copy=True, order="C", like=x._data)
+    arr = copy_as(x._data, _mf.check_arg(memory_format, "clone"))
     if x._rg and grad.enabled:
         return make(arr, True, CloneBackward0((edge(x),)))
+    return make(arr)
+
+
+def contiguous(x, memory_format=_mf.contiguous_format):
+    fmt = _mf.check_arg(memory_format, "contiguous", none_ok=False)
+    a = x._data
+    if fmt is _mf.contiguous_format or fmt is _mf.preserve_format:
+        if a.flags.c_contiguous:
+            return x
+        if fmt is _mf.preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    elif _mf.is_contiguous_as(a.shape, element_strides(a), fmt):
+        return x
+    return clone(x, fmt)
+
+
+def in_format(a, fmt):
+    """Array `a` in memory format `fmt` with torch's strides: itself when it has them, else a copy."""
+    strides = _mf.format_strides(a.shape, fmt)
+    if element_strides(a) == strides:
+        return a
+    out = _mf.restrided(np.empty(a.shape, a.dtype, like=a), strides, backend.as_strided)
+    out[...] = a
+    return out
+
+
+def keep_format(x, y, ranks=(4, 5)):
+    """`y`, a fresh tensor (or tuple of them) an op computed from `x`, laid out in the channels-last format
+    that x's strides suggest, as torch's pooling / upsampling / padding / convolution kernels write their
+    output (only for inputs of a rank in `ranks`); a C-contiguous x costs one flag test."""
+    a = x._data
+    if a.flags.c_contiguous or a.ndim not in ranks:
+        return y
+    fmt = _mf.suggest(a.shape, element_strides(a))
+    if fmt is not _mf.contiguous_format:
+        for t in (y if isinstance(y, tuple) else (y,)):
+            t._data = in_format(t._data, fmt)
+    return y
+
+
+def like_strides(x, fmt, fn):
+    """The strides of a *_like of `x` in memory format `fmt` (None: preserve: x's own when dense and
+    non-overlapping, else dense ones in x's order); None for C order.  The contiguous case: one flag test."""
+    a = x._data
+    if fmt is None or fmt is _mf.preserve_format:
+        if a.flags.c_contiguous:
+            return None
+        strides = _mf.preserve_strides(a.shape, element_strides(a))
+    else:
+        strides = _mf.format_strides(a.shape, _mf.check_arg(fmt, fn))
+    return None if _mf.is_c_strides(a.shape, strides) else strides
+
+
+def restride(arr, strides):
+    """A fresh C-ordered array under `strides` (None: as it is), its memory-order values kept."""
+    return arr if strides is None else _mf.restrided(arr, strides, backend.as_strided)
+
+
+def like(x, fmt, fn, arr):
+    """`arr`, a fresh C-ordered array of x's shape (values in memory order), laid out as torch lays out the
+    result of `fn` (a *_like) of x in memory format `fmt`."""
+    return arr if fmt is None and x._data.flags.c_contiguous else restride(arr, like_strides(x, fmt, fn))
+
+
+def empty_as(arr, fmt, fn="empty"):
+    """torch.empty(..., memory_format=fmt)'s array from a fresh C-ordered one."""
+    if fmt is None or fmt is _mf.contiguous_format:
+        return arr
+    if _mf.check_arg(fmt, fn) is _mf.preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    return _mf.restrided(arr, _mf.format_strides(arr.shape, fmt), backend.as_strided)
+
+
+def _to_strides(a, fmt):
+    """The strides of _to_copy's result for an input array `a` in format `fmt` (None: preserve; then the
+    input's strides when dense, else those of the format its strides suggest); None for C order."""
+    if fmt is None or fmt is _mf.preserve_format:
+        if a.flags.c_contiguous:
+            return None
+        st = element_strides(a)
+        if _mf.non_overlapping_and_dense(a.shape, st):
+            return st
+        fmt = _mf.suggest(a.shape, st)
+    return _mf.format_strides(a.shape, fmt)
+
+
+def _relaid(arr, strides):
+    """A fresh array `arr` under `strides` (itself when they already are its strides, or C order)."""
+    if strides is None or element_strides(arr) == strides:
+        return arr
+    out = _mf.restrided(np.empty(arr.shape, arr.dtype, like=arr), strides, backend.as_strided)
+    out[...] = arr
+    return out
+
+
+def _copy_to(x, fmt):
+    """x.to(memory_format=fmt) when nothing else changes and x is not laid out so: _to_copy's fresh copy."""
+    arr = _relaid(np.array(x._data, copy=True, order="C", like=x._data), _to_strides(x._data, fmt))
+    if x._rg and grad.enabled:
+        n = ToCopyBackward0((edge(x),))
+        n.in_dtype = x._data.dtype
+        return make(arr, True, n)
     return make(arr)
 
 
@@ -143,6 +259,9 @@ def to(x, *args, **kwargs):
     if not kwargs and len(args) == 1 and args[0].__class__ is _dtype.dtype:     # x.to(torch.float64)
         return to_dtype(x, args[0], False)
     dtype, device, copy = _parse_to(args, kwargs)
+    fmt = kwargs.get("memory_format")
+    if fmt is not None and fmt.__class__ is not _mf.memory_format:
+        raise _to_error(args, kwargs)
     out = x
     if device is not None:
         out = to_device(out, device, copy)
@@ -151,6 +270,14 @@ def to(x, *args, **kwargs):
         out = to_dtype(out, _dtype.to_dtype(dtype), copy)
     elif copy:
         out = clone(out)
+    a = x._data
+    if out is x:
+        if fmt is None or fmt is _mf.preserve_format or _mf.suggest(a.shape, element_strides(a)) is fmt:
+            return x
+        _mf.check_rank(fmt, a.ndim)
+        return _copy_to(x, fmt)
+    if fmt is not None or not a.flags.c_contiguous:
+        out._data = _relaid(out._data, _to_strides(a, fmt))      # a fresh result: laid out as _to_copy's
     return out
 
 

@@ -397,6 +397,8 @@ def _native_layer_norm(input, normalized_shape, weight, bias, eps):
                                                    None if bias is None else bias._data, eps)   # (in x's dtype)
     else:
         y, mean, invstd = _ln_arrays(x, axes, k, weight, bias, eps)                               # (float64)
+    if not y.flags.c_contiguous:
+        y = np.ascontiguousarray(y, like=y)         # torch's layer_norm writes a contiguous result
     ins = (input, weight, bias)
     if grad.enabled and any(t is not None and t._rg for t in ins):
         node = NativeLayerNormBackward0(tuple(edge(t) if t is not None else (None, 0) for t in ins))

@@ -17,6 +17,8 @@ from .._rng import cuda as _rng_cuda, philox as _philox
 from .._tensor import Tensor, _make
 from .creation import _spec, _new, _finish, _fill_inplace, _size, _dt, _device_arg, check_alloc
 from ._core import broadcast_shape
+from . import conversion as _cv
+from .. import _memory_format as _mf
 
 __all__ = ["rand_like", "randn_like", "randint_like", "rand", "randn", "randint", "randperm", "normal", "bernoulli",
            "multinomial", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "Generator",
@@ -289,18 +291,40 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     return _finish(_new(lambda sh: m.randperm(g, n, dt.np), (n,), dt), requires_grad, dev)
 
 
+def _laid_like(t, input, fmt, fn):
+    """A fresh *_like result `t` (drawn in C order) under the layout of torch's *_like of `input`: torch draws
+    into memory order, so the draws keep their order in memory."""
+    if fmt is not None or not input._data.flags.c_contiguous:
+        t._data = _cv.restride(t._data, _cv.like_strides(input, fmt, fn))
+    return t
+
+
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return rand(input._data.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    return _laid_like(rand(input._data.shape, dtype=dtype or input.dtype, device=device,
+                           requires_grad=requires_grad), input, memory_format, "rand_like")
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return randn(input._data.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    if memory_format is None and input._data.flags.c_contiguous:
+        return randn(input._data.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    st = _cv.like_strides(input, memory_format, "randn_like")
+    dt = _dt(dtype, None, "randn_like") if dtype is not None else input.dtype
+    dev = _device_arg(device) if device is not None else input.device
+    m, g = _source(None, dev, "randn_like")
+    if st is None or m is not _rng or dt.is_complex or _mf.is_contiguous_as(input.shape, st, _mf.contiguous_format):
+        return _laid_like(randn(input._data.shape, dtype=dt, device=dev, requires_grad=requires_grad), input,
+                          memory_format, "randn_like")
+    # a non-contiguous result: torch's normal_ draws one value at a time (no 16-wide fill), in memory order
+    arr = _new(lambda sh: m.normal(g, sh, 0.0, 1.0, dt.np, contiguous=False), input._data.shape, dt)
+    return _finish(_cv.restride(arr, st), requires_grad, dev)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, **kw):
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+                 **kw):
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device)
+    return _laid_like(randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device), input,
+                      memory_format, "randint_like")
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,

@@ -12,6 +12,7 @@ from .._tensor import _wrap_dim, Size
 from ._core import Tensor, make, edge, grad, broadcast_shape, _inplace, broadcast_error, as_array
 from ..autograd.graph import Node
 from .conversion import clone
+from .. import _memory_format as _mf
 from .creation import check_alloc
 from .gather_scatter import index_select
 from . import views as V
@@ -256,7 +257,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         x = V.reshape(x, (1,))
     shp = x._data.shape
     e = V.expand(V.unsqueeze(x, d + 1), shp[:d + 1] + (r,) + shp[d + 1:])
-    return V.view(clone(e), shp[:d] + (shp[d] * r,) + shp[d + 1:])
+    return V.view(clone(e, _mf.contiguous_format), shp[:d] + (shp[d] * r,) + shp[d + 1:])
 
 
 def _tri_mask(shape, k, lower, like=None):
