@@ -199,7 +199,7 @@ class Tensor(TensorComplexMethods, TensorMethods, TensorLinalgMethods, TensorMor
     def data_ptr(self):
         return _addr(self._data)
 
-    def is_contiguous(self, memory_format=_mf.contiguous_format):
+    def is_contiguous(self, *, memory_format=_mf.contiguous_format):
         if memory_format is _mf.contiguous_format:
             return self._data.flags.c_contiguous
         _mf.check_arg(memory_format, "is_contiguous", none_ok=False)

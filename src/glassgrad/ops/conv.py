@@ -233,9 +233,12 @@ def conv_format(y, xd, wd):
     """The output array `y` of a 2-d / 3-d convolution laid out as torch's CPU kernels lay it out: in the
     channels-last format when the input's or the weight's strides suggest it, else contiguous."""
     for a in (xd, wd):
-        f = _mf.suggest(a.shape, element_strides(a))
+        shape, st = a.shape, element_strides(a)
+        if a.ndim == 3:             # conv1d runs as a conv2d of (N, C, 1, W): its format is that one's
+            shape, st = (shape[0], shape[1], 1, shape[2]), (st[0], st[1], st[2] * shape[2], st[2])
+        f = _mf.suggest(shape, st)
         if f is not _mf.contiguous_format:
-            return in_format(y, f)
+            return in_format(y, f) if y.ndim != 3 else in_format(y[:, :, None], f)[:, :, 0]
     return contiguous(y)
 
 
@@ -257,7 +260,7 @@ def _convolution(x, w, b, s, p, d, transposed, op, g):
             y += bb
         else:
             y = y + bb
-    if not (xd.flags.c_contiguous and wd.flags.c_contiguous) and xd.ndim in (4, 5):
+    if not (xd.flags.c_contiguous and wd.flags.c_contiguous) and xd.ndim == wd.ndim:
         y = conv_format(y, xd, wd)          # torch: channels-last when the input or the weight is
     elif not y.flags.c_contiguous:
         y = contiguous(y)

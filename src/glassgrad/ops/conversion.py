@@ -41,6 +41,8 @@ def to_dtype(x, dtype, copy=False):
         arr = a.real.astype(npdt)
     else:
         arr = _dtype.cast(a, npdt)
+    if not a.flags.c_contiguous:         # torch's preserve rule (NumPy's order K differs on overlapping inputs)
+        arr = _relaid(arr, _to_strides(a, None))
     if x._rg and grad.enabled and (dtype.is_floating_point or dtype.is_complex):
         n = ToCopyBackward0((edge(x),))
         n.in_dtype = a.dtype
@@ -177,15 +179,10 @@ def empty_as(arr, fmt, fn="empty"):
 
 
 def _to_strides(a, fmt):
-    """The strides of _to_copy's result for an input array `a` in format `fmt` (None: preserve; then the
-    input's strides when dense, else those of the format its strides suggest); None for C order."""
+    """The strides of _to_copy's result for an input array `a` in format `fmt` (None: preserve, as clone's:
+    the input's strides when dense, else dense ones in its order); None for C order."""
     if fmt is None or fmt is _mf.preserve_format:
-        if a.flags.c_contiguous:
-            return None
-        st = element_strides(a)
-        if _mf.non_overlapping_and_dense(a.shape, st):
-            return st
-        fmt = _mf.suggest(a.shape, st)
+        return None if a.flags.c_contiguous else _mf.preserve_strides(a.shape, element_strides(a))
     return _mf.format_strides(a.shape, fmt)
 
 
@@ -210,13 +207,14 @@ def _copy_to(x, fmt):
 
 def _to_error(args, kwargs):
     got = ", ".join([_args.type_name(a) for a in args] + [f"{k}={_args.type_name(v)}" for k, v in kwargs.items()])
+    got += ", " if kwargs and not args else ""      # (torch's parser writes keywords alone so)
     return TypeError(f"to() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                      " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool "
                      "copy = False, *, torch.memory_format memory_format = None)\n"
                      " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format "
                      "memory_format = None)\n"
                      " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format "
-                     "memory_format = None)")
+                     "memory_format = None)\n")
 
 
 def _dtype_like(a):
@@ -234,7 +232,9 @@ def _dtype_like(a):
 def _parse_to(args, kwargs):
     """to()'s three signatures: (device, dtype, non_blocking, copy), (dtype, non_blocking, copy) and
     (tensor, non_blocking, copy); anything else is torch's TypeError."""
-    if set(kwargs) - {"dtype", "device", "non_blocking", "copy", "memory_format"}:
+    fmt = kwargs.get("memory_format")
+    if set(kwargs) - {"dtype", "device", "non_blocking", "copy", "memory_format"} or \
+            fmt is not None and fmt.__class__ is not _mf.memory_format:
         raise _to_error(args, kwargs)
     dtype, device = kwargs.get("dtype"), kwargs.get("device")
     rest = list(args)
@@ -260,8 +260,6 @@ def to(x, *args, **kwargs):
         return to_dtype(x, args[0], False)
     dtype, device, copy = _parse_to(args, kwargs)
     fmt = kwargs.get("memory_format")
-    if fmt is not None and fmt.__class__ is not _mf.memory_format:
-        raise _to_error(args, kwargs)
     out = x
     if device is not None:
         out = to_device(out, device, copy)
@@ -269,7 +267,7 @@ def to(x, *args, **kwargs):
     if dtype is not None:
         out = to_dtype(out, _dtype.to_dtype(dtype), copy)
     elif copy:
-        out = clone(out)
+        out = _copy_to(out, fmt)
     a = x._data
     if out is x:
         if fmt is None or fmt is _mf.preserve_format or _mf.suggest(a.shape, element_strides(a)) is fmt:
