@@ -623,3 +623,42 @@ def test_cnn_steps_channels_last(convert):
             assert pg.stride() == pt.stride() and pg.grad.stride() == pt.grad.stride(), n
         for opt in opts:
             opt.step()
+
+
+# -- in-place random fills draw in memory order (torch's TensorIterator order) -----------------------------------
+FILL_TARGETS = {
+    "cl": lambda L: L.empty(2, 3, 4, 5).contiguous(memory_format=L.channels_last),
+    "cl_small": lambda L: L.empty(1, 2, 2, 2).contiguous(memory_format=L.channels_last),
+    "permuted": lambda L: L.empty(2, 4, 5, 3).permute(0, 3, 1, 2),
+    "sliced": lambda L: L.empty(2, 3, 8, 5)[:, :, ::2],
+    "transposed": lambda L: L.empty(6, 7).t(),
+    "cl_sliced": lambda L: L.empty(2, 3, 8, 5).contiguous(memory_format=L.channels_last)[:, :, ::2],
+    "cl3d": lambda L: L.empty(1, 2, 3, 2, 2).contiguous(memory_format=L.channels_last_3d),
+}
+FILLS = {
+    "uniform_": lambda L, x: x.uniform_(-1, 2),
+    "normal_": lambda L, x: x.normal_(),
+    "random_": lambda L, x: x.random_(0, 100),
+    "bernoulli_": lambda L, x: x.bernoulli_(0.3),
+    "exponential_": lambda L, x: x.exponential_(),
+    "geometric_": lambda L, x: x.geometric_(0.3),
+    "log_normal_": lambda L, x: x.log_normal_(),
+    "cauchy_": lambda L, x: x.cauchy_(),
+    "kaiming_uniform_": lambda L, x: L.nn.init.kaiming_uniform_(x),
+    "trunc_normal_": lambda L, x: L.nn.init.trunc_normal_(x),
+    "trunc_normal_narrow": lambda L, x: L.nn.init.trunc_normal_(x, a=-0.1, b=0.3),
+}
+
+
+@pytest.mark.parametrize("target", list(FILL_TARGETS))
+@pytest.mark.parametrize("fill", list(FILLS))
+def test_inplace_random_fill_order(target, fill):
+    def run(L):
+        L.manual_seed(5)
+        x = FILL_TARGETS[target](L)
+        y = FILLS[fill](L, x)
+        assert y is x
+        return x
+    t, g = both(run)
+    assert g.stride() == t.stride()
+    np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-6)

@@ -126,9 +126,9 @@ def non_overlapping_and_dense(shape, strides):
     return True
 
 
-def dense_strides(shape, strides):
-    """Dense strides with the dimension order of `strides` (torch's infer_dense_strides): dimensions sorted
-    innermost first by stride, equal strides by size, a stride of 0 keeping its contiguous place."""
+def dim_order(shape, strides):
+    """The dimensions innermost first, as torch's TensorIterator orders one tensor's (and infer_dense_strides):
+    sorted by stride, equal strides by size, a stride of 0 keeping its contiguous place."""
     nd = len(shape)
     perm = list(range(nd - 1, -1, -1))         # innermost first
 
@@ -149,8 +149,13 @@ def dense_strides(shape, strides):
                 j = k
             elif c < 0:
                 break
-    out, n = [0] * nd, 1
-    for d in perm:
+    return perm
+
+
+def dense_strides(shape, strides):
+    """Dense strides with the dimension order of `strides` (torch's infer_dense_strides)."""
+    out, n = [0] * len(shape), 1
+    for d in dim_order(shape, strides):
         out[d] = n
         if shape[d] > 1:
             n *= shape[d]

@@ -102,7 +102,11 @@ def copy_as(a, fmt):
 
 
 def clone(x, memory_format=None):
-    arr = copy_as(x._data, _mf.check_arg(memory_format, "clone"))
+    a = x._data
+    if memory_format is None and a.flags.c_contiguous:
+        arr = np.array(a, copy=True, order="C", like=a)
+    else:
+        arr = copy_as(a, _mf.check_arg(memory_format, "clone"))
     if x._rg and grad.enabled:
         return make(arr, True, CloneBackward0((edge(x),)))
     return make(arr)

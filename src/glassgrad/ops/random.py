@@ -403,11 +403,23 @@ def _float_arg(v, fn, arg, pos):
     return float(_args.number_arg(v, fn, arg, pos))
 
 
+def _drawn(x, m, draw):
+    """draw(shape, contiguous) for the elements of x in the order torch's CPU kernels fill them: memory order
+    (TensorIterator's dimension order) when x is not contiguous, which also takes torch's one-at-a-time
+    paths (contiguous=False)."""
+    a = x._data
+    if a.flags.c_contiguous or m is not _rng:
+        return draw(a.shape, True)
+    perm = _mf.dim_order(a.shape, x.stride())[::-1]             # outermost first
+    vals = draw(tuple(a.shape[d] for d in perm), False)
+    return vals.transpose(np.argsort(perm))
+
+
 def uniform_(x, a=0, b=1, *, generator=None):
     a, b = _float_arg(a, "uniform_", "from", 1), _float_arg(b, "uniform_", "to", 2)
     m, g = _src_of(x, generator, "uniform_")
-    return _fill_inplace(x, _pairs(lambda s, dt: m.uniform(g, s, a, b, dt), x._data.shape, x._data.dtype),
-                         "UniformBackward0")
+    return _fill_inplace(x, _drawn(x, m, lambda sh, c: _pairs(lambda s, dt: m.uniform(g, s, a, b, dt), sh,
+                                                              x._data.dtype)), "UniformBackward0")
 
 
 def normal_(x, mean=0, std=1, *, generator=None):
@@ -417,8 +429,10 @@ def normal_(x, mean=0, std=1, *, generator=None):
     m, g = _src_of(x, generator, "normal_")
     if x._data.dtype.kind == "c":       # PyTorch: std / sqrt(2) for each of the two parts
         std = std / math.sqrt(2.0)
-    return _fill_inplace(x, _pairs(lambda s, dt: m.normal(g, s, mean, std, dt), x._data.shape, x._data.dtype),
-                         "NormalBackward0")
+    def draw(sh, c):        # (contiguous=False: torch's one-at-a-time path, the CPU replica only)
+        return _pairs(lambda s, dt: m.normal(g, s, mean, std, dt) if c else
+                      m.normal(g, s, mean, std, dt, contiguous=False), sh, x._data.dtype)
+    return _fill_inplace(x, _drawn(x, m, draw), "NormalBackward0")
 
 
 def random_(x, *args, generator=None, **kw):
@@ -440,7 +454,8 @@ def random_(x, *args, generator=None, **kw):
         if low is None:
             low = 0
     m, g = _src_of(x, generator, "random_")
-    return _fill_inplace(x, m.random_(g, x._data.shape, x._data.dtype, low, high), f"RandomBackward{len(args)}")
+    return _fill_inplace(x, _drawn(x, m, lambda sh, c: m.random_(g, sh, x._data.dtype, low, high)),
+                         f"RandomBackward{len(args)}")
 
 
 def bernoulli_(x, p=0.5, *, generator=None):
@@ -449,29 +464,31 @@ def bernoulli_(x, p=0.5, *, generator=None):
         pa = p._data if m is _rng_cuda else backend.to_host(p._data)
         arr = m.bernoulli_tensor(g, np.broadcast_to(pa, x._data.shape), x._data.dtype)
     else:
-        arr = m.bernoulli_scalar(g, x._data.shape, _float_arg(p, "bernoulli_", "p", 1), x._data.dtype)
+        p = _float_arg(p, "bernoulli_", "p", 1)
+        arr = _drawn(x, m, lambda sh, c: m.bernoulli_scalar(g, sh, p, x._data.dtype))
     return _fill_inplace(x, arr, "BernoulliBackward1" if isinstance(p, Tensor) else "BernoulliBackward2")
 
 
 def exponential_(x, lambd=1, *, generator=None):
     lambd = _float_arg(lambd, "exponential_", "lambd", 1)
     m, g = _src_of(x, generator, "exponential_")
-    return _fill_inplace(x, m.exponential(g, x._data.shape, lambd, x._data.dtype), "ExponentialBackward0")
+    return _fill_inplace(x, _drawn(x, m, lambda sh, c: m.exponential(g, sh, lambd, x._data.dtype)),
+                         "ExponentialBackward0")
 
 
 def geometric_(x, p, *, generator=None):
     p = _float_arg(p, "geometric_", "p", 1)
     m, g = _src_of(x, generator, "geometric_")
-    return _fill_inplace(x, m.geometric(g, x._data.shape, p, x._data.dtype))
+    return _fill_inplace(x, _drawn(x, m, lambda sh, c: m.geometric(g, sh, p, x._data.dtype)))
 
 
 def log_normal_(x, mean=1, std=2, *, generator=None):
     mean, std = _float_arg(mean, "log_normal_", "mean", 1), _float_arg(std, "log_normal_", "std", 2)
     m, g = _src_of(x, generator, "log_normal_")
-    return _fill_inplace(x, m.log_normal(g, x._data.shape, mean, std, x._data.dtype))
+    return _fill_inplace(x, _drawn(x, m, lambda sh, c: m.log_normal(g, sh, mean, std, x._data.dtype)))
 
 
 def cauchy_(x, median=0, sigma=1, *, generator=None):
     median, sigma = _float_arg(median, "cauchy_", "median", 1), _float_arg(sigma, "cauchy_", "sigma", 2)
     m, g = _src_of(x, generator, "cauchy_")
-    return _fill_inplace(x, m.cauchy(g, x._data.shape, median, sigma, x._data.dtype))
+    return _fill_inplace(x, _drawn(x, m, lambda sh, c: m.cauchy(g, sh, median, sigma, x._data.dtype)))
