@@ -662,3 +662,31 @@ def test_inplace_random_fill_order(target, fill):
     t, g = both(run)
     assert g.stride() == t.stride()
     np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-6)
+
+
+# -- copies keep the layout: deepcopy, pickle, a module's deepcopy (timm's model EMA) -------------------------------
+COPY_CASES = {
+    "cl": lambda L: L.randn(2, 3, 4, 5).contiguous(memory_format=L.channels_last),
+    "cl3d_grad": lambda L: L.randn(2, 3, 2, 2, 3).contiguous(memory_format=L.channels_last_3d).requires_grad_(),
+    "transposed": lambda L: L.randn(3, 4).t(),
+    "contig": lambda L: L.randn(2, 3),
+}
+
+
+@pytest.mark.parametrize("case", list(COPY_CASES))
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_copies_keep_layout(case, how):
+    def run(L):
+        L.manual_seed(0)
+        x = COPY_CASES[case](L)
+        y = copy.deepcopy(x) if how == "deepcopy" else pickle.loads(pickle.dumps(x))
+        assert np.array_equal(y.detach().numpy(), x.detach().numpy())
+        return y.stride(), y.requires_grad
+    assert run(gg) == run(torch)
+
+
+def test_module_deepcopy_and_pickle_keep_channels_last():
+    def run(L):
+        m = L.nn.Conv2d(3, 4, 3).to(memory_format=L.channels_last)
+        return copy.deepcopy(m).weight.stride(), pickle.loads(pickle.dumps(m)).weight.stride()
+    assert run(gg) == run(torch)

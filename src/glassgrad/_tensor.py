@@ -422,7 +422,8 @@ class Tensor(TensorComplexMethods, TensorMethods, TensorLinalgMethods, TensorMor
                                "https://github.com/pytorch/pytorch/pull/103001")
         if id(self) in memo:
             return memo[id(self)]
-        new = _make(self._data.copy(), self._rg)
+        a = self._data
+        new = _make(a.copy() if a.flags.c_contiguous else a.copy(order="K"), self._rg)    # (torch: its layout)
         new.__class__ = self.__class__
         if self.__dict__:
             new.__dict__.update(copy.deepcopy(self.__dict__, memo))

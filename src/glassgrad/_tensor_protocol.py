@@ -132,6 +132,8 @@ class TensorProtocol:
     def __reduce_ex__(self, proto):
         a = self._data
         if a.__class__ is np.ndarray:
+            if not a.flags.c_contiguous:          # NumPy pickles C order: the layout goes as a permutation
+                return _ops.conversion.reduce_strided(a, self._rg)
             return (_ops.creation._rebuild, (np.array(a), self._rg))
         return (_ops.creation._rebuild, (backend.to_host(a), self._rg, str(self.device)))  # a CUDA tensor: back there
 

@@ -209,6 +209,20 @@ def _copy_to(x, fmt):
     return make(arr)
 
 
+def reduce_strided(a, requires_grad):
+    """Tensor.__reduce_ex__ of a non-contiguous host array: its elements in memory order and the permutation
+    that gives the tensor back its dimension order (NumPy itself pickles C order only)."""
+    perm = _mf.dim_order(a.shape, element_strides(a))[::-1]
+    return (rebuild_permuted, (np.ascontiguousarray(a.transpose(perm)), tuple(int(i) for i in np.argsort(perm)),
+                               requires_grad))
+
+
+def rebuild_permuted(arr, inverse, requires_grad):
+    t = make(arr.transpose(inverse))
+    t._rg = requires_grad
+    return t
+
+
 def _to_error(args, kwargs):
     got = ", ".join([_args.type_name(a) for a in args] + [f"{k}={_args.type_name(v)}" for k, v in kwargs.items()])
     got += ", " if kwargs and not args else ""      # (torch's parser writes keywords alone so)
