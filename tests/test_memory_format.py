@@ -523,6 +523,8 @@ OPS = {
     "group_norm": lambda L, x, w, c, b: _F(L).group_norm(x, 3),
     "layer_norm": lambda L, x, w, c, b: _F(L).layer_norm(x, (6,)),
     "instance_norm": lambda L, x, w, c, b: _F(L).instance_norm(x),
+    "rms_norm": lambda L, x, w, c, b: _F(L).rms_norm(x, (6,)),
+    "rms_norm_permuted": lambda L, x, w, c, b: _F(L).rms_norm(c.permute(0, 2, 1, 3), (6,), b[:1].expand(6)),
     "max_pool2d": lambda L, x, w, c, b: _F(L).max_pool2d(x, 2),
     "max_pool2d_indices": lambda L, x, w, c, b: _F(L).max_pool2d(x, 3, 2, 1, return_indices=True)[1],
     "avg_pool2d": lambda L, x, w, c, b: _F(L).avg_pool2d(x, 2),
