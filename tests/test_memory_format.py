@@ -245,7 +245,8 @@ def test_to_bad_format():
         same_outcome(f)
 
 
-CASTS = ["float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool", "cpu"]
+CASTS = ["float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool", "cpu", "cfloat",
+         "cdouble"]
 
 
 @pytest.mark.parametrize("method", CASTS)
@@ -550,6 +551,11 @@ OPS = {
     "mean_hw": lambda L, x, w, c, b: x.mean((2, 3)),
     "flatten": lambda L, x, w, c, b: x.flatten(1),
     "half": lambda L, x, w, c, b: x.half(),
+    "flip_w": lambda L, x, w, c, b: x.flip(-1),
+    "flip_n_permuted": lambda L, x, w, c, b: c.permute(0, 2, 1, 3).flip(0),
+    "masked_fill": lambda L, x, w, c, b: x.masked_fill(x > 0, 0.),
+    "channel_shuffle": lambda L, x, w, c, b: _F(L).channel_shuffle(L.cat([x, x], 1), 2),
+    "max_unpool2d": lambda L, x, w, c, b: _F(L).max_unpool2d(*_F(L).max_pool2d(x, 2, return_indices=True), 2),
 }
 
 OPS5 = {
@@ -692,3 +698,29 @@ def test_module_deepcopy_and_pickle_keep_channels_last():
         m = L.nn.Conv2d(3, 4, 3).to(memory_format=L.channels_last)
         return copy.deepcopy(m).weight.stride(), pickle.loads(pickle.dumps(m)).weight.stride()
     assert run(gg) == run(torch)
+
+
+# -- reductions and scans of channels-last (or permuted) tensors are C-ordered, as torch's ----------------------------
+REDUCTIONS = {
+    "sum": lambda L, x, d: x.sum(d), "sum_keepdim": lambda L, x, d: x.sum(d, keepdim=True),
+    "mean": lambda L, x, d: x.mean(d), "var": lambda L, x, d: x.var(d), "std": lambda L, x, d: x.std(d),
+    "prod": lambda L, x, d: x.prod(d), "amax": lambda L, x, d: x.amax(d), "amin": lambda L, x, d: x.amin(d),
+    "logsumexp": lambda L, x, d: x.logsumexp(d), "norm": lambda L, x, d: x.norm(dim=d),
+    "vector_norm": lambda L, x, d: L.linalg.vector_norm(x, dim=d), "all": lambda L, x, d: (x > 0).all(d),
+    "any": lambda L, x, d: (x > 0).any(d), "nansum": lambda L, x, d: x.nansum(d),
+    "count_nonzero": lambda L, x, d: (x > 0).count_nonzero(d), "var_mean": lambda L, x, d: L.var_mean(x, d)[0],
+    "cumsum": lambda L, x, d: x.cumsum(d), "cumprod": lambda L, x, d: x.cumprod(d),
+    "logcumsumexp": lambda L, x, d: x.logcumsumexp(d), "max": lambda L, x, d: x.max(d)[0],
+}
+
+
+@pytest.mark.parametrize("red", list(REDUCTIONS))
+@pytest.mark.parametrize("src", ["cl", "permuted"])
+def test_reductions_of_channels_last(red, src):
+    make_x = {"cl": lambda L: L.tensor(_X4).contiguous(memory_format=L.channels_last),
+              "permuted": lambda L: L.tensor(_X4).permute(0, 2, 1, 3)}[src]
+    for d in range(4):
+        t, g = both(lambda L: REDUCTIONS[red](L, make_x(L), d))
+        assert g.is_contiguous() == t.is_contiguous(), d
+        assert g.view(-1).shape == t.view(-1).shape         # a view of the result works, as in torch
+        np.testing.assert_allclose(g.double().numpy(), t.double().numpy(), rtol=1e-5, atol=1e-6)

@@ -125,6 +125,12 @@ def contiguous(x, memory_format=_mf.contiguous_format):
     return clone(x, fmt)
 
 
+def c_result(y, a):
+    """`y`, the result array of a reduction or scan of array `a`, C-ordered as torch's are (NumPy keeps the
+    dimension order of a non-contiguous input); a contiguous `a` costs one flag test."""
+    return y if a.flags.c_contiguous or y.flags.c_contiguous else backend.contiguous(y)
+
+
 def in_format(a, fmt):
     """Array `a` in memory format `fmt` with torch's strides: itself when it has them, else a copy."""
     strides = _mf.format_strides(a.shape, fmt)

@@ -527,8 +527,8 @@ def max_unpool(x, indices, out_sz):
         n = _UNPOOL[nd]((edge(x),))
         n.flat, n.batched = fl, batched
         n._saved = (save_in(indices),)
-        return make(out, True, n)
-    return make(out)
+        return keep_format(x, make(out, True, n), (4,))
+    return keep_format(x, make(out), (4,))
 
 
 # -- fractional max pool (2-D) -----------------------------------------------------------------------------

@@ -152,7 +152,7 @@ class FlipBackward0(Node):          # y = flip(x, d); dx = flip(gy, d)
 
 def flip(x, dims):
     d = _dims_arg(_args.int_list(dims, "flip", "dims", 2), x._data.ndim)
-    y = np.flip(x._data, d).copy() if d else x._data.copy()
+    y = np.flip(x._data, d).copy(order="K") if d else x._data.copy(order="K")      # (torch keeps the layout)
     return _unary(x, y, FlipBackward0, dims=d)
 
 
