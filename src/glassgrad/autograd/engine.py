@@ -496,8 +496,9 @@ def _accumulate(var, g, create_graph, ns, adopt=False):
                 g = _backend.to_device(g, dev)
         cur = var._grad
         if cur is None:
-            if not var._data.flags.c_contiguous:
-                g = _contract_layout(g, var._data)
+            vd = var._data
+            if vd.__class__ in _backend._ARRAYS and not vd.flags.c_contiguous:    # (not a sparse leaf)
+                g = _contract_layout(g, vd)
             elif not (adopt and _backend.writeable(g) and g.flags.c_contiguous):
                 g = g.copy()
             var._grad = _make(g)

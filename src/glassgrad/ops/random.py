@@ -300,13 +300,14 @@ def _laid_like(t, input, fmt, fn):
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _laid_like(rand(input._data.shape, dtype=dtype or input.dtype, device=device,
+    return _laid_like(rand(input._data.shape, dtype=dtype or input.dtype, device=device or input.device,
                            requires_grad=requires_grad), input, memory_format, "rand_like")
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     if memory_format is None and input._data.flags.c_contiguous:
-        return randn(input._data.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+        return randn(input._data.shape, dtype=dtype or input.dtype, device=device or input.device,
+                     requires_grad=requires_grad)
     st = _cv.like_strides(input, memory_format, "randn_like")
     dt = _dt(dtype, None, "randn_like") if dtype is not None else input.dtype
     dev = _device_arg(device) if device is not None else input.device
@@ -323,8 +324,8 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
                  **kw):
     if high is None:
         low, high = 0, low
-    return _laid_like(randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device), input,
-                      memory_format, "randint_like")
+    return _laid_like(randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device or input.device),
+                      input, memory_format, "randint_like")
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
