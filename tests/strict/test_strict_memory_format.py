@@ -27,6 +27,8 @@ STEPS = {
     "interpolate": lambda x: gg.nn.functional.interpolate(_cl(x), scale_factor=2),
     "pad": lambda x: gg.nn.functional.pad(_cl(x), (1, 1, 1, 1)),
     "sum_h": lambda x: _cl(x).sum(2),
+    "round_trip": lambda x: _cl(x).cuda().cpu().to(x.device),
+    "to_device": lambda x: _cl(x).to("cuda").to(x.device, gg.float64),
 }
 
 

@@ -59,6 +59,8 @@ def to_device(x, device, copy=False):
     arr = backend.to_device(x._data, dev)
     if arr is x._data:
         arr = arr.copy()
+    if not x._data.flags.c_contiguous:          # the copy keeps the layout (torch's preserve rule)
+        arr = _relaid(arr, _to_strides(x._data, None))
     if x._rg and grad.enabled:
         n = ToCopyBackward0((edge(x),))
         n.in_dtype = x._data.dtype
