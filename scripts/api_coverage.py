@@ -24,6 +24,7 @@ NAMESPACES = [
     ("torch.nn.functional", "torch.nn.functional", "glassgrad.nn.functional", 0.92),
     ("torch.nn.init", "torch.nn.init", "glassgrad.nn.init", 1.00),
     ("torch.nn.utils", "torch.nn.utils", "glassgrad.nn.utils", 0.75),
+    ("torch.nn.utils.memory_format", "torch.nn.utils.memory_format", "glassgrad.nn.utils.memory_format", 1.00),
     ("torch.optim", "torch.optim", "glassgrad.optim", None),
     ("torch.optim.lr_scheduler", "torch.optim.lr_scheduler", "glassgrad.optim.lr_scheduler", 0.90),
     ("torch.linalg", "torch.linalg", "glassgrad.linalg", 0.90),

@@ -18,7 +18,7 @@ LAYERS = ("leaves", "tensor", "autograd", "ops", "library", "top")
 # The most specific entry wins: an exact name, then the longest prefix.
 LAYER_MAP = {
     # 0 leaves: NumPy (and ctypes) only, plus each other
-    "_dtype": 0, "_device": 0, "backend": 0, "_rng.*": 0, "_blas": 0, "_malloc": 0, "_atomic": 0,
+    "_dtype": 0, "_memory_format": 0, "_device": 0, "backend": 0, "_rng.*": 0, "_blas": 0, "_malloc": 0, "_atomic": 0,
     "_cuda_kernels.*": 0,    # the fused CuPy kernels (a real GPU; tests/strict/cuda_emu.py runs them on the CPU)
     "_shm": 0,               # shared-memory buffers: Tensor.share_memory_ and glassgrad.multiprocessing
     "storage": 0,            # UntypedStorage / TypedStorage: the memory under a tensor (NumPy views)

@@ -72,6 +72,8 @@ from .ops.segment_reduce import *  # noqa: F401,F403  (torch.segment_reduce)
 from .ops.view_copies import *  # noqa: F401,F403
 from .ops.native import *  # noqa: F401,F403
 from ._sampling import poisson, binomial  # noqa: F401  (torch's samplers, distributions loaded on first call)
+from ._memory_format import (memory_format, contiguous_format, channels_last, channels_last_3d,  # noqa: F401
+                             preserve_format, legacy_contiguous_format)
 from ._layout import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn  # noqa: F401
 from .ops.sparse import *  # noqa: F401,F403  (sparse COO tensors: sparse_coo_tensor)
 from .ops.sparse_ops import *  # noqa: F401,F403  (spmm smm hspmm sspaddmm saddmm dsmm hsmm)
@@ -108,8 +110,8 @@ def is_distributed(input):
     return input.is_distributed()
 
 
-def resize_as_(input, the_template, *, memory_format=None):
-    return input.resize_as_(the_template)
+def resize_as_(input, the_template, *, memory_format=None):  # noqa: F811  (the argument shadows torch.memory_format)
+    return input.resize_as_(the_template, memory_format=memory_format)
 
 
 def is_nonzero(input):

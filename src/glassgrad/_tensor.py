@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from . import _dtype, _shm
+from . import _memory_format as _mf
 from ._layout import strided as _strided
 from ._dtype import _FROM_NP
 from ._args import bool_arg, int_arg
@@ -198,8 +199,13 @@ class Tensor(TensorComplexMethods, TensorMethods, TensorLinalgMethods, TensorMor
     def data_ptr(self):
         return _addr(self._data)
 
-    def is_contiguous(self, memory_format=None):
-        return self._data.flags.c_contiguous
+    def is_contiguous(self, *, memory_format=_mf.contiguous_format):
+        if memory_format is _mf.contiguous_format:
+            return self._data.flags.c_contiguous
+        _mf.check_arg(memory_format, "is_contiguous", none_ok=False)
+        if memory_format is _mf.preserve_format:
+            return self._data.flags.c_contiguous
+        return _mf.is_contiguous_as(self._data.shape, self.stride(), memory_format)
 
     def is_inference(self):
         return self._extra is not None and self._extra.get("inference", False)
@@ -416,7 +422,8 @@ class Tensor(TensorComplexMethods, TensorMethods, TensorLinalgMethods, TensorMor
                                "https://github.com/pytorch/pytorch/pull/103001")
         if id(self) in memo:
             return memo[id(self)]
-        new = _make(self._data.copy(), self._rg)
+        a = self._data
+        new = _make(a.copy() if a.flags.c_contiguous else a.copy(order="K"), self._rg)    # (torch: its layout)
         new.__class__ = self.__class__
         if self.__dict__:
             new.__dict__.update(copy.deepcopy(self.__dict__, memo))

@@ -48,7 +48,7 @@ class TensorComplexMethods:
               onesided=None, length=None, return_complex=False):
         return _ops.stft.istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
                                return_complex)
-    def cfloat(self, memory_format=None):
-        return self.to(_ops.complex._dtype.complex64)
-    def cdouble(self, memory_format=None):
-        return self.to(_ops.complex._dtype.complex128)
+    def cfloat(self, *, memory_format=None):
+        return self.to(_ops.complex._dtype.complex64, memory_format=memory_format)
+    def cdouble(self, *, memory_format=None):
+        return self.to(_ops.complex._dtype.complex128, memory_format=memory_format)

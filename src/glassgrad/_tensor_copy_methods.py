@@ -5,7 +5,8 @@ import numbers
 
 import numpy as np
 
-from . import _args
+from . import _args, backend
+from . import _memory_format as _mf
 from . import ops as _ops
 from . import storage as _storage
 
@@ -62,6 +63,24 @@ def _resize_(t, shape):
         t._base = t._view_fn = t._vbase_fn = None       # the grown storage is this tensor's own
         t._extra_dict()["storage"] = grown
     t._vc[0] += 1
+    return t
+
+
+def _restride_(t, fmt):
+    """resize_'s memory_format: the tensor's first numel elements of memory seen under the format's strides
+    (its values reinterpreted, as torch's empty_tensor_restride)."""
+    if _mf.check_arg(fmt, "resize_") is _mf.preserve_format:
+        raise RuntimeError("Unsupported memory formatPreserve")
+    a = t._data
+    strides = _mf.format_strides(a.shape, fmt)
+    if t.stride() != strides:
+        isz = a.itemsize
+        reach = 1 + sum((n - 1) * st for n, st in zip(a.shape, a.strides) if n) // isz
+        if a.size and (min(a.strides) < 0 or reach < a.size):       # memory that does not hold numel elements
+            flat = np.ascontiguousarray(a, like=a).reshape(-1)
+        else:
+            flat = backend.as_strided(a, (a.size,), (isz,))
+        t._data = backend.as_strided(flat, a.shape, tuple(s * isz for s in strides))
     return t
 
 
@@ -125,8 +144,12 @@ class TensorCopyMethods:
 
     # -- resize_: a new geometry on the same storage (grown when it no longer fits) -----------------------------
     def resize_(self, *sizes, memory_format=None):
-        return _resize_(self, _args.sizes(sizes, "resize_"))
+        t = _resize_(self, _args.sizes(sizes, "resize_"))
+        return t if memory_format is None else _restride_(t, memory_format)
 
     def resize_as_(self, tensor, memory_format=None):
         _args.tensor_arg(tensor, "resize_as_", "the_template", 1)
-        return _resize_(self, tuple(tensor.shape))
+        t = _resize_(self, tuple(tensor.shape))
+        if memory_format is _mf.preserve_format:           # torch: the format the template's strides suggest
+            memory_format = _mf.suggest(tensor.shape, tensor.stride())
+        return t if memory_format is None else _restride_(t, memory_format)

@@ -9,6 +9,7 @@ methods of the op families are in ``_tensor_methods.py``.
 import numpy as np
 
 from . import _dtype, _shm, _tensor
+from . import _memory_format as _mf
 from . import ops as _ops
 from ._args import tensor_arg
 from . import backend
@@ -131,6 +132,8 @@ class TensorProtocol:
     def __reduce_ex__(self, proto):
         a = self._data
         if a.__class__ is np.ndarray:
+            if not a.flags.c_contiguous:          # NumPy pickles C order: the layout goes as a permutation
+                return _ops.conversion.reduce_strided(a, self._rg)
             return (_ops.creation._rebuild, (np.array(a), self._rg))
         return (_ops.creation._rebuild, (backend.to_host(a), self._rg, str(self.device)))  # a CUDA tensor: back there
 
@@ -139,52 +142,69 @@ class TensorProtocol:
         return _ops.conversion.to(self, *args, **kwargs)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
-        return _ops.conversion.type_(self, dtype)
+        out = _ops.conversion.type_(self, dtype)
+        fmt = kwargs.get("memory_format")
+        return out if fmt is None or dtype is None else _ops.conversion.to(out, memory_format=fmt)
 
-    def float(self, memory_format=None):
-        return _ops.conversion.to_dtype(self, _dtype.float32)
+    def float(self, *, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.float32) if memory_format is None else \
+            _ops.conversion.to(self, _dtype.float32, memory_format=memory_format)
 
-    def double(self, memory_format=None):
-        return _ops.conversion.to_dtype(self, _dtype.float64)
+    def double(self, *, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.float64) if memory_format is None else \
+            _ops.conversion.to(self, _dtype.float64, memory_format=memory_format)
 
-    def half(self, memory_format=None):
-        return _ops.conversion.to_dtype(self, _dtype.float16)
+    def half(self, *, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.float16) if memory_format is None else \
+            _ops.conversion.to(self, _dtype.float16, memory_format=memory_format)
 
-    def bfloat16(self, memory_format=None):
-        return _ops.conversion.to_dtype(self, _dtype.bfloat16)
+    def bfloat16(self, *, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.bfloat16) if memory_format is None else \
+            _ops.conversion.to(self, _dtype.bfloat16, memory_format=memory_format)
 
-    def long(self, memory_format=None):
-        return _ops.conversion.to_dtype(self, _dtype.int64)
+    def long(self, *, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.int64) if memory_format is None else \
+            _ops.conversion.to(self, _dtype.int64, memory_format=memory_format)
 
-    def int(self, memory_format=None):
-        return _ops.conversion.to_dtype(self, _dtype.int32)
+    def int(self, *, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.int32) if memory_format is None else \
+            _ops.conversion.to(self, _dtype.int32, memory_format=memory_format)
 
-    def short(self, memory_format=None):
-        return _ops.conversion.to_dtype(self, _dtype.int16)
+    def short(self, *, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.int16) if memory_format is None else \
+            _ops.conversion.to(self, _dtype.int16, memory_format=memory_format)
 
-    def char(self, memory_format=None):
-        return _ops.conversion.to_dtype(self, _dtype.int8)
+    def char(self, *, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.int8) if memory_format is None else \
+            _ops.conversion.to(self, _dtype.int8, memory_format=memory_format)
 
-    def byte(self, memory_format=None):
-        return _ops.conversion.to_dtype(self, _dtype.uint8)
+    def byte(self, *, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.uint8) if memory_format is None else \
+            _ops.conversion.to(self, _dtype.uint8, memory_format=memory_format)
 
-    def bool(self, memory_format=None):
-        return _ops.conversion.to_dtype(self, _dtype.bool)
+    def bool(self, *, memory_format=None):
+        return _ops.conversion.to_dtype(self, _dtype.bool) if memory_format is None else \
+            _ops.conversion.to(self, _dtype.bool, memory_format=memory_format)
 
     def type_as(self, other):
         return _ops.conversion.to_dtype(self, tensor_arg(other, "type_as", "other", 1).dtype)
 
-    def cpu(self, memory_format=None):
-        return _ops.conversion.to_device(self, "cpu")
+    def cpu(self, *, memory_format=None):
+        return _ops.conversion.to_device(self, "cpu") if memory_format is None else \
+            _ops.conversion.to(self, "cpu", memory_format=memory_format)
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
-        return _ops.conversion.to_device(self, "cuda" if device is None else device)
+        dev = "cuda" if device is None else device
+        return _ops.conversion.to_device(self, dev) if memory_format is None else \
+            _ops.conversion.to(self, dev, memory_format=memory_format)
 
     def clone(self, *, memory_format=None):
-        return _ops.conversion.clone(self)
+        return _ops.conversion.clone(self, memory_format)
 
-    def contiguous(self, *, memory_format=None):
-        return self if self._data.flags.c_contiguous else _ops.conversion.clone(self)
+    def contiguous(self, *, memory_format=_mf.contiguous_format):
+        if memory_format is _mf.contiguous_format and self._data.flags.c_contiguous:
+            return self
+        return _ops.conversion.contiguous(self, memory_format)
 
     def new(self, *args, **kwargs):
         return _ops.creation.legacy_new(_tensor.Tensor, self.dtype, args,

@@ -37,7 +37,8 @@ from .grad_mode import state
 from .anomaly import run_with_anomaly
 from .. import backend as _backend
 from .._dtype import _FROM_NP
-from .._tensor import Tensor, _make
+from .._tensor import Tensor, _make, element_strides as _element_strides
+from .. import _memory_format as _mf
 from .._sparse_coo import COO as _COO, CSR as _CSR, steal as _steal
 from .._sparse_tensor import make_sparse as _make_sparse
 
@@ -452,6 +453,17 @@ class _Held:
         return True
 
 
+def _contract_layout(g, a):
+    """A first .grad of a leaf whose array `a` is not C-contiguous (torch's gradient layout contract): a copy
+    of `g` with a's strides when `a` is dense and non-overlapping (a channels-last weight), else C-ordered."""
+    st = _element_strides(a)
+    if not _mf.non_overlapping_and_dense(a.shape, st):
+        return _np.array(g, copy=True, order="C", like=g)
+    out = _mf.restrided(_np.empty(g.shape, g.dtype, like=g), st, _backend.as_strided)
+    out[...] = g
+    return out
+
+
 def _accumulate(var, g, create_graph, ns, adopt=False):
     """AccumulateGrad: ``.grad += g``, then post-accumulate hooks (tensor hooks ran before).
 
@@ -484,7 +496,10 @@ def _accumulate(var, g, create_graph, ns, adopt=False):
                 g = _backend.to_device(g, dev)
         cur = var._grad
         if cur is None:
-            if not (adopt and _backend.writeable(g) and g.flags.c_contiguous):
+            vd = var._data
+            if vd.__class__ in _backend._ARRAYS and not vd.flags.c_contiguous:    # (not a sparse leaf)
+                g = _contract_layout(g, vd)
+            elif not (adopt and _backend.writeable(g) and g.flags.c_contiguous):
                 g = g.copy()
             var._grad = _make(g)
         elif cur._grad_fn is None and cur._data.__class__ is not _COO and cur._data.__class__ is not _CSR:

@@ -6,6 +6,7 @@ import math
 import warnings
 
 from ..autograd.grad_mode import no_grad
+from ..ops.creation import empty_like as _empty_like
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
@@ -80,7 +81,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
                       "The distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
         dt = tensor._data.dtype
-        scratch = tensor.new_empty(tuple(tensor.shape))
+        scratch = _empty_like(tensor)        # (torch's empty_like: the tensor's layout, so its fill order)
         if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
             lo, hi = np.asarray(a, dt), np.asarray(b, dt)
             out = tensor.normal_(mean, std, generator=generator)._data.copy()
@@ -101,7 +102,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
             out = tensor.uniform_(a, b, generator=generator)._data.copy()
             pending = rejected(out)
             while pending.any():
-                cand = tensor.new_empty(tuple(tensor.shape)).uniform_(a, b, generator=generator)._data
+                cand = _empty_like(tensor).uniform_(a, b, generator=generator)._data
                 out = np.where(pending, cand, out)
                 pending = np.where(pending, rejected(cand), pending)
         tensor._data[...] = out

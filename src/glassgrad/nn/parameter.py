@@ -41,7 +41,8 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        new = Parameter(_make(self._data.copy()), self._rg)
+        a = self._data
+        new = Parameter(_make(a.copy() if a.flags.c_contiguous else a.copy(order="K")), self._rg)   # its layout
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = new

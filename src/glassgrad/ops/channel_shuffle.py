@@ -1,6 +1,7 @@
 """channel_shuffle (ChannelShuffleBackward0): (N, g, C/g, *) -> (N, C/g, g, *), as torch; its gradient is the
 inverse shuffle (C/g groups), differentiable for double backward."""
 
+from .conversion import keep_format
 from ..backend import contiguous
 from ._core import make, edge, grad
 from ..autograd.graph import Node
@@ -36,5 +37,5 @@ def channel_shuffle(x, groups):
     if x._rg and grad.enabled:
         n = ChannelShuffleBackward0((edge(x),))
         n.groups = groups
-        return make(y, True, n)
-    return make(y)
+        return keep_format(x, make(y, True, n), (4,))
+    return keep_format(x, make(y), (4,))

@@ -25,6 +25,9 @@ from ..autograd.saved_hooks import STACK as _SAVED_HOOKS
 from .conv_framed import _frame, _to_grid, _conv_framed, _conv_input_grad_framed, _conv_weight_grad_framed
 from .conv_framed import _bmm  # noqa: F401  (explain/_attribute_stack.py reads it as ops.conv._bmm)
 from .pad import constant_pad_nd
+from .conversion import in_format
+from .. import _memory_format as _mf
+from .._tensor import element_strides
 from .views import unsqueeze, squeeze
 from . import views as V
 from .._autocast_state import state as _acs
@@ -226,6 +229,19 @@ class ConvolutionBackward0(Node):
         return (gx, gw, gb)
 
 
+def conv_format(y, xd, wd):
+    """The output array `y` of a 2-d / 3-d convolution laid out as torch's CPU kernels lay it out: in the
+    channels-last format when the input's or the weight's strides suggest it, else contiguous."""
+    for a in (xd, wd):
+        shape, st = a.shape, element_strides(a)
+        if a.ndim == 3:             # conv1d runs as a conv2d of (N, C, 1, W): its format is that one's
+            shape, st = (shape[0], shape[1], 1, shape[2]), (st[0], st[1], st[2] * shape[2], st[2])
+        f = _mf.suggest(shape, st)
+        if f is not _mf.contiguous_format:
+            return in_format(y, f) if y.ndim != 3 else in_format(y[:, :, None], f)[:, :, 0]
+    return contiguous(y)
+
+
 def _convolution(x, w, b, s, p, d, transposed, op, g):
     """No argument checks: the caller validated (s, p, d, op: tuples of ints, one per spatial dim)."""
     xd, wd = x._data, w._data
@@ -244,7 +260,9 @@ def _convolution(x, w, b, s, p, d, transposed, op, g):
             y += bb
         else:
             y = y + bb
-    if not y.flags.c_contiguous:
+    if not (xd.flags.c_contiguous and wd.flags.c_contiguous) and xd.ndim == wd.ndim:
+        y = conv_format(y, xd, wd)          # torch: channels-last when the input or the weight is
+    elif not y.flags.c_contiguous:
         y = contiguous(y)
     if grad.enabled and (x._rg or w._rg or (b is not None and b._rg)):
         n = ConvolutionBackward0((edge(x), edge(w), edge(b) if b is not None else (None, 0)))

@@ -16,6 +16,7 @@ from .._globals import fill_uninitialized as _fill_uninit
 from .._tensor import Tensor, Size, _make
 from ._core import check_inplace, grad, _detached_overwrite
 from ._data import _array_from_data
+from . import conversion as _cv
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace",
            "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "scalar_tensor", "empty_strided",
@@ -236,7 +237,8 @@ def ones(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_
 def empty(*size_, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
           memory_format=None):
     shape, dt, dev = _spec("empty", size_, dtype, device, requires_grad, size)
-    return _finish(_fill_uninit(_new(_on(np.zeros, dev), shape, dt, dt.np)), requires_grad, dev)
+    return _finish(_cv.empty_as(_fill_uninit(_new(_on(np.zeros, dev), shape, dt, dt.np)), memory_format),
+                   requires_grad, dev)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **kw):
@@ -310,27 +312,27 @@ def _like(x, dtype, fn):
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(np.zeros(input._data.shape, _like(input, dtype, "zeros_like"), like=_here(input, device)),
-                   requires_grad, device or input.device)
+    arr = np.zeros(input._data.shape, _like(input, dtype, "zeros_like"), like=_here(input, device))
+    return _finish(_cv.like(input, memory_format, "zeros_like", arr), requires_grad, device or input.device)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(np.ones(input._data.shape, _like(input, dtype, "ones_like"), like=_here(input, device)),
-                   requires_grad, device or input.device)
+    arr = np.ones(input._data.shape, _like(input, dtype, "ones_like"), like=_here(input, device))
+    return _finish(_cv.like(input, memory_format, "ones_like", arr), requires_grad, device or input.device)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(_fill_uninit(np.zeros(input._data.shape, _like(input, dtype, "empty_like"),
-                                         like=_here(input, device))), requires_grad,
-                   device or input.device)
+    return _finish(_cv.like(input, memory_format, "empty_like", _fill_uninit(np.zeros(
+        input._data.shape, _like(input, dtype, "empty_like"), like=_here(input, device)))), requires_grad,
+        device or input.device)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     npdt = _like(input, dtype, "full_like")
     fv = _fill_value(fill_value, _dtype.from_numpy_dtype(npdt), "full_like")
-    return _finish(np.full(input._data.shape, fv, npdt, like=_here(input, device)), requires_grad,
-                   device or input.device)
+    arr = np.full(input._data.shape, fv, npdt, like=_here(input, device))
+    return _finish(_cv.like(input, memory_format, "full_like", arr), requires_grad, device or input.device)
 
 
 # -- ranges --------------------------------------------------------------------------------------

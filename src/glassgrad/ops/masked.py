@@ -6,6 +6,7 @@ ops: masked_fill masked_fill_ masked_select masked_scatter masked_scatter_ take 
 """
 import numpy as np
 
+from .conversion import c_result
 from .. import _args, _dtype
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, as_tensor_arg, broadcast_error, as_array
@@ -66,6 +67,7 @@ def masked_fill(input, mask, value):
     v = value._data if vt else _args.number_arg(value, "masked_fill", "value", 3, complex_ok=True)
     v = as_array(v).astype(a.dtype)
     y = np.where(mb, v if v.__class__ is a.__class__ else v[()], a)     # (a number beside device data: a scalar)
+    y = c_result(y, a)                  # torch: a contiguous result
     if _needs(input, value if vt else None):
         if vt:
             return make(y, True, _node(MaskedFillBackward1, (input, value), guards=(mask,), mask=mb))

@@ -15,6 +15,7 @@ recomputed from the saved input with differentiable ops, so second derivatives a
 import numpy as np
 
 from .. import _args, _cuda_kernels, _dtype
+from .. import _memory_format as _mf
 from .._cuda_kernels import bn as _k_bn
 from .._cuda_kernels import seq as _k_seq
 
@@ -397,6 +398,8 @@ def _native_layer_norm(input, normalized_shape, weight, bias, eps):
                                                    None if bias is None else bias._data, eps)   # (in x's dtype)
     else:
         y, mean, invstd = _ln_arrays(x, axes, k, weight, bias, eps)                               # (float64)
+    if not y.flags.c_contiguous:
+        y = np.ascontiguousarray(y, like=y)         # torch's layer_norm writes a contiguous result
     ins = (input, weight, bias)
     if grad.enabled and any(t is not None and t._rg for t in ins):
         node = NativeLayerNormBackward0(tuple(edge(t) if t is not None else (None, 0) for t in ins))
@@ -530,7 +533,8 @@ def _shape_arg(normalized_shape, fn):
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """x * rsqrt(mean(x^2) + eps) (* weight), made contiguous: PyTorch's CPU composite."""
+    """x * rsqrt(mean(x^2) + eps) (* weight), made contiguous in the input's suggested memory format:
+    PyTorch's CPU composite."""
     _float_kernel(input, "rms_norm")
     norm_shape = _shape_arg(normalized_shape, "rms_norm")
     shape = input._data.shape
@@ -550,4 +554,6 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         out = out.mul(weight)
         if out.dtype != input.dtype:
             out = out.to(input.dtype)
-    return out.contiguous()
+    if input._data.flags.c_contiguous:
+        return out.contiguous()
+    return out.contiguous(memory_format=_mf.suggest(shape, input.stride()))     # torch: the suggested format

@@ -7,6 +7,7 @@ entries crop.
 """
 import numpy as np
 
+from .conversion import keep_format
 from .. import _dtype
 from ._core import make, edge, grad, save_in, attach_self
 from ..autograd.graph import Node
@@ -70,8 +71,8 @@ def constant_pad_nd(x, pad, value=0):
     if x._rg and grad.enabled:
         n = ConstantPadNdBackward0((edge(x),))
         n.pad, n.src, n.dst, n.shape = list(pad), src, dst, a.shape
-        return make(y, True, n)
-    return make(y)
+        return keep_format(x, make(y, True, n))
+    return keep_format(x, make(y))
 
 
 # -- reflect / replicate / circular: a gather with one index array per padded dim ---------------
@@ -172,8 +173,8 @@ def _gather_pad(x, pad, mode):
         n = _NODES[(mode, len(pairs))]((edge(x),))
         n.padding, n.shape, n.pairs, n.mode, n.index = list(pad), a.shape, pairs, mode, idx
         n._saved = (save_in(x),)
-        return make(y, True, n)
-    return make(y)
+        return keep_format(x, make(y, True, n))
+    return keep_format(x, make(y))
 
 
 def _check_nonconst(x, pad):

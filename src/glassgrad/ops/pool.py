@@ -25,6 +25,7 @@ from .namespaces import _UINT_OF, ARR
 from .upsample import separable_matrices_apply
 from .pad import constant_pad_nd
 from .views import reshape, unsqueeze, squeeze
+from .conversion import keep_format
 
 __all__ = ["pool_out_size", "max_pool_with_indices", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool",
            "max_unpool", "fractional_max_pool2d"]
@@ -235,8 +236,8 @@ def max_pool_with_indices(x, K, s, p, d, ceil_mode):
         n.kernel_size, n.stride, n.padding, n.dilation, n.ceil_mode = K, s, p, d, ceil_mode
         n.kidx, n.flat, n.shape, n.batched = kidx, flat, a.shape, batched
         n._saved = (save_in(x), save_in(idx_t))
-        return make(contiguous(val), True, n), idx_t
-    return make(contiguous(val)), idx_t
+        return keep_format(x, (make(contiguous(val), True, n), idx_t))
+    return keep_format(x, (make(contiguous(val)), idx_t))
 
 
 # -- avg pool -----------------------------------------------------------------------------------------
@@ -354,8 +355,8 @@ def avg_pool(x, K, s, p, ceil_mode, count_include_pad, divisor_override):
         n.count_include_pad, n.divisor_override, n.div = count_include_pad, divisor_override, div
         n.shape, n.batched = a.shape, batched
         n._saved = (save_in(x),)
-        return make(y, True, n)
-    return make(y)
+        return keep_format(x, make(y, True, n), (4,))
+    return keep_format(x, make(y), (4,))
 
 
 # -- adaptive pools -----------------------------------------------------------------------------------
@@ -405,8 +406,8 @@ def adaptive_avg_pool(x, O):
         n = _ADAVG[nd]((edge(x),))
         n.self_sym_sizes, n.mats = a.shape, mats
         n._saved = (save_in(x),)
-        return make(y, True, n)
-    return make(y)
+        return keep_format(x, make(y, True, n), (4,))
+    return keep_format(x, make(y), (4,))
 
 
 class _AdaptiveMaxNode(Node):
@@ -471,8 +472,8 @@ def adaptive_max_pool(x, O):
         n = _ADMAX[nd]((edge(x),))
         n.flat, n.shape, n.batched = flat, a.shape, batched
         n._saved = (save_in(x), save_in(idx_t))
-        return make(contiguous(vo), True, n), idx_t
-    return make(contiguous(vo)), idx_t
+        return keep_format(x, (make(contiguous(vo), True, n), idx_t), (4,))
+    return keep_format(x, (make(contiguous(vo)), idx_t), (4,))
 
 
 # -- max_unpool -----------------------------------------------------------------------------------------
@@ -526,8 +527,8 @@ def max_unpool(x, indices, out_sz):
         n = _UNPOOL[nd]((edge(x),))
         n.flat, n.batched = fl, batched
         n._saved = (save_in(indices),)
-        return make(out, True, n)
-    return make(out)
+        return keep_format(x, make(out, True, n), (4,))
+    return keep_format(x, make(out), (4,))
 
 
 # -- fractional max pool (2-D) -----------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from .._rng import cuda as _rng_cuda, philox as _philox
 from .._tensor import Tensor, _make
 from .creation import _spec, _new, _finish, _fill_inplace, _size, _dt, _device_arg, check_alloc
 from ._core import broadcast_shape
+from . import conversion as _cv
+from .. import _memory_format as _mf
 
 __all__ = ["rand_like", "randn_like", "randint_like", "rand", "randn", "randint", "randperm", "normal", "bernoulli",
            "multinomial", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "Generator",
@@ -289,18 +291,41 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     return _finish(_new(lambda sh: m.randperm(g, n, dt.np), (n,), dt), requires_grad, dev)
 
 
+def _laid_like(t, input, fmt, fn):
+    """A fresh *_like result `t` (drawn in C order) under the layout of torch's *_like of `input`: torch draws
+    into memory order, so the draws keep their order in memory."""
+    if fmt is not None or not input._data.flags.c_contiguous:
+        t._data = _cv.restride(t._data, _cv.like_strides(input, fmt, fn))
+    return t
+
+
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return rand(input._data.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    return _laid_like(rand(input._data.shape, dtype=dtype or input.dtype, device=device or input.device,
+                           requires_grad=requires_grad), input, memory_format, "rand_like")
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return randn(input._data.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    if memory_format is None and input._data.flags.c_contiguous:
+        return randn(input._data.shape, dtype=dtype or input.dtype, device=device or input.device,
+                     requires_grad=requires_grad)
+    st = _cv.like_strides(input, memory_format, "randn_like")
+    dt = _dt(dtype, None, "randn_like") if dtype is not None else input.dtype
+    dev = _device_arg(device) if device is not None else input.device
+    m, g = _source(None, dev, "randn_like")
+    if st is None or m is not _rng or dt.is_complex or _mf.is_contiguous_as(input.shape, st, _mf.contiguous_format):
+        return _laid_like(randn(input._data.shape, dtype=dt, device=dev, requires_grad=requires_grad), input,
+                          memory_format, "randn_like")
+    # a non-contiguous result: torch's normal_ draws one value at a time (no 16-wide fill), in memory order
+    arr = _new(lambda sh: m.normal(g, sh, 0.0, 1.0, dt.np, contiguous=False), input._data.shape, dt)
+    return _finish(_cv.restride(arr, st), requires_grad, dev)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, **kw):
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+                 **kw):
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device)
+    return _laid_like(randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device or input.device),
+                      input, memory_format, "randint_like")
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -379,11 +404,23 @@ def _float_arg(v, fn, arg, pos):
     return float(_args.number_arg(v, fn, arg, pos))
 
 
+def _drawn(x, m, draw):
+    """draw(shape, contiguous) for the elements of x in the order torch's CPU kernels fill them: memory order
+    (TensorIterator's dimension order) when x is not contiguous, which also takes torch's one-at-a-time
+    paths (contiguous=False)."""
+    a = x._data
+    if a.flags.c_contiguous or m is not _rng:
+        return draw(a.shape, True)
+    perm = _mf.dim_order(a.shape, x.stride())[::-1]             # outermost first
+    vals = draw(tuple(a.shape[d] for d in perm), False)
+    return vals.transpose(np.argsort(perm))
+
+
 def uniform_(x, a=0, b=1, *, generator=None):
     a, b = _float_arg(a, "uniform_", "from", 1), _float_arg(b, "uniform_", "to", 2)
     m, g = _src_of(x, generator, "uniform_")
-    return _fill_inplace(x, _pairs(lambda s, dt: m.uniform(g, s, a, b, dt), x._data.shape, x._data.dtype),
-                         "UniformBackward0")
+    return _fill_inplace(x, _drawn(x, m, lambda sh, c: _pairs(lambda s, dt: m.uniform(g, s, a, b, dt), sh,
+                                                              x._data.dtype)), "UniformBackward0")
 
 
 def normal_(x, mean=0, std=1, *, generator=None):
@@ -393,8 +430,10 @@ def normal_(x, mean=0, std=1, *, generator=None):
     m, g = _src_of(x, generator, "normal_")
     if x._data.dtype.kind == "c":       # PyTorch: std / sqrt(2) for each of the two parts
         std = std / math.sqrt(2.0)
-    return _fill_inplace(x, _pairs(lambda s, dt: m.normal(g, s, mean, std, dt), x._data.shape, x._data.dtype),
-                         "NormalBackward0")
+    def draw(sh, c):        # (contiguous=False: torch's one-at-a-time path, the CPU replica only)
+        return _pairs(lambda s, dt: m.normal(g, s, mean, std, dt) if c else
+                      m.normal(g, s, mean, std, dt, contiguous=False), sh, x._data.dtype)
+    return _fill_inplace(x, _drawn(x, m, draw), "NormalBackward0")
 
 
 def random_(x, *args, generator=None, **kw):
@@ -416,7 +455,8 @@ def random_(x, *args, generator=None, **kw):
         if low is None:
             low = 0
     m, g = _src_of(x, generator, "random_")
-    return _fill_inplace(x, m.random_(g, x._data.shape, x._data.dtype, low, high), f"RandomBackward{len(args)}")
+    return _fill_inplace(x, _drawn(x, m, lambda sh, c: m.random_(g, sh, x._data.dtype, low, high)),
+                         f"RandomBackward{len(args)}")
 
 
 def bernoulli_(x, p=0.5, *, generator=None):
@@ -425,29 +465,31 @@ def bernoulli_(x, p=0.5, *, generator=None):
         pa = p._data if m is _rng_cuda else backend.to_host(p._data)
         arr = m.bernoulli_tensor(g, np.broadcast_to(pa, x._data.shape), x._data.dtype)
     else:
-        arr = m.bernoulli_scalar(g, x._data.shape, _float_arg(p, "bernoulli_", "p", 1), x._data.dtype)
+        p = _float_arg(p, "bernoulli_", "p", 1)
+        arr = _drawn(x, m, lambda sh, c: m.bernoulli_scalar(g, sh, p, x._data.dtype))
     return _fill_inplace(x, arr, "BernoulliBackward1" if isinstance(p, Tensor) else "BernoulliBackward2")
 
 
 def exponential_(x, lambd=1, *, generator=None):
     lambd = _float_arg(lambd, "exponential_", "lambd", 1)
     m, g = _src_of(x, generator, "exponential_")
-    return _fill_inplace(x, m.exponential(g, x._data.shape, lambd, x._data.dtype), "ExponentialBackward0")
+    return _fill_inplace(x, _drawn(x, m, lambda sh, c: m.exponential(g, sh, lambd, x._data.dtype)),
+                         "ExponentialBackward0")
 
 
 def geometric_(x, p, *, generator=None):
     p = _float_arg(p, "geometric_", "p", 1)
     m, g = _src_of(x, generator, "geometric_")
-    return _fill_inplace(x, m.geometric(g, x._data.shape, p, x._data.dtype))
+    return _fill_inplace(x, _drawn(x, m, lambda sh, c: m.geometric(g, sh, p, x._data.dtype)))
 
 
 def log_normal_(x, mean=1, std=2, *, generator=None):
     mean, std = _float_arg(mean, "log_normal_", "mean", 1), _float_arg(std, "log_normal_", "std", 2)
     m, g = _src_of(x, generator, "log_normal_")
-    return _fill_inplace(x, m.log_normal(g, x._data.shape, mean, std, x._data.dtype))
+    return _fill_inplace(x, _drawn(x, m, lambda sh, c: m.log_normal(g, sh, mean, std, x._data.dtype)))
 
 
 def cauchy_(x, median=0, sigma=1, *, generator=None):
     median, sigma = _float_arg(median, "cauchy_", "median", 1), _float_arg(sigma, "cauchy_", "sigma", 2)
     m, g = _src_of(x, generator, "cauchy_")
-    return _fill_inplace(x, m.cauchy(g, x._data.shape, median, sigma, x._data.dtype))
+    return _fill_inplace(x, _drawn(x, m, lambda sh, c: m.cauchy(g, sh, median, sigma, x._data.dtype)))

@@ -14,6 +14,7 @@ from ..autograd.graph import Node
 from .arithmetic import div
 from .binary import maximum, minimum
 from .sorting import named, selected, _SelectNode as _Sel
+from .conversion import c_result
 from .._autocast_state import state as _acs
 from . import _autocast as _ac
 
@@ -90,7 +91,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
             return make(as_array(y), True, n)
         return make(as_array(y))
     axes = _dims(dim, a.ndim)
-    y = quiet(np.sum, a, axes, None, None, keepdim)
+    y = c_result(as_array(quiet(np.sum, a, axes, None, None, keepdim)), a)
     if input._rg and grad.enabled:
         n = SumBackward1((edge(input),))
         n.in_shape = input._data.shape
@@ -143,6 +144,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         y = as_array(quiet(np.mean, a, axes, np.float32, None, keepdim)).astype(a.dtype)
     else:
         y = as_array(quiet(np.mean, a, axes, None, None, keepdim))
+    y = c_result(y, a)
     cnt = 1
     for ax in axes:
         cnt *= a.shape[ax]
@@ -231,7 +233,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dt is not None:
         a = a.astype(dt)
     axes = _dims(dim, a.ndim)
-    y = as_array(np.nansum(ordered(a), axis=axes, keepdims=keepdim)).astype(a.dtype, copy=False)
+    y = c_result(as_array(np.nansum(ordered(a), axis=axes, keepdims=keepdim)).astype(a.dtype, copy=False), a)
     if a.dtype.kind in "fcV":
         w = (~np.isnan(input._data)).astype(input._data.dtype)
     else:
@@ -312,7 +314,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dt is not None:
         a = a.astype(dt)
     axes = _dims(dim, a.ndim)
-    y = as_array(np.prod(a, axis=axes, keepdims=keepdim if dim is not None else False))
+    y = c_result(as_array(np.prod(a, axis=axes, keepdims=keepdim if dim is not None else False)), a)
     if input._rg and grad.enabled:
         n = (ProdBackward0 if dim is None else ProdBackward1)((edge(input),))
         n.in_shape = a.shape
@@ -409,7 +411,7 @@ def _amax_like(name, fn, cls, input, dim, keepdim):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                            "Specify the reduction dim with the 'dim' argument.")
     _check_nonempty(name, a, axes)
-    y = as_array(fn(a, axis=axes, keepdims=keepdim))
+    y = c_result(as_array(fn(a, axis=axes, keepdims=keepdim)), a)
     w = None
     if input._rg and grad.enabled:
         w = _even_weights(a, _keep(y, a.shape, axes, keepdim), axes, False)
@@ -489,7 +491,7 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
 def _logic_red(fn, input, dim, keepdim):
     a = input._data
     axes = _dims(dim, a.ndim)
-    y = as_array(fn(a, axis=axes, keepdims=keepdim))
+    y = c_result(as_array(fn(a, axis=axes, keepdims=keepdim)), a)
     if a.dtype == np.uint8:
         y = y.astype(np.uint8)
     return make(y)
@@ -506,7 +508,7 @@ def any(input, dim=None, keepdim=False, *, out=None):
 def count_nonzero(input, dim=None):
     a = input._data
     axes = _dims(dim, a.ndim)
-    return make(as_array(np.count_nonzero(a, axis=axes) if a.ndim else (a != 0), np.int64))
+    return make(c_result(as_array(np.count_nonzero(a, axis=axes) if a.ndim else (a != 0), np.int64), a))
 
 
 

@@ -10,6 +10,7 @@ from .._tensor import _wrap_dim
 from ._core import make, edge, save_in, save_out, grad, _inplace, holomorphic, no_complex, as_array
 from ..autograd.graph import Node
 from .sorting import named, selected, _SelectNode, select_backward
+from .conversion import c_result
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin"]
 
@@ -55,7 +56,7 @@ def _cumsum(input, dim, dtype=None, reverse=False):
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     dt = _cum_dtype(a, dtype)
-    y = as_array(_cumsum_arr(a.astype(dt, copy=False), d, reverse), dt)
+    y = c_result(as_array(_cumsum_arr(a.astype(dt, copy=False), d, reverse), dt), a)
     if input._rg and grad.enabled:
         n = CumsumBackward0((edge(input),))
         n.dim = d
@@ -126,7 +127,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     d = _wrap_dim(dim, a.ndim)
     dt = _cum_dtype(a, dtype, "cumprod")
     a2 = a.astype(dt, copy=False)
-    y = as_array(a2.copy() if a.ndim == 0 else np.cumprod(a2, axis=d), dt)
+    y = c_result(as_array(a2.copy() if a.ndim == 0 else np.cumprod(a2, axis=d), dt), a)
     if input._rg and grad.enabled:
         n = CumprodBackward0((edge(input),))
         n.dim = d

@@ -12,6 +12,7 @@ from .._tensor import _wrap_dim, Size
 from ._core import Tensor, make, edge, grad, broadcast_shape, _inplace, broadcast_error, as_array
 from ..autograd.graph import Node
 from .conversion import clone
+from .. import _memory_format as _mf
 from .creation import check_alloc
 from .gather_scatter import index_select
 from . import views as V
@@ -153,7 +154,7 @@ def flip(x, dims):
     if not isinstance(dims, (tuple, list)):
         raise TypeError(f"flip(): argument 'dims' must be tuple of ints, not {_args.type_name(dims)}")
     d = _dims_arg(_args.int_list(dims, "flip", "dims", 2), x._data.ndim)
-    y = np.flip(x._data, d).copy() if d else x._data.copy()
+    y = np.flip(x._data, d).copy(order="K") if d else x._data.copy(order="K")      # (torch keeps the layout)
     return _unary(x, y, FlipBackward0, dims=d)
 
 
@@ -258,7 +259,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         x = V.reshape(x, (1,))
     shp = x._data.shape
     e = V.expand(V.unsqueeze(x, d + 1), shp[:d + 1] + (r,) + shp[d + 1:])
-    return V.view(clone(e), shp[:d] + (shp[d] * r,) + shp[d + 1:])
+    return V.view(clone(e, _mf.contiguous_format), shp[:d] + (shp[d] * r,) + shp[d + 1:])
 
 
 def _tri_mask(shape, k, lower, like=None):

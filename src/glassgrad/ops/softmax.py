@@ -110,6 +110,8 @@ def _softmax(input, dim, dtype, log):
         y = quiet(_softmax_arr, a.astype(np.float32), d, log).astype(a.dtype)
     else:
         y = quiet(_softmax_arr, a, d, log)
+    if not y.flags.c_contiguous:
+        y = np.ascontiguousarray(y, like=y)         # torch's softmax writes a contiguous result
     if input._rg and grad.enabled:
         n = (LogSoftmaxBackward0 if log else SoftmaxBackward0)((edge(input),))
         n.dim = d

@@ -17,6 +17,7 @@ from ..autograd.graph import Node
 from .reduction import (_dims, _expand_back, _keep, _count, _even_weights, _mask_node, _MaskScale,
                         _check_nonempty, _name_c)
 from .sorting import named, selected, _SelectNode
+from .conversion import c_result
 from ._core import NotImplementedNode, no_complex
 
 __all__ = ["var", "std", "norm", "logsumexp", "median", "nanmedian", "mode", "kthvalue", "histc", "bincount", "histogram"]
@@ -75,7 +76,7 @@ class StdBackward0(Node):           # y = sqrt(var); dx = gy (x - mean) / ((n - 
 
 
 def _var_out(cls, input, a, y, axes, keepdim, corr, n, save_result):
-    y = as_array(y, a.real.dtype)
+    y = c_result(as_array(y, a.real.dtype), a)
     if input._rg and grad.enabled:
         nd = cls((edge(input),))
         nd.in_shape = a.shape
@@ -190,7 +191,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
             if a.shape[ax] == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on the dimension {ax}"
                                    "because this dimension is empty and the operation does not have an identity")
-    y = as_array(_vector_norm(a, p, axes, keepdim), a.real.dtype)       # complex input: a real norm
+    y = c_result(as_array(_vector_norm(a, p, axes, keepdim), a.real.dtype), a)       # complex input: a real norm
     if input._rg and grad.enabled:
         n = LinalgVectorNormBackward0((edge(input),))
         n.in_shape = a.shape
@@ -233,7 +234,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
         y = np.log(np.sum(np.exp(a - m), axis=axes, keepdims=True)) + m
     if not keepdim:
         y = y.reshape(np.sum(a, axis=axes).shape)
-    y = as_array(y, a.dtype)
+    y = c_result(as_array(y, a.dtype), a)
     if input._rg and grad.enabled:
         n = LogsumexpBackward0((edge(input),))
         n.in_shape = a.shape

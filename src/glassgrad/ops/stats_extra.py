@@ -16,6 +16,7 @@ from .._tensor import _wrap_dim
 from ._core import make, Tensor, edge, grad, NotImplementedNode, as_array
 from .linalg_solve import _LaNode, wrap
 from .reduction import _dims, _count, mean
+from .conversion import c_result
 from .statistics import var, _fused_linspace
 from .sorting import named
 from .ternary import where
@@ -291,7 +292,7 @@ def logcumsumexp(input, dim, *, out=None):
             y = np.logaddexp.accumulate(a, axis=d)
         else:
             y = _logaddexp_scan(a, d)
-    return wrap((as_array(y, a.dtype),), LogcumsumexpBackward0, (input,), (0,), (0,), d)[0]
+    return wrap((c_result(as_array(y, a.dtype), a),), LogcumsumexpBackward0, (input,), (0,), (0,), d)[0]
 
 
 def _logaddexp_scan(a, d):

@@ -7,6 +7,7 @@ and a matmul with the (dense) interpolation matrix in tensor mode, so double bac
 """
 import numpy as np
 
+from .conversion import keep_format
 from ..backend import contiguous
 from ._core import make, edge, grad
 from ..autograd.graph import Node
@@ -245,8 +246,8 @@ def upsample(x, output_size, scales, mode, align_corners=False):
         n = _node_cls(mode, nd)((edge(x),))
         n.output_size, n.scales, n.align_corners, n.input_shape, n.taps = \
             list(output_size), scales, align_corners, a.shape, bw_taps
-        return make(y, True, n)
-    return make(y)
+        return keep_format(x, make(y, True, n))
+    return keep_format(x, make(y))
 
 
 # -- pixel shuffle ------------------------------------------------------------------------------------
@@ -300,8 +301,8 @@ def _shuffle_out(x, y, node_cls, factor, r):
     if x._rg and grad.enabled:
         n = node_cls((edge(x),))
         setattr(n, factor, r)
-        return make(y, True, n)
-    return make(y)
+        return keep_format(x, make(y, True, n), (4,))
+    return keep_format(x, make(y), (4,))
 
 
 def pixel_shuffle(x, r):

@@ -20,6 +20,7 @@ from .._tensor import Size, _wrap_dim
 from ._core import make, edge, grad, check_inplace, sum_to
 from ..autograd.graph import Node
 from .conversion import view_dtype, clone
+from .. import _memory_format as _mf
 from .reduction import _dims
 
 __all__ = ["view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "permute", "movedim",
@@ -142,7 +143,7 @@ def reshape(x, *shape):
             arr = _device_view(a, shape)
     except AttributeError:
         # not expressible as a view: copy (PyTorch: clone + _unsafe_view)
-        c = clone(x)
+        c = clone(x, _mf.contiguous_format)
         arr = c._data.reshape(shape)
         if c._rg and grad.enabled:
             n = UnsafeViewBackward0((edge(c),))

@@ -398,7 +398,11 @@ class Module(StateDictMethods):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
 
+        fmt = kwargs.get("memory_format")
+
         def convert(t):
+            if fmt is not None and t.dim() in (4, 5):    # torch: 4-d and 5-d tensors only take the format
+                return t.to(device, dtype if t.is_floating_point() else None, memory_format=fmt)
             if dtype is not None and t.is_floating_point():
                 return t.to(device, dtype) if device is not None else t.to(dtype)
             return t.to(device) if device is not None else t
