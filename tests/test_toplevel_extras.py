@@ -187,7 +187,7 @@ def test_dtype_info_and_default(name):
 
 
 def test_chalf_is_complex32_and_half_complex():
-    assert gg.chalf is gg.complex32
+    assert gg.chalf is gg.complex32 and gg.bit is gg.uint1 and torch.bit is torch.uint1
     same(lambda T: T.float16.to_complex())
     same(lambda T: T.bfloat16.to_complex())
     same(lambda T: T.complex32.to_real())

@@ -14,7 +14,7 @@ from ._dtype import (dtype, float16, bfloat16, finfo, iinfo,  # noqa: E402
                      double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
                      can_cast, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu,
                      complex64, complex128, cfloat, cdouble)
-from ._dtype import (complex32, chalf, float4_e2m1fn_x2, bits1x8, bits2x4, bits4x2, bits8, bits16,  # noqa: E402,F401
+from ._dtype import (complex32, chalf, float4_e2m1fn_x2, bit, bits1x8, bits2x4, bits4x2, bits8, bits16,  # noqa: E402,F401
                      qint8, quint8, qint32, quint4x2, quint2x4, uint1, uint2, uint3, uint4, uint5, uint6, uint7,
                      int1, int2, int3, int4, int5, int6, int7)
 from ._device import device, set_default_device, get_default_device

@@ -7,7 +7,7 @@ import numpy as np
 
 __all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
            "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
-           "float8_e5m2fnuz", "float8_e8m0fnu", "complex32", "chalf", "float4_e2m1fn_x2", "bits1x8", "bits2x4",
+           "float8_e5m2fnuz", "float8_e8m0fnu", "complex32", "chalf", "float4_e2m1fn_x2", "bit", "bits1x8", "bits2x4",
            "bits4x2", "bits8", "bits16", "qint8", "quint8", "qint32", "quint4x2", "quint2x4",
            *[f"uint{i}" for i in range(1, 8)], *[f"int{i}" for i in range(1, 8)], "get_default_dtype", "set_default_dtype", "promote_types",
            "result_type", "can_cast", "finfo"]
@@ -150,6 +150,7 @@ def _opaque(name, c_name, signed, itemsize=1, cat=4):
 
 
 uint1, uint2, uint3, uint4, uint5, uint6, uint7 = (_opaque(f"uint{i}", f"UInt{i}", False) for i in range(1, 8))
+bit = uint1
 int1, int2, int3, int4, int5, int6, int7 = (_opaque(f"int{i}", f"Int{i}", True) for i in range(1, 8))
 bits1x8, bits2x4, bits4x2, bits8 = (_opaque(n, n.capitalize(), _BITS_SIGNED) for n in
                                     ("bits1x8", "bits2x4", "bits4x2", "bits8"))
