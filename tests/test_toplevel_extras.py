@@ -354,3 +354,16 @@ def test_mps_event_and_profile():
 ])
 def test_record_stream_and_sparse_products(call):
     same(call, message_prefix=120)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, o: T.sym_int(o), lambda T, o: T.sym_float(o), lambda T, o: T.sym_not(o), lambda T, o: T.sym_sqrt(o),
+    lambda T, o: T.sym_max(1, o), lambda T, o: T.sym_min(o, 2), lambda T, o: T.sym_sum([1, o]),
+    lambda T, o: T.sym_sum(o, 2), lambda T, o: T.sym_ite(True, o, o)])
+def test_sym_helpers_dispatch_torch_function(call):
+    class Obj:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return func.__name__, len(args), [type(a).__name__ for a in args]
+
+    assert call(gg, Obj()) == call(torch, Obj())

@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from . import overrides as _ov
+
 __all__ = ["SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt",
            "sym_sum", "sym_ite", "sym_fresh_size", "sym_constrain_range", "sym_constrain_range_for_size"]
 
@@ -63,8 +65,20 @@ class SymBool:
         return builtins.int(self.node.bool_())
 
 
+def _dispatch(fn, args, relevant=None):
+    """torch's __torch_function__ dispatch of the sym_* helpers: (True, result) when an argument's type
+    implements it."""
+    relevant = args if relevant is None else relevant
+    if _ov.has_torch_function(relevant):
+        return True, _ov.handle_torch_function(fn, relevant, *args)
+    return False, None
+
+
 def sym_not(a):
     """``not a`` (a SymBool's own negation when it has one)."""
+    done, r = _dispatch(sym_not, (a,))
+    if done:
+        return r
     if hasattr(a, "__sym_not__"):
         return a.__sym_not__()
     return not a
@@ -72,6 +86,9 @@ def sym_not(a):
 
 def sym_float(a):
     """``float(a)`` (a SymFloat as it is)."""
+    done, r = _dispatch(sym_float, (a,))
+    if done:
+        return r
     if isinstance(a, SymFloat):
         return a
     if hasattr(a, "__sym_float__"):
@@ -81,6 +98,9 @@ def sym_float(a):
 
 def sym_int(a):
     """``int(a)`` (truncating a float, as int() does)."""
+    done, r = _dispatch(sym_int, (a,))
+    if done:
+        return r
     if isinstance(a, SymInt):
         return a
     if isinstance(a, SymFloat):
@@ -107,11 +127,17 @@ def _sym_extremum(fn, a, b):
 
 def sym_max(a, b):
     """max of two numbers; a float when either is a float (unlike builtins.max)."""
+    done, r = _dispatch(sym_max, (a, b))
+    if done:
+        return r
     return _sym_extremum(builtins.max, a, b)
 
 
 def sym_min(a, b):
     """min of two numbers; a float when either is a float (unlike builtins.min)."""
+    done, r = _dispatch(sym_min, (a, b))
+    if done:
+        return r
     return _sym_extremum(builtins.min, a, b)
 
 
@@ -119,11 +145,16 @@ def sym_sum(*args):
     """sum(args); ``sym_sum([a, b])`` and ``sym_sum(a, b)`` both work."""
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = args[0]
+    if _ov.has_torch_function(args):
+        return _ov.handle_torch_function(sym_sum, args, args)
     return builtins.sum(args)
 
 
 def sym_sqrt(a):
     """math.sqrt (of a SymInt's float)."""
+    done, r = _dispatch(sym_sqrt, (a,))
+    if done:
+        return r
     if isinstance(a, SymInt):
         a = sym_float(a)
     if hasattr(a, "__sym_sqrt__"):
@@ -136,6 +167,9 @@ sym_sqrt.__name__ = sym_sqrt.__qualname__ = "_sym_sqrt"
 
 def sym_ite(b, t, f):
     """``t if b else f``; b must be a bool and t, f of one type."""
+    done, r = _dispatch(sym_ite, (b, t, f))
+    if done:
+        return r
     if not isinstance(b, (SymBool, builtins.bool)):
         raise AssertionError(f"expected SymBool or bool, got {type(b)}")
     if type(t) is not type(f):
