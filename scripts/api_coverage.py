@@ -18,7 +18,7 @@ import types
 
 # (label, torch path, glassgrad path, floor from issue 15 or None)
 NAMESPACES = [
-    ("torch.*", "torch", "glassgrad", 0.75),
+    ("torch.*", "torch", "glassgrad", 0.80),
     ("torch.Tensor methods", "torch.Tensor", "glassgrad.Tensor", 0.85),
     ("torch.nn", "torch.nn", "glassgrad.nn", 0.93),
     ("torch.nn.functional", "torch.nn.functional", "glassgrad.nn.functional", 0.92),
@@ -70,6 +70,7 @@ NAMESPACES = [
     ("torch.overrides", "torch.overrides", "glassgrad.overrides", 0.50),
     ("torch.fx", "torch.fx", "glassgrad.fx", 1.00),
     ("torch.distributed", "torch.distributed", "glassgrad.distributed", 0.75),
+    ("torch.mps", "torch.mps", "glassgrad.mps", 1.00),
 ]
 
 

@@ -51,6 +51,7 @@ LAYER_MAP = {
     "_legacy": 4,            # FloatTensor, LongTensor, ...: legacy constructors built on ops.creation
     "_sampling": 4,          # torch.poisson / torch.binomial: distributions' samplers with ops/sampling.py's graph
     "_autocast_state": 0,    # autocast's flags, dtypes, nesting and cast cache (the one flag ops test)
+    "mps.*": 4, "_symbolic": 4, "_toplevel_misc": 4,  # torch.mps (no MPS here), sym_* helpers, small torch.* names
     "amp.*": 4, "cuda.*": 4, "cpu.*": 4, "accelerator.*": 4,  # torch.amp, torch.cuda / cpu, torch.accelerator
     "profiler.*": 4, "hub": 4, "jit.*": 4, "compiler.*": 4, "_dynamo.*": 4,   # torch.profiler / hub / jit / compile
     "random": 4,     # torch.random (fork_rng saves torch.cuda's generators)

@@ -14,6 +14,9 @@ from ._dtype import (dtype, float16, bfloat16, finfo, iinfo,  # noqa: E402
                      double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
                      can_cast, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu,
                      complex64, complex128, cfloat, cdouble)
+from ._dtype import (complex32, chalf, float4_e2m1fn_x2, bit, bits1x8, bits2x4, bits4x2, bits8, bits16,  # noqa: E402,F401
+                     qint8, quint8, qint32, quint4x2, quint2x4, uint1, uint2, uint3, uint4, uint5, uint6, uint7,
+                     int1, int2, int3, int4, int5, int6, int7)
 from ._device import device, set_default_device, get_default_device
 from ._globals import *  # noqa: F401,F403
 from .storage import (UntypedStorage, TypedStorage, is_storage, DoubleStorage, FloatStorage, HalfStorage,  # noqa: F401
@@ -207,6 +210,7 @@ _SUBMODULES += ("signal", "masked")    # torch.signal (windows), torch.masked (r
 # torch.types / functional / torch_version / futures / library (first use)
 _SUBMODULES += ("types", "functional", "torch_version", "futures", "library")
 _SUBMODULES += ("fx",)     # torch.fx: symbolic tracing (first use)
+_SUBMODULES += ("mps",)    # torch.mps: no MPS device here (torch's answers on Linux)
 
 
 def _assert(condition, message):
@@ -216,6 +220,10 @@ from .compiler import compile  # noqa: E402,A001  (loads nn only when it compile
 from .jit import fork, wait, Future  # noqa: E402  (torch.fork / wait / Future: eager futures)
 from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402  (randomized low-rank SVD / PCA, composed of ops)
 from ._lobpcg import lobpcg  # noqa: E402  (LOBPCG eigensolver, composed of ops)
+from ._symbolic import *  # noqa: F401,F403,E402  (sym_int, sym_max, ..., SymInt: eager, on Python numbers)
+from ._toplevel_misc import (compiled_with_cxx11_abi, get_file_path, prepare_multiprocessing_environment,  # noqa: E402,F401
+                             classproperty)
+from .random import thread_safe_generator  # noqa: E402,F401
 
 
 # torch.* names that are nn.functional's functions

@@ -7,28 +7,36 @@ import numpy as np
 
 __all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
            "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
-           "float8_e5m2fnuz", "float8_e8m0fnu", "get_default_dtype", "set_default_dtype", "promote_types",
+           "float8_e5m2fnuz", "float8_e8m0fnu", "complex32", "chalf", "float4_e2m1fn_x2", "bit", "bits1x8", "bits2x4",
+           "bits4x2", "bits8", "bits16", "qint8", "quint8", "qint32", "quint4x2", "quint2x4",
+           *[f"uint{i}" for i in range(1, 8)], *[f"int{i}" for i in range(1, 8)], "get_default_dtype", "set_default_dtype", "promote_types",
            "result_type", "can_cast", "finfo"]
 
 _builtin_bool = bool
 
 
 class dtype:
-    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_cat", "_legacy")
+    __slots__ = ("name", "np", "is_floating_point", "_signed", "itemsize", "_cat", "_legacy")
 
     def __init__(self, name, np_dtype, cat, legacy, itemsize=None):
         self.name = name
         if np_dtype is not None:        # None: bfloat16, whose NumPy dtype ml_dtypes gives on first use
             self.np = np.dtype(np_dtype)
         self.is_floating_point = cat == 2
-        self.is_signed = name not in ("uint8", "uint16", "uint32", "uint64", "bool", "float8_e8m0fnu")
+        self._signed = name not in ("uint8", "uint16", "uint32", "uint64", "bool", "float8_e8m0fnu")
         self.itemsize = self.np.itemsize if itemsize is None else itemsize
-        self._cat = cat          # 0 bool, 1 integer, 2 floating, 3 complex
+        self._cat = cat          # 0 bool, 1 integer, 2 floating, 3 complex, 4 no tensors here (_OPAQUE)
         self._legacy = legacy    # legacy tensor type name, e.g. FloatTensor
 
     @property
     def is_complex(self):
         return self._cat == 3
+
+    @property
+    def is_signed(self):
+        if self._signed.__class__ is str:      # the bits and quantized types: torch's error
+            raise RuntimeError(self._signed)
+        return self._signed
 
     def __getattr__(self, name):
         # reached only while a slot is unset: bfloat16's (a float8's) .np before ml_dtypes is loaded
@@ -36,6 +44,9 @@ class dtype:
             return _load_bfloat16().np
         if name == "np" and self.name in _FLOAT8:
             return _load_ml(self).np
+        if name == "np" and self.name in _OPAQUE:
+            raise TypeError(f"glassgrad has no tensors of dtype torch.{self.name} (torch's sub-byte, "
+                            "bits, quantized and complex32 tensors are not supported)")
         raise AttributeError(f"'torch.dtype' object has no attribute '{name}'")
 
     @property
@@ -60,9 +71,6 @@ class dtype:
         try:
             return _TO_COMPLEX[self.name]
         except KeyError:
-            if self._cat == 2:       # float16's complex32 (chalf)
-                raise TypeError(f"glassgrad has no complex type for {self}: complex32 (chalf) tensors are not "
-                                "supported") from None
             raise RuntimeError(f"Unknown Complex ScalarType for {self.name_c}") from None
 
 
@@ -93,8 +101,8 @@ _FLOAT8 = {d.name: d for d in (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, floa
 
 complex64 = dtype("complex64", np.complex64, 3, "ComplexFloatTensor")
 complex128 = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor")
-_TO_REAL = {"complex64": float32, "complex128": float64}
-_TO_COMPLEX = {"float32": complex64, "float64": complex128}    # complex32 (float16's) is not in glassgrad
+_TO_REAL = {"complex64": float32, "complex128": float64, "complex32": float16}
+_TO_COMPLEX = {"float32": complex64, "float64": complex128, "bfloat16": complex64}
 
 _C_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
             "int32": "Int", "int64": "Long", "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32",
@@ -128,6 +136,38 @@ def _np_name(d):
     return d.name if d.__class__ is dtype else np.dtype(d).name      # a glassgrad dtype, or a NumPy one
 
 
+# torch's dtypes that glassgrad has no tensors of (no NumPy dtype): the dtype objects with torch's names,
+# sizes, flags, promotion and errors.  uint1..7 / int1..7: sub-byte integers; bits*: opaque bit containers;
+# float4_e2m1fn_x2: two packed fp4 values; complex32 (chalf): complex float16; q*: quantized integers.
+_Q_SIGNED, _BITS_SIGNED = "isSignedType not supported for quantized types", "Bits types are undefined"
+_OPAQUE = {}
+
+
+def _opaque(name, c_name, signed, itemsize=1, cat=4):
+    d = _OPAQUE[name] = dtype(name, None, cat, None, itemsize=itemsize)
+    d._signed, _C_NAMES[name] = signed, c_name
+    return d
+
+
+uint1, uint2, uint3, uint4, uint5, uint6, uint7 = (_opaque(f"uint{i}", f"UInt{i}", False) for i in range(1, 8))
+bit = uint1
+int1, int2, int3, int4, int5, int6, int7 = (_opaque(f"int{i}", f"Int{i}", True) for i in range(1, 8))
+bits1x8, bits2x4, bits4x2, bits8 = (_opaque(n, n.capitalize(), _BITS_SIGNED) for n in
+                                    ("bits1x8", "bits2x4", "bits4x2", "bits8"))
+bits16 = _opaque("bits16", "Bits16", _BITS_SIGNED, 2)
+float4_e2m1fn_x2 = _opaque("float4_e2m1fn_x2", "Float4_e2m1fn_x2", True, 1, 2)
+complex32 = _opaque("complex32", "ComplexHalf", True, 4, 3)
+qint8, quint8 = _opaque("qint8", "QInt8", _Q_SIGNED), _opaque("quint8", "QUInt8", _Q_SIGNED)
+qint32 = _opaque("qint32", "QInt32", _Q_SIGNED, 4)
+quint4x2, quint2x4 = _opaque("quint4x2", "QUInt4x2", _Q_SIGNED), _opaque("quint2x4", "QUInt2x4", _Q_SIGNED)
+chalf = complex32
+_TO_COMPLEX["float16"] = complex32
+_QUANTIZED = {n for n in _OPAQUE if n.startswith(("qint", "quint"))}
+_BITS = {n for n in _OPAQUE if n.startswith("bits")}
+_BAREBONES_UNSIGNED = {f"uint{i}" for i in range(1, 8)} | {"uint16", "uint32", "uint64"}
+_NO_PROMOTION_INDEX = {f"int{i}" for i in range(1, 8)} | {"float4_e2m1fn_x2"}
+
+
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
@@ -138,6 +178,7 @@ _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME["bfloat16"] = bfloat16
 _BY_NAME.update(_FLOAT8)
 _FROM_NP = {d.np: d for d in ALL}
+_BY_NAME.update(_OPAQUE)
 _FROM_NP_TYPE = {d.np.type: d for d in ALL}
 
 
@@ -272,6 +313,8 @@ def get_default_dtype():
 def set_default_dtype(d):
     if d.__class__ is not dtype or not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
+    if d.name in _OPAQUE:
+        raise TypeError(f"couldn't find storage object {d.name_c}Storage")
     _default[0] = d
 
 
@@ -287,14 +330,18 @@ def promote_types(a, b):
         _dtype_arg(a, "promote_types", "type1", 1), _dtype_arg(b, "promote_types", "type2", 2)
     if a is b:
         return a
+    if a._cat == 4 or b._cat == 4 or a.name in _OPAQUE or b.name in _OPAQUE:
+        _promote_opaque(a, b)
     if a.name in _FLOAT8 or b.name in _FLOAT8:
         raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote {a.name_c} and "
                            f"{b.name_c}")
-    if (a in _LIMITED or b in _LIMITED) and a._cat != 2 and b._cat != 2:
+    if (a.name in _BAREBONES_UNSIGNED or b.name in _BAREBONES_UNSIGNED) and a._cat != 2 and b._cat != 2:
         raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
                            f"{a.name_c} and {b.name_c}")
     if a._cat == 3 or b._cat == 3:      # complex: the complex type of the promoted real parts
         return promote_types(a.to_real(), b.to_real()).to_complex()
+    if a.name in _BAREBONES_UNSIGNED or b.name in _BAREBONES_UNSIGNED:
+        return a if a._cat == 2 else b          # (a sub-byte unsigned type with a floating type)
     if a._cat == 2 or b._cat == 2:
         if a._cat == 2 and b._cat == 2:
             if a.itemsize == b.itemsize:        # float16 with bfloat16: neither holds the other
@@ -302,6 +349,26 @@ def promote_types(a, b):
             return a if a.itemsize >= b.itemsize else b
         return a if a._cat == 2 else b
     return _FROM_NP[np.promote_types(a.np, b.np)]
+
+
+def _promote_opaque(a, b):
+    """torch's checks, in its order, when either is one of the _OPAQUE dtypes (returns: the usual rules go on)."""
+    if a.name in _QUANTIZED or b.name in _QUANTIZED:
+        raise RuntimeError("promoteTypes with quantized numbers is not handled yet; figure out what the correct "
+                           f"rules should be, offending types: {a.name_c} {b.name_c}")
+    if a.name in _BITS or b.name in _BITS:
+        raise RuntimeError(f"Promotion from {a.name_c} and {b.name_c} is unsupported.")
+    if a.name in _FLOAT8 or b.name in _FLOAT8:
+        return
+    if a.name in _BAREBONES_UNSIGNED or b.name in _BAREBONES_UNSIGNED:
+        if a.is_floating_point or b.is_floating_point:
+            return
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{a.name_c} and {b.name_c}")
+    if a.name in _NO_PROMOTION_INDEX or b.name in _NO_PROMOTION_INDEX:
+        ix = "ix_a" if a.name in _NO_PROMOTION_INDEX else "ix_b"
+        raise RuntimeError(f"{ix} != -1 INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/c10/core/ScalarType.cpp\":"
+                           f"{103 if ix == 'ix_a' else 104}, please report a bug to PyTorch. ")
 
 
 def _combine(higher, lower):
@@ -363,7 +430,12 @@ def result_type(*operands):
 
 def can_cast(from_, to):
     """torch.can_cast: casting to a lower category is not allowed."""
-    return _dtype_arg(from_, "can_cast", "from_", 1)._cat <= _dtype_arg(to, "can_cast", "to", 2)._cat
+    a, b = _dtype_arg(from_, "can_cast", "from_", 1), _dtype_arg(to, "can_cast", "to", 2)
+    if a._cat == 3 and b._cat != 3:
+        return False
+    if a.is_floating_point and b._cat == 1:     # (not to the sub-byte integers, which torch's rule omits)
+        return False
+    return not (a is not bool and b is bool)
 
 
 _F8_INFO = {"float8_e4m3fn": (0.125, 448.0, 2.0 ** -6), "float8_e5m2": (0.25, 57344.0, 2.0 ** -14),
@@ -373,12 +445,19 @@ _F8_INFO = {"float8_e4m3fn": (0.125, 448.0, 2.0 ** -6), "float8_e5m2": (0.25, 57
 
 class finfo:
     """torch.finfo: the machine limits of a floating dtype (bfloat16's are fixed here, so they need no ml_dtypes)."""
-    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype", "_op")
+    # float4_e2m1fn_x2's: torch gives its bits and raises for every other limit (left unset: __getattr__)
+    _UNSET = {"eps": "epsilon", "max": "max", "min": "lowest", "tiny": "min", "smallest_normal": "min",
+              "resolution": "digits10", "dtype": "dtype"}
 
     def __init__(self, type=None):
         d = _default[0] if type is None else type
         if d.__class__ is dtype and d._cat == 3:
             d = d.to_real()         # torch: a complex dtype's limits are those of its real parts
+        self._op = None
+        if d.__class__ is dtype and d.name in _OPAQUE and d.is_floating_point:
+            self.bits, self._op = 8, d
+            return
         if d.__class__ is not dtype or not d.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
         if d.name == "bfloat16":         # 8 exponent bits as float32, 8 significand bits (7 stored)
@@ -393,13 +472,22 @@ class finfo:
         self.bits, self.eps, self.max, self.min, self.tiny = bits, eps, mx, lo, tiny
         self.smallest_normal, self.resolution, self.dtype = tiny, res, d.name
 
+    def __getattr__(self, name):
+        if name in finfo._UNSET and self._op is not None:
+            raise NotImplementedError(f'"{finfo._UNSET[name]}" not implemented for \'{self._op.name_c}\'')
+        raise AttributeError(f"'torch.finfo' object has no attribute '{name}'")
+
     def __eq__(self, other):
+        if self._op is not None or getattr(other, "_op", None) is not None:
+            return other.__class__ is finfo and self._op is other._op
         return other.__class__ is finfo and self.dtype == other.dtype
 
     def __hash__(self):
         return hash(("finfo", self.dtype))
 
     def __repr__(self):
+        if self._op is not None:
+            raise TypeError("bad argument type for built-in operation")
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
@@ -408,17 +496,28 @@ class finfo:
 
 class iinfo:
     """torch.iinfo: the machine limits of an integer dtype (bits, min, max and the dtype's name)."""
-    __slots__ = ("bits", "max", "min", "dtype")
+    __slots__ = ("bits", "max", "min", "dtype", "_op")
 
     def __init__(self, type):
         if type.__class__ is not dtype:
             raise TypeError(f"iinfo(): argument 'type' (position 1) must be torch.dtype, not {type.__class__.__name__}")
         if type is bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
-        if type.is_floating_point or type.is_complex:
+        self._op = None
+        if type.name in _QUANTIZED:         # its integer's limits; its dtype raises (left unset: __getattr__)
+            self._op, type = type, {"qint8": int8, "qint32": int32}.get(type.name, uint8)
+            ii = np.iinfo(type.np)
+            self.bits, self.min, self.max = ii.bits, _pyint(ii.min), _pyint(ii.max)
+            return
+        if type.is_floating_point or type.is_complex or type._cat == 4:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         ii = np.iinfo(type.np)
         self.bits, self.min, self.max, self.dtype = ii.bits, _pyint(ii.min), _pyint(ii.max), type.name
+
+    def __getattr__(self, name):
+        if name == "dtype" and self._op is not None:
+            raise NotImplementedError(f'"dtype" not implemented for \'{self._op.name_c}\'')
+        raise AttributeError(f"'torch.iinfo' object has no attribute '{name}'")
 
     def __eq__(self, other):
         return other.__class__ is iinfo and self.dtype == other.dtype

@@ -121,3 +121,15 @@ class TensorMoreMethods:
     @volatile.setter
     def volatile(self, value):
         _ops.tensor_misc.set_volatile(self, value)
+
+    def hash_tensor(self, dim=None, *, keepdim=False, mode=0):
+        return _ops.reduction.hash_tensor(self, dim, keepdim=keepdim, mode=mode)
+
+    def record_stream(self, s):
+        return _ops.tensor_misc.record_stream(self, s)
+
+    def smm(self, mat2):          # (a dense self: torch's "only on sparse tensors" error)
+        return _ops.sparse_ops.smm(self, mat2)
+
+    def sspaddmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _ops.sparse_ops.sspaddmm(self, mat1, mat2, beta=beta, alpha=alpha)

@@ -249,6 +249,13 @@ OPS = [
     OpInfo("count_nonzero", lambda T, a, *d: T.count_nonzero(a, *d),
            lambda rng, dt: [s for s in red_samples(gen=_ints)(rng, dt) if not s.kwargs],
            dtypes=("bool", "float32", "int64"), differentiable=False),
+    OpInfo("hash_tensor", lambda T, a, *d, **k: T.hash_tensor(a, *d, **k),
+           lambda rng, dt: red_samples(gen=_ints, empty=False)(rng, dt) + [Sample(_ints(rng, (0, 3), dt), 1)],
+           dtypes=("bool", "float32", "float64", "int64", "uint8"), differentiable=False,
+           errors=lambda: [ErrorSample(Sample(np.zeros((0, 3))), RuntimeError, "Expected reduction dim to be specified"),
+                           ErrorSample(Sample(np.zeros(2, np.complex64)), NotImplementedError,
+                                       '"xor_sum_cpu" not implemented for \'ComplexFloat\''),
+                           ErrorSample(Sample(np.zeros(2), mode=1), RuntimeError, "Unknown hash_tensor mode: 1")]),
     # median / nanmedian / mode / kthvalue
     OpInfo("median_full", lambda T, a: T.median(a),
            lambda rng, dt: [Sample(distinct(rng, (3, 4), dt), name="even"), Sample(distinct(rng, (5,), dt), name="odd"),

@@ -1,12 +1,12 @@
 """Reductions.
 
-ops: sum mean nansum nanmean prod max min amax amin aminmax argmax argmin all any count_nonzero
+ops: sum mean nansum nanmean prod max min amax amin aminmax argmax argmin all any count_nonzero hash_tensor
 (statistics and norms: ops/statistics.py; running sums and extremes: ops/scans.py)
 """
 
 import numpy as np
 
-from .. import _dtype
+from .. import _args, _dtype
 from ..backend import as_array
 from .._tensor import _wrap_dim
 from ._core import Tensor, make, edge, save_in, save_out, grad, quiet, ordered, holomorphic, no_complex
@@ -19,7 +19,7 @@ from .._autocast_state import state as _acs
 from . import _autocast as _ac
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax",
-           "argmin", "all", "any", "count_nonzero"]
+           "argmin", "all", "any", "count_nonzero", "hash_tensor"]
 
 
 def _dims(dim, ndim):
@@ -511,6 +511,42 @@ def count_nonzero(input, dim=None):
     return make(c_result(as_array(np.count_nonzero(a, axis=axes) if a.ndim else (a != 0), np.int64), a))
 
 
+
+
+def hash_tensor(input, dim=None, *, keepdim=False, mode=0, out=None):
+    """The xor of the elements' 64 bits (floats as float64, integers and bools as int64) over `dim` (all
+    dims by default), as uint64; not differentiable (mode 0, torch's only mode)."""
+    a = input._data
+    if isinstance(dim, (list, tuple)):
+        for k, d in enumerate(dim):
+            if _args.as_int(d) is None:
+                raise TypeError("hash_tensor(): argument 'dim' (position 2) must be tuple of ints, but found element "
+                                f"of type {type(d).__name__} at pos {k}")
+    dims = None if dim is None else _args.int_list(dim, "hash_tensor", "dim", 2)
+    mode = _args.int_arg(mode, "hash_tensor", "mode")
+    if a.size == 0 and not dims:
+        raise RuntimeError("hash_tensor: Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                           "reduction dim with the 'dim' argument.")
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    for d in dims or ():                    # (each dim wrapped and checked in turn, as torch)
+        if a.ndim and a.shape[_wrap_dim(d, a.ndim)] == 0:
+            raise IndexError(f"hash_tensor: Expected reduction dim {d} to have non-zero size.")
+    axes = _dims(dims, a.ndim)
+    k, rest = a.dtype.kind, [i for i in range(a.ndim) if i not in axes]
+    shape = [1 if i in axes else s for i, s in enumerate(a.shape)] if keepdim else [a.shape[i] for i in rest]
+    if a.size == 0:                         # an empty result (torch runs no kernel, so checks no dtype)
+        return make(np.zeros(shape, np.uint64, like=a))
+    if k == "c" or (k == "u" and a.dtype != np.uint8) or (k in "fV" and a.dtype.itemsize == 1):
+        raise NotImplementedError(f'"xor_sum_cpu" not implemented for \'{_dtype.c_name(a.dtype)}\'')
+    bits = (a.astype(np.float64) if k in "fV" else a.astype(np.int64)).view(np.uint64)
+    n = int(np.prod([a.shape[i] for i in axes]))
+    b = bits.transpose(rest + list(axes)).reshape([a.shape[i] for i in rest] + [n])
+    while b.shape[-1] > 1:                  # xor-fold the reduced elements pairwise (device-neutral)
+        n, h = b.shape[-1], b.shape[-1] // 2
+        head = b[..., :h] ^ b[..., h:2 * h]
+        b = head if n % 2 == 0 else np.concatenate([head, b[..., 2 * h:]], axis=-1)
+    return make(as_array(b[..., 0].reshape(shape), np.uint64))
 
 
 class MaxBackward0(_Sel):

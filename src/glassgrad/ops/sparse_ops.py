@@ -231,10 +231,11 @@ hsmm = hspmm
 
 def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2), all sparse (the product on every column of mat1's rows)."""
-    if not is_sparse(input):
+    if not is_sparse(input):        # (torch dispatches on the sparse operands: mat1 dense too, the dense kernel)
         raise RuntimeError("self.is_sparse() INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/native/"
                            "SparseTensorUtils.h\":28, please report a bug to PyTorch. _internal_get_SparseTensorImpl: "
-                           "not a sparse tensor")
+                           "not a sparse tensor" if is_sparse(mat1) else "tensor.sspaddmm(...) can only be called on "
+                           "sparse tensors")
     if not is_sparse(mat1):
         raise RuntimeError("sspaddmm: expected 'mat1' to have sparse layout, got 'mat1' with layout Strided")
     _check_mm(mat1, mat2)

@@ -3,8 +3,9 @@ as_strided_ (AsStridedBackward1), Tensor.resize / resize_as (torch's deprecated 
 map2_ resize_ resize_as_ are Tensor methods in _tensor_copy_methods.py, on storage.py's storages.)
 
 ops: is_nonzero is_same_size is_signed as_strided_ (torch.*); Tensor methods new_empty_strided dim_order resize
-     resize_as as_subclass set_ grad_dtype volatile
+     resize_as as_subclass set_ grad_dtype volatile record_stream
 """
+import sys
 import warnings
 
 import numpy as np
@@ -289,3 +290,16 @@ def get_volatile(self):
 def set_volatile(self, value):
     warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.", UserWarning,
                   stacklevel=3)
+
+
+def record_stream(input, s):
+    """Tensor.record_stream: marks a CUDA tensor's memory as used by stream `s` (a caching-allocator hint; CuPy's
+    pool needs none, so nothing to do); torch's CPU build has no CPU kernel for it and raises."""
+    streams = tuple(m.Stream for m in map(sys.modules.get, ("glassgrad.accelerator.streams", "glassgrad.cuda"))
+                    if m is not None)           # (torch.Stream and torch.cuda.Stream, once loaded)
+    if not isinstance(s, streams):
+        raise RuntimeError("unknown parameter type")
+    if input.is_sparse or input.device.type != "cuda":
+        from .._sparse_tensor import not_on_sparse
+        raise not_on_sparse("record_stream", "SparseCPU" if input.is_sparse else "CPU")
+    return None
