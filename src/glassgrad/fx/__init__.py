@@ -1,6 +1,7 @@
 """torch.fx: symbolic tracing of modules into graphs, graph editing, code generation and interpretation."""
 
 from . import graph, graph_module, immutable_collections, interpreter, node, proxy, subgraph_rewriter  # noqa: F401
+from . import passes  # noqa: F401  (torch.fx.passes.shape_prop.ShapeProp)
 from ._symbolic_trace import PH, ProxyableClassMeta, Tracer, symbolic_trace, wrap
 from .graph import Graph
 from .graph_module import GraphModule

@@ -219,11 +219,12 @@ class Patcher:
             if not modname.startswith("glassgrad.") or modname.startswith("glassgrad.fx") or mod is None:
                 continue
             for name, value in list(vars(mod).items()):
-                if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
+                kind = type(value)      # (not isinstance: an object's __class__ read may warn, as reduce_op's)
+                if kind is types.FunctionType or kind is types.BuiltinFunctionType:
                     w = wrapper_for(value)
                     if w is not None:
                         self.setattr(mod, name, w)
-                elif isinstance(value, type) and modname.startswith("glassgrad.nn.") and value.__module__ == modname:
+                elif issubclass(kind, type) and modname.startswith("glassgrad.nn.") and value.__module__ == modname:
                     for attr, sm in list(vars(value).items()):
                         if isinstance(sm, staticmethod):
                             w = wrapper_for(sm.__func__)
