@@ -73,6 +73,7 @@ from .ops.view_copies import *  # noqa: F401,F403
 from .ops.native import *  # noqa: F401,F403
 from ._sampling import poisson, binomial  # noqa: F401  (torch's samplers, distributions loaded on first call)
 from ._layout import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn  # noqa: F401
+from ._layout import memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d  # noqa: F401
 from .ops.sparse import *  # noqa: F401,F403  (sparse COO tensors: sparse_coo_tensor)
 from .ops.sparse_ops import *  # noqa: F401,F403  (spmm smm hspmm sspaddmm saddmm dsmm hsmm)
 from .ops import sparse_unary as _sparse_unary  # noqa: F401,E402  (registers abs, sin, ... of sparse tensors)
@@ -108,7 +109,7 @@ def is_distributed(input):
     return input.is_distributed()
 
 
-def resize_as_(input, the_template, *, memory_format=None):
+def resize_as_(input, the_template, *, memory_format=None):  # noqa: F811  (torch.memory_format: the keyword)
     return input.resize_as_(the_template)
 
 
