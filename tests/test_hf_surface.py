@@ -165,3 +165,43 @@ def test_expand_of_new_unit_dim_is_writable():
         shared = lib.zeros(3, 1).expand(3, 4)
         with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single"):
             shared.copy_(lib.ones(3, 4))
+
+
+# -- NumPy-style keywords: axis / keepdims (torch's C-bound functions and methods) ---------------------------------
+
+_NUMPY_CALLS = {
+    "torch.all": lambda m, x, b: m.all(b, axis=-1, keepdims=True), "Tensor.all": lambda m, x, b: b.all(axis=1),
+    "torch.any": lambda m, x, b: m.any(b, axis=0, keepdims=True), "Tensor.any": lambda m, x, b: b.any(axis=1),
+    "torch.sum": lambda m, x, b: m.sum(x, axis=1, keepdims=True), "Tensor.sum": lambda m, x, b: x.sum(axis=(0, 1)),
+    "torch.mean": lambda m, x, b: m.mean(x, axis=0), "Tensor.mean": lambda m, x, b: x.mean(axis=1, keepdims=True),
+    "torch.std": lambda m, x, b: m.std(x, axis=0), "Tensor.max": lambda m, x, b: x.max(axis=1, keepdims=True)[0],
+    "torch.amax": lambda m, x, b: m.amax(x, axis=(0, 1), keepdims=True),
+    "torch.repeat_interleave": lambda m, x, b: m.repeat_interleave(x, 2, axis=-2),
+    "torch.cumsum": lambda m, x, b: m.cumsum(x, axis=1), "torch.argmax": lambda m, x, b: m.argmax(x, axis=1),
+    "torch.cat": lambda m, x, b: m.cat([x, x], axis=1), "torch.stack": lambda m, x, b: m.stack([x, x], axis=1),
+    "torch.squeeze": lambda m, x, b: m.squeeze(x[None], axis=0), "torch.chunk": lambda m, x, b: m.chunk(x, 2, axis=1)[1],
+    "torch.min": lambda m, x, b: m.min(x, axis=0, keepdims=True)[0],
+    "torch.index_select": lambda m, x, b: m.index_select(x, axis=1, index=m.tensor([0])),
+    "torch.sum_axis_none": lambda m, x, b: m.sum(x, axis=None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NUMPY_CALLS))
+def test_numpy_keyword_spellings(name):
+    outs = []
+    for lib in (torch, glassgrad):
+        x = lib.arange(6.0).reshape(2, 3)
+        outs.append(_NUMPY_CALLS[name](lib, x, x > 2))
+    assert outs[1].tolist() == outs[0].tolist() and outs[1].dtype.__repr__() == outs[0].dtype.__repr__()
+
+
+@pytest.mark.parametrize("call", [lambda m, x: m.sum(x, dim=1, axis=1), lambda m, x: x.sum(1, axis=1),
+                                  lambda m, x: m.split(x, 1, axis=0), lambda m, x: x.split(1, axis=0),
+                                  lambda m, x: m.norm(x, axis=1), lambda m, x: x.norm(axis=1),
+                                  lambda m, x: x.unique(axis=0), lambda m, x: m.nn.functional.softmax(x, axis=1)],
+                         ids=["dim_and_axis", "method_dim_and_axis", "split", "method_split", "norm", "method_norm",
+                              "method_unique", "F.softmax"])
+def test_numpy_keywords_not_where_torch_has_none(call):
+    for lib in (torch, glassgrad):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'axis'"):
+            call(lib, lib.ones(2, 3))
