@@ -205,3 +205,36 @@ def test_numpy_keywords_not_where_torch_has_none(call):
     for lib in (torch, glassgrad):
         with pytest.raises(TypeError, match="unexpected keyword argument 'axis'"):
             call(lib, lib.ones(2, 3))
+
+
+# -- `with torch.device(d):` (transformers' from_pretrained enters torch.device("meta")) ---------------------------
+
+def test_device_as_context_manager():
+    seen = []
+    for lib in (torch, glassgrad):
+        with lib.device("cpu") as d:
+            inside = (str(d), str(lib.get_default_device()), str(lib.zeros(1).device))
+        seen.append((inside, str(lib.get_default_device())))
+        lib.set_default_device(None)
+    assert seen[1] == seen[0] == (("cpu", "cpu", "cpu"), "cpu")
+
+
+def test_device_context_nests_and_restores():
+    seen = []
+    for lib in (torch, glassgrad):
+        got = []
+        with lib.device("meta"):
+            got.append(str(lib.get_default_device()))
+            with lib.device("cpu"):
+                got.append(str(lib.get_default_device()))
+            got.append(str(lib.get_default_device()))
+        got.append(str(lib.get_default_device()))
+        lib.set_default_device(None)
+        seen.append(got)
+    assert seen[1] == seen[0] == ["meta", "cpu", "meta", "cpu"]
+
+
+def test_device_context_restores_on_error():
+    with pytest.raises(ValueError), glassgrad.device("meta"):
+        raise ValueError
+    assert str(glassgrad.get_default_device()) == "cpu"
