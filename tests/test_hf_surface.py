@@ -238,3 +238,23 @@ def test_device_context_restores_on_error():
     with pytest.raises(ValueError), glassgrad.device("meta"):
         raise ValueError
     assert str(glassgrad.get_default_device()) == "cpu"
+
+
+# -- accelerate (transformers' Trainer): torch._dynamo.eval_frame, RandomSampler._num_samples -------------------------
+
+def test_dynamo_eval_frame_reachable_as_attribute():
+    import glassgrad._dynamo as gd
+    import torch._dynamo as td
+    module = glassgrad.nn.Linear(2, 2)
+    for dyn, lib, m in ((td, torch, torch.nn.Linear(2, 2)), (gd, glassgrad, module)):
+        assert not isinstance(m, dyn.eval_frame.OptimizedModule)
+        assert isinstance(lib.compile(m), dyn.eval_frame.OptimizedModule)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_submodule'"):
+        gd.no_such_submodule
+
+
+@pytest.mark.parametrize("num_samples", [None, 3])
+def test_random_sampler_num_samples_attribute(num_samples):
+    ts = torch.utils.data.RandomSampler(range(5), num_samples=num_samples)
+    gs = glassgrad.utils.data.RandomSampler(range(5), num_samples=num_samples)
+    assert gs._num_samples == ts._num_samples and gs.num_samples == ts.num_samples and len(gs) == len(ts)
