@@ -47,12 +47,13 @@ def normalize_index(index, ndim):
     index = _legacy_sequence(index)
     if not isinstance(index, tuple):
         index = (index,)
-    if any(_is_int_scalar(it) for it in index):      # torch selects by a 0-d integer tensor's value (a view)
-        index = tuple(int(it._data) if _is_int_scalar(it) else it for it in index)
-    ellipses = 0
+    ellipses = scalars = 0
     for it in index:
         c = it.__class__
         if c is int or c is slice or it is None:            # the common items, checked first
+            continue
+        if _is_int_scalar(it):
+            scalars += 1
             continue
         if it is Ellipsis:
             ellipses += 1
@@ -60,6 +61,8 @@ def normalize_index(index, ndim):
         bad = next((v for v in (it if isinstance(it, list) else (it,)) if isinstance(v, (str, bytes))), None)
         if bad is not None:
             raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
+    if scalars:                 # torch selects by a 0-d integer tensor's value (a view)
+        index = tuple(int(it._data) if _is_int_scalar(it) else it for it in index)
     if ellipses < 2:
         return index
     n_real = sum(_index_dims(it) for it in index)

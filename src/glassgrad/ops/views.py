@@ -328,7 +328,11 @@ def expand(x, *sizes):
 
 def _expand_arr(a, target):
     arr = np.broadcast_to(a, target)
-    return _expand_strided(a, arr, target) if a.__class__ is np.ndarray and arr.size else arr
+    # NumPy's strides are torch's but for new dims of size 1, and its result is read-only even where no two
+    # elements overlap (they do exactly when the expansion made more elements)
+    if a.__class__ is np.ndarray and arr.size and (arr.size == a.size or 1 in target[:len(target) - a.ndim]):
+        return _expand_strided(a, arr, target)
+    return arr
 
 
 def _expand_strided(a, arr, target):
