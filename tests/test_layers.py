@@ -60,7 +60,7 @@ LAYER_MAP = {
     "types": 4, "futures": 4, "library": 4, "_op_registry": 4, "_custom_op": 4, "_higher_order": 4,  # torch.types / futures / library / ops / cond
     "torch_version": 0,     # torch.torch_version (a leaf over version)
     # 5 top: the torch namespace, the glass box, the command
-    "": 5, "__main__": 5, "explain.*": 5, "cli": 5, "_launch": 5, "demo": 5, "_torch_alias": 5,
+    "": 5, "__main__": 5, "explain.*": 5, "cli": 5, "_launch": 5, "demo": 5, "_torch_alias": 5, "_numpy_kwargs": 5,
     "fx.*": 5,               # torch.fx: tracing patches the torch namespace itself (glassgrad, nn.functional, ...)
     "functional": 5,         # torch.functional: torch.split / norm / einsum / ... under that module's name
 }

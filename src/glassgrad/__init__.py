@@ -294,6 +294,8 @@ _wrap_namespace(globals(), _tensor_first_names(), _NUMBER_FIRST, out_writer=_wri
 
 
 _honour_out(globals(), _write_out, ("glassgrad.ops",))     # cat, stack, zeros, arange, ...: out= too
+from ._numpy_kwargs import install as _numpy_kwargs  # noqa: E402
+_numpy_kwargs(globals(), Tensor)     # torch.sum(x, axis=1, keepdims=True), x.all(axis=-1): NumPy's spellings
 
 
 def __getattr__(name):

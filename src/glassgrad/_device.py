@@ -86,8 +86,20 @@ class device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    def __enter__(self):
+        """``with torch.device(d):`` tensor factories default to d inside the block (set_default_device's
+        device), the previous default comes back after it."""
+        _entered.append(_default[0])
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        _default[0] = _entered.pop()
+        return False
+
 
 cpu = device("cpu")
+_entered = []       # the defaults that `with device(...)` blocks replaced, innermost last
 
 
 def as_device(d):

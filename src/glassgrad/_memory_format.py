@@ -24,7 +24,14 @@ class memory_format:
     __str__ = __repr__
 
     def __reduce__(self):
-        return self._name            # pickled by name: the module-level constant of the same name
+        return (_by_name, (self._name,))     # pickled by name (as the module-level constant of that name)
+
+
+memory_format.__module__ = "torch"        # (as torch's type; pickling goes through _by_name, not this)
+
+
+def _by_name(name):
+    return globals()[name]
 
 
 def _format(name, rank):

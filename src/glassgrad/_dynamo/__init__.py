@@ -30,3 +30,12 @@ def mark_static(t, index=None):
 def is_dynamo_supported():
     """False: glassgrad has no TorchDynamo (torch.compile runs code eagerly)."""
     return False
+
+
+def __getattr__(name):
+    """torch._dynamo's submodules that torch imports with it (``torch._dynamo.eval_frame.OptimizedModule``, which
+    accelerate's is_compiled_module reads), loaded on first use here (eval_frame imports nn)."""
+    if name in ("eval_frame", "_trace_wrapped_higher_order_op"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'glassgrad._dynamo' has no attribute '{name}'")

@@ -495,5 +495,6 @@ from . import _more  # noqa: E402
 from ._more import *  # noqa: E402,F401,F403  (NVML queries, CudaError / check_error, allocator statistics)
 
 ExternalStream = _more._external_stream(Stream)
-__all__ += _more.__all__ + ["ExternalStream"]
-from . import memory, profiler, random, streams  # noqa: E402,F401  (torch.cuda's submodules of those names)
+__all__ += _more.__all__ + ["ExternalStream", "CUDAGraph", "graph", "graph_pool_handle"]
+from . import memory, profiler, random, streams, graphs  # noqa: E402,F401  (torch.cuda's submodules of those names)
+from .graphs import CUDAGraph, graph, graph_pool_handle  # noqa: E402

@@ -34,6 +34,12 @@ def _index_dims(it):
     return 1
 
 
+def _is_int_scalar(it):
+    """A 0-d integer tensor other than uint8 (which torch reads as a mask), taken as a Python int."""
+    return isinstance(it, Tensor) and it._data.ndim == 0 and it._data.dtype.kind in "iu" and \
+        it._data.dtype != np.uint8
+
+
 def normalize_index(index, ndim):
     """An index as a tuple, with torch's reading of what NumPy reads otherwise: a string is a TypeError
     (torch tries to make a tensor of it), and every Ellipsis of several stands for the dims the other
@@ -41,10 +47,13 @@ def normalize_index(index, ndim):
     index = _legacy_sequence(index)
     if not isinstance(index, tuple):
         index = (index,)
-    ellipses = 0
+    ellipses = scalars = 0
     for it in index:
         c = it.__class__
         if c is int or c is slice or it is None:            # the common items, checked first
+            continue
+        if _is_int_scalar(it):
+            scalars += 1
             continue
         if it is Ellipsis:
             ellipses += 1
@@ -52,6 +61,8 @@ def normalize_index(index, ndim):
         bad = next((v for v in (it if isinstance(it, list) else (it,)) if isinstance(v, (str, bytes))), None)
         if bad is not None:
             raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
+    if scalars:                 # torch selects by a 0-d integer tensor's value (a view)
+        index = tuple(int(it._data) if _is_int_scalar(it) else it for it in index)
     if ellipses < 2:
         return index
     n_real = sum(_index_dims(it) for it in index)

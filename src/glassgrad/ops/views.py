@@ -324,8 +324,32 @@ def expand(x, *sizes):
     target = tuple(target)
     if min(target, default=0) < 0 or math.prod(target) >= 2 ** 63:     # torch's unsigned numel overflows
         raise RuntimeError("numel: integer multiplication overflow")
-    arr = np.broadcast_to(x._data, target)
-    return _view_op(x, arr, ExpandBackward0, lambda b, s=target: np.broadcast_to(b, s))
+    return _view_op(x, _expand_arr(x._data, target), ExpandBackward0, lambda b, s=target: _expand_arr(b, s))
+
+
+def _expand_arr(a, target):
+    arr = np.broadcast_to(a, target)
+    # NumPy's strides are torch's but for new dims of size 1, and its result is read-only even where no two
+    # elements overlap (they do exactly when the expansion made more elements)
+    if a.__class__ is np.ndarray and arr.size and (arr.size == a.size or 1 in target[:len(target) - a.ndim]):
+        return _expand_strided(a, arr, target)
+    return arr
+
+
+def _expand_strided(a, arr, target):
+    """expand's result with torch's strides: a dimension whose size changes gets stride 0, a new dimension of
+    size 1 the stride a contiguous tensor would have there; writable (as torch's) when no two elements share
+    memory, e.g. ``arange(n).expand(1, -1)``."""
+    lead = len(target) - a.ndim
+    strides = [0] * len(target)
+    for i in range(len(target) - 1, -1, -1):
+        if i >= lead:
+            strides[i] = 0 if a.shape[i - lead] != target[i] else a.strides[i - lead]
+        else:
+            strides[i] = 0 if target[i] != 1 or i + 1 == len(target) else target[i + 1] * strides[i + 1]
+    shared = any(st == 0 and n > 1 for n, st in zip(target, strides))
+    writable = not shared and a.flags.writeable
+    return np.lib.stride_tricks.as_strided(a if writable else arr, target, strides, writeable=writable)
 
 
 def expand_as(x, other):

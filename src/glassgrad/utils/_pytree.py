@@ -543,13 +543,25 @@ def _register_namedtuple(cls, *, serialized_type_name):
               flatten_with_keys_fn=lambda x: ([(GetAttrKey(f), v) for f, v in zip(x._fields, x)], type(x)))
 
 
-_register(tuple, lambda x: (list(x), None), lambda v, c: tuple(v), serialized_type_name="builtins.tuple",
-          flatten_with_keys_fn=lambda x: (_seq_keys(x), None))
-_register(list, lambda x: (x, None), lambda v, c: list(v), serialized_type_name="builtins.list",
-          flatten_with_keys_fn=lambda x: (_seq_keys(x), None))
-_register(dict, lambda x: (list(x.values()), list(x.keys())), lambda v, c: dict(zip(c, v)),
-          serialized_type_name="builtins.dict",
-          flatten_with_keys_fn=lambda x: ([(MappingKey(k), v) for k, v in x.items()], list(x.keys())))
+# the tuple / list / dict node functions under torch's names (libraries register their own types with them,
+# e.g. transformers' ModelOutput with flatten_with_keys_fn=_dict_flatten_with_keys)
+def _tuple_flatten(d): return list(d), None                                                  # noqa: E704
+def _tuple_flatten_with_keys(d): return _seq_keys(d), None                                   # noqa: E704
+def _tuple_unflatten(values, context): return tuple(values)                                  # noqa: E704
+def _list_flatten(d): return d, None                                                         # noqa: E704
+def _list_flatten_with_keys(d): return _seq_keys(d), None                                    # noqa: E704
+def _list_unflatten(values, context): return list(values)                                    # noqa: E704
+def _dict_flatten(d): return list(d.values()), list(d.keys())                                # noqa: E704
+def _dict_flatten_with_keys(d): return [(MappingKey(k), v) for k, v in d.items()], list(d.keys())  # noqa: E704
+def _dict_unflatten(values, context): return dict(zip(context, values, strict=True))         # noqa: E704
+
+
+_register(tuple, _tuple_flatten, _tuple_unflatten, serialized_type_name="builtins.tuple",
+          flatten_with_keys_fn=_tuple_flatten_with_keys)
+_register(list, _list_flatten, _list_unflatten, serialized_type_name="builtins.list",
+          flatten_with_keys_fn=_list_flatten_with_keys)
+_register(dict, _dict_flatten, _dict_unflatten, serialized_type_name="builtins.dict",
+          flatten_with_keys_fn=_dict_flatten_with_keys)
 _register(namedtuple, lambda x: (list(x), type(x)), lambda v, c: c(*v), serialized_type_name="collections.namedtuple",
           to_dumpable_context=_namedtuple_dump, from_dumpable_context=_namedtuple_load,
           flatten_with_keys_fn=lambda x: ([(GetAttrKey(f), v) for f, v in zip(x._fields, x)], type(x)))

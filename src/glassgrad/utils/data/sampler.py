@@ -56,7 +56,7 @@ class RandomSampler(Sampler):
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         self.data_source = data_source
         self.replacement = replacement
-        self._fixed_count = num_samples
+        self._num_samples = num_samples       # torch's attribute (accelerate reads it)
         self.generator = generator
         if type(replacement) is not bool:
             raise TypeError(f"replacement should be a boolean value, but got replacement={replacement}")
@@ -66,7 +66,7 @@ class RandomSampler(Sampler):
 
     @property
     def num_samples(self):
-        fixed = self._fixed_count
+        fixed = self._num_samples
         return len(self.data_source) if fixed is None else fixed
 
     def __len__(self):
