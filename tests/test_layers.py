@@ -58,6 +58,7 @@ LAYER_MAP = {
     "_lowrank": 4, "_lobpcg": 4,   # torch.svd_lowrank / pca_lowrank, torch.lobpcg (composed of ops)
     "types": 4, "futures": 4, "library": 4, "_op_registry": 4, "_custom_op": 4, "_higher_order": 4,  # torch.types / futures / library / ops / cond
     "torch_version": 0,     # torch.torch_version (a leaf over version)
+    "_C": 0,                # torch._C: the few C-extension functions libraries call (_log_api_usage_once, ...)
     # 5 top: the torch namespace, the glass box, the command
     "": 5, "__main__": 5, "explain.*": 5, "cli": 5, "_launch": 5, "demo": 5, "_torch_alias": 5,
     "fx.*": 5,               # torch.fx: tracing patches the torch namespace itself (glassgrad, nn.functional, ...)

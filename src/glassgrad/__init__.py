@@ -205,6 +205,7 @@ _SUBMODULES += ("signal", "masked")    # torch.signal (windows), torch.masked (r
 # torch.types / functional / torch_version / futures / library (first use)
 _SUBMODULES += ("types", "functional", "torch_version", "futures", "library")
 _SUBMODULES += ("fx",)     # torch.fx: symbolic tracing (first use)
+_SUBMODULES += ("_C",)     # torch._C: the few C-extension functions libraries call directly (first use)
 
 
 def _assert(condition, message):
