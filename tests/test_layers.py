@@ -59,6 +59,7 @@ LAYER_MAP = {
     "types": 4, "futures": 4, "library": 4, "_op_registry": 4, "_custom_op": 4, "_higher_order": 4,  # torch.types / futures / library / ops / cond
     "torch_version": 0,     # torch.torch_version (a leaf over version)
     "_C": 0,                # torch._C: the few C-extension functions libraries call (_log_api_usage_once, ...)
+    "_C._nn": 4,            # torch._C._nn._parse_to (over ops.conversion); glassgrad/__init__ binds it
     # 5 top: the torch namespace, the glass box, the command
     "": 5, "__main__": 5, "explain.*": 5, "cli": 5, "_launch": 5, "demo": 5, "_torch_alias": 5,
     "fx.*": 5,               # torch.fx: tracing patches the torch namespace itself (glassgrad, nn.functional, ...)

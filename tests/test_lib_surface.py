@@ -80,3 +80,103 @@ def test_distributed_nn_names():
     assert sorted(n for n in dir(tf) if not n.startswith("_") and callable(getattr(tf, n))
                   and getattr(tf, n).__module__ == tf.__name__) == sorted(gf.__all__)
     assert gdnn.all_reduce is gf.all_reduce
+
+
+def test_incompatible_keys_importable_from_module():
+    """lightning_fabric imports _IncompatibleKeys from torch.nn.modules.module."""
+    from torch.nn.modules.module import _IncompatibleKeys as T
+    from glassgrad.nn.modules.module import _IncompatibleKeys as G
+    got = [(type(r) is K, repr(r), r.missing_keys, r.unexpected_keys, tuple.__repr__(K(["a"], ["b"])))
+           for T_, K in ((torch, T), (glassgrad, G))
+           for r in [T_.nn.Linear(2, 2).load_state_dict(T_.nn.Linear(2, 2).state_dict())]]
+    assert got[0] == got[1]
+
+
+def test_dynamo_optimized_module_name():
+    """Lightning imports torch._dynamo.OptimizedModule to recognise a compiled module."""
+    got = [(isinstance(T.compile(T.nn.Linear(2, 2)), T._dynamo.OptimizedModule),
+            isinstance(T.nn.Linear(2, 2), T._dynamo.OptimizedModule), "OptimizedModule" in T._dynamo.__all__)
+           for T in (torch, glassgrad)]
+    assert got[0] == got[1]
+
+
+def test_script_module_and_tensor_meta():
+    """`from torch import ScriptModule` (lightning.core.module) and `from torch._C import _TensorMeta`
+    (lightning_fabric.utilities.load): torch._C classes, with torch's answers for isinstance and construction."""
+    def facts(T):
+        class Meta(type):
+            pass
+        conflict = _err(lambda: Meta("Sub", (T.Tensor,), {}))
+        return (T.ScriptModule.__module__, T.ScriptModule.__name__, T.ScriptModule is T.jit.ScriptModule,
+                isinstance(T.jit.script(T.nn.Linear(2, 2)), T.ScriptModule), _err(T.ScriptModule)[0],
+                type(T.Tensor) is T._C._TensorMeta, isinstance(T.nn.Parameter, T._C._TensorMeta),
+                isinstance(int, T._C._TensorMeta), T._C._TensorMeta.__module__, T._C._TensorMeta.__name__,
+                conflict[0], "metaclass conflict" in conflict[1])
+    assert facts(glassgrad) == facts(torch)
+
+
+def test_pytree_get_node_type():
+    """pytorch_lightning.utilities._pytree imports _get_node_type: `namedtuple` for a namedtuple, else the type."""
+    from collections import namedtuple
+    from torch.utils._pytree import _get_node_type as tg
+    from glassgrad.utils._pytree import _get_node_type as gg
+    N = namedtuple("N", "a b")
+
+    def names(T, g):
+        return [getattr(g(x), "__name__", None) for x in
+                ([1], (1,), {}, N(1, 2), 1, None, T.ones(1), T.max(T.ones(2, 2), 0))]
+    assert names(glassgrad, gg) == names(torch, tg)
+    assert gg(N(1, 2)) is namedtuple
+
+
+def test_dataloader_iterator_class_names():
+    """pytorch_lightning's CombinedLoader tests isinstance(it, _BaseDataLoaderIter / _MultiProcessingDataLoaderIter)."""
+    def facts(T):
+        dl = T.utils.data.dataloader
+        it = iter(dl.DataLoader(T.utils.data.TensorDataset(T.arange(4.0)), batch_size=2))
+        return (isinstance(it, dl._BaseDataLoaderIter), isinstance(it, dl._SingleProcessDataLoaderIter),
+                isinstance(it, dl._MultiProcessingDataLoaderIter),
+                issubclass(dl._MultiProcessingDataLoaderIter, dl._BaseDataLoaderIter),
+                issubclass(dl._SingleProcessDataLoaderIter, dl._BaseDataLoaderIter),
+                hasattr(dl._MultiProcessingDataLoaderIter, "_shutdown_workers"))
+    assert facts(glassgrad) == facts(torch)
+
+
+def test_get_default_group_uninitialised():
+    """pytorch_lightning.overrides.distributed imports distributed_c10d._get_default_group."""
+    assert (_err(gdist.distributed_c10d._get_default_group)
+            == _err(tdist.distributed_c10d._get_default_group))
+
+
+def test_get_default_group(world1):
+    got = [(d.get_rank(d.distributed_c10d._get_default_group()), d.get_world_size(d.distributed_c10d._get_default_group()),
+            d.distributed_c10d._get_default_group() is d.group.WORLD) for d in (gdist, tdist)]
+    assert got[0] == got[1]
+
+
+def _parse_to_cases(T):
+    return [(("cpu",), {}), ((T.float64,), {}), (("cpu", T.float16, True), {}), ((T.ones(2, dtype=T.int8),), {}),
+            ((), dict(device="cpu", dtype=T.float32, non_blocking=False)), ((T.device("cpu"),), {}), ((), {}),
+            (("cpu", "cpu"), {}), (("cpu",), {"foo": 1}), ((T.int64,), {"dtype": T.int8}), (("cpu", None), {}),
+            ((None,), {}), ((T.float32, True, False), {}), (("cpu",), {"copy": True}),
+            (("cpu", T.float32, False, True), {}), (("meta",), {}), (("cuda:1",), {}), (("cpu",), {"device": "cpu"}),
+            ((T.ones(1),), {"device": "cpu"}), ((T.int64,), {"device": "cpu"}), (("cpu",), {"dtype": T.int8})]
+
+
+def test_c_nn_parse_to():
+    """lightning_fabric's DeviceDtypeModuleMixin.to calls torch._C._nn._parse_to(*args, **kwargs)."""
+    def run(T):
+        out = []
+        for a, k in _parse_to_cases(T):
+            r = _err(lambda: T._C._nn._parse_to(*a, **k)) or tuple(map(str, T._C._nn._parse_to(*a, **k)))
+            out.append(r)
+        return out
+    assert run(glassgrad) == run(torch)
+
+
+def test_tensor_to_keyword_conflicts():
+    """Tensor.to / Module.to refuse a keyword that repeats the positional form (torch's TypeError)."""
+    def run(T):
+        return [_err(lambda: T.ones(1).to(*a, **k)) or str(T.ones(1).to(*a, **k).dtype)
+                for a, k in _parse_to_cases(T) if "copy" not in k and len(a) < 3 and a[:1] != ("meta",)]
+    assert run(glassgrad) == run(torch)

@@ -205,7 +205,8 @@ _SUBMODULES += ("signal", "masked")    # torch.signal (windows), torch.masked (r
 # torch.types / functional / torch_version / futures / library (first use)
 _SUBMODULES += ("types", "functional", "torch_version", "futures", "library")
 _SUBMODULES += ("fx",)     # torch.fx: symbolic tracing (first use)
-_SUBMODULES += ("_C",)     # torch._C: the few C-extension functions libraries call directly (first use)
+_SUBMODULES += ("_C",)     # torch._C: the few C-extension functions libraries call directly
+from ._C import ScriptModule, _nn as _C_nn  # noqa: E402,F401  (torch.ScriptModule is torch._C.ScriptModule)
 
 
 def _assert(condition, message):
