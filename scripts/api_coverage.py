@@ -69,6 +69,7 @@ NAMESPACES = [
     ("torch.overrides", "torch.overrides", "glassgrad.overrides", 0.50),
     ("torch.fx", "torch.fx", "glassgrad.fx", 1.00),
     ("torch.distributed", "torch.distributed", "glassgrad.distributed", 0.75),
+    ("torch.distributed.nn", "torch.distributed.nn", "glassgrad.distributed.nn", 0.80),
 ]
 
 

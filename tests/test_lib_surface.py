@@ -80,6 +80,8 @@ def test_distributed_nn_names():
     assert sorted(n for n in dir(tf) if not n.startswith("_") and callable(getattr(tf, n))
                   and getattr(tf, n).__module__ == tf.__name__) == sorted(gf.__all__)
     assert gdnn.all_reduce is gf.all_reduce
+    assert (gdnn.Function, gdnn.ReduceOp, gdnn.group) == (glassgrad.autograd.Function, gdist.ReduceOp, gdist.group)
+    assert (tdnn.Function, tdnn.ReduceOp, tdnn.group) == (torch.autograd.Function, tdist.ReduceOp, tdist.group)
 
 
 def test_incompatible_keys_importable_from_module():
