@@ -182,3 +182,79 @@ def test_tensor_to_keyword_conflicts():
         return [_err(lambda: T.ones(1).to(*a, **k)) or str(T.ones(1).to(*a, **k).dtype)
                 for a, k in _parse_to_cases(T) if "copy" not in k and len(a) < 3 and a[:1] != ("meta",)]
     assert run(glassgrad) == run(torch)
+
+
+def _aliased(objs):
+    """Names whose function is a _np_names wrapper (glassgrad added axis= / keepdims= to it)."""
+    return sorted(n for n, f in objs if getattr(getattr(f, "__code__", None), "co_filename", "").endswith("_np_names.py"))
+
+
+def test_numpy_names_only_where_torch_takes_them():
+    """Every Tensor method and torch.* function glassgrad gives axis= / keepdims= takes them in torch too: torch's
+    own refusal of a keyword says "unexpected keyword argument"; its parser's does not."""
+    methods = _aliased((n, getattr(glassgrad.Tensor, n)) for n in dir(glassgrad.Tensor))
+    funcs = _aliased((n, getattr(glassgrad, n)) for n in dir(glassgrad) if not n.startswith("_"))
+    assert {"sum", "mean", "softmax", "cumsum", "max", "std", "unsqueeze"} <= set(methods)
+    assert {"sum", "cat", "stack", "prod", "argmax"} <= set(funcs)
+    refused = []
+    for owner, mine, names in ((torch.ones(2, 2), glassgrad.Tensor, methods), (torch, glassgrad, funcs)):
+        for n in names:
+            code = getattr(mine, n).__code__
+            for kw in set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]) & {"axis", "keepdims"}:
+                try:
+                    getattr(owner, n)(**{kw: 0})
+                except Exception as e:      # noqa: BLE001
+                    if f"unexpected keyword argument '{kw}'" in str(e) and f"{kw}=" not in str(e):
+                        refused.append((n, kw))
+    assert refused == []
+
+
+NP_CASES = [
+    lambda T, t: T.sum(t, axis=0), lambda T, t: t.sum(axis=1, keepdims=True), lambda T, t: t.prod(axis=0),
+    lambda T, t: T.prod(t, axis=1), lambda T, t: t.mean(axis=0), lambda T, t: T.cat([t, t], axis=1),
+    lambda T, t: T.max(t, axis=1), lambda T, t: t.softmax(axis=0), lambda T, t: T.sum(t, dim=0, axis=0),
+    lambda T, t: t.std(axis=0), lambda T, t: t.argmax(axis=1), lambda T, t: T.nn.functional.softmax(t, axis=0),
+    lambda T, t: T.stack([t, t], axis=0), lambda T, t: T.squeeze(t[None], axis=0), lambda T, t: t.unsqueeze(axis=0),
+    lambda T, t: T.sum(t, 0, keepdims=True), lambda T, t: t.sum(axis=(0, 1)), lambda T, t: T.norm(t, axis=0),
+    lambda T, t: t.split(1, axis=0), lambda T, t: t.cumsum(axis=1), lambda T, t: t.logsumexp(axis=1),
+    lambda T, t: T.cat([t, t], 1, out=T.empty(2, 6)), lambda T, t: t.amax(axis=0, keepdims=True),
+    lambda T, t: t.sum(0, keepdim=True, keepdims=True), lambda T, t: t.cumsum(), lambda T, t: T.mean(t, axis=1, keepdims=True),
+]
+
+
+@pytest.mark.parametrize("k", range(len(NP_CASES)))
+def test_numpy_keyword_names(k):
+    """torchmetrics calls tensor.sum(axis=...) / prod(axis=...): torch's parser's NumPy names, as torch."""
+    def run(T):
+        t = T.arange(6.0).reshape(2, 3)
+        try:
+            r = NP_CASES[k](T, t)
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__, "unexpected keyword" in str(e)
+        r = r if isinstance(r, tuple) else (r,)
+        return [(x.shape, x.dtype.is_floating_point, x.double().sum().item()) for x in r]
+    g, t = run(glassgrad), run(torch)
+    if g and g[0] != "TypeError":
+        assert [x[:2] for x in g] == [x[:2] for x in t]
+        assert [x[2] for x in g] == pytest.approx([x[2] for x in t], rel=1e-6)
+    else:
+        assert g == t
+
+
+def test_pytorch_file_reader(tmp_path):
+    """lightning_fabric.utilities.load reads a checkpoint's data.pkl through torch.PyTorchFileReader."""
+    path = str(tmp_path / "x.pt")
+    torch.save({"a": torch.arange(3.0), "b": torch.ones(2, dtype=torch.int64)}, path)
+
+    def facts(T):
+        r = T.PyTorchFileReader(path)
+        with open(path, "rb") as f:
+            r2 = T.PyTorchFileReader(f)
+            recs2 = r2.get_all_records()
+        return (r.get_all_records(), recs2, r.has_record("data.pkl"), r.has_record("nope"), r.serialization_id(),
+                r.get_record("data.pkl"), r.get_record("byteorder"), r.get_record_size("data/0"),
+                r.get_record_offset("data/0"), r.get_record_offset("data.pkl"), r.get_record_header_offset("data/1"),
+                _err(lambda: r.get_record("nope")), _err(lambda: r.get_record_size("nope")),
+                _err(lambda: T.PyTorchFileReader(__file__)), _err(lambda: T.PyTorchFileReader(path + ".none")))
+    assert facts(glassgrad) == facts(torch)
+    assert glassgrad.load(path)["a"].tolist() == [0.0, 1.0, 2.0]

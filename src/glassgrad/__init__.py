@@ -286,6 +286,9 @@ _wrap_namespace(globals(), _tensor_first_names(), _NUMBER_FIRST, out_writer=_wri
 
 
 _honour_out(globals(), _write_out, ("glassgrad.ops",))     # cat, stack, zeros, arange, ...: out= too
+from ._np_names import add_numpy_names_to_namespace as _add_np_names  # noqa: E402
+from .functional import __all__ as _PY_FUNCTIONAL  # noqa: E402
+_add_np_names(globals(), ("glassgrad.",), skip=_PY_FUNCTIONAL)  # torch.sum(t, axis=0): torch's parser's aliases
 
 
 def __getattr__(name):
@@ -301,6 +304,8 @@ def __getattr__(name):
         return getattr(importlib.import_module(f"{__name__}._higher_order"), name)
     if name in ("save", "load"):
         return getattr(importlib.import_module(f"{__name__}.serialization"), name)
+    if name == "PyTorchFileReader":     # torch._C's reader of torch.save archives (record access)
+        return importlib.import_module(f"{__name__}._pt_file_reader").PyTorchFileReader
     if name in _LAZY_OPS:      # ops of the families that load with nn.functional (architecture.md §1)
         return getattr(importlib.import_module(f"{__name__}.ops.{_LAZY_OPS[name]}"), name)
     if name in _TORCH_NN:      # ATen-signature forms of nn.functional's functions (_torch_nn.py)

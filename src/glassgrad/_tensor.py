@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _dtype, _shm
 from ._C import _TensorMeta   # torch._C._TensorMeta: Tensor's metaclass
+from . import _np_names
 from ._layout import strided as _strided
 from ._dtype import _FROM_NP
 from ._args import bool_arg, int_arg
@@ -478,3 +479,6 @@ def _addr(a):
 
 
 _DEFAULT_COMPLEX = {"float32": _dtype.complex64, "float64": _dtype.complex128}   # the default complex dtype
+
+
+_np_names.add_numpy_names_to_class(Tensor)   # torch's parser: axis= for dim=, keepdims= for keepdim=
