@@ -258,3 +258,38 @@ def test_pytorch_file_reader(tmp_path):
                 _err(lambda: T.PyTorchFileReader(__file__)), _err(lambda: T.PyTorchFileReader(path + ".none")))
     assert facts(glassgrad) == facts(torch)
     assert glassgrad.load(path)["a"].tolist() == [0.0, 1.0, 2.0]
+
+
+FOREACH_CASES = [
+    lambda T, a, b: T._foreach_lerp_(a, b, 0.5), lambda T, a, b: T._foreach_lerp_(a, b, [0.5, 0.25]),
+    lambda T, a, b: T._foreach_lerp_(a, b, b), lambda T, a, b: T._foreach_copy_(a, b),
+    lambda T, a, b: T._foreach_lerp_(a, b[:1], 0.5), lambda T, a, b: T._foreach_copy_(a, b[:1]),
+    lambda T, a, b: T._foreach_copy_(a, [T.ones(4), T.ones(3)]), lambda T, a, b: T._foreach_lerp_([], [], 0.5),
+    lambda T, a, b: T._foreach_lerp_(a, b, "x"), lambda T, a, b: T._foreach_copy_([a[0]], [T.arange(2) * 7]),
+    lambda T, a, b: T._foreach_copy_([a[0]], [T.ones(1) * 4]),
+    lambda T, a, b: T._foreach_lerp_([T.ones(2, requires_grad=True)], [b[0]], 0.5),
+]
+
+
+@pytest.mark.parametrize("k", range(len(FOREACH_CASES)))
+def test_foreach_lerp_copy(k):
+    """ema-pytorch (use_foreach=True) checks hasattr(torch, '_foreach_lerp_') and calls it and _foreach_copy_."""
+    def run(T):
+        a, b = [T.ones(2), T.zeros(3)], [T.full((2,), 3.0), T.full((3,), 5.0)]
+        e = _err(lambda: FOREACH_CASES[k](T, a, b))
+        if e:
+            return e[0], e[1].split(" - ")[0]
+        r = FOREACH_CASES[k](T, [T.ones(2), T.zeros(3)], b)
+        return [x.tolist() for x in r], [x.tolist() for x in a]
+    assert run(glassgrad) == run(torch)
+
+
+def test_foreach_lerp_keeps_graph():
+    got = []
+    for T in (glassgrad, torch):
+        x = T.ones(2, requires_grad=True)
+        y = x * 2
+        T._foreach_lerp_([y], [T.zeros(2)], 0.25)
+        y.sum().backward()
+        got.append((type(y.grad_fn).__name__, x.grad.tolist()))
+    assert got[0] == got[1]

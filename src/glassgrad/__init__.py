@@ -306,6 +306,8 @@ def __getattr__(name):
         return getattr(importlib.import_module(f"{__name__}.serialization"), name)
     if name == "PyTorchFileReader":     # torch._C's reader of torch.save archives (record access)
         return importlib.import_module(f"{__name__}._pt_file_reader").PyTorchFileReader
+    if name in ("_foreach_lerp_", "_foreach_copy_"):     # the in-place list forms EMA code calls
+        return getattr(importlib.import_module(f"{__name__}._foreach"), name)
     if name in _LAZY_OPS:      # ops of the families that load with nn.functional (architecture.md §1)
         return getattr(importlib.import_module(f"{__name__}.ops.{_LAZY_OPS[name]}"), name)
     if name in _TORCH_NN:      # ATen-signature forms of nn.functional's functions (_torch_nn.py)
