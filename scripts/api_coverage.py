@@ -71,6 +71,7 @@ NAMESPACES = [
     ("torch.fx", "torch.fx", "glassgrad.fx", 1.00),
     ("torch.distributed", "torch.distributed", "glassgrad.distributed", 0.75),
     ("torch.mps", "torch.mps", "glassgrad.mps", 1.00),
+    ("torch.distributed.nn", "torch.distributed.nn", "glassgrad.distributed.nn", 0.80),
 ]
 
 

@@ -37,6 +37,8 @@ LAYER_MAP = {
     "nn.*": 4, "optim.*": 4, "utils.*": 4, "distributed.*": 4, "multiprocessing.*": 4, "distributions.*": 4,
     "serialization": 4, "safetensors": 4, "_pt_reader": 4, "_pt_pickle": 4, "_pt_writer": 4, "_pt_objects": 4,
     "_serialization_extras": 4,
+    "_foreach": 4,           # torch._foreach_lerp_ / _foreach_copy_ (per-tensor in-place ops over lists)
+    "_pt_file_reader": 4,    # torch.PyTorchFileReader: a torch.save archive's records (over _pt_reader)
     "linalg.*": 4,           # torch.linalg: a namespace re-exporting ops (like nn.functional)
     "sparse": 4,             # torch.sparse: a namespace of ops under torch's names (as torch.special)
     "special": 4,            # torch.special: a namespace of ops under torch's names (as nn.functional)
@@ -59,6 +61,8 @@ LAYER_MAP = {
     "_lowrank": 4, "_lobpcg": 4,   # torch.svd_lowrank / pca_lowrank, torch.lobpcg (composed of ops)
     "types": 4, "futures": 4, "library": 4, "_op_registry": 4, "_custom_op": 4, "_higher_order": 4,  # torch.types / futures / library / ops / cond
     "torch_version": 0,     # torch.torch_version (a leaf over version)
+    "_C": 0,                # torch._C: the few C-extension functions libraries call (_log_api_usage_once, ...)
+    "_C._nn": 4,            # torch._C._nn._parse_to (over ops.conversion); glassgrad/__init__ binds it
     # 5 top: the torch namespace, the glass box, the command
     "": 5, "__main__": 5, "explain.*": 5, "cli": 5, "_launch": 5, "demo": 5, "_torch_alias": 5, "_numpy_kwargs": 5,
     "fx.*": 5,               # torch.fx: tracing patches the torch namespace itself (glassgrad, nn.functional, ...)

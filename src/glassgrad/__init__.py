@@ -211,6 +211,8 @@ _SUBMODULES += ("signal", "masked")    # torch.signal (windows), torch.masked (r
 _SUBMODULES += ("types", "functional", "torch_version", "futures", "library")
 _SUBMODULES += ("fx",)     # torch.fx: symbolic tracing (first use)
 _SUBMODULES += ("mps",)    # torch.mps: no MPS device here (torch's answers on Linux)
+_SUBMODULES += ("_C",)     # torch._C: the few C-extension functions libraries call directly
+from ._C import ScriptModule, _nn as _C_nn  # noqa: E402,F401  (torch.ScriptModule is torch._C.ScriptModule)
 
 
 def _assert(condition, message):
@@ -311,6 +313,10 @@ def __getattr__(name):
         return getattr(importlib.import_module(f"{__name__}._higher_order"), name)
     if name in ("save", "load"):
         return getattr(importlib.import_module(f"{__name__}.serialization"), name)
+    if name == "PyTorchFileReader":     # torch._C's reader of torch.save archives (record access)
+        return importlib.import_module(f"{__name__}._pt_file_reader").PyTorchFileReader
+    if name in ("_foreach_lerp_", "_foreach_copy_"):     # the in-place list forms EMA code calls
+        return getattr(importlib.import_module(f"{__name__}._foreach"), name)
     if name in _LAZY_OPS:      # ops of the families that load with nn.functional (architecture.md §1)
         return getattr(importlib.import_module(f"{__name__}.ops.{_LAZY_OPS[name]}"), name)
     if name in _TORCH_NN:      # ATen-signature forms of nn.functional's functions (_torch_nn.py)

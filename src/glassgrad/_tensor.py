@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _dtype, _shm
 from . import _memory_format as _mf
+from ._C import _TensorMeta   # torch._C._TensorMeta: Tensor's metaclass
 from ._layout import strided as _strided
 from ._dtype import _FROM_NP
 from ._args import bool_arg, int_arg
@@ -110,7 +111,7 @@ def element_strides(a):
 
 
 class Tensor(TensorComplexMethods, TensorMethods, TensorLinalgMethods, TensorMoreMethods, TensorCopyMethods,
-             TensorSparseMethods, TensorProtocol):
+             TensorSparseMethods, TensorProtocol, metaclass=_TensorMeta):
     __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_grad", "_vc", "_base", "_view_fn", "_acc",
                  "_extra", "_vbase_fn", "__weakref__", "__dict__")
     __array_priority__ = 1000
@@ -484,3 +485,5 @@ def _addr(a):
 
 
 _DEFAULT_COMPLEX = {"float32": _dtype.complex64, "float64": _dtype.complex128}   # the default complex dtype
+
+

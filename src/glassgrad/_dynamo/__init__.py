@@ -2,12 +2,13 @@
 ...), `reset`, `disable`, `optimize`, `is_compiling`, `allow_in_graph`, `list_backends`, `mark_dynamic` /
 `mark_static` / `maybe_mark_dynamic` (hints, nothing to compile here), `exc`, `eval_frame.OptimizedModule`."""
 from . import config, exc  # noqa: F401
+from .eval_frame import OptimizedModule  # noqa: F401  (torch._dynamo.OptimizedModule)
 from ..compiler import (allow_in_graph, assume_constant_result, disable, is_compiling, list_backends,  # noqa: F401
                         reset, compile as _compile)
 
 __all__ = ["config", "exc", "allow_in_graph", "assume_constant_result", "disable", "is_compiling",
            "list_backends", "reset", "optimize", "mark_dynamic", "mark_static", "maybe_mark_dynamic",
-           "is_dynamo_supported"]
+           "is_dynamo_supported", "OptimizedModule"]
 
 
 def optimize(backend="inductor", *, nopython=False, dynamic=None, disable=False, **kwargs):

@@ -408,6 +408,11 @@ def _group(group):
     return g
 
 
+def _get_default_group():
+    """The default (world) process group; torch's ValueError before init_process_group."""
+    return _group(None)
+
+
 def get_rank(group=None):
     return _group(group).rank()
 

@@ -263,17 +263,23 @@ def _parse_to(args, kwargs):
             fmt is not None and fmt.__class__ is not _mf.memory_format:
         raise _to_error(args, kwargs)
     dtype, device = kwargs.get("dtype"), kwargs.get("device")
-    rest = list(args)
+    rest, taken = list(args), ()          # taken: the keywords the positional form leaves no room for
     if rest and isinstance(rest[0], Tensor):
         dtype, device = rest[0].dtype, rest[0].device
         rest.pop(0)
+        taken = ("dtype", "device")
     elif rest and _dtype_like(rest[0]) is not None:
         dtype = _dtype_like(rest.pop(0))
+        taken = ("dtype", "device")
     elif rest and (rest[0] is None or isinstance(rest[0], (str, int, _device_cls))):
         device = rest.pop(0)
+        taken = ("device",)
         if rest and (rest[0] is None or _dtype_like(rest[0]) is not None):
             d = rest.pop(0)
             dtype = None if d is None else _dtype_like(d)
+            taken = ("dtype", "device")
+    if any(k in kwargs for k in taken):
+        raise _to_error(args, kwargs)
     flags = rest + [kwargs[k] for k in ("non_blocking", "copy") if k in kwargs]
     if len(rest) > 2 or any(f.__class__ is not bool for f in flags):
         raise _to_error(args, kwargs)

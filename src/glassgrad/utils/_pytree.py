@@ -192,12 +192,16 @@ def _return_type_node(cls):
 
 
 def _node_type(tree):
+    """torch's _get_node_type: ``namedtuple`` for every namedtuple, else the type."""
     cls = type(tree)
     if is_namedtuple_class(cls):
         return namedtuple
     if cls not in SUPPORTED_NODES and cls.__module__ == "torch.return_types":
         _return_type_node(cls)
     return cls
+
+
+_get_node_type = _node_type
 
 
 def tree_is_leaf(tree, is_leaf=None):

@@ -15,7 +15,7 @@ from ...autograd.graph import RemovableHandle
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _grad_state
 from ..parameter import Parameter, Buffer, is_lazy
-from ._module_state_dict import StateDictMethods
+from ._module_state_dict import StateDictMethods, _IncompatibleKeys  # noqa: F401  (torch names it here)
 from . import _hooks
 from ._hooks import (register_module_forward_pre_hook, register_module_forward_hook,  # noqa: F401
                      register_module_full_backward_pre_hook, register_module_backward_hook,

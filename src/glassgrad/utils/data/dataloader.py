@@ -23,6 +23,9 @@ from ._worker import get_worker_info
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, _draw_seed
 
+# torch's names for the iterator classes (libraries test isinstance against them): the base, in-process, pool
+_BaseDataLoaderIter, _MultiProcessingDataLoaderIter = _EpochIter, _WorkerPoolIter
+
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
 
 _Batch = TypeVar("_Batch", covariant=True)
@@ -151,6 +154,9 @@ class _InProcessIter(_EpochIter):
 
     def _produce(self):
         return self._reader.fetch(next(self._requests))
+
+
+_SingleProcessDataLoaderIter = _InProcessIter
 
 
 class DataLoader(Generic[_Batch]):
