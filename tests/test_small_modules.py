@@ -89,6 +89,11 @@ def _versions(m):
 def test_torch_version():
     _same(_versions)
     assert type(glassgrad.__version__).__name__ == "TorchVersion" and glassgrad.__version__ == glassgrad.version.__version__
+    # the torch release glassgrad implements (the oracle's), glassgrad's own release as the local label
+    from packaging.version import Version
+    assert Version(glassgrad.__version__).base_version == Version(torch.__version__).base_version
+    assert Version(glassgrad.__version__).local == "glassgrad." + glassgrad.version.glassgrad_version
+    assert glassgrad.__version__ >= "2.2" and glassgrad.__version__ > (2, 0)
     assert glassgrad.torch_version.internal_version == glassgrad.version.__version__
 
 

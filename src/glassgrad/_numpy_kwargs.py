@@ -14,6 +14,7 @@ torch.functional's names): those are left alone here, so they raise the same Typ
 Tensor method whose parameters include one of those names."""
 import functools
 import inspect
+import re
 
 __all__ = ["install"]
 
@@ -50,10 +51,23 @@ def _wrap(fn, params):
     def numpy_kwargs(*args, **kwargs):
         if kwargs and not _KEYS.isdisjoint(kwargs):
             kwargs = _rename(len(args), kwargs, params)
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:
+            if e.__traceback__.tb_next is not None:     # raised inside the function, not by binding its arguments
+                raise
+            raise TypeError(_torch_binding_message(str(e))) from None
     numpy_kwargs._numpy_kwargs = True
     numpy_kwargs.__wrapped__ = getattr(fn, "__wrapped__", fn)    # the op itself (torch.fx finds it by this)
     return numpy_kwargs
+
+
+def _torch_binding_message(msg):
+    """Python's argument-binding TypeError as torch's parser words it: ``cumsum() missing 1 required positional
+    arguments: "dim"`` (no class qualifier, torch's plural and quotes)."""
+    msg = re.sub(r"^[\w.]*\.(\w+\()", r"\1", msg)
+    return re.sub(r"missing (\d+) required positional arguments?: '(\w+)'$", r'missing \1 required positional arguments: "\2"',
+                  msg)
 
 
 def _params(fn):

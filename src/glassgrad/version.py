@@ -2,7 +2,11 @@
 that serves glassgrad's GPU path (None without CuPy: the CPU path needs no CUDA; asked for on first use, so
 importing this module never loads CuPy); glassgrad has no HIP or XPU build."""
 
-__version__ = "0.1.0"          # (pyproject.toml carries the same)
+glassgrad_version = "0.1.0"    # glassgrad's own release (pyproject.toml carries the same)
+# torch.__version__: the torch release whose API and semantics glassgrad implements (its test oracle), with
+# glassgrad's release as the local label (as torch's "2.13.0+cpu"): libraries that pick code paths by
+# `torch.__version__ >= "2.2"` then take torch 2.13's, not a 0.x torch's
+__version__ = "2.13.0+glassgrad." + glassgrad_version
 debug = False
 git_version = "unknown"
 hip = None
