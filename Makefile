@@ -32,7 +32,9 @@ NUMERIC_TESTS := tests/test_ops.py tests/nn tests/optim tests/models tests/test_
 	tests/test_sparse.py tests/test_nan_gradients.py tests/test_out_argument.py tests/test_amp_autocast.py \
 	tests/test_amp_grad_scaler.py tests/test_func_transforms.py tests/test_func_vmap.py tests/test_forward_ad.py \
 	tests/test_activation_checkpoint.py tests/test_saved_tensors_hooks.py tests/test_onnx.py tests/test_onnx_ops.py \
-	tests/test_training_script.py tests/test_sampler_grads_vectorised.py tests/test_philox.py tests/test_torch_random.py
+	tests/test_training_script.py tests/test_sampler_grads_vectorised.py tests/test_philox.py tests/test_torch_random.py \
+	tests/test_masked.py tests/test_lowrank.py tests/test_lobpcg.py tests/test_signal_windows.py tests/test_segment_reduce.py \
+	tests/test_memory_format.py tests/test_fx_shape_prop.py tests/test_lib_surface.py tests/test_hf_surface.py
 PLAIN_X86_64 := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2 ONEDNN_MAX_CPU_ISA=SSE41 \
 	OPENBLAS_CORETYPE=Nehalem NPY_DISABLE_CPU_FEATURES="X86_V3 X86_V4 AVX512_ICL AVX512_SPR"
 
