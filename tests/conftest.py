@@ -14,6 +14,7 @@ collect_ignore = [] if os.environ.get("GLASSGRAD_STRICT_DEVICE") == "1" else ["s
 os.environ.setdefault("GLASSGRAD_BLAS", "openblas")
 
 # Property tests draw the same examples on every run and machine: a failure comes back when rerun.
+import pytest  # noqa: E402
 from hypothesis import settings as _hypothesis_settings  # noqa: E402
 
 _hypothesis_settings.register_profile("glassgrad", derandomize=True, database=None)
@@ -47,3 +48,15 @@ def pytest_terminal_summary(terminalreporter):
         return
     terminalreporter.write_line(f"op table: {n} entries (tests/opinfo) exercising {f} torch functions, {m} Tensor "
                                 f"methods and {nnf} nn.functional functions, each checked against torch 2.13.0")
+
+
+@pytest.fixture
+def both_worlds_of_one(tmp_path):
+    """torch.distributed and glassgrad.distributed, each with a default group of one process."""
+    import torch.distributed as tdist
+    import glassgrad.distributed as gdist
+    tdist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rdv'}", rank=0, world_size=1)
+    gdist.init_process_group("gloo")
+    yield
+    tdist.destroy_process_group()
+    gdist.destroy_process_group()

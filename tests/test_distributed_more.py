@@ -197,15 +197,6 @@ def test_backend_names_at_init_match_torch(backend, tmp_path):
     assert got[:len(got) // 2] == got[len(got) // 2:]
 
 
-@pytest.fixture
-def both(tmp_path):
-    tdist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rdv'}", rank=0, world_size=1)
-    gdist.init_process_group("gloo")
-    yield
-    tdist.destroy_process_group()
-    gdist.destroy_process_group()
-
-
 def _vals(x):
     return x.tolist() if hasattr(x, "tolist") else x
 
@@ -251,11 +242,11 @@ def _vals(x):
         "all_to_all_single-dtypes", "all_reduce_coalesced", "all_reduce_coalesced-dtypes", "all_gather_coalesced",
         "send_object_list-self", "monitored_barrier", "monitored_barrier-all", "all_gather_single",
         "reduce_scatter_single", "split_group", "split_group-empty", "constants"])
-def test_collectives_and_groups_match_torch(both, case):
+def test_collectives_and_groups_match_torch(both_worlds_of_one, case):
     _same(case)
 
 
-def test_all_to_all_single_results_on_one_process(both):
+def test_all_to_all_single_results_on_one_process(both_worlds_of_one):
     for dtype in ("float32", "int64", "float16", "complex64"):
         x = np.arange(12).reshape(6, 2).astype(dtype)
         outs = []
@@ -296,7 +287,7 @@ def test_all_to_all_single_results_on_one_process(both):
 ], ids=["repr", "answers", "group-no-dim", "group-bad-name", "group-bad-index", "local-rank-no-dim", "slices",
         "slice-bad-name", "slice-int", "slice-order", "slice-unnamed", "size-by-name", "too-big", "names-length",
         "names-repeated", "device-index", "eq", "DeviceMesh-tensor", "DeviceMesh-duplicates", "from_group"])
-def test_device_mesh_matches_torch(both, case):
+def test_device_mesh_matches_torch(both_worlds_of_one, case):
     from torch.distributed.device_mesh import init_device_mesh as t_init
 
     from glassgrad.distributed.device_mesh import init_device_mesh as g_init

@@ -31,15 +31,6 @@ def test_c_log_api_usage_once():
     assert importlib.import_module("glassgrad._C") is glassgrad._C
 
 
-@pytest.fixture
-def world1(tmp_path):
-    tdist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rdv'}", rank=0, world_size=1)
-    gdist.init_process_group("gloo")
-    yield
-    tdist.destroy_process_group()
-    gdist.destroy_process_group()
-
-
 def _run_dnn(T, d, dnn, case):
     T.manual_seed(0)
     x = T.randn(3, 2, requires_grad=True)
@@ -68,7 +59,7 @@ DNN_CASES = {
 
 
 @pytest.mark.parametrize("name", sorted(DNN_CASES))
-def test_distributed_nn_functional_world1(world1, name):
+def test_distributed_nn_functional_world1(both_worlds_of_one, name):
     """torch.distributed.nn's differentiable collectives (vector-quantize-pytorch's LFQ imports
     `from torch.distributed import nn as dist_nn` and calls dist_nn.all_reduce): values, grad_fn names,
     gradients and the deprecation warnings, on a world of one."""
@@ -152,7 +143,7 @@ def test_get_default_group_uninitialised():
             == _err(tdist.distributed_c10d._get_default_group))
 
 
-def test_get_default_group(world1):
+def test_get_default_group(both_worlds_of_one):
     got = [(d.get_rank(d.distributed_c10d._get_default_group()), d.get_world_size(d.distributed_c10d._get_default_group()),
             d.distributed_c10d._get_default_group() is d.group.WORLD) for d in (gdist, tdist)]
     assert got[0] == got[1]

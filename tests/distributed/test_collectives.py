@@ -28,16 +28,6 @@ def _run(lib, fn):
         return type(e).__name__, str(e).split("\n")[0]
 
 
-@pytest.fixture
-def both(tmp_path):
-    """torch and glassgrad, each with a default group of one process."""
-    tdist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rdv'}", rank=0, world_size=1)
-    gdist.init_process_group("gloo")
-    yield
-    tdist.destroy_process_group()
-    gdist.destroy_process_group()
-
-
 def _same(fn):
     a = _run("torch", lambda: fn(torch, tdist))
     b = _run("glassgrad", lambda: fn(glassgrad, gdist))
@@ -57,13 +47,13 @@ def _same(fn):
     lambda T, d: (d.get_rank(), d.get_world_size(), d.get_backend()),
 ], ids=["broadcast-bad-root", "reduce-bad-root", "send-to-self", "init-twice", "all_gather-bad-size",
         "all_reduce-list", "rank-size-backend"])
-def test_errors_and_answers_match_torch(both, case):
+def test_errors_and_answers_match_torch(both_worlds_of_one, case):
     a, b = _same(case)
     if a[0] == "ok":
         assert a[1] == b[1]
 
 
-def test_one_process_results_match_torch(both):
+def test_one_process_results_match_torch(both_worlds_of_one):
     for op in ("SUM", "AVG", "MAX", "PRODUCT"):
         x, y = torch.arange(5.0), glassgrad.arange(5.0)
         tdist.all_reduce(x, op=getattr(tdist.ReduceOp, op))
