@@ -1,6 +1,6 @@
 """Op table rows: torch.segment_reduce (ops/segment_reduce.py) for each reduction, by lengths and by offsets,
-batched, with and without `initial`; torch has no double backward (gradgrad off, tests/test_segment_reduce.py
-checks its error)."""
+batched, with and without `initial`, prod with zeros; torch has no double backward (gradgrad off,
+tests/test_segment_reduce.py checks its error)."""
 import numpy as np
 
 from .core import OpInfo, Sample, ErrorSample, Idx, arr
@@ -30,6 +30,16 @@ def _samples(gen=arr, empty=True):
     return f
 
 
+def _zeros(rng, dt):
+    """prod's zeros: one alone in a segment-column, and two / three in one (the product of the others holds a
+    zero), by lengths and by offsets."""
+    x = arr(rng, (9, 2), dt)
+    x[[1, 2, 6], 0] = 0
+    x[[5, 8], 1] = 0
+    return _samples()(rng, dt) + [Sample(x, Idx(np.array([4, 0, 5])), name="zeros"),
+                                  Sample(x, offsets=Idx(np.array([1, 3, 9])), initial=-0.5, name="zeros_offsets")]
+
+
 def _op(reduce):
     def op(T, x, lengths=None, **k):
         return T.segment_reduce(x, reduce, lengths=lengths, **k)
@@ -57,5 +67,5 @@ OPS = [
     OpInfo("segment_reduce_mean", _op("mean"), _samples(empty=False), gradgrad=False),
     OpInfo("segment_reduce_max", _op("max"), _samples(_distinct, empty=False), gradgrad=False),
     OpInfo("segment_reduce_amin", _op("amin"), _samples(_distinct, empty=False), gradgrad=False),
-    OpInfo("segment_reduce_prod", _op("prod"), _samples(), gradgrad=False),
+    OpInfo("segment_reduce_prod", _op("prod"), _zeros, gradgrad=False),
 ]

@@ -103,3 +103,17 @@ def test_gradient_reaches_a_cpu_graph_behind_a_cpu_scalar(name, scalar_first):
         grads.append((w.grad.numpy(), a.grad.cpu().numpy()))
     for c, d in zip(*grads):
         np.testing.assert_array_equal(d, c)
+
+
+@pytest.mark.parametrize("by", ["lengths", "offsets"])
+@pytest.mark.parametrize("data_on_cuda", [True, False])
+def test_segment_reduce_segments_on_another_device(by, data_on_cuda):
+    """torch.segment_reduce checks `data.get_device() == <by>_value.get_device()` (ATen's SegmentReduce.cpp, a
+    message-less TORCH_CHECK) before it reads the segments; torch has no CUDA here, so the text is ATen's."""
+    x = gg.arange(6.0, device="cuda" if data_on_cuda else "cpu")
+    seg = gg.tensor([2, 4] if by == "lengths" else [0, 2, 6], device="cpu" if data_on_cuda else "cuda")
+    with pytest.raises(RuntimeError, match=rf"^Expected data\.get_device\(\) == {by}_value\.get_device\(\) to be "
+                                           r"true, but got false\.  \(Could this error message be improved\?"):
+        gg.segment_reduce(x, "sum", **{by: seg})
+    y = gg.segment_reduce(x, "sum", **{by: seg.to(x.device)})
+    assert y.device == x.device and y.tolist() == [1.0, 14.0]

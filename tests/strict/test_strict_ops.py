@@ -24,9 +24,6 @@ HOST_ROUND_TRIPS = {"linalg.eig": _EIG, "linalg.eigvals": _EIG, "linalg.eig_vect
                     "linalg.eig_vectors_complex": _EIG, "linalg.eigvals_complex": _EIG,
                     "linalg.ldl_factor": _LDL, "linalg.ldl_factor_ex": _LDL, "linalg.ldl_solve": _LDL,
                     "linalg.ldl_factor_empty": _LDL}
-# not yet device-neutral: the segments' scatter (ufunc.at) and prod's zero loop run on NumPy (ops/segment_reduce.py)
-_SEG = "segment_reduce computes on the host for now (ops/segment_reduce.py); torch's CUDA kernel does not"
-HOST_ROUND_TRIPS.update({f"segment_reduce_{r}": _SEG for r in ("sum", "mean", "max", "amin", "prod")})
 # rows that draw random numbers: the value comparison draws through the CPU stream (the host_stream_for_cuda switch
 # of conftest.py), so their no-copy check is a second device run on the CUDA generator itself
 _RANDOM = ("dropout", "rrelu_training")
