@@ -392,6 +392,8 @@ def rpow(input, other):
         base = np.asarray(other, dtype=ed.dtype if ed.dtype.kind in "fV" or isinstance(other, int) else
                           _dtype._default[0].np)
     y = np.power(base, ed)
+    if ed.dtype.kind in "iub" and base.dtype.kind == "f":    # 2.5 ** int tensor: the default float, not NumPy's
+        y = y.astype(base.dtype, copy=False)
     if input._rg and grad.enabled:
         n = PowBackward2((edge(input),))
         n.other = other
