@@ -391,9 +391,7 @@ def rpow(input, other):
     else:
         base = np.asarray(other, dtype=ed.dtype if ed.dtype.kind in "fV" or isinstance(other, int) else
                           _dtype._default[0].np)
-    y = np.power(base, ed)
-    if ed.dtype.kind in "iub" and base.dtype.kind == "f":    # 2.5 ** int tensor: the default float, not NumPy's
-        y = y.astype(base.dtype, copy=False)
+    y = np.power(base, ed, dtype=base.dtype if base.dtype.kind == "f" and ed.dtype.kind in "iub" else None)
     if input._rg and grad.enabled:
         n = PowBackward2((edge(input),))
         n.other = other
