@@ -146,6 +146,9 @@ REDUCE = [
     lambda T: T._foreach_norm(mk(T), -math.inf), lambda T: T._foreach_norm(mk(T), 2, T.float64),
     lambda T: T._foreach_norm(mk(T), dtype=T.float64), lambda T: T._foreach_max(mk(T)),
     lambda T: T._foreach_max(mk(T, dtype="int64")),
+    *[lambda T, o=o: T._foreach_powsum([T.tensor([-2.0, 0.0, 1.5]), T.ones(2, 2)], o)
+      for o in (1, 2, 3, 0, 0.5, 2.5, -1, math.inf, -math.inf)],
+    lambda T: T._foreach_powsum(mk(T), 2, T.float64), lambda T: T._foreach_powsum(mk(T, dtype="float64"), dtype=None),
     lambda T: T._foreach_mm([T.ones(2, 3), T.ones(1, 2) * 2], [T.ones(3, 2) * 3, T.ones(2, 4)]),
 ]
 
@@ -205,6 +208,8 @@ ERRORS = [
     lambda T: T._foreach_add_([T.ones(2, requires_grad=True)], 1), lambda T: T._foreach_sqrt_(mk(T, rg=True)),
     lambda T: T._foreach_mm([T.ones(2, 3)], [T.ones(2, 3)]), lambda T: T._foreach_copy_(mk(T), mk(T)[:1]),
     lambda T: T._foreach_sign([T.ones(2, dtype=T.complex64)]), lambda T: T._foreach_lerp(mk(T), mk(T), "x"),
+    lambda T: T._foreach_powsum([T.arange(3)]), lambda T: T._foreach_powsum(mk(T), "fro"),
+    lambda T: T._foreach_powsum(mk(T, rg=True))[1].backward(),
 ]
 
 
@@ -215,10 +220,17 @@ def test_errors(k):
     assert _err(lambda: ERRORS[k](glassgrad)) == e
 
 
+def test_powsum_grad_fn():
+    for T in (glassgrad, torch):
+        r = T._foreach_powsum(mk(T, rg=True))
+        assert [type(x.grad_fn).__name__ for x in r] == ["NotImplemented"] * 2
+        assert T._foreach_powsum(mk(T))[0].grad_fn is None
+
+
 def test_names_match_torch():
     """Every name built is one torch has; the ones left out are listed here."""
     ours = {n for n in dir(glassgrad._foreach) if n.startswith("_foreach_")}
     theirs = {n for n in dir(torch) if n.startswith("_foreach_")}
     assert ours <= theirs
-    assert theirs - ours == {"_foreach_powsum"}
+    assert theirs == ours
     assert all(getattr(glassgrad, n) is getattr(FE, n) for n in ours)

@@ -207,6 +207,28 @@ def _foreach_norm(self, ord=2, dtype=None):
     return tuple(_linalg.vector_norm(t, ord, dtype=dtype) for t in self)
 
 
+def _foreach_powsum(self, ord=2, dtype=None):
+    """torch._foreach_powsum: sum(|t| ** ord) of each tensor (|0| ** 0 = 1; a tuple of 0-dim tensors), floating
+    and complex inputs only; as in torch its result has no derivative (grad_fn NotImplemented)."""
+    from . import _dtype
+    from .ops._core import make, edge, grad, NotImplementedNode
+    if not isinstance(ord, numbers.Number) or isinstance(ord, bool):
+        raise TypeError(f"_foreach_powsum(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
+    _check_lists(_tensors("_foreach_powsum", self, 0, (self,)))
+    out = []
+    for t in self:
+        if not (t.is_floating_point() or t.is_complex()):
+            raise NotImplementedError(f"\"powsum_cpu\" not implemented for '{_dtype.c_name(t._data.dtype)}'")
+        a = t.detach().abs()
+        r = (a if dtype is None else a.to(dtype)).pow(ord).sum()
+        if t.requires_grad and grad.enabled:
+            n = NotImplementedNode((edge(t),))
+            n.what = "aten::_foreach_powsum"
+            r = make(r._data, True, n)
+        out.append(r)
+    return tuple(out)
+
+
 def _foreach_max(self):
     """torch._foreach_max: the maximum of each tensor (a tuple of 0-dim tensors)."""
     _check_lists(_tensors("_foreach_max", self, 0, (self,)))
@@ -233,4 +255,4 @@ def _foreach_copy_(self, src, non_blocking=False):
     return self
 
 
-__all__.extend(["_foreach_norm", "_foreach_max", "_foreach_mm", "_foreach_copy_"])
+__all__.extend(["_foreach_norm", "_foreach_powsum", "_foreach_max", "_foreach_mm", "_foreach_copy_"])
