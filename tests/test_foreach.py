@@ -105,6 +105,15 @@ PROMOTION = [
     lambda T: T._foreach_maximum(mk(T), mk(T, 1)), lambda T: T._foreach_minimum(mk(T), [0.3, 0.5]),
     lambda T: T._foreach_pow(mk(T), mk(T, 1)), lambda T: T._foreach_pow(mk(T), [2, 3]),
     lambda T: T._foreach_pow(1.5, mk(T)),
+    lambda T: T._foreach_addcmul(mk(T), mk(T, 1), mk(T, 2), value=0.5),
+    lambda T: T._foreach_addcdiv(mk(T), tensor1=mk(T, 1), tensor2=mk(T, 2), scalars=[0.5, 2]),
+    lambda T: T._foreach_addcmul(mk(T), mk(T, 1), mk(T, 2), scalars=T.tensor([0.5, 3.0])),
+    lambda T: T._foreach_mul(mk(T), scalar=2), lambda T: T._foreach_mul(mk(T), scalars=[2, 3]),
+    lambda T: T._foreach_add(mk(T), other=mk(T, 1), alpha=2), lambda T: T._foreach_maximum(mk(T), other=mk(T, 1)),
+    lambda T: T._foreach_lerp(mk(T), tensors1=mk(T, 1), weight=0.5), lambda T: T._foreach_lerp(mk(T), mk(T, 1), weights=mk(T)),
+    lambda T: T._foreach_pow(mk(T), exponent=2), lambda T: T._foreach_pow(self=2, exponent=mk(T)),
+    lambda T: T._foreach_norm(mk(T), ord=1), lambda T: T._foreach_sqrt(self=mk(T)), lambda T: T._foreach_add(self=mk(T), scalar=1),
+    lambda T: T._foreach_add(mk(T), True), lambda T: T._foreach_add(mk(T), [1, True]),
     lambda T: T._foreach_sub(mk(T, dtype="int64"), T.tensor(2.5)), lambda T: T._foreach_maximum(mk(T), T.tensor(0.5)),
 ]
 
@@ -208,6 +217,7 @@ ERRORS = [
     lambda T: T._foreach_add_([T.ones(2, requires_grad=True)], 1), lambda T: T._foreach_sqrt_(mk(T, rg=True)),
     lambda T: T._foreach_mm([T.ones(2, 3)], [T.ones(2, 3)]), lambda T: T._foreach_copy_(mk(T), mk(T)[:1]),
     lambda T: T._foreach_sign([T.ones(2, dtype=T.complex64)]), lambda T: T._foreach_lerp(mk(T), mk(T), "x"),
+    lambda T: T._foreach_mul(mk(T), scalar=[1, 2]), lambda T: T._foreach_mul(mk(T), 2, scalar=2),
     lambda T: T._foreach_powsum([T.arange(3)]), lambda T: T._foreach_powsum(mk(T), "fro"),
     lambda T: T._foreach_powsum(mk(T, rg=True))[1].backward(),
 ]

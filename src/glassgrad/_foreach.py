@@ -85,8 +85,27 @@ def _second(name, forms, self, other, args, kw):
     raise _bad_args(name, args, kw)
 
 
+_NONE = object()
+_KINDS = {"scalar": lambda v: isinstance(v, numbers.Number) or isinstance(v, Tensor) and v.dim() == 0,
+          "scalars": _is_numbers, "other": lambda v: isinstance(v, Tensor) or _is_tensors(v)}
+
+
+def _keyword(fname, self, other, names, kw):
+    """The second operand given by position or by one of torch's keyword names (other= / scalar= / scalars=,
+    exponent= for pow), each only for its own kind."""
+    given = [n for n in names if n in kw]
+    if other is not _NONE and not given:
+        return other
+    if other is not _NONE or len(given) != 1 or not _KINDS.get(given[0], lambda v: True)(kw[given[0]]):
+        raise _bad_args(fname, (self,), kw.items())
+    return kw.pop(given[0])
+
+
 def _make_binary(fname, meth, forms, inplace):
-    def fn(self, other, *extra, **kw):
+    names = ("exponent",) if meth == "pow" else ("other", "scalar", "scalars")
+
+    def fn(self, other=_NONE, *extra, **kw):
+        other = _keyword(fname, self, other, names, kw)
         args = (self, other) + extra
         if extra or set(kw) - {"alpha"} or (kw and "A" not in forms):
             raise _bad_args(fname, args, kw.items())
@@ -138,7 +157,10 @@ def _weights(name, self, w, args, tensor_ok):
 
 
 def _make_addc(fname, meth, inplace):
-    def fn(self, tensor1, tensor2, scalars=1):
+    def fn(self, tensor1, tensor2, value=1, *, scalars=None):
+        if scalars is not None:          # torch's keyword for the list / tensor of scalars
+            value = scalars
+        scalars = value
         args = (self, tensor1, tensor2, scalars)
         _check_lists(_tensors(fname, self, 0, args), _tensors(fname, tensor1, 1, args),
                      _tensors(fname, tensor2, 2, args))
@@ -154,7 +176,10 @@ def _make_addc(fname, meth, inplace):
 
 
 def _make_lerp(fname, inplace):
-    def fn(self, tensors1, weight):
+    def fn(self, tensors1, weight=None, *, weights=None):
+        if (weight is None) == (weights is None) or weights is not None and not _is_tensors(weights):
+            raise _bad_args(fname, (self, tensors1, weight if weights is None else weights))
+        weight = weights if weights is not None else weight
         args = (self, tensors1, weight)
         _check_lists(_tensors(fname, self, 0, args), _tensors(fname, tensors1, 1, args))
         ws = _weights(fname, self, weight, args, False)
@@ -190,7 +215,7 @@ _install()
 _pow_list = _foreach_pow  # noqa: F821  (made by _install)
 
 
-def _foreach_pow(self, exponent):  # noqa: F811
+def _foreach_pow(self, exponent):  # noqa: F811  (exponent= works by name here; _pow_list takes it too)
     """torch._foreach_pow: the list forms, or a number base over a list of exponents (torch.pow(n, t))."""
     if isinstance(self, numbers.Number) and not isinstance(self, bool):
         _check_lists(_tensors("_foreach_pow", exponent, 1, (self, exponent)))
