@@ -37,7 +37,7 @@ LAYER_MAP = {
     "nn.*": 4, "optim.*": 4, "utils.*": 4, "distributed.*": 4, "multiprocessing.*": 4, "distributions.*": 4,
     "serialization": 4, "safetensors": 4, "_pt_reader": 4, "_pt_pickle": 4, "_pt_writer": 4, "_pt_objects": 4,
     "_serialization_extras": 4,
-    "_foreach": 4,           # torch._foreach_lerp_ / _foreach_copy_ (per-tensor in-place ops over lists)
+    "_foreach": 4,           # torch._foreach_* (per-tensor ops over lists of tensors)
     "_pt_file_reader": 4,    # torch.PyTorchFileReader: a torch.save archive's records (over _pt_reader)
     "linalg.*": 4,           # torch.linalg: a namespace re-exporting ops (like nn.functional)
     "sparse": 4,             # torch.sparse: a namespace of ops under torch's names (as torch.special)

@@ -315,8 +315,10 @@ def __getattr__(name):
         return getattr(importlib.import_module(f"{__name__}.serialization"), name)
     if name == "PyTorchFileReader":     # torch._C's reader of torch.save archives (record access)
         return importlib.import_module(f"{__name__}._pt_file_reader").PyTorchFileReader
-    if name in ("_foreach_lerp_", "_foreach_copy_"):     # the in-place list forms EMA code calls
-        return getattr(importlib.import_module(f"{__name__}._foreach"), name)
+    if name.startswith("_foreach_"):     # torch._foreach_add / _foreach_lerp_ / ...: per-tensor ops over lists
+        _fe = importlib.import_module(f"{__name__}._foreach")
+        if name in _fe.__all__:
+            return getattr(_fe, name)
     if name in _LAZY_OPS:      # ops of the families that load with nn.functional (architecture.md §1)
         return getattr(importlib.import_module(f"{__name__}.ops.{_LAZY_OPS[name]}"), name)
     if name in _TORCH_NN:      # ATen-signature forms of nn.functional's functions (_torch_nn.py)

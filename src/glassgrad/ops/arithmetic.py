@@ -386,12 +386,8 @@ def rpow(input, other):
         return pow(other, input)
     _args.number_arg(other, "pow", "self", 1, complex_ok=True)
     ed = input._data
-    if isinstance(other, complex) or ed.dtype.kind == "c":
-        base = np.asarray(other, dtype=_dtype.result_type(input, other).np)
-    else:
-        base = np.asarray(other, dtype=ed.dtype if ed.dtype.kind in "fV" or isinstance(other, int) else
-                          _dtype._default[0].np)
-    y = np.power(base, ed)
+    base = np.asarray(other, dtype=_dtype.result_type(input, other).np)    # 2 ** bool: int64; 2.5 ** int: float
+    y = np.power(base, ed, dtype=base.dtype if ed.dtype.kind in "iub" and base.dtype.kind in "iuf" else None)
     if input._rg and grad.enabled:
         n = PowBackward2((edge(input),))
         n.other = other
