@@ -19,6 +19,15 @@ OPS = [
     OpInfo("pow_scalar", lambda T, a: a ** 3, unary_samples()),
     OpInfo("pow_tensor", lambda T, a, b: T.pow(a, b), binary_samples(low=0.5, high=2.0, scalar=False)),
     OpInfo("rpow", lambda T, a: 2.0 ** a, unary_samples()),
+    # a number to an integer tensor's power: torch's integer pow (negative exponents: 0, or +-1 for a base of
+    # +-1), the base wrapped into the tensor's dtype ((-3) ** uint8), no pow of bools
+    OpInfo("rpow_int", lambda T, base, a: base ** a,
+           lambda rng, dt: [Sample(b, np.array([-3, -2, -1, 0, 1, 2, 5]), name=f"base{b}") for b in (2, 1, -1, 0, -3)]
+           + [Sample(-3, np.arange(5, dtype=np.uint8), name="uint8_wraps"), Sample(300, np.arange(4, dtype=np.uint8)),
+              Sample(2, np.array([True, False]), name="bool_exponent"), Sample(2.5, np.array([1, 2]), name="float_base")],
+           dtypes=("int64",), differentiable=False,
+           errors=lambda: [ErrorSample(Sample(True, np.array([True, False])), NotImplementedError,
+                                       "\"pow\" not implemented for 'Bool'")]),
     OpInfo("where", lambda T, c, a, b: T.where(c > 0, a, b),
            lambda rng, dt: [Sample(arr(rng, (3, 4), dt), arr(rng, (3, 4), dt), arr(rng, (4,), dt))]),
 ]

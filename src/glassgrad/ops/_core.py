@@ -292,6 +292,19 @@ def _sub_check(input, other):
                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
+def _int_pow(a, b, dtype=None):
+    """Integer a ** b with some b negative, as torch's: 1 ** -n = 1, (-1) ** -n = +-1, any other base 0."""
+    y = np.power(a, np.maximum(b, 0), dtype=dtype)
+    return np.where(b < 0, np.where(a == 1, 1, np.where(a == -1, 1 - 2 * (b % 2), 0)), y).astype(y.dtype)
+
+
+def _complex_zero_pow(y, a, b):
+    """PyTorch's complex pow (exp(b log a)): 0 ** 0 is nan + nanj."""
+    if y.dtype.kind == "c":
+        return np.where((a == 0) & (b == 0), y.dtype.type(complex(np.nan, np.nan)), y)
+    return y
+
+
 def _binary_node(cls, a, b, bt):
     """Create the node for a binary op whose inputs are tensor `a` and `b` (tensor `bt` or scalar)."""
     if bt is None:

@@ -12,7 +12,7 @@ each input a gradient of its own dtype, as PyTorch does).
 import numpy as np
 
 from .. import _args, _dtype, backend
-from ._core import (_OneEdge, _sub_check, Tensor, as_array, make, edge, save_in, save_out, grad, binary_operands, check_inplace,
+from ._core import (_OneEdge, _sub_check, _int_pow, _complex_zero_pow, Tensor, as_array, make, edge, save_in, save_out, grad, binary_operands, check_inplace,
                     commit_inplace, as_tensor_arg, _bcast, _Binary, _binary_node, _needs_grad, _want, _inplace)
 from ..autograd.graph import Node
 from .conversion import to_dtype
@@ -365,13 +365,8 @@ def pow(input, exponent, *, out=None):
             n._saved = (save_in(input),)
             return make(y, True, n)
         return make(y)
-    if ad.dtype.kind in "iu" and np.any(bd < 0):     # torch: 1 ** -n = 1, (-1) ** -n = +-1, others 0
-        y = _bcast(np.power, ad, np.maximum(bd, 0), input, exponent)
-        y = np.where(bd < 0, np.where(ad == 1, 1, np.where(ad == -1, 1 - 2 * (bd % 2), 0)), y).astype(y.dtype)
-    else:
-        y = _bcast(np.power, ad, bd, input, exponent)
-    if y.dtype.kind == "c":         # PyTorch's complex pow (exp(b log a)): 0 ** 0 is nan + nanj
-        y = np.where((ad == 0) & (bd == 0), y.dtype.type(complex(np.nan, np.nan)), y)
+    y = _int_pow(ad, bd) if ad.dtype.kind in "iu" and np.any(bd < 0) else _bcast(np.power, ad, bd, input, exponent)
+    y = _complex_zero_pow(y, ad, bd)
     if _needs_grad(input, bt):
         n = _binary_node(PowBackward1, input, exponent, bt)
         out = make(y, True, n)
@@ -386,8 +381,14 @@ def rpow(input, other):
         return pow(other, input)
     _args.number_arg(other, "pow", "self", 1, complex_ok=True)
     ed = input._data
-    base = np.asarray(other, dtype=_dtype.result_type(input, other).np)    # 2 ** bool: int64; 2.5 ** int: float
-    y = np.power(base, ed, dtype=base.dtype if ed.dtype.kind in "iub" and base.dtype.kind in "iuf" else None)
+    rt = _dtype.result_type(input, other).np        # 2 ** bool: int64; 2.5 ** int: float
+    if rt == np.bool_ and ed.size:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    base = np.array(other).astype(rt)               # an integer base wraps into the dtype ((-3) ** uint8: 253)
+    dt = base.dtype if ed.dtype.kind in "iub" and base.dtype.kind in "iuf" else None
+    y = _int_pow(base, ed, dt) if rt.kind in "iu" and ed.dtype.kind in "iu" and (ed < 0).any() else \
+        np.power(base, ed, dtype=dt)
+    y = _complex_zero_pow(y, base, ed)
     if input._rg and grad.enabled:
         n = PowBackward2((edge(input),))
         n.other = other
