@@ -59,11 +59,16 @@ class _Patch(contextlib.ContextDecorator):
         return self._cm.__exit__(*exc)
 
 
-def patch(arg1=None, arg2=None, **kwargs):
-    """config.patch(name, value) / patch({name: value}) / patch(name=value): a context manager and decorator."""
+def patch_changes(arg1, arg2, kwargs):
+    """The settings a config.patch(name, value) / patch({name: value}) / patch(name=value) call changes."""
     changes = dict(kwargs)
     if isinstance(arg1, str):
         changes[arg1] = arg2
     elif isinstance(arg1, dict):
         changes.update(arg1)
-    return _Patch(changes)
+    return changes
+
+
+def patch(arg1=None, arg2=None, **kwargs):
+    """config.patch(name, value) / patch({name: value}) / patch(name=value): a context manager and decorator."""
+    return _Patch(patch_changes(arg1, arg2, kwargs))

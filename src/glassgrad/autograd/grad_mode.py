@@ -84,13 +84,17 @@ class enable_grad(no_grad):
         state.enabled = True
 
 
+def _check_enabled(fn, mode):
+    """torch's parser on the `enabled` argument: a bool, nothing else."""
+    if mode.__class__ is not bool:
+        raise TypeError(f"{fn}(): argument 'enabled' (position 1) must be bool, not {type(mode).__name__}")
+
+
 class set_grad_enabled(_DecoratorContextManager):
     """Sets grad mode on construction (function use) and restores it on exit (with-block use)."""
 
     def __init__(self, mode):
-        if mode.__class__ is not bool:
-            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
-                            f"{type(mode).__name__}")
+        _check_enabled("set_grad_enabled", mode)
         self.prev = state.enabled
         self.mode = mode
         state.enabled = self.mode
@@ -153,9 +157,7 @@ class set_multithreading_enabled(_DecoratorContextManager):
     computes the same gradients on the same thread."""
 
     def __init__(self, mode):
-        if mode.__class__ is not bool:
-            raise TypeError(f"set_multithreading_enabled(): argument 'enabled' (position 1) must be bool, not "
-                            f"{type(mode).__name__}")
+        _check_enabled("set_multithreading_enabled", mode)
         self.prev = _threads.multithreading
         _threads.multithreading = mode
         self.mode = mode

@@ -67,12 +67,7 @@ def _patched(changes):
 def patch(arg1=None, arg2=None, **kwargs):
     """patch(name, value) / patch({name: value}) / patch(name=value): the settings changed for a block (a context
     manager and decorator)."""
-    changes = dict(kwargs)
-    if isinstance(arg1, str):
-        changes[arg1] = arg2
-    elif isinstance(arg1, dict):
-        changes.update(arg1)
-    return _patched(changes)
+    return _patched(_dynamo_config.patch_changes(arg1, arg2, kwargs))
 
 
 class _ConfigModule(types.ModuleType):
